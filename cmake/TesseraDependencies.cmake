@@ -1,0 +1,17 @@
+# Every dependency comes from a Debian package (scripts/setup installs them).
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(Boost 1.74 REQUIRED COMPONENTS random)
+find_package(MPI REQUIRED COMPONENTS CXX)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 2.1 REQUIRED)
+find_package(Threads REQUIRED)
+find_package(netCDF REQUIRED)
+# Debian ships no CMake config for the C++4 bindings; pkg-config knows them.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(NETCDF_CXX4 REQUIRED IMPORTED_TARGET netcdf-cxx4)
+if(TESSERA_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(TESSERA_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,42 @@
+// Environment: MPI for the lifetime of a program, and the error convention of
+// Tessera's programs.
+//
+//   int main(int argc, char** argv) {
+//     return tessera::run_main(argc, argv, [](int argc, char** argv) { ...; return 0; });
+//   }
+//
+// run_main initialises MPI (thread level "funneled": only the main thread calls
+// MPI), runs the body, and turns an exception into `ERROR: <message>` on
+// standard error and exit code 1. An error every rank agreed on is printed by
+// rank 0 alone; any other error, seen by one rank only, is printed by that rank,
+// which then aborts the job so that no rank waits forever (LAMMPS's one()).
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+
+namespace tessera {
+
+class Environment {
+ public:
+  Environment(int& argc, char**& argv);
+  ~Environment();
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+ private:
+  bool owns_mpi_ = false;
+  int rank_ = 0, size_ = 1;
+};
+
+int run_main(int argc, char** argv, const std::function<int(int, char**)>& body);
+
+// Host threads for one rank by default: the hardware threads of the node
+// divided by the ranks of `comm` that share the node, at least 1.
+int default_threads(MPI_Comm comm);
+
+}  // namespace tessera

@@ -1,0 +1,88 @@
+// ExchangePlan: a fixed pattern of copies between tiles, compiled once and run
+// at the sync of any number of supersteps (halos, ghost shells, ring steps).
+//
+// A plan is a list of copies from a range of one tile's piece of a variable to
+// a range of another tile's piece. Every rank builds the same list; the runtime
+// splits it into local copies and, per pair of ranks, one packed MPI message
+// each way. Pieces may change size between runs: each copy is bounds-checked
+// when it runs, and a copy out of range is an ExchangeError naming the plan.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/core/cost_model.hpp"
+#include "tessera/core/tile.hpp"
+
+namespace tessera {
+
+// One copy: `blocks` blocks of `block_bytes` bytes; block k starts at
+// offset + k * stride on each side (contiguous data has blocks == 1).
+struct ExchangeCopy {
+  int source_tile, source_variable;
+  std::size_t source_offset, source_stride;
+  int destination_tile, destination_variable;
+  std::size_t destination_offset, destination_stride;
+  std::size_t block_bytes, blocks;
+};
+
+class ExchangePlanBuilder {
+ public:
+  explicit ExchangePlanBuilder(std::string name) : name_(std::move(name)) {}
+
+  // Copies `count` elements: source[source_offset ...] -> destination[destination_offset ...].
+  template <class T>
+  ExchangePlanBuilder& copy(Variable<T> source, int source_tile, std::size_t source_offset,
+                            Variable<T> destination, int destination_tile,
+                            std::size_t destination_offset, std::size_t count) {
+    copies_.push_back({source_tile, source.id, source_offset * sizeof(T), 0, destination_tile,
+                       destination.id, destination_offset * sizeof(T), 0, count * sizeof(T), 1});
+    return *this;
+  }
+
+  // Copies `count` elements spaced `source_stride` apart into elements spaced
+  // `destination_stride` apart (a column of a row-major block, for example).
+  template <class T>
+  ExchangePlanBuilder& copy_strided(Variable<T> source, int source_tile, std::size_t source_offset,
+                                    std::size_t source_stride, Variable<T> destination,
+                                    int destination_tile, std::size_t destination_offset,
+                                    std::size_t destination_stride, std::size_t count) {
+    copies_.push_back({source_tile, source.id, source_offset * sizeof(T), source_stride * sizeof(T),
+                       destination_tile, destination.id, destination_offset * sizeof(T),
+                       destination_stride * sizeof(T), sizeof(T), count});
+    return *this;
+  }
+
+  const std::string& name() const { return name_; }
+  const std::vector<ExchangeCopy>& copies() const { return copies_; }
+
+ private:
+  std::string name_;
+  std::vector<ExchangeCopy> copies_;
+};
+
+// A compiled plan; made by Runtime::compile and run by Runtime::superstep.
+class ExchangePlan {
+ public:
+  const std::string& name() const { return name_; }
+  // The exchange, link and gateway cost of one run (the same on every rank).
+  const SuperstepCost& cost() const { return cost_; }
+  std::uint64_t bytes() const { return cost_.exchange_bytes; }
+
+ private:
+  friend class Runtime;
+  struct PeerTraffic {
+    int rank;
+    std::vector<ExchangeCopy> copies;  // in plan order; packed in this order
+    std::size_t bytes = 0;
+    mutable std::vector<std::byte> buffer;
+  };
+  std::string name_;
+  std::vector<std::vector<ExchangeCopy>> local_;  // per local destination tile
+  std::vector<PeerTraffic> sends_, receives_;
+  SuperstepCost cost_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,205 @@
+// Runtime: the tiles of a target hosted by this process, and the supersteps
+// that run on them.
+//
+// A superstep is a compute phase, a sync and an exchange phase:
+//   1. compute: the tile function runs once on every tile, in parallel over the
+//      host thread pool; it may touch only its own tile;
+//   2. sync: every tile (on every rank) has finished computing; if any tile
+//      threw, every rank throws the error of the lowest-numbered failing tile;
+//   3. exchange: the given plans' copies run, and the messages posted during
+//      compute are delivered to their destination inboxes.
+// Writes to other tiles are thus visible only after the sync. Tiles are spread
+// over MPI ranks in contiguous blocks; all ranks must issue the same supersteps
+// in the same order (they are collective over the runtime's communicator).
+//
+// Determinism: for a fixed target, results do not depend on the number of
+// threads or ranks. Reductions combine per-tile values in a fixed binary tree
+// over tile ids; messages arrive ordered by source tile, then posting order.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/core/exchange_plan.hpp"
+#include "tessera/core/profile.hpp"
+#include "tessera/core/target.hpp"
+#include "tessera/core/tile.hpp"
+
+namespace tessera {
+
+enum class ReduceOp { sum, max, min };
+
+using TileFunction = std::function<void(Tile&)>;
+
+class Runtime {
+ public:
+  // Hosts this rank's share of `target`'s tiles on `threads` host threads
+  // (0: the hardware threads divided by the ranks on this node). Collective over `comm`.
+  Runtime(Target target, int threads = 0, MPI_Comm comm = MPI_COMM_WORLD);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const Target& target() const { return target_; }
+  int rank() const { return rank_; }
+  int ranks() const { return ranks_; }
+  int threads() const;
+  MPI_Comm comm() const { return comm_; }
+
+  // Tiles hosted here: global ids [first_tile(), first_tile() + local_tiles().size()).
+  int first_tile() const { return first_tile_; }
+  std::span<const std::unique_ptr<Tile>> local_tiles() const { return tiles_; }
+  bool is_local(int tile) const {
+    return tile >= first_tile_ && tile < first_tile_ + static_cast<int>(tiles_.size());
+  }
+  int rank_of_tile(int tile) const;
+
+  // A variable with `elements_per_tile` value-initialised elements on every tile,
+  // charged to each tile's memory under `label` (a string literal).
+  template <class T>
+  Variable<T> create_variable(const char* label, std::size_t elements_per_tile) {
+    return create_variable<T>(label,
+                              [elements_per_tile](const Tile&) { return elements_per_tile; });
+  }
+  // A variable whose piece on each tile has `elements(tile)` elements.
+  template <class T>
+  Variable<T> create_variable(const char* label,
+                              const std::function<std::size_t(const Tile&)>& elements) {
+    Variable<T> v{static_cast<int>(element_sizes_.size())};
+    element_sizes_.push_back(sizeof(T));
+    allocate_pieces([&](Tile& t) {
+      return std::unique_ptr<detail::PieceBase>(
+          new detail::Piece<T>(t.memory(), label, elements(t)));
+    });
+    return v;
+  }
+
+  // Compiles a plan. Collective: every rank must pass the same copies.
+  ExchangePlan compile(const ExchangePlanBuilder& builder);
+
+  // One superstep: compute on every tile, sync, then run `plans` and deliver messages.
+  void superstep(std::string_view name, const TileFunction& compute,
+                 std::initializer_list<const ExchangePlan*> plans = {});
+  // A superstep with no compute: sync, then run the plans and deliver messages.
+  void exchange(std::string_view name, std::initializer_list<const ExchangePlan*> plans);
+
+  // Reduces one value per tile, in a fixed order; every rank gets the result.
+  template <class T>
+  T all_reduce(std::string_view name, ReduceOp op, const std::function<T(Tile&)>& contribution) {
+    std::vector<T> r =
+        all_reduce<T>(name, op, 1, [&](Tile& t, std::span<T> out) { out[0] = contribution(t); });
+    return r[0];
+  }
+  // Reduces `n` values per tile element-wise; every rank gets the n results.
+  template <class T>
+  std::vector<T> all_reduce(std::string_view name, ReduceOp op, std::size_t n,
+                            const std::function<void(Tile&, std::span<T>)>& contribution);
+
+  // Gathers one value per tile onto every rank, in tile order.
+  template <class T>
+  std::vector<T> gather(std::string_view name, const std::function<T(Tile&)>& value);
+
+  // Cost model account of everything run so far.
+  const Profile& profile() const { return profile_; }
+  // Memory high-water mark of every tile of the target (collective).
+  std::vector<std::uint64_t> tile_high_water() const;
+  // Writes the profile as JSON to `path` (collective; rank 0 writes).
+  void write_profile(const std::string& path) const;
+  // The end-of-run summary (collective; meaningful on every rank).
+  std::string summary() const;
+
+ private:
+  class Pool;
+  struct ComputeResult {
+    double max_cycles = 0;  // slowest tile, over all ranks
+    bool posted = false;    // a tile on some rank posted a message
+  };
+  void allocate_pieces(const std::function<std::unique_ptr<detail::PieceBase>(Tile&)>& make);
+  // Runs `compute` on every local tile, checks that the copies of `plans` fit
+  // the pieces they touch here, then agrees with the other ranks that no tile
+  // failed (throwing the lowest failing tile's error on every rank).
+  ComputeResult compute_phase(const TileFunction& compute, bool measure,
+                              std::initializer_list<const ExchangePlan*> plans = {});
+  // The lowest tile whose piece a copy of `plan` would overrun, with the error.
+  std::pair<int, std::exception_ptr> check_bounds(const ExchangePlan& plan);
+  void agree_on_failure(int failed_tile, const std::exception_ptr& error);
+  void run_plan(const ExchangePlan& plan);
+  SuperstepCost deliver_messages();
+  std::vector<std::byte> gather_bytes(std::string_view name, std::size_t bytes_per_tile,
+                                      const std::function<void(Tile&, std::span<std::byte>)>& fill,
+                                      std::uint64_t result_bytes);
+  void finish_superstep(std::string_view name, SuperstepCost cost, double start_seconds);
+
+  Target target_;
+  MPI_Comm comm_;
+  int rank_ = 0, ranks_ = 1;
+  int first_tile_ = 0;
+  std::vector<int> rank_first_tile_;  // ranks_ + 1 entries
+  std::vector<std::unique_ptr<Tile>> tiles_;
+  std::vector<std::size_t> element_sizes_;  // per variable id
+  std::unique_ptr<Pool> pool_;
+  Profile profile_;
+};
+
+namespace detail {
+template <class T>
+T combine(ReduceOp op, T a, T b) {
+  switch (op) {
+    case ReduceOp::sum:
+      return a + b;
+    case ReduceOp::max:
+      return a < b ? b : a;
+    case ReduceOp::min:
+      return b < a ? b : a;
+  }
+  return a;
+}
+}  // namespace detail
+
+template <class T>
+std::vector<T> Runtime::all_reduce(std::string_view name, ReduceOp op, std::size_t n,
+                                   const std::function<void(Tile&, std::span<T>)>& contribution) {
+  static_assert(std::is_arithmetic_v<T>, "all_reduce combines arithmetic values");
+  const std::vector<std::byte> all = gather_bytes(
+      name, n * sizeof(T),
+      [&](Tile& t, std::span<std::byte> out) {
+        contribution(t, {reinterpret_cast<T*>(out.data()), n});
+      },
+      n * sizeof(T));
+  // Pairwise tree over tile ids: level by level, tile i absorbs tile i + stride.
+  const std::size_t tiles = static_cast<std::size_t>(target_.total_tiles());
+  std::vector<T> values(tiles * n);
+  std::memcpy(values.data(), all.data(), all.size());
+  for (std::size_t stride = 1; stride < tiles; stride *= 2)
+    for (std::size_t i = 0; i + stride < tiles; i += 2 * stride)
+      for (std::size_t k = 0; k < n; ++k)
+        values[i * n + k] = detail::combine(op, values[i * n + k], values[(i + stride) * n + k]);
+  return std::vector<T>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+template <class T>
+std::vector<T> Runtime::gather(std::string_view name, const std::function<T(Tile&)>& value) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const std::size_t tiles = static_cast<std::size_t>(target_.total_tiles());
+  const std::vector<std::byte> all = gather_bytes(
+      name, sizeof(T),
+      [&](Tile& t, std::span<std::byte> out) {
+        const T v = value(t);
+        std::memcpy(out.data(), &v, sizeof(T));
+      },
+      tiles * sizeof(T));
+  std::vector<T> out(tiles);
+  std::memcpy(out.data(), all.data(), all.size());
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,141 @@
+// Tile: one tile of the target, as seen by a tile function in a compute phase.
+//
+// A tile has an identity (global id, IPU, id within the IPU), a memory budget
+// that every byte it owns counts against, the pieces of the runtime's
+// variables that live on it, a cycle account for the current superstep, and
+// an outbox and inbox of messages. A tile function may touch only its own
+// tile; data moves between tiles in the exchange phase.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/core/cycle_estimate.hpp"
+#include "tessera/core/target.hpp"
+#include "tessera/core/tile_memory.hpp"
+
+namespace tessera {
+
+// A handle on a per-tile array created by Runtime::create_variable: every tile
+// holds its own piece, of its own length, in its own memory.
+template <class T>
+struct Variable {
+  static_assert(std::is_trivially_copyable_v<T>, "variables hold trivially copyable data");
+  int id = -1;
+};
+
+// A message delivered at a sync: the sending tile and the bytes it posted.
+struct Message {
+  int source = -1;
+  TileVector<std::byte> payload;
+
+  template <class T>
+  std::span<const T> as() const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    return {reinterpret_cast<const T*>(payload.data()), payload.size() / sizeof(T)};
+  }
+};
+
+namespace detail {
+// Type-erased storage of one variable's piece on one tile.
+struct PieceBase {
+  virtual ~PieceBase() = default;
+  virtual std::byte* bytes() = 0;
+  virtual std::size_t size_bytes() const = 0;
+};
+template <class T>
+struct Piece final : PieceBase {
+  Piece(TileMemory& memory, const char* label, std::size_t n)
+      : data(n, T{}, TileAllocator<T>(memory, label)) {}
+  std::byte* bytes() override { return reinterpret_cast<std::byte*>(data.data()); }
+  std::size_t size_bytes() const override { return data.size() * sizeof(T); }
+  TileVector<T> data;
+};
+}  // namespace detail
+
+class Tile {
+ public:
+  Tile(const Target& target, int id);
+  Tile(const Tile&) = delete;
+  Tile& operator=(const Tile&) = delete;
+  Tile(Tile&&) = delete;
+
+  int id() const { return id_; }
+  int ipu() const { return id_ / target_->tiles_per_ipu; }
+  int id_on_ipu() const { return id_ % target_->tiles_per_ipu; }
+  const Target& target() const { return *target_; }
+  TileMemory& memory() { return memory_; }
+  const TileMemory& memory() const { return memory_; }
+
+  // A vector in this tile's memory; `label` must be a string literal.
+  template <class T>
+  TileVector<T> make_vector(const char* label, std::size_t n = 0) {
+    return TileVector<T>(n, T{}, TileAllocator<T>(memory_, label));
+  }
+
+  // This tile's piece of a variable.
+  template <class T>
+  std::span<T> get(Variable<T> v) {
+    return piece(v).data;
+  }
+  template <class T>
+  std::span<const T> get(Variable<T> v) const {
+    return const_cast<Tile*>(this)->piece(v).data;
+  }
+  template <class T>
+  void resize(Variable<T> v, std::size_t n) {
+    piece(v).data.resize(n);
+  }
+  // Exchanges the contents of two pieces (double buffering without a copy).
+  template <class T>
+  void swap(Variable<T> a, Variable<T> b) {
+    piece(a).data.swap(piece(b).data);
+  }
+
+  // Adds the estimated cost of a kernel over `elements` items to this superstep.
+  void charge(const KernelCost& cost, std::uint64_t elements) {
+    cycles_ += estimate_cycles(*target_, cost, elements);
+  }
+  void charge_cycles(std::uint64_t cycles) { cycles_ += cycles; }
+  std::uint64_t cycles() const { return cycles_; }
+
+  // Sends bytes to another tile; they arrive in its inbox at the next sync.
+  void post(int destination, std::span<const std::byte> bytes);
+  template <class T>
+  void post(int destination, std::span<const T> values) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    post(destination, std::as_bytes(values));
+  }
+  // Messages delivered at the last sync, ordered by source tile, then by posting order.
+  const std::vector<Message>& inbox() const { return inbox_; }
+
+ private:
+  friend class Runtime;
+
+  template <class T>
+  detail::Piece<T>& piece(Variable<T> v) {
+    return static_cast<detail::Piece<T>&>(*pieces_.at(static_cast<std::size_t>(v.id)));
+  }
+  detail::PieceBase& piece_bytes(int variable) {
+    return *pieces_.at(static_cast<std::size_t>(variable));
+  }
+
+  const Target* target_;
+  int id_;
+  TileMemory memory_;
+  std::vector<std::unique_ptr<detail::PieceBase>> pieces_;  // indexed by variable id
+  std::uint64_t cycles_ = 0;
+  struct Outgoing {
+    int destination;
+    TileVector<std::byte> payload;
+  };
+  std::vector<Outgoing> outbox_;
+  std::vector<Message> inbox_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,62 @@
+#include "tessera/core/environment.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <thread>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera {
+
+Environment::Environment(int& argc, char**& argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    owns_mpi_ = true;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+Environment::~Environment() {
+  if (owns_mpi_) MPI_Finalize();
+}
+
+int run_main(int argc, char** argv, const std::function<int(int, char**)>& body) {
+  Environment env(argc, argv);
+  std::string message;
+  bool collective = false;
+  try {
+    return body(argc, argv);
+  } catch (const Error& e) {
+    message = e.what();
+    collective = e.collective();
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  if (collective) {
+    if (env.rank() == 0) std::fprintf(stderr, "ERROR: %s\n", message.c_str());
+    return 1;
+  }
+  if (env.size() > 1) {
+    std::fprintf(stderr, "ERROR on rank %d: %s\n", env.rank(), message.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  std::fprintf(stderr, "ERROR: %s\n", message.c_str());
+  return 1;
+}
+
+int default_threads(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local_ranks = 1;
+  MPI_Comm_size(node, &local_ranks);
+  MPI_Comm_free(&node);
+  const int hardware = static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, (hardware > 0 ? hardware : 1) / local_ranks);
+}
+
+}  // namespace tessera

@@ -44,6 +44,16 @@ SuperstepCost& SuperstepCost::operator+=(const SuperstepCost& o) {
   return *this;
 }
 
+void SuperstepCost::add_exchange(const SuperstepCost& o) {
+  exchange_cycles += o.exchange_cycles;
+  link_seconds += o.link_seconds;
+  gateway_seconds += o.gateway_seconds;
+  exchange_bytes += o.exchange_bytes;
+  link_bytes += o.link_bytes;
+  gateway_bytes += o.gateway_bytes;
+  sync_cycles = std::max(sync_cycles, o.sync_cycles);
+}
+
 TrafficTally::TrafficTally(const Target& target)
     : target_(&target),
       tile_in_(static_cast<std::size_t>(target.total_tiles())),

@@ -119,6 +119,15 @@ Runtime::~Runtime() {
   if (!finalized) MPI_Comm_free(&comm_);
 }
 
+void Runtime::refresh_views(Tile& tile) {
+  if (!tile.pieces_changed_) return;
+  tile.pieces_changed_ = false;
+  for (std::size_t v = 0; v < tile.pieces_.size(); ++v) {
+    const detail::PieceBase& p = *tile.pieces_[v];
+    views_[view_of(static_cast<int>(v), tile.id_)] = {p.bytes, p.size_bytes};
+  }
+}
+
 int Runtime::threads() const { return pool_->threads(); }
 
 int Runtime::rank_of_tile(int tile) const {
@@ -128,7 +137,12 @@ int Runtime::rank_of_tile(int tile) const {
 
 void Runtime::allocate_pieces(
     const std::function<std::unique_ptr<detail::PieceBase>(Tile&)>& make) {
-  compute_phase([&](Tile& t) { t.pieces_.push_back(make(t)); }, false);
+  compute_phase(
+      [&](Tile& t) {
+        t.pieces_.push_back(make(t));
+        t.pieces_changed_ = true;
+      },
+      false);
 }
 
 Runtime::ComputeResult Runtime::compute_phase(const TileFunction& compute, bool measure,
@@ -158,6 +172,7 @@ Runtime::ComputeResult Runtime::compute_phase(const TileFunction& compute, bool 
           r.error = std::current_exception();
         }
       }
+      refresh_views(tile);
       r.max_cycles = std::max(r.max_cycles, static_cast<double>(tile.cycles_));
       r.posted = r.posted || !tile.outbox_.empty();
     }
@@ -206,43 +221,52 @@ void Runtime::agree_on_failure(int failed_tile, const std::exception_ptr& error)
 ExchangePlan Runtime::compile(const ExchangePlanBuilder& builder) {
   ExchangePlan plan;
   plan.name_ = builder.name();
-  plan.local_.resize(tiles_.size());
   const int tiles = target_.total_tiles();
+  const int variables = static_cast<int>(element_sizes_.size());
+  constexpr std::size_t remote = static_cast<std::size_t>(-1);
   TrafficTally tally(target_);
   std::vector<int> send_index(static_cast<std::size_t>(ranks_), -1), receive_index(send_index);
   for (const ExchangeCopy& c : builder.copies()) {
     auto where = [&] { return "exchange plan '" + plan.name_ + "': "; };
-    if (c.source_tile < 0 || c.source_tile >= tiles || c.destination_tile < 0 ||
-        c.destination_tile >= tiles)
-      throw ExchangeError(where() + "a copy names tile " +
-                          std::to_string(c.source_tile < 0 || c.source_tile >= tiles
-                                             ? c.source_tile
-                                             : c.destination_tile) +
-                          ", but the target has tiles 0.." + std::to_string(tiles - 1));
-    const int variables = static_cast<int>(element_sizes_.size());
-    if (c.source_variable < 0 || c.source_variable >= variables || c.destination_variable < 0 ||
-        c.destination_variable >= variables)
-      throw ExchangeError(where() + "a copy names a variable this runtime did not create");
+    for (int tile : {c.source_tile, c.destination_tile})
+      if (tile < 0 || tile >= tiles)
+        throw ExchangeError(where() + "a copy names tile " + std::to_string(tile) +
+                            ", but the target has tiles 0.." + std::to_string(tiles - 1));
+    for (int variable : {c.source_variable, c.destination_variable})
+      if (variable < 0 || variable >= variables)
+        throw ExchangeError(where() + "a copy names a variable this runtime did not create");
     const std::uint64_t bytes = static_cast<std::uint64_t>(c.block_bytes) * c.blocks;
     tally.add(c.source_tile, c.destination_tile, bytes);
     const bool src_here = is_local(c.source_tile), dst_here = is_local(c.destination_tile);
+    const ExchangePlan::Compiled compiled{
+        c, src_here ? view_of(c.source_variable, c.source_tile) : remote,
+        dst_here ? view_of(c.destination_variable, c.destination_tile) : remote};
+    auto peer_traffic = [&](std::vector<ExchangePlan::PeerTraffic>& list, std::vector<int>& index,
+                            int peer) -> ExchangePlan::PeerTraffic& {
+      int& i = index[static_cast<std::size_t>(peer)];
+      if (i < 0) i = static_cast<int>(list.size()), list.push_back({peer, {}, 0, {}});
+      return list[static_cast<std::size_t>(i)];
+    };
     if (src_here && dst_here) {
-      plan.local_[static_cast<std::size_t>(c.destination_tile - first_tile_)].push_back(c);
+      plan.local_.push_back(compiled);
     } else if (src_here) {
-      const int peer = rank_of_tile(c.destination_tile);
-      int& i = send_index[static_cast<std::size_t>(peer)];
-      if (i < 0) i = static_cast<int>(plan.sends_.size()), plan.sends_.push_back({peer, {}, 0, {}});
-      plan.sends_[static_cast<std::size_t>(i)].copies.push_back(c);
-      plan.sends_[static_cast<std::size_t>(i)].bytes += bytes;
+      auto& p = peer_traffic(plan.sends_, send_index, rank_of_tile(c.destination_tile));
+      p.copies.push_back(compiled);
+      p.bytes += bytes;
     } else if (dst_here) {
-      const int peer = rank_of_tile(c.source_tile);
-      int& i = receive_index[static_cast<std::size_t>(peer)];
-      if (i < 0)
-        i = static_cast<int>(plan.receives_.size()), plan.receives_.push_back({peer, {}, 0, {}});
-      plan.receives_[static_cast<std::size_t>(i)].copies.push_back(c);
-      plan.receives_[static_cast<std::size_t>(i)].bytes += bytes;
+      auto& p = peer_traffic(plan.receives_, receive_index, rank_of_tile(c.source_tile));
+      p.copies.push_back(compiled);
+      p.bytes += bytes;
     }
   }
+  // Group the local copies by destination tile, keeping plan order within a tile.
+  std::stable_sort(plan.local_.begin(), plan.local_.end(), [](const auto& a, const auto& b) {
+    return a.copy.destination_tile < b.copy.destination_tile;
+  });
+  plan.local_begin_.assign(tiles_.size() + 1, 0);
+  for (const auto& c : plan.local_)
+    ++plan.local_begin_[static_cast<std::size_t>(c.copy.destination_tile - first_tile_) + 1];
+  for (std::size_t i = 0; i < tiles_.size(); ++i) plan.local_begin_[i + 1] += plan.local_begin_[i];
   for (auto& p : plan.sends_) p.buffer.resize(p.bytes);
   for (auto& p : plan.receives_) p.buffer.resize(p.bytes);
   plan.cost_ = tally.cost();
@@ -270,26 +294,15 @@ void Runtime::superstep(std::string_view name, const TileFunction& compute,
   cost.sync_cycles = target_.sync_cycles_ipu;
   for (const ExchangePlan* plan : plans) {
     run_plan(*plan);
-    // Plans of one superstep share the exchange phase: their times add up.
-    SuperstepCost c = plan->cost();
-    cost.exchange_cycles += c.exchange_cycles;
-    cost.link_seconds += c.link_seconds;
-    cost.gateway_seconds += c.gateway_seconds;
-    cost.exchange_bytes += c.exchange_bytes;
-    cost.link_bytes += c.link_bytes;
-    cost.gateway_bytes += c.gateway_bytes;
-    cost.sync_cycles = std::max(cost.sync_cycles, c.sync_cycles);
+    cost.add_exchange(plan->cost());
   }
-  for (auto& tile : tiles_) tile->inbox_.clear();
+  if (inboxes_filled_) {
+    for (auto& tile : tiles_) tile->inbox_.clear();
+    inboxes_filled_ = false;
+  }
   if (computed.posted) {
-    const SuperstepCost c = deliver_messages();
-    cost.exchange_cycles += c.exchange_cycles;
-    cost.link_seconds += c.link_seconds;
-    cost.gateway_seconds += c.gateway_seconds;
-    cost.exchange_bytes += c.exchange_bytes;
-    cost.link_bytes += c.link_bytes;
-    cost.gateway_bytes += c.gateway_bytes;
-    cost.sync_cycles = std::max(cost.sync_cycles, c.sync_cycles);
+    cost.add_exchange(deliver_messages());
+    inboxes_filled_ = true;
   }
   finish_superstep(name, cost, start);
 }
@@ -301,17 +314,12 @@ void Runtime::exchange(std::string_view name, std::initializer_list<const Exchan
 
 void Runtime::run_plan(const ExchangePlan& plan) {
   // Bounds were checked by compute_phase, before the sync.
-  auto source_bytes = [&](const ExchangeCopy& c) -> const std::byte* {
-    return tiles_[static_cast<std::size_t>(c.source_tile - first_tile_)]
-               ->piece_bytes(c.source_variable)
-               .bytes() +
-           c.source_offset;
+  using Compiled = ExchangePlan::Compiled;
+  auto source = [&](const Compiled& c) -> const std::byte* {
+    return views_[c.source_view].bytes + c.copy.source_offset;
   };
-  auto destination_bytes = [&](const ExchangeCopy& c) -> std::byte* {
-    return tiles_[static_cast<std::size_t>(c.destination_tile - first_tile_)]
-               ->piece_bytes(c.destination_variable)
-               .bytes() +
-           c.destination_offset;
+  auto destination = [&](const Compiled& c) {
+    return views_[c.destination_view].bytes + c.copy.destination_offset;
   };
 
   // Post the receives, pack and send, copy locally while MPI works, then unpack.
@@ -324,26 +332,30 @@ void Runtime::run_plan(const ExchangePlan& plan) {
   }
   for (const auto& s : plan.sends_) {
     std::byte* out = s.buffer.data();
-    for (const ExchangeCopy& c : s.copies) {
-      copy_blocks(out, c.block_bytes, source_bytes(c), c.source_stride, c);
-      out += c.block_bytes * c.blocks;
+    for (const Compiled& c : s.copies) {
+      copy_blocks(out, c.copy.block_bytes, source(c), c.copy.source_stride, c.copy);
+      out += c.copy.block_bytes * c.copy.blocks;
     }
     requests.emplace_back();
     MPI_Isend(s.buffer.data(), static_cast<int>(s.bytes), MPI_BYTE, s.rank, plan_tag, comm_,
               &requests.back());
   }
-  pool_->run(static_cast<int>(tiles_.size()), [&](int, int begin, int end) {
-    for (int i = begin; i < end; ++i)
-      for (const ExchangeCopy& c : plan.local_[static_cast<std::size_t>(i)])
-        copy_blocks(destination_bytes(c), c.destination_stride, source_bytes(c), c.source_stride,
-                    c);
-  });
+  if (!plan.local_.empty())
+    pool_->run(static_cast<int>(tiles_.size()), [&](int, int begin, int end) {
+      const auto first = plan.local_begin_[static_cast<std::size_t>(begin)];
+      const auto last = plan.local_begin_[static_cast<std::size_t>(end)];
+      for (auto k = first; k < last; ++k) {
+        const Compiled& c = plan.local_[k];
+        copy_blocks(destination(c), c.copy.destination_stride, source(c), c.copy.source_stride,
+                    c.copy);
+      }
+    });
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   for (const auto& r : plan.receives_) {
     const std::byte* in = r.buffer.data();
-    for (const ExchangeCopy& c : r.copies) {
-      copy_blocks(destination_bytes(c), c.destination_stride, in, c.block_bytes, c);
-      in += c.block_bytes * c.blocks;
+    for (const Compiled& c : r.copies) {
+      copy_blocks(destination(c), c.copy.destination_stride, in, c.copy.block_bytes, c.copy);
+      in += c.copy.block_bytes * c.copy.blocks;
     }
   }
 }
@@ -351,27 +363,25 @@ void Runtime::run_plan(const ExchangePlan& plan) {
 std::pair<int, std::exception_ptr> Runtime::check_bounds(const ExchangePlan& plan) {
   int failed = INT_MAX;
   std::exception_ptr error;
-  auto check = [&](const ExchangeCopy& c, bool source) {
+  auto check = [&](const ExchangePlan::Compiled& compiled, bool source) {
+    const ExchangeCopy& c = compiled.copy;
     const int tile = source ? c.source_tile : c.destination_tile;
-    const int variable = source ? c.source_variable : c.destination_variable;
-    const std::size_t size =
-        tiles_[static_cast<std::size_t>(tile - first_tile_)]->piece_bytes(variable).size_bytes();
+    const std::size_t size = views_[source ? compiled.source_view : compiled.destination_view].size;
     if (tile < failed && !fits(source ? c.source_offset : c.destination_offset,
                                source ? c.source_stride : c.destination_stride, c, size)) {
       failed = tile;
       error = std::make_exception_ptr(ExchangeError(
           "exchange plan '" + plan.name_ + "': a copy " + (source ? "from" : "to") + " tile " +
           std::to_string(tile) + " runs past the end of that tile's piece of variable " +
-          std::to_string(variable) + " (" + std::to_string(size) +
-          " bytes); rebuild the plan after resizing"));
+          std::to_string(source ? c.source_variable : c.destination_variable) + " (" +
+          std::to_string(size) + " bytes); rebuild the plan after resizing"));
     }
   };
-  for (const auto& copies : plan.local_)
-    for (const ExchangeCopy& c : copies) check(c, true), check(c, false);
+  for (const auto& c : plan.local_) check(c, true), check(c, false);
   for (const auto& s : plan.sends_)
-    for (const ExchangeCopy& c : s.copies) check(c, true);
+    for (const auto& c : s.copies) check(c, true);
   for (const auto& r : plan.receives_)
-    for (const ExchangeCopy& c : r.copies) check(c, false);
+    for (const auto& c : r.copies) check(c, false);
   return {failed, error};
 }
 

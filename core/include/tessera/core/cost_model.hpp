@@ -27,6 +27,8 @@ struct SuperstepCost {
            gateway_seconds;
   }
   SuperstepCost& operator+=(const SuperstepCost& other);
+  // Adds another exchange of the same phase: transfers add up, the sync is the larger one.
+  void add_exchange(const SuperstepCost& other);
 };
 
 // Tallies the traffic of one exchange, tile to tile, and turns it into a cost.

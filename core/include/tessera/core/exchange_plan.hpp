@@ -73,14 +73,22 @@ class ExchangePlan {
 
  private:
   friend class Runtime;
+  // A copy with the runtime's piece-view index of each side that is on this rank.
+  struct Compiled {
+    ExchangeCopy copy;
+    std::size_t source_view, destination_view;
+  };
   struct PeerTraffic {
     int rank;
-    std::vector<ExchangeCopy> copies;  // in plan order; packed in this order
+    std::vector<Compiled> copies;  // in plan order; packed in this order
     std::size_t bytes = 0;
     mutable std::vector<std::byte> buffer;
   };
   std::string name_;
-  std::vector<std::vector<ExchangeCopy>> local_;  // per local destination tile
+  // Copies between tiles of this rank, grouped by destination tile:
+  // local_[local_begin_[i] .. local_begin_[i + 1]) write to local tile i.
+  std::vector<Compiled> local_;
+  std::vector<std::size_t> local_begin_;
   std::vector<PeerTraffic> sends_, receives_;
   SuperstepCost cost_;
 };

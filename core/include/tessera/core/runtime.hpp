@@ -76,6 +76,7 @@ class Runtime {
                               const std::function<std::size_t(const Tile&)>& elements) {
     Variable<T> v{static_cast<int>(element_sizes_.size())};
     element_sizes_.push_back(sizeof(T));
+    views_.resize(element_sizes_.size() * tiles_.size());
     allocate_pieces([&](Tile& t) {
       return std::unique_ptr<detail::PieceBase>(
           new detail::Piece<T>(t.memory(), label, elements(t)));
@@ -146,7 +147,20 @@ class Runtime {
   std::vector<int> rank_first_tile_;  // ranks_ + 1 entries
   std::vector<std::unique_ptr<Tile>> tiles_;
   std::vector<std::size_t> element_sizes_;  // per variable id
+  // Address and size of every piece, [variable * local tiles + local tile],
+  // refreshed after each tile's compute: the exchange reads this flat table.
+  struct PieceView {
+    std::byte* bytes = nullptr;
+    std::size_t size = 0;
+  };
+  std::vector<PieceView> views_;
+  std::size_t view_of(int variable, int tile) const {
+    return static_cast<std::size_t>(variable) * tiles_.size() +
+           static_cast<std::size_t>(tile - first_tile_);
+  }
+  void refresh_views(Tile& tile);
   std::unique_ptr<Pool> pool_;
+  bool inboxes_filled_ = false;  // some inbox may hold messages from the last sync
   Profile profile_;
 };
 

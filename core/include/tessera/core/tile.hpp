@@ -42,18 +42,24 @@ struct Message {
 };
 
 namespace detail {
-// Type-erased storage of one variable's piece on one tile.
+// Storage of one variable's piece on one tile. The base keeps the address and
+// size of the data, so that the exchange reads them without knowing the type;
+// Tile refreshes them after every change of the vector.
 struct PieceBase {
   virtual ~PieceBase() = default;
-  virtual std::byte* bytes() = 0;
-  virtual std::size_t size_bytes() const = 0;
+  std::byte* bytes = nullptr;
+  std::size_t size_bytes = 0;
 };
 template <class T>
 struct Piece final : PieceBase {
   Piece(TileMemory& memory, const char* label, std::size_t n)
-      : data(n, T{}, TileAllocator<T>(memory, label)) {}
-  std::byte* bytes() override { return reinterpret_cast<std::byte*>(data.data()); }
-  std::size_t size_bytes() const override { return data.size() * sizeof(T); }
+      : data(n, T{}, TileAllocator<T>(memory, label)) {
+    refresh();
+  }
+  void refresh() {
+    bytes = reinterpret_cast<std::byte*>(data.data());
+    size_bytes = data.size() * sizeof(T);
+  }
   TileVector<T> data;
 };
 }  // namespace detail
@@ -90,11 +96,16 @@ class Tile {
   template <class T>
   void resize(Variable<T> v, std::size_t n) {
     piece(v).data.resize(n);
+    piece(v).refresh();
+    pieces_changed_ = true;
   }
   // Exchanges the contents of two pieces (double buffering without a copy).
   template <class T>
   void swap(Variable<T> a, Variable<T> b) {
     piece(a).data.swap(piece(b).data);
+    piece(a).refresh();
+    piece(b).refresh();
+    pieces_changed_ = true;
   }
 
   // Adds the estimated cost of a kernel over `elements` items to this superstep.
@@ -121,14 +132,12 @@ class Tile {
   detail::Piece<T>& piece(Variable<T> v) {
     return static_cast<detail::Piece<T>&>(*pieces_.at(static_cast<std::size_t>(v.id)));
   }
-  detail::PieceBase& piece_bytes(int variable) {
-    return *pieces_.at(static_cast<std::size_t>(variable));
-  }
 
   const Target* target_;
   int id_;
   TileMemory memory_;
   std::vector<std::unique_ptr<detail::PieceBase>> pieces_;  // indexed by variable id
+  bool pieces_changed_ = true;  // since the runtime last read their addresses
   std::uint64_t cycles_ = 0;
   struct Outgoing {
     int destination;

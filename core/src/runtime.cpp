@@ -112,6 +112,20 @@ Runtime::Runtime(Target target, int threads, MPI_Comm comm)
   pool_ = std::make_unique<Pool>(std::min(threads, std::max(count, 1)));
 }
 
+namespace {
+int world_size(MPI_Comm comm) {
+  int n = 1;
+  MPI_Comm_size(comm, &n);
+  return n;
+}
+}  // namespace
+
+Runtime::Runtime(const RuntimeOptions& options, MPI_Comm comm)
+    : Runtime(resolve_target(options, resolve_threads(options, comm), world_size(comm)),
+              resolve_threads(options, comm), comm) {
+  profile_path_ = options.profile_path;
+}
+
 Runtime::~Runtime() {
   pool_.reset();
   int finalized = 0;
@@ -207,6 +221,13 @@ void Runtime::agree_on_failure(int failed_tile, const std::exception_ptr& error)
   ErrorReport report;
   if (error) report = describe_error(error, failed_tile);
   if (ranks_ > 1) broadcast_error(comm_, rank_of_tile(failed_tile), report);
+  if (report.kind == ErrorReport::tile_memory && !profile_path_.empty()) {
+    // Every rank is here together: write the memory report, then throw the amended message.
+    write_profile(profile_path_);
+    report.message +=
+        "\nThe profile, with every tile's memory high-water mark, is in " + profile_path_ + ".";
+    throw_collective(report, failed_tile, target_.tile_memory_bytes);
+  }
   if (!error) throw_collective(report, failed_tile, target_.tile_memory_bytes);
   try {
     std::rethrow_exception(error);
@@ -535,5 +556,10 @@ void Runtime::write_profile(const std::string& path) const {
 }
 
 std::string Runtime::summary() const { return profile_.summary(tile_high_water()); }
+
+std::string Runtime::finish() const {
+  if (!profile_path_.empty()) write_profile(profile_path_);
+  return summary();
+}
 
 }  // namespace tessera

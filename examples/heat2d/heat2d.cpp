@@ -177,7 +177,7 @@ int solve(Runtime& runtime, const Settings& s) {
       });
   const std::uint64_t checksum =
       fnv(1469598103934665603ULL, hashes.data(), hashes.size() * sizeof(std::uint64_t));
-  const std::string summary = runtime.summary();
+  const std::string summary = runtime.finish();
   if (runtime.rank() == 0) {
     std::printf("mean temperature %.17g\nfield checksum %016" PRIx64 "\n",
                 total / (static_cast<double>(s.nx) * s.ny), checksum);
@@ -212,10 +212,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"float", "double"}));
     add_runtime_options(app, options, "gc200");
     if (auto exit_code = parse_command_line(app, argc, argv)) return *exit_code;
-    int ranks = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    const int threads = resolve_threads(options, MPI_COMM_WORLD);
-    Runtime runtime(resolve_target(options, threads, ranks), threads);
+    Runtime runtime(options);
+    const int ranks = runtime.ranks();
     if (runtime.rank() == 0)
       std::printf(
           "heat2d: %d x %d grid, %d sweeps, %s, target %s (%d tiles), %d rank%s x %d thread%s\n",

@@ -9,6 +9,9 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "tessera/core/error.hpp"
 
@@ -198,6 +201,25 @@ TEST(Runtime, TileOutOfMemoryReachesEveryRankNamingTheTile) {
     EXPECT_TRUE(e.collective());
     EXPECT_EQ(e.tile(), 0);
   }
+}
+
+TEST(Runtime, TileOutOfMemoryWritesTheProfileFirst) {
+  const std::string path = ::testing::TempDir() + "tessera_oom_profile.json";
+  std::remove(path.c_str());
+  MPI_Barrier(MPI_COMM_WORLD);
+  Runtime rt(small_target(2, 4, 1024), 2);
+  rt.set_profile_path(path);
+  rt.create_variable<double>("fits", 100);
+  const std::string what = error_of([&] { rt.create_variable<double>("too.big", 100); });
+  EXPECT_THAT(what, HasSubstr("tile 0 is out of memory"));
+  EXPECT_THAT(what, HasSubstr("is in " + path));
+  MPI_Barrier(MPI_COMM_WORLD);  // rank 0 wrote it
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good());
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["memory"]["tile_budget_bytes"], 1024);
+  EXPECT_EQ(j["memory"]["tile_high_water_bytes"].size(), 8u);
+  EXPECT_EQ(j["memory"]["worst_tile_high_water_bytes"], 800);
 }
 
 TEST(Runtime, TheLowestFailingTileIsReportedOnEveryRank) {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "tessera/core/exchange_plan.hpp"
+#include "tessera/core/options.hpp"
 #include "tessera/core/profile.hpp"
 #include "tessera/core/target.hpp"
 #include "tessera/core/tile.hpp"
@@ -45,6 +46,8 @@ class Runtime {
   // Hosts this rank's share of `target`'s tiles on `threads` host threads
   // (0: the hardware threads divided by the ranks on this node). Collective over `comm`.
   Runtime(Target target, int threads = 0, MPI_Comm comm = MPI_COMM_WORLD);
+  // The runtime a program's common options ask for (target, threads, profile file).
+  explicit Runtime(const RuntimeOptions& options, MPI_Comm comm = MPI_COMM_WORLD);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -117,6 +120,10 @@ class Runtime {
   void write_profile(const std::string& path) const;
   // The end-of-run summary (collective; meaningful on every rank).
   std::string summary() const;
+  // Where the profile goes at finish(), and when a tile runs out of memory; empty: nowhere.
+  void set_profile_path(std::string path) { profile_path_ = std::move(path); }
+  // Ends a run (collective): writes the profile if a path is set, and returns the summary.
+  std::string finish() const;
 
  private:
   class Pool;
@@ -160,7 +167,8 @@ class Runtime {
   }
   void refresh_views(Tile& tile);
   std::unique_ptr<Pool> pool_;
-  bool inboxes_filled_ = false;  // some inbox may hold messages from the last sync
+  bool inboxes_filled_ = false;
+  std::string profile_path_;  // some inbox may hold messages from the last sync
   Profile profile_;
 };
 

@@ -532,6 +532,44 @@ std::vector<std::byte> Runtime::gather_bytes(
   return all;
 }
 
+std::vector<std::byte> Runtime::collect_bytes(
+    std::string_view name, const std::function<void(Tile&, std::vector<std::byte>&)>& fill) {
+  const double start = now_seconds();
+  std::vector<std::vector<std::byte>> per_tile(tiles_.size());
+  const ComputeResult computed = compute_phase(
+      [&](Tile& t) { fill(t, per_tile[static_cast<std::size_t>(t.id_ - first_tile_)]); }, true);
+  std::vector<std::byte> mine;
+  for (auto& v : per_tile) mine.insert(mine.end(), v.begin(), v.end());
+  std::vector<std::byte> all;
+  if (ranks_ == 1) {
+    all = std::move(mine);
+  } else {
+    long long size = static_cast<long long>(mine.size());
+    std::vector<long long> sizes(static_cast<std::size_t>(ranks_));
+    MPI_Allgather(&size, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_);
+    std::vector<int> counts(sizes.size()), displacements(sizes.size());
+    long long total = 0;
+    for (std::size_t r = 0; r < sizes.size(); ++r) {
+      counts[r] = static_cast<int>(sizes[r]);
+      displacements[r] = static_cast<int>(total);
+      total += sizes[r];
+    }
+    if (total > std::numeric_limits<int>::max()) {
+      CommError e("collect '" + std::string(name) + "': more than 2 GiB for rank 0");
+      e.set_collective();
+      throw e;
+    }
+    all.resize(rank_ == 0 ? static_cast<std::size_t>(total) : 0);
+    MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, all.data(), counts.data(),
+                displacements.data(), MPI_BYTE, 0, comm_);
+  }
+  SuperstepCost cost;
+  cost.compute_cycles = computed.max_cycles;
+  cost.sync_cycles = target_.sync_cycles_ipu;
+  finish_superstep(name, cost, start);
+  return all;
+}
+
 void Runtime::finish_superstep(std::string_view name, SuperstepCost cost, double start_seconds) {
   profile_.record(name, cost, now_seconds() - start_seconds);
 }

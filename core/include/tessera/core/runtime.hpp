@@ -111,6 +111,17 @@ class Runtime {
   // Gathers one value per tile onto every rank, in tile order.
   template <class T>
   std::vector<T> gather(std::string_view name, const std::function<T(Tile&)>& value);
+  // Gathers `n` values per tile onto every rank: value k of tile t lands at [t * n + k].
+  template <class T>
+  std::vector<T> gather(std::string_view name, std::size_t n,
+                        const std::function<void(Tile&, std::span<T>)>& values);
+
+  // Collects any number of values per tile on rank 0, concatenated in tile order
+  // (output to the host: dumps, data files); the other ranks get an empty vector.
+  // The transfer to the host is not part of the simulated time.
+  template <class T>
+  std::vector<T> collect(std::string_view name,
+                         const std::function<void(Tile&, std::vector<T>&)>& values);
 
   // Cost model account of everything run so far.
   const Profile& profile() const { return profile_; }
@@ -145,6 +156,8 @@ class Runtime {
   std::vector<std::byte> gather_bytes(std::string_view name, std::size_t bytes_per_tile,
                                       const std::function<void(Tile&, std::span<std::byte>)>& fill,
                                       std::uint64_t result_bytes);
+  std::vector<std::byte> collect_bytes(
+      std::string_view name, const std::function<void(Tile&, std::vector<std::byte>&)>& fill);
   void finish_superstep(std::string_view name, SuperstepCost cost, double start_seconds);
 
   Target target_;
@@ -221,6 +234,39 @@ std::vector<T> Runtime::gather(std::string_view name, const std::function<T(Tile
       tiles * sizeof(T));
   std::vector<T> out(tiles);
   std::memcpy(out.data(), all.data(), all.size());
+  return out;
+}
+
+template <class T>
+std::vector<T> Runtime::gather(std::string_view name, std::size_t n,
+                               const std::function<void(Tile&, std::span<T>)>& values) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const std::size_t tiles = static_cast<std::size_t>(target_.total_tiles());
+  const std::vector<std::byte> all = gather_bytes(
+      name, n * sizeof(T),
+      [&](Tile& t, std::span<std::byte> out) {
+        std::vector<T> v(n);
+        values(t, v);
+        if (n > 0) std::memcpy(out.data(), v.data(), n * sizeof(T));
+      },
+      tiles * n * sizeof(T));
+  std::vector<T> out(tiles * n);
+  if (!all.empty()) std::memcpy(out.data(), all.data(), all.size());
+  return out;
+}
+
+template <class T>
+std::vector<T> Runtime::collect(std::string_view name,
+                                const std::function<void(Tile&, std::vector<T>&)>& values) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const std::vector<std::byte> all = collect_bytes(name, [&](Tile& t, std::vector<std::byte>& out) {
+    std::vector<T> v;
+    values(t, v);
+    out.resize(v.size() * sizeof(T));
+    if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  });
+  std::vector<T> out(all.size() / sizeof(T));
+  if (!all.empty()) std::memcpy(out.data(), all.data(), all.size());
   return out;
 }
 

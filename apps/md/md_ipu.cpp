@@ -1,0 +1,125 @@
+// md_ipu: LAMMPS-compatible molecular dynamics on the Tessera tile runtime.
+//
+//   mpirun -np N md_ipu [-in FILE] [-log FILE|none] [-var NAME VALUE...] [--target NAME] ...
+//
+// Without -in it prints and runs a built-in example (a Lennard-Jones liquid).
+// LAMMPS-style single-dash flags (-in, -i, -log, -l, -var, -v) are accepted as
+// LAMMPS users type them.
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tessera/core/environment.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/options.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/md/console.hpp"
+#include "tessera/md/input.hpp"
+#include "tessera/md/simulation.hpp"
+
+namespace {
+
+constexpr const char* default_example =
+    R"(# md_ipu built-in example: a Lennard-Jones liquid (LAMMPS bench/in.lj, 4000 atoms)
+units           lj
+atom_style      atomic
+lattice         fcc 0.8442
+region          box block 0 10 0 10 0 10
+create_box      1 box
+create_atoms    1 box
+mass            1 1.0
+velocity        all create 1.44 87287 loop geom
+pair_style      lj/cut 2.5
+pair_coeff      1 1 1.0 1.0 2.5
+neighbor        0.3 bin
+neigh_modify    delay 0 every 20 check no
+fix             1 all nve
+thermo          50
+run             250
+)";
+
+// LAMMPS spells its flags with one dash; CLI11 wants two for long names. -var takes
+// a name and one or more values, up to the next flag.
+struct LammpsFlags {
+  std::vector<std::pair<std::string, std::vector<std::string>>> variables;
+  std::vector<std::string> rest;
+};
+
+LammpsFlags translate(int argc, char** argv) {
+  LammpsFlags out;
+  out.rest.push_back(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-in" || a == "-i") {
+      out.rest.push_back("--in");
+    } else if (a == "-log" || a == "-l") {
+      out.rest.push_back("--log");
+    } else if (a == "-var" || a == "-v" || a == "--var") {
+      if (i + 2 >= argc) throw tessera::ConfigError(a + " needs a name and at least one value");
+      std::pair<std::string, std::vector<std::string>> v{argv[++i], {}};
+      while (i + 1 < argc && argv[i + 1][0] != '-') v.second.push_back(argv[++i]);
+      if (v.second.empty())
+        throw tessera::ConfigError(a + " " + v.first + " needs at least one value");
+      out.variables.push_back(v);
+    } else {
+      out.rest.push_back(a);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tessera::run_main(argc, argv, [](int argc, char** argv) {
+    using namespace tessera;
+    const auto start = std::chrono::steady_clock::now();
+    LammpsFlags flags = translate(argc, argv);
+    CLI::App app{"md_ipu: LAMMPS-compatible molecular dynamics on the Tessera tile runtime"};
+    std::string input_file, log_file = "log.lammps";
+    app.add_option("--in", input_file, "LAMMPS input script (default: the built-in example)");
+    app.add_option("--log", log_file, "Log file, or none")->capture_default_str();
+    RuntimeOptions options;
+    add_runtime_options(app, options, "host");
+    std::vector<char*> args;
+    for (auto& s : flags.rest) args.push_back(s.data());
+    if (auto code = parse_command_line(app, static_cast<int>(args.size()), args.data()))
+      return *code;
+
+    Runtime runtime(options);
+    md::Console console(runtime.rank(), log_file);
+    const Target& t = runtime.target();
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "Tessera md_ipu 0.1.0 (LAMMPS-compatible input)\n  target %s: %d IPU%s x %d "
+                  "tiles, %d MPI rank%s x %d "
+                  "thread%s\n",
+                  t.name.c_str(), t.ipus, t.ipus == 1 ? "" : "s", t.tiles_per_ipu, runtime.ranks(),
+                  runtime.ranks() == 1 ? "" : "s", runtime.threads(),
+                  runtime.threads() == 1 ? "" : "s");
+    console.print(buf);
+
+    md::Simulation sim(runtime, md::Units::of("lj"));
+    {
+      md::Input input(sim, console);
+      for (const auto& [name, values] : flags.variables) input.define_variable(name, values);
+      if (input_file.empty()) {
+        console.print("No -in file given: running the built-in example, whose input is:\n\n" +
+                      std::string(default_example) + "\n");
+        input.run_script(default_example, "built-in example");
+      } else {
+        input.run_file(input_file);
+      }
+    }
+    console.print(runtime.finish());
+    const long seconds = static_cast<long>(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::snprintf(buf, sizeof buf, "Total wall time: %ld:%02ld:%02ld\n", seconds / 3600,
+                  seconds / 60 % 60, seconds % 60);
+    console.print(buf);
+    return 0;
+  });
+}

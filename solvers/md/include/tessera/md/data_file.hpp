@@ -1,0 +1,28 @@
+// LAMMPS data files (atom_style atomic) and Tessera restart files.
+//
+// read_data: header (atoms, atom types, xlo xhi / ylo yhi / zlo zhi), sections
+// Masses, Pair Coeffs (lj/cut: type epsilon sigma), Atoms (id type x y z [ix iy iz]),
+// Velocities (id vx vy vz). write_data writes the same layout, values at full
+// precision, through a temporary file.
+//
+// Restart files are binary and self-describing: a magic line, a version, a JSON
+// header with everything but the atoms (units, box, masses, pair and neighbor
+// settings, timestep, step, fixes and thermostat state), then the atoms sorted by
+// id. A run continued from one reproduces the uninterrupted run bit for bit.
+#pragma once
+
+#include <string>
+
+#include "tessera/md/simulation.hpp"
+
+namespace tessera::md {
+
+// Throws FormatError naming the file and line for malformed input.
+void read_data(Simulation& sim, const std::string& path);
+void write_data(Simulation& sim, const std::string& path);
+
+void write_restart(Simulation& sim, const std::string& path);
+// Restores into a simulation that has no box yet.
+void read_restart(Simulation& sim, const std::string& path);
+
+}  // namespace tessera::md

@@ -1,0 +1,70 @@
+// Domain: the periodic orthorhombic box and its spatial decomposition into one
+// sub-box per tile, with the ghost segments each tile sends.
+//
+// Tiles form a px x py x pz grid (the factorisation of the tile count with the
+// least sub-box surface, as LAMMPS chooses its processor grid). Tile (a, b, c)
+// owns [lo + L*a/px, lo + L*(a+1)/px) x ... ; an atom belongs to the tile whose
+// sub-box holds its wrapped position.
+//
+// Ghosts: a tile sends copies of its atoms to every tile whose sub-box,
+// extended by the ghost cutoff, they fall in, through periodic images when the
+// box wraps. Each (destination tile, image shift) pair is one segment; the
+// segments of a tile are fixed by the geometry, and every tile has the same
+// number of them.
+#pragma once
+
+#include <array>
+#include <vector>
+
+namespace tessera::md {
+
+struct Box {
+  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};
+  double length(int d) const {
+    return hi[static_cast<std::size_t>(d)] - lo[static_cast<std::size_t>(d)];
+  }
+  double volume() const { return length(0) * length(1) * length(2); }
+};
+
+class Domain {
+ public:
+  struct Segment {
+    int destination;
+    std::array<double, 3> shift;  // added to a sent atom's position
+  };
+
+  Domain() = default;
+  Domain(const Box& box, int tiles, double ghost_cutoff);
+
+  const Box& box() const { return box_; }
+  const std::array<int, 3>& grid() const { return grid_; }
+  double ghost_cutoff() const { return ghost_cutoff_; }
+  int tiles() const { return grid_[0] * grid_[1] * grid_[2]; }
+
+  std::array<double, 3> sub_lo(int tile) const;
+  std::array<double, 3> sub_hi(int tile) const;
+  // The tile owning a position inside the box.
+  int owner(const std::array<double, 3>& x) const;
+  // Wraps x into the box, counting crossings in image.
+  void wrap(double* x, int* image) const;
+
+  const std::vector<Segment>& segments(int tile) const {
+    return segments_[static_cast<std::size_t>(tile)];
+  }
+  int segments_per_tile() const {
+    return segments_.empty() ? 0 : static_cast<int>(segments_[0].size());
+  }
+
+ private:
+  std::array<int, 3> coords(int tile) const;
+  double sub_lo_1d(int d, int k) const {
+    const auto i = static_cast<std::size_t>(d);
+    return box_.lo[i] + box_.length(d) * k / grid_[i];
+  }
+  Box box_;
+  std::array<int, 3> grid_{1, 1, 1};
+  double ghost_cutoff_ = 0;
+  std::vector<std::vector<Segment>> segments_;
+};
+
+}  // namespace tessera::md

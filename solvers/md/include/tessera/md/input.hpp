@@ -1,0 +1,77 @@
+// Input: an interpreter for the subset of LAMMPS's input language md_ipu speaks.
+//
+// Lines are read as LAMMPS reads them: a trailing '&' continues a line, '#'
+// starts a comment outside quotes, $x / ${name} / $(formula) are substituted,
+// then the first word names the command. Every error names the command, the
+// file and line, and what to do, and is raised identically on every rank.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/md/console.hpp"
+#include "tessera/md/lattice.hpp"
+#include "tessera/md/simulation.hpp"
+#include "tessera/md/thermo_output.hpp"
+
+namespace tessera::md {
+
+class Dump;
+
+class Input {
+ public:
+  Input(Simulation& sim, Console& console);
+  ~Input();
+
+  // -var NAME VALUE...: an index-style variable defined before the script runs.
+  void define_variable(const std::string& name, const std::vector<std::string>& values);
+  // Runs a script; `source` names it in messages (a file name or "built-in example").
+  void run_script(const std::string& text, const std::string& source);
+  void run_file(const std::string& path);
+
+ private:
+  struct Variable {
+    std::string style;                // index, string, equal
+    std::vector<std::string> values;  // index/string: the values; equal: the formula
+  };
+
+  void execute(const std::string& line);
+  std::string substitute(const std::string& line);
+  std::string variable_text(const std::string& name);
+  double evaluate_formula(const std::string& formula);
+  std::vector<std::string> split(const std::string& line) const;
+
+  // Commands.
+  void units(const std::vector<std::string>& a);
+  void lattice(const std::vector<std::string>& a);
+  void region(const std::vector<std::string>& a);
+  void create_box(const std::vector<std::string>& a);
+  void create_atoms(const std::vector<std::string>& a);
+  void mass(const std::vector<std::string>& a);
+  void velocity(const std::vector<std::string>& a);
+  void pair_style(const std::vector<std::string>& a);
+  void pair_coeff(const std::vector<std::string>& a);
+  void pair_modify(const std::vector<std::string>& a);
+  void neighbor(const std::vector<std::string>& a);
+  void neigh_modify(const std::vector<std::string>& a);
+  void fix(const std::vector<std::string>& a);
+  void thermo_modify(const std::vector<std::string>& a);
+  void dump(const std::vector<std::string>& a);
+  void dump_modify(const std::vector<std::string>& a);
+  void run(const std::vector<std::string>& a);
+  void variable(const std::vector<std::string>& a);
+
+  Simulation& sim_;
+  Console& console_;
+  std::shared_ptr<ThermoOutput> thermo_;
+  std::map<std::string, Variable> variables_;
+  std::map<std::string, Box> regions_;
+  std::map<std::string, std::shared_ptr<Dump>> dumps_;
+  Lattice lattice_;
+  std::string source_;
+  int line_number_ = 0;
+};
+
+}  // namespace tessera::md

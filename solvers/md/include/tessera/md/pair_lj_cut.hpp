@@ -1,0 +1,60 @@
+// pair_style lj/cut: the 12-6 Lennard-Jones potential with a cutoff, as in LAMMPS.
+//
+//   E(r) = 4 eps [(sigma/r)^12 - (sigma/r)^6] - E_shift,   r < rc
+// with E_shift = E(rc) under `pair_modify shift yes`, else 0. Coefficients of
+// unlike types not given by pair_coeff are mixed from the like ones
+// (geometric by default, or arithmetic: sigma_ij = (sigma_i + sigma_j)/2).
+// Life cycle as in LAMMPS: settings (global cutoff) -> coeff -> modify -> init.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tessera::md {
+
+class PairLJCut {
+ public:
+  void settings(double global_cutoff);
+  // Sets types [ilo..ihi] x [jlo..jhi]; cutoff < 0 means the global cutoff.
+  void coeff(int ilo, int ihi, int jlo, int jhi, double epsilon, double sigma, double cutoff);
+  void set_shift(bool shift) { shift_ = shift; }
+  void set_mix(const std::string& rule);  // "geometric" or "arithmetic"
+  // Mixes the missing pairs and derives the force tables for `types` atom types;
+  // throws ConfigError naming a pair that has no coefficients.
+  void init(int types);
+
+  bool defined() const { return global_cutoff_ > 0; }
+  double max_cutoff() const { return max_cutoff_; }
+  int types() const { return types_; }
+  double global_cutoff() const { return global_cutoff_; }
+  bool shift() const { return shift_; }
+  const std::string& mix() const { return mix_; }
+
+  // Per type pair (1-based types, index i * (types + 1) + j).
+  struct Coeff {
+    double cutsq = 0, lj1 = 0, lj2 = 0, lj3 = 0, lj4 = 0, offset = 0;
+  };
+  const Coeff& operator()(int i, int j) const {
+    return table_[static_cast<std::size_t>(i * (types_ + 1) + j)];
+  }
+
+  // What pair_coeff set, for restart files: (i, j, eps, sigma, cut, explicitly set).
+  struct Setting {
+    double epsilon = 0, sigma = 0, cutoff = 0;
+    bool set = false;
+  };
+  const std::vector<std::vector<Setting>>& settings_table() const { return set_; }
+  void restore(int types, double global_cutoff, bool shift, const std::string& mix,
+               const std::vector<std::vector<Setting>>& set);
+
+ private:
+  double global_cutoff_ = 0;
+  bool shift_ = false;
+  std::string mix_ = "geometric";
+  int types_ = 0;
+  double max_cutoff_ = 0;
+  std::vector<std::vector<Setting>> set_;  // (types + 1)^2, as given
+  std::vector<Coeff> table_;
+};
+
+}  // namespace tessera::md

@@ -1,0 +1,203 @@
+// Simulation: a classical MD system on the tile runtime, stepped with
+// velocity Verlet under LAMMPS's conventions.
+//
+// Each tile owns the atoms in its sub-box (Domain). Per step:
+//   1. integrate: thermostat half-step, v += dt/2 f/m, x += dt v (owned atoms);
+//   2. either forward ghosts (pack shifted positions, one exchange plan), or,
+//      at a neighbor-list rebuild, migrate atoms to their new tiles by
+//      messages, rebuild the ghost send lists and exchange plans from the
+//      gathered counts, and send ghost positions and types;
+//   3. forces (binned Verlet lists: half among owned atoms, full to ghosts, so
+//      no reverse communication), Langevin forces, v += dt/2 f/m;
+//   4. the thermostat's second half-step; observers (thermo, dumps) at their steps.
+// Results are bitwise identical for any thread or rank count on a fixed target.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/core/exchange_plan.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/md/domain.hpp"
+#include "tessera/md/pair_lj_cut.hpp"
+#include "tessera/md/units.hpp"
+
+namespace tessera::md {
+
+// One atom as it travels between tiles, files and the host.
+struct AtomRecord {
+  std::int64_t id = 0;
+  std::int32_t type = 1;
+  std::array<std::int32_t, 3> image{0, 0, 0};
+  std::uint32_t noise = 1;  // per-atom random state for fix langevin
+  std::array<double, 3> x{0, 0, 0}, v{0, 0, 0};
+};
+
+struct NeighborSettings {
+  double skin = 0.3;
+  int every = 1, delay = 10;  // LAMMPS's defaults
+  bool check = true;
+};
+
+struct FixNvt {
+  double t_start, t_stop, t_damp;
+};
+struct FixLangevin {
+  double t_start, t_stop, damp;
+  int seed;
+};
+
+// Global sums at the end of a step (from which thermo columns follow).
+struct Thermo {
+  double ke = 0, pe = 0;
+  std::array<double, 6> virial{};     // sum r_a f_b over pairs: xx yy zz xy xz yz, energy units
+  std::array<double, 6> ke_tensor{};  // mvv2e * sum m v_a v_b, same order
+  std::int64_t natoms = 0;
+};
+
+class Simulation;
+
+// Something that looks at the system every `every` steps (thermo, dumps).
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual int every() const = 0;
+  // Collective: called on every rank at steps that are multiples of every(),
+  // and at the first and last step of each run when `always` is true.
+  virtual void observe(Simulation& sim, bool first_of_run, bool last_of_run) = 0;
+};
+
+class Simulation {
+ public:
+  Simulation(Runtime& runtime, Units units);
+  ~Simulation();
+
+  Runtime& runtime() { return runtime_; }
+  const Units& units() const { return units_; }
+  void set_units(const Units& units);
+
+  // Set-up (collective, in LAMMPS's order: box, atoms, masses, pair, velocities).
+  void create_box(int types, const Box& box);
+  bool has_box() const { return types_ > 0; }
+  int types() const { return types_; }
+  const Box& box() const { return box_; }
+  // Adds atoms (positions inside the box); ids 0 are numbered after the largest id.
+  void add_atoms(std::vector<AtomRecord> atoms);
+  void set_mass(int type, double mass);
+  double mass(int type) const { return mass_[static_cast<std::size_t>(type)]; }
+  PairLJCut& pair() { return pair_; }
+  NeighborSettings& neighbor() { return neighbor_; }
+  void set_timestep(double dt) { dt_ = dt; }
+  double timestep() const { return dt_; }
+  std::int64_t step() const { return step_; }
+  void set_step(std::int64_t step) { step_ = step; }
+  std::int64_t natoms() const { return natoms_; }
+
+  // Integrators: exactly one of nve / nvt; langevin needs nve.
+  void fix_nve(const std::string& id);
+  void fix_nvt(const std::string& id, FixNvt nvt);
+  void fix_langevin(const std::string& id, FixLangevin langevin);
+  // Re-registers fix langevin from a restart file: the atoms keep their noise state.
+  void restore_langevin(const std::string& id, FixLangevin langevin) {
+    langevin_id_ = id;
+    langevin_ = langevin;
+  }
+  void unfix(const std::string& id);
+
+  // velocity all create T seed: LAMMPS's generator and loop modes ("all" or "geom").
+  void velocity_create(double t, int seed, bool gaussian, bool zero_momentum, bool zero_rotation,
+                       const std::string& loop);
+  void velocity_scale(double t);
+
+  void add_observer(std::shared_ptr<Observer> observer) {
+    observers_.push_back(std::move(observer));
+  }
+  void clear_observers() { observers_.clear(); }
+
+  // Runs `steps` steps (collective).
+  void run(std::int64_t steps);
+
+  // Global sums for thermo output (collective).
+  Thermo thermo();
+  // Temperature and degrees of freedom as LAMMPS's compute temp: dof = 3N - 3.
+  double temperature(double ke) const;
+  double dof() const { return 3.0 * static_cast<double>(natoms_) - 3.0; }
+  double pressure(const Thermo& t) const;
+
+  // Every atom, on rank 0, sorted by id (other ranks: empty). Collective.
+  std::vector<AtomRecord> gather_atoms();
+  // Replaces all atoms (restart, read_data into an existing box). Collective.
+  void set_atoms(std::vector<AtomRecord> atoms);
+
+  // State of the Nosé–Hoover chain (restart files).
+  struct ChainState {
+    std::array<double, 3> eta{}, eta_dot{}, eta_dotdot{};
+    double pending_scale = 1.0;
+  };
+  const ChainState& chain() const { return chain_; }
+  void set_chain(const ChainState& c) { chain_ = c; }
+  bool nve_fixed() const { return !nve_id_.empty(); }
+  const std::optional<FixNvt>& nvt() const { return nvt_; }
+  const std::optional<FixLangevin>& langevin() const { return langevin_; }
+  const std::string& nve_id() const { return nve_id_; }
+  const std::string& nvt_id() const { return nvt_id_; }
+  const std::string& langevin_id() const { return langevin_id_; }
+
+  // Wall-clock seconds of the last run() and its step count.
+  double last_run_seconds() const { return last_run_seconds_; }
+  std::int64_t last_run_steps() const { return last_run_steps_; }
+
+ private:
+  struct TileAtoms;
+  TileAtoms& state(const Tile& t);
+  void require_box(const char* command) const;
+  void setup_run();
+  void rebuild(bool sort_by_id);
+  void forward_ghosts();
+  void pack_ghost_positions(Tile& t);
+  void build_neighbor_list(Tile& t);
+  void integrate_first(bool pack);
+  void force_and_integrate_second(bool build_lists, bool integrate);
+  double nvt_target() const;
+  void apply_pending_scale();
+  double global_temperature();
+  void nhc_half_step(double t_current, double t_target);
+  bool decide_rebuild();
+
+  Runtime& runtime_;
+  Units units_;
+  int types_ = 0;
+  Box box_;
+  std::vector<double> mass_;
+  std::vector<bool> mass_set_;
+  PairLJCut pair_;
+  NeighborSettings neighbor_;
+  double dt_;
+  std::int64_t step_ = 0;
+  std::int64_t natoms_ = 0;
+  std::int64_t max_id_ = 0;
+
+  std::string nve_id_, nvt_id_, langevin_id_;
+  std::optional<FixNvt> nvt_;
+  std::optional<FixLangevin> langevin_;
+  ChainState chain_;
+  double t_current_ = 0;
+
+  Domain domain_;
+  Variable<double> x_, send_x_;
+  Variable<std::int32_t> type_, send_type_;
+  std::vector<std::unique_ptr<TileAtoms>> tiles_;
+  std::optional<ExchangePlan> plan_x_, plan_type_;
+  int since_build_ = 0;
+  std::int64_t run_begin_ = 0, run_end_ = 0;
+
+  std::vector<std::shared_ptr<Observer>> observers_;
+  double last_run_seconds_ = 0;
+  std::int64_t last_run_steps_ = 0;
+};
+
+}  // namespace tessera::md

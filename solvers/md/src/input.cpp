@@ -1,0 +1,675 @@
+#include "tessera/md/input.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "tessera/core/error.hpp"
+#include "tessera/md/data_file.hpp"
+#include "tessera/md/dump.hpp"
+#include "tessera/md/expression.hpp"
+
+namespace tessera::md {
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { throw ConfigError(what); }
+
+double number(const std::string& command, const std::string& word) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(word.c_str(), &end);
+  if (word.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    bad(command + ": expected a number, got '" + word + "'");
+  return v;
+}
+
+long long integer(const std::string& command, const std::string& word) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(word.c_str(), &end, 10);
+  if (word.empty() || *end != '\0' || errno == ERANGE)
+    bad(command + ": expected an integer, got '" + word + "'");
+  return v;
+}
+
+bool yes_no(const std::string& command, const std::string& word) {
+  if (word == "yes") return true;
+  if (word == "no") return false;
+  bad(command + ": expected yes or no, got '" + word + "'");
+}
+
+void need(const std::vector<std::string>& a, std::size_t n, const std::string& usage) {
+  if (a.size() < n) bad("wrong number of arguments; usage: " + usage);
+}
+
+// "*", "n", "*n", "n*", "m*n" over 1..max (LAMMPS's type ranges).
+std::pair<int, int> type_range(const std::string& command, const std::string& word, int max) {
+  auto star = word.find('*');
+  if (star == std::string::npos) {
+    const long long v = integer(command, word);
+    if (v < 1 || v > max)
+      bad(command + ": atom type " + word + " is out of range 1.." + std::to_string(max));
+    return {static_cast<int>(v), static_cast<int>(v)};
+  }
+  const int lo = star == 0 ? 1 : static_cast<int>(integer(command, word.substr(0, star)));
+  const int hi =
+      star + 1 == word.size() ? max : static_cast<int>(integer(command, word.substr(star + 1)));
+  if (lo < 1 || hi > max || lo > hi)
+    bad(command + ": type range " + word + " is out of 1.." + std::to_string(max));
+  return {lo, hi};
+}
+
+std::string trim_line(const std::string& line) {
+  std::string t = line.substr(0, 200);
+  const auto b = t.find_first_not_of(" \t\r"), e = t.find_last_not_of(" \t\r");
+  return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+Input::Input(Simulation& sim, Console& console)
+    : sim_(sim), console_(console), thermo_(std::make_shared<ThermoOutput>(console, sim.units())) {
+  sim_.add_observer(thermo_);
+}
+
+Input::~Input() {
+  int rank = 0;
+  MPI_Comm_rank(sim_.runtime().comm(), &rank);
+  for (auto& [id, d] : dumps_) {
+    try {
+      d->release(rank);
+    } catch (const std::exception&) {
+      // Destruction during an error: the first error is the one to report.
+    }
+  }
+}
+
+void Input::define_variable(const std::string& name, const std::vector<std::string>& values) {
+  if (values.empty()) bad("-var " + name + ": give at least one value");
+  variables_[name] = {"index", values};
+}
+
+void Input::run_file(const std::string& path) {
+  std::ifstream in(path);
+  std::string why = in ? "" : std::strerror(errno);
+  // Every rank must be able to read the input; agree before anyone acts on it.
+  int readable = in ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN, sim_.runtime().comm());
+  if (!readable) {
+    ConfigError e("cannot open input file '" + path + "'" +
+                  (why.empty() ? " on some rank" : ": " + why) + "; check the -in argument");
+    e.set_collective();
+    throw e;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  run_script(text.str(), path);
+}
+
+void Input::run_script(const std::string& text, const std::string& source) {
+  source_ = source;
+  std::istringstream in(text);
+  std::string raw, line;
+  int number = 0, first = 0;
+  while (std::getline(in, raw)) {
+    ++number;
+    if (line.empty()) first = number;
+    // A trailing '&' joins the next line.
+    std::string trimmed = raw;
+    while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back())))
+      trimmed.pop_back();
+    if (!trimmed.empty() && trimmed.back() == '&') {
+      trimmed.pop_back();
+      line += trimmed + " ";
+      continue;
+    }
+    line += raw;
+    line_number_ = first;
+    // Every rank reads the same input and meets the same error: say so, so that
+    // rank 0 reports it once and no rank aborts the others.
+    try {
+      execute(line);
+    } catch (const ConfigError& e) {
+      ConfigError located(std::string(e.what()) + " (" + source_ + ", line " +
+                          std::to_string(line_number_) + ": " + trim_line(line) + ")");
+      located.set_collective();
+      throw located;
+    } catch (const FormatError& e) {
+      FormatError located(std::string(e.what()) + " (" + source_ + ", line " +
+                          std::to_string(line_number_) + ")");
+      located.set_collective();
+      throw located;
+    }
+    line.clear();
+  }
+  if (!line.empty())
+    bad("the input ends inside a '&' continuation (" + source_ + ", line " + std::to_string(first) +
+        ")");
+}
+
+std::vector<std::string> Input::split(const std::string& line) const {
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i >= line.size()) break;
+    if (line[i] == '"' || line[i] == '\'') {
+      const char quote = line[i];
+      const std::size_t end = line.find(quote, i + 1);
+      if (end == std::string::npos) bad("unbalanced quote");
+      words.push_back(line.substr(i + 1, end - i - 1));
+      i = end + 1;
+    } else {
+      const std::size_t start = i;
+      while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+      words.push_back(line.substr(start, i - start));
+    }
+  }
+  return words;
+}
+
+std::string Input::variable_text(const std::string& name) {
+  auto it = variables_.find(name);
+  if (it == variables_.end())
+    bad("substitution for undefined variable '" + name + "'; define it with variable or -var");
+  if (it->second.style == "equal") {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.15g", evaluate_formula(it->second.values[0]));
+    return buf;
+  }
+  return it->second.values.front();
+}
+
+double Input::evaluate_formula(const std::string& formula) {
+  return evaluate(formula, [&](const std::string& name) -> std::optional<double> {
+    if (name.rfind("v_", 0) == 0) {
+      const std::string v = name.substr(2);
+      if (!variables_.count(v)) return std::nullopt;
+      return number("variable " + v, variable_text(v));
+    }
+    return thermo_->value(sim_, name);
+  });
+}
+
+std::string Input::substitute(const std::string& line) {
+  // Strip the comment first: '#' outside quotes.
+  std::string text;
+  char quote = 0;
+  for (char c : line) {
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      break;
+    }
+    text += c;
+  }
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char next = text[i + 1];
+    if (next == '{') {
+      const std::size_t end = text.find('}', i + 2);
+      if (end == std::string::npos) bad("missing '}' after '${'");
+      out += variable_text(text.substr(i + 2, end - i - 2));
+      i = end;
+    } else if (next == '(') {
+      int depth = 0;
+      std::size_t end = i + 1;
+      for (; end < text.size(); ++end) {
+        if (text[end] == '(') ++depth;
+        if (text[end] == ')' && --depth == 0) break;
+      }
+      if (end >= text.size()) bad("missing ')' after '$('");
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.20g", evaluate_formula(text.substr(i + 2, end - i - 2)));
+      out += buf;
+      i = end;
+    } else {
+      out += variable_text(std::string(1, next));
+      ++i;
+    }
+  }
+  return out;
+}
+
+void Input::execute(const std::string& raw) {
+  const std::vector<std::string> words = split(substitute(raw));
+  if (words.empty()) return;
+  const std::string& c = words[0];
+  const std::vector<std::string> a(words.begin() + 1, words.end());
+  try {
+    if (c == "units")
+      units(a);
+    else if (c == "dimension") {
+      need(a, 1, "dimension 3");
+      if (a[0] != "3") bad("Tessera simulates 3-d systems only; use dimension 3");
+    } else if (c == "boundary") {
+      need(a, 3, "boundary p p p");
+      for (const auto& b : a)
+        if (b != "p")
+          bad("boundary " + b + ": Tessera supports periodic boundaries only (boundary p p p)");
+    } else if (c == "atom_style") {
+      need(a, 1, "atom_style atomic");
+      if (a[0] != "atomic") bad("atom_style " + a[0] + ": Tessera supports atom_style atomic");
+    } else if (c == "lattice")
+      lattice(a);
+    else if (c == "region")
+      region(a);
+    else if (c == "create_box")
+      create_box(a);
+    else if (c == "create_atoms")
+      create_atoms(a);
+    else if (c == "read_data") {
+      need(a, 1, "read_data FILE");
+      read_data(sim_, a[0]);
+    } else if (c == "write_data") {
+      need(a, 1, "write_data FILE");
+      write_data(sim_, a[0]);
+    } else if (c == "write_restart") {
+      need(a, 1, "write_restart FILE");
+      write_restart(sim_, a[0]);
+    } else if (c == "read_restart") {
+      need(a, 1, "read_restart FILE");
+      read_restart(sim_, a[0]);
+      thermo_->set_norm(sim_.units().style == "lj");
+    } else if (c == "mass")
+      mass(a);
+    else if (c == "velocity")
+      velocity(a);
+    else if (c == "pair_style")
+      pair_style(a);
+    else if (c == "pair_coeff")
+      pair_coeff(a);
+    else if (c == "pair_modify")
+      pair_modify(a);
+    else if (c == "neighbor")
+      neighbor(a);
+    else if (c == "neigh_modify")
+      neigh_modify(a);
+    else if (c == "timestep") {
+      need(a, 1, "timestep DT");
+      const double dt = number(c, a[0]);
+      if (!(dt > 0)) bad("the timestep must be positive");
+      sim_.set_timestep(dt);
+    } else if (c == "fix")
+      fix(a);
+    else if (c == "unfix") {
+      need(a, 1, "unfix ID");
+      sim_.unfix(a[0]);
+    } else if (c == "thermo") {
+      need(a, 1, "thermo N");
+      const long long n = integer(c, a[0]);
+      if (n < 0) bad("N must not be negative");
+      thermo_->set_every(static_cast<int>(n));
+    } else if (c == "thermo_style")
+      thermo_->set_style(a);
+    else if (c == "thermo_modify")
+      thermo_modify(a);
+    else if (c == "dump")
+      dump(a);
+    else if (c == "dump_modify")
+      dump_modify(a);
+    else if (c == "undump") {
+      need(a, 1, "undump ID");
+      auto it = dumps_.find(a[0]);
+      if (it == dumps_.end()) bad("no dump with ID " + a[0]);
+      int rank = 0;
+      MPI_Comm_rank(sim_.runtime().comm(), &rank);
+      it->second->release(rank);
+      sim_.clear_observers();
+      dumps_.erase(it);
+      sim_.add_observer(thermo_);
+      for (auto& [id, d] : dumps_) sim_.add_observer(d);
+    } else if (c == "run")
+      run(a);
+    else if (c == "variable")
+      variable(a);
+    else if (c == "print") {
+      std::string text;
+      for (const auto& w : a) text += (text.empty() ? "" : " ") + w;
+      console_.print(text + "\n");
+    } else if (c == "reset_timestep") {
+      need(a, 1, "reset_timestep N");
+      sim_.set_step(integer(c, a[0]));
+    } else if (c == "newton" || c == "comm_modify" || c == "processors" || c == "atom_modify") {
+      bad("this LAMMPS command is not supported by md_ipu; the runtime chooses communication and "
+          "decomposition "
+          "itself, so remove the line");
+    } else {
+      bad("unknown or unsupported command; md_ipu speaks units, dimension, boundary, atom_style, "
+          "lattice, region, "
+          "create_box, create_atoms, read_data, write_data, read_restart, write_restart, mass, "
+          "velocity, "
+          "pair_style, pair_coeff, pair_modify, neighbor, neigh_modify, timestep, fix, unfix, "
+          "thermo, "
+          "thermo_style, thermo_modify, dump, dump_modify, undump, run, variable, print, "
+          "reset_timestep");
+    }
+  } catch (const ConfigError& e) {
+    throw ConfigError(c + ": " + e.what());
+  }
+}
+
+void Input::units(const std::vector<std::string>& a) {
+  need(a, 1, "units lj|metal|real");
+  sim_.set_units(Units::of(a[0]));
+  thermo_->set_norm(a[0] == "lj");
+}
+
+void Input::lattice(const std::vector<std::string>& a) {
+  need(a, 2, "lattice sc|bcc|fcc|diamond SCALE");
+  if (a.size() > 2)
+    bad("lattice options (origin, orient, spacing) are not supported; use the plain form");
+  lattice_ = Lattice::make(a[0], number("lattice", a[1]), sim_.units());
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "Lattice spacing in x,y,z = %.8g %.8g %.8g\n", lattice_.spacing,
+                lattice_.spacing, lattice_.spacing);
+  console_.print(buf);
+}
+
+void Input::region(const std::vector<std::string>& a) {
+  need(a, 8, "region ID block xlo xhi ylo yhi zlo zhi [units lattice|box]");
+  if (a[1] != "block") bad("region style " + a[1] + ": Tessera supports block");
+  bool lattice_units = true;
+  for (std::size_t i = 8; i < a.size(); i += 2) {
+    if (a[i] != "units" || i + 1 >= a.size()) bad("unknown region option '" + a[i] + "'");
+    if (a[i + 1] == "box")
+      lattice_units = false;
+    else if (a[i + 1] != "lattice")
+      bad("region units must be lattice or box");
+  }
+  if (lattice_units && lattice_.style == "none")
+    bad("region in lattice units needs a lattice command first, or add units box");
+  const double scale = lattice_units ? lattice_.spacing : 1.0;
+  Box b;
+  for (std::size_t d = 0; d < 3; ++d) {
+    b.lo[d] = number("region", a[2 + 2 * d]) * scale;
+    b.hi[d] = number("region", a[3 + 2 * d]) * scale;
+    if (!(b.hi[d] > b.lo[d])) bad("region " + a[0] + ": each hi must exceed its lo");
+  }
+  regions_[a[0]] = b;
+}
+
+void Input::create_box(const std::vector<std::string>& a) {
+  need(a, 2, "create_box N region-ID");
+  auto it = regions_.find(a[1]);
+  if (it == regions_.end()) bad("no region with ID " + a[1] + "; define it with region first");
+  sim_.create_box(static_cast<int>(integer("create_box", a[0])), it->second);
+  char buf[200];
+  const Box& b = it->second;
+  std::snprintf(buf, sizeof buf, "Created orthogonal box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)\n",
+                b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]);
+  console_.print(buf);
+}
+
+void Input::create_atoms(const std::vector<std::string>& a) {
+  need(a, 2, "create_atoms TYPE box|region ID");
+  const long long type = integer("create_atoms", a[0]);
+  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box first");
+  if (type < 1 || type > sim_.types())
+    bad("atom type " + a[0] + " is out of range 1.." + std::to_string(sim_.types()));
+  if (lattice_.style == "none") bad("create_atoms needs a lattice command first");
+  Box where = sim_.box();
+  if (a[1] == "region") {
+    need(a, 3, "create_atoms TYPE region ID");
+    auto it = regions_.find(a[2]);
+    if (it == regions_.end()) bad("no region with ID " + a[2]);
+    for (std::size_t d = 0; d < 3; ++d) {
+      where.lo[d] = std::max(where.lo[d], it->second.lo[d]);
+      where.hi[d] = std::min(where.hi[d], it->second.hi[d]);
+    }
+  } else if (a[1] != "box") {
+    bad("create_atoms style " + a[1] + ": use box or region");
+  }
+  std::vector<AtomRecord> atoms;
+  for (const auto& p : lattice_.points(where.lo, where.hi)) {
+    AtomRecord r;
+    r.type = static_cast<std::int32_t>(type);
+    r.x = p;
+    atoms.push_back(r);
+  }
+  const std::size_t n = atoms.size();
+  sim_.add_atoms(std::move(atoms));
+  console_.print("Created " + std::to_string(n) + " atoms\n");
+}
+
+void Input::mass(const std::vector<std::string>& a) {
+  need(a, 2, "mass TYPE VALUE");
+  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data first");
+  const auto [lo, hi] = type_range("mass", a[0], sim_.types());
+  for (int t = lo; t <= hi; ++t) sim_.set_mass(t, number("mass", a[1]));
+}
+
+void Input::velocity(const std::vector<std::string>& a) {
+  need(a, 2, "velocity all create T SEED [keyword value ...] | velocity all scale T");
+  if (a[0] != "all") bad("velocity " + a[0] + ": Tessera supports the group all");
+  if (a[1] == "scale") {
+    need(a, 3, "velocity all scale T");
+    sim_.velocity_scale(number("velocity", a[2]));
+    return;
+  }
+  if (a[1] != "create") bad("velocity style " + a[1] + ": Tessera supports create and scale");
+  need(a, 4,
+       "velocity all create T SEED [dist uniform|gaussian] [mom yes|no] [rot yes|no] [loop "
+       "all|geom]");
+  const double t = number("velocity", a[2]);
+  const long long seed = integer("velocity", a[3]);
+  bool gaussian = false, mom = true, rot = false;
+  std::string loop = "all";
+  for (std::size_t i = 4; i < a.size(); i += 2) {
+    if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
+    const std::string& k = a[i];
+    const std::string& v = a[i + 1];
+    if (k == "dist") {
+      if (v != "uniform" && v != "gaussian") bad("dist must be uniform or gaussian");
+      gaussian = v == "gaussian";
+    } else if (k == "mom")
+      mom = yes_no("velocity", v);
+    else if (k == "rot")
+      rot = yes_no("velocity", v);
+    else if (k == "loop")
+      loop = v;
+    else
+      bad("unknown keyword '" + k + "'; supported: dist, mom, rot, loop");
+  }
+  if (seed <= 0 || seed > 2147483647) bad("the seed must be a positive 32-bit integer");
+  sim_.velocity_create(t, static_cast<int>(seed), gaussian, mom, rot, loop);
+}
+
+void Input::pair_style(const std::vector<std::string>& a) {
+  need(a, 1, "pair_style lj/cut RC");
+  if (a[0] != "lj/cut") bad("pair style " + a[0] + " is not supported; md_ipu has lj/cut");
+  need(a, 2, "pair_style lj/cut RC");
+  sim_.pair().settings(number("pair_style", a[1]));
+}
+
+void Input::pair_coeff(const std::vector<std::string>& a) {
+  need(a, 4, "pair_coeff I J EPSILON SIGMA [RC]");
+  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data first");
+  const auto [ilo, ihi] = type_range("pair_coeff", a[0], sim_.types());
+  const auto [jlo, jhi] = type_range("pair_coeff", a[1], sim_.types());
+  const double cut = a.size() > 4 ? number("pair_coeff", a[4]) : -1.0;
+  if (a.size() > 4 && !(cut > 0)) bad("the cutoff must be positive");
+  sim_.pair().coeff(ilo, ihi, jlo, jhi, number("pair_coeff", a[2]), number("pair_coeff", a[3]),
+                    cut);
+}
+
+void Input::pair_modify(const std::vector<std::string>& a) {
+  need(a, 2, "pair_modify shift yes|no mix geometric|arithmetic");
+  for (std::size_t i = 0; i < a.size(); i += 2) {
+    if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
+    if (a[i] == "shift")
+      sim_.pair().set_shift(yes_no("pair_modify", a[i + 1]));
+    else if (a[i] == "mix")
+      sim_.pair().set_mix(a[i + 1]);
+    else
+      bad("unknown keyword '" + a[i] + "'; supported: shift, mix");
+  }
+}
+
+void Input::neighbor(const std::vector<std::string>& a) {
+  need(a, 2, "neighbor SKIN bin");
+  const double skin = number("neighbor", a[0]);
+  if (skin < 0) bad("the skin must not be negative");
+  if (a[1] != "bin") bad("neighbor style " + a[1] + ": Tessera builds binned lists (use bin)");
+  sim_.neighbor().skin = skin;
+}
+
+void Input::neigh_modify(const std::vector<std::string>& a) {
+  need(a, 2, "neigh_modify every N delay N check yes|no");
+  for (std::size_t i = 0; i < a.size(); i += 2) {
+    if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
+    if (a[i] == "every") {
+      const long long n = integer("neigh_modify", a[i + 1]);
+      if (n < 1) bad("every must be at least 1");
+      sim_.neighbor().every = static_cast<int>(n);
+    } else if (a[i] == "delay") {
+      const long long n = integer("neigh_modify", a[i + 1]);
+      if (n < 0) bad("delay must not be negative");
+      sim_.neighbor().delay = static_cast<int>(n);
+    } else if (a[i] == "check") {
+      sim_.neighbor().check = yes_no("neigh_modify", a[i + 1]);
+    } else {
+      bad("unknown keyword '" + a[i] + "'; supported: every, delay, check");
+    }
+  }
+}
+
+void Input::fix(const std::vector<std::string>& a) {
+  need(a, 3, "fix ID all nve | nvt temp T0 T1 TDAMP | langevin T0 T1 DAMP SEED");
+  if (a[1] != "all") bad("fix " + a[0] + ": Tessera supports the group all");
+  if (a[2] == "nve") {
+    sim_.fix_nve(a[0]);
+  } else if (a[2] == "nvt") {
+    need(a, 7, "fix ID all nvt temp T0 T1 TDAMP");
+    if (a[3] != "temp") bad("fix nvt: expected 'temp T0 T1 TDAMP'");
+    if (a.size() > 7) bad("fix nvt: options after TDAMP (tchain, drag, ...) are not supported");
+    sim_.fix_nvt(a[0], {number("fix nvt", a[4]), number("fix nvt", a[5]), number("fix nvt", a[6])});
+  } else if (a[2] == "langevin") {
+    need(a, 7, "fix ID all langevin T0 T1 DAMP SEED");
+    if (a.size() > 7) bad("fix langevin: keywords after SEED are not supported");
+    const long long seed = integer("fix langevin", a[6]);
+    if (seed <= 0 || seed > 2147483647)
+      bad("fix langevin: the seed must be a positive 32-bit integer");
+    sim_.fix_langevin(a[0], {number("fix langevin", a[3]), number("fix langevin", a[4]),
+                             number("fix langevin", a[5]), static_cast<int>(seed)});
+  } else {
+    bad("fix style " + a[2] + " is not supported; md_ipu has nve, nvt and langevin");
+  }
+}
+
+void Input::thermo_modify(const std::vector<std::string>& a) {
+  need(a, 2, "thermo_modify norm yes|no | format float FMT");
+  for (std::size_t i = 0; i < a.size();) {
+    if (a[i] == "norm" && i + 1 < a.size()) {
+      thermo_->set_norm(yes_no("thermo_modify", a[i + 1]));
+      i += 2;
+    } else if (a[i] == "format" && i + 2 < a.size() && a[i + 1] == "float") {
+      thermo_->set_float_format(a[i + 2]);
+      i += 3;
+    } else {
+      bad("unknown or incomplete keyword '" + a[i] + "'; supported: norm yes|no, format float FMT");
+    }
+  }
+}
+
+void Input::dump(const std::vector<std::string>& a) {
+  need(a, 5, "dump ID all STYLE N FILE [fields...]");
+  if (a[1] != "all") bad("dump " + a[0] + ": Tessera supports the group all");
+  if (dumps_.count(a[0])) bad("dump ID " + a[0] + " is already in use; undump it first");
+  const long long every = integer("dump", a[3]);
+  auto d = Dump::make(a[0], a[2], static_cast<int>(every), a[4],
+                      std::vector<std::string>(a.begin() + 5, a.end()));
+  dumps_[a[0]] = d;
+  sim_.add_observer(d);
+}
+
+void Input::dump_modify(const std::vector<std::string>& a) {
+  need(a, 3, "dump_modify ID sort id | format float FMT");
+  auto it = dumps_.find(a[0]);
+  if (it == dumps_.end()) bad("no dump with ID " + a[0]);
+  for (std::size_t i = 1; i < a.size();) {
+    if (a[i] == "sort" && i + 1 < a.size()) {
+      if (a[i + 1] != "id" && a[i + 1] != "off") bad("sort must be id or off");
+      i += 2;  // Dumps are always written sorted by id.
+    } else if (a[i] == "format" && i + 2 < a.size() && a[i + 1] == "float") {
+      it->second->set_float_format(a[i + 2]);
+      i += 3;
+    } else {
+      bad("unknown or incomplete keyword '" + a[i] + "'; supported: sort id, format float FMT");
+    }
+  }
+}
+
+void Input::variable(const std::vector<std::string>& a) {
+  need(a, 3, "variable NAME equal|index|string VALUE...");
+  const std::string& name = a[0];
+  const std::string& style = a[1];
+  if (style == "index" || style == "string") {
+    // LAMMPS: a variable set on the command line (or earlier) keeps its value.
+    if (variables_.count(name)) return;
+    variables_[name] = {style, std::vector<std::string>(a.begin() + 2, a.end())};
+  } else if (style == "equal") {
+    std::string formula;
+    for (std::size_t i = 2; i < a.size(); ++i) formula += (i > 2 ? " " : "") + a[i];
+    variables_[name] = {"equal", {formula}};
+  } else {
+    bad("variable style " + style + ": md_ipu supports equal, index and string");
+  }
+}
+
+void Input::run(const std::vector<std::string>& a) {
+  need(a, 1, "run N");
+  const long long n = integer("run", a[0]);
+  if (n < 0) bad("the number of steps must not be negative");
+  if (a.size() > 1) bad("run options (upto, start, stop, pre, post, every) are not supported");
+  Runtime& rt = sim_.runtime();
+  const double simulated_before = rt.profile().simulated_seconds();
+  const std::uint64_t supersteps_before = rt.profile().supersteps();
+  sim_.run(n);
+  const double seconds = sim_.last_run_seconds();
+  const double simulated = rt.profile().simulated_seconds() - simulated_before;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "Loop time of %g on %d procs for %lld steps with %lld atoms\n\n",
+                seconds, rt.ranks(), n, static_cast<long long>(sim_.natoms()));
+  std::string text = buf;
+  if (n > 0 && seconds > 0) {
+    const Units& u = sim_.units();
+    const double steps_per_second = static_cast<double>(n) / seconds;
+    const double per_day =
+        steps_per_second * 86400.0 * sim_.timestep() * u.time_units_per_step_unit;
+    const double atom_steps = steps_per_second * static_cast<double>(sim_.natoms());
+    if (u.style == "lj")
+      std::snprintf(buf, sizeof buf,
+                    "Performance: %.3f tau/day, %.3f timesteps/s, %.3f Matom-step/s\n", per_day,
+                    steps_per_second, atom_steps * 1e-6);
+    else
+      std::snprintf(
+          buf, sizeof buf,
+          "Performance: %.3f ns/day, %.3f hours/ns, %.3f timesteps/s, %.3f Matom-step/s\n", per_day,
+          24.0 / per_day, steps_per_second, atom_steps * 1e-6);
+    text += buf;
+  }
+  std::snprintf(
+      buf, sizeof buf,
+      "Simulated time on %s: %.6g s for %lld steps (%.6g s/step, %llu supersteps); %s per day\n\n",
+      rt.target().name.c_str(), simulated, n, n > 0 ? simulated / static_cast<double>(n) : 0.0,
+      static_cast<unsigned long long>(rt.profile().supersteps() - supersteps_before),
+      n > 0 && simulated > 0 ? (std::to_string(static_cast<long long>(std::llround(
+                                    86400.0 / (simulated / static_cast<double>(n)) *
+                                    sim_.timestep() * sim_.units().time_units_per_step_unit))) +
+                                (sim_.units().style == "lj" ? " tau" : " ns"))
+                                   .c_str()
+                             : "-");
+  text += buf;
+  console_.print(text);
+}
+
+}  // namespace tessera::md

@@ -1,0 +1,55 @@
+#include "tessera/md/lattice.hpp"
+
+#include <cmath>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera::md {
+
+Lattice Lattice::make(const std::string& style, double value, const Units& units) {
+  Lattice l;
+  l.style = style;
+  if (style == "sc") {
+    l.basis = {{0.0, 0.0, 0.0}};
+  } else if (style == "bcc") {
+    l.basis = {{0.0, 0.0, 0.0}, {0.5, 0.5, 0.5}};
+  } else if (style == "fcc") {
+    l.basis = {{0.0, 0.0, 0.0}, {0.5, 0.5, 0.0}, {0.5, 0.0, 0.5}, {0.0, 0.5, 0.5}};
+  } else if (style == "diamond") {
+    l.basis = {{0.0, 0.0, 0.0},    {0.0, 0.5, 0.5},    {0.5, 0.0, 0.5},    {0.5, 0.5, 0.0},
+               {0.25, 0.25, 0.25}, {0.25, 0.75, 0.75}, {0.75, 0.25, 0.75}, {0.75, 0.75, 0.25}};
+  } else {
+    throw ConfigError("lattice " + style + ": unsupported style; use sc, bcc, fcc or diamond");
+  }
+  if (!(value > 0)) throw ConfigError("lattice " + style + ": the scale must be positive");
+  // LAMMPS: scale = pow(nbasis / volume / scale, 1 / dimension) in lj units, the
+  // unit cell volume being 1 for these cubic lattices.
+  l.spacing = units.style == "lj"
+                  ? std::pow(static_cast<double>(l.basis.size()) / 1.0 / value, 1.0 / 3.0)
+                  : value;
+  return l;
+}
+
+std::vector<std::array<double, 3>> Lattice::points(const std::array<double, 3>& lo,
+                                                   const std::array<double, 3>& hi) const {
+  std::array<int, 3> first{}, last{};
+  for (int d = 0; d < 3; ++d) {
+    first[d] = static_cast<int>(std::floor(lo[d] / spacing)) - 1;
+    last[d] = static_cast<int>(std::ceil(hi[d] / spacing)) + 1;
+  }
+  std::vector<std::array<double, 3>> out;
+  for (int k = first[2]; k <= last[2]; ++k)
+    for (int j = first[1]; j <= last[1]; ++j)
+      for (int i = first[0]; i <= last[0]; ++i)
+        for (const auto& b : basis) {
+          // (i + b) * scale, as lattice2box computes it for the identity orientation.
+          const std::array<double, 3> p{(i + b[0]) * spacing, (j + b[1]) * spacing,
+                                        (k + b[2]) * spacing};
+          if (p[0] >= lo[0] && p[0] < hi[0] && p[1] >= lo[1] && p[1] < hi[1] && p[2] >= lo[2] &&
+              p[2] < hi[2])
+            out.push_back(p);
+        }
+  return out;
+}
+
+}  // namespace tessera::md

@@ -1,0 +1,965 @@
+#include "tessera/md/simulation.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <boost/random/linear_congruential.hpp>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/rng.hpp"
+#include "tessera/md/random_park.hpp"
+
+namespace tessera::md {
+namespace {
+
+// Cycle estimates for the IPU targets, per item on one worker thread. The
+// IPU has no FP64 unit and these kernels compute in double, which the IPU
+// emulates in software; the figures are our estimates of that, not measurements.
+constexpr KernelCost integrate_cost{50, 40.0, 1};  // per atom: 6 fused multiply-adds
+constexpr KernelCost pair_cost{100, 120.0, 1};     // per neighbor pair: ~20 flops + table lookup
+constexpr KernelCost list_cost{200, 40.0, 1};      // per candidate pair in the bin stencil
+constexpr KernelCost pack_cost{20, 8.0, 1};        // per ghost atom packed
+
+std::string fmt_id(std::int64_t id) { return std::to_string(id); }
+
+}  // namespace
+
+struct Simulation::TileAtoms {
+  explicit TileAtoms(Tile& t)
+      : v(t.make_vector<double>("md.v")),
+        f(t.make_vector<double>("md.f")),
+        x_build(t.make_vector<double>("md.x_at_build")),
+        id(t.make_vector<std::int64_t>("md.id")),
+        image(t.make_vector<std::int32_t>("md.image")),
+        noise(t.make_vector<std::uint32_t>("md.langevin_state")),
+        send_atom(t.make_vector<int>("md.ghost_send_list")),
+        send_begin(t.make_vector<int>("md.ghost_send_list")),
+        neigh_begin(t.make_vector<int>("md.neighbor_list")),
+        neigh(t.make_vector<int>("md.neighbor_list")),
+        bin_head(t.make_vector<int>("md.bins")),
+        bin_next(t.make_vector<int>("md.bins")) {}
+  int nlocal = 0, nghost = 0;
+  TileVector<double> v, f, x_build;
+  TileVector<std::int64_t> id;
+  TileVector<std::int32_t> image;
+  TileVector<std::uint32_t> noise;
+  TileVector<int> send_atom, send_begin;
+  TileVector<int> neigh_begin, neigh;
+  TileVector<int> bin_head, bin_next;
+  double pe = 0, ke = 0;
+  std::array<double, 6> virial{}, ke_tensor{};
+  double max_displacement_sq = 0;
+};
+
+Simulation::Simulation(Runtime& runtime, Units units)
+    : runtime_(runtime), units_(std::move(units)), dt_(units_.dt) {
+  neighbor_.skin = units_.skin;
+  x_ = runtime_.create_variable<double>("md.x", 0);
+  type_ = runtime_.create_variable<std::int32_t>("md.type", 0);
+  send_x_ = runtime_.create_variable<double>("md.ghost_send_x", 0);
+  send_type_ = runtime_.create_variable<std::int32_t>("md.ghost_send_type", 0);
+  tiles_.resize(runtime_.local_tiles().size());
+  runtime_.superstep("md.init", [&](Tile& t) {
+    tiles_[static_cast<std::size_t>(t.id() - runtime_.first_tile())] =
+        std::make_unique<TileAtoms>(t);
+  });
+}
+
+Simulation::~Simulation() = default;
+
+Simulation::TileAtoms& Simulation::state(const Tile& t) {
+  return *tiles_[static_cast<std::size_t>(t.id() - runtime_.first_tile())];
+}
+
+void Simulation::set_units(const Units& units) {
+  if (has_box()) throw ConfigError("units must come before the simulation box is defined");
+  units_ = units;
+  dt_ = units_.dt;
+  neighbor_.skin = units_.skin;
+}
+
+void Simulation::require_box(const char* command) const {
+  if (!has_box())
+    throw ConfigError(std::string(command) +
+                      " before the simulation box is defined; use create_box or read_data first");
+}
+
+void Simulation::create_box(int types, const Box& box) {
+  if (has_box()) throw ConfigError("create_box: the simulation box is already defined");
+  if (types < 1) throw ConfigError("create_box: the number of atom types must be at least 1");
+  for (int d = 0; d < 3; ++d)
+    if (!(box.length(d) > 0)) throw ConfigError("create_box: the box has zero or negative extent");
+  types_ = types;
+  box_ = box;
+  mass_.assign(static_cast<std::size_t>(types) + 1, 0.0);
+  mass_set_.assign(static_cast<std::size_t>(types) + 1, false);
+  domain_ = Domain(box_, runtime_.target().total_tiles(), 0.0);
+}
+
+void Simulation::set_mass(int type, double mass) {
+  require_box("mass");
+  if (type < 1 || type > types_)
+    throw ConfigError("mass: atom type " + std::to_string(type) + " is out of range 1.." +
+                      std::to_string(types_));
+  if (!(mass > 0)) throw ConfigError("mass: the mass must be positive");
+  mass_[static_cast<std::size_t>(type)] = mass;
+  mass_set_[static_cast<std::size_t>(type)] = true;
+}
+
+void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
+  require_box("create_atoms");
+  for (auto& a : atoms) {
+    if (a.type < 1 || a.type > types_)
+      throw ConfigError("atom type " + std::to_string(a.type) + " is out of range 1.." +
+                        std::to_string(types_));
+    for (int d = 0; d < 3; ++d) {
+      const auto i = static_cast<std::size_t>(d);
+      if (!std::isfinite(a.x[i]) || a.x[i] < box_.lo[i] || a.x[i] >= box_.hi[i]) {
+        std::ostringstream msg;
+        msg << "atom " << a.id << " at (" << a.x[0] << ", " << a.x[1] << ", " << a.x[2]
+            << ") is outside the box; check the data file's box bounds and coordinates";
+        throw ConfigError(msg.str());
+      }
+    }
+    if (a.id == 0) a.id = ++max_id_;
+    max_id_ = std::max(max_id_, a.id);
+    if (a.noise == 0) a.noise = 1;
+  }
+  natoms_ += static_cast<std::int64_t>(atoms.size());
+  // Bucket by owner on the host, then every tile appends its bucket.
+  std::vector<std::vector<AtomRecord>> buckets(
+      static_cast<std::size_t>(runtime_.target().total_tiles()));
+  for (const auto& a : atoms) buckets[static_cast<std::size_t>(domain_.owner(a.x))].push_back(a);
+  runtime_.superstep("md.add_atoms", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    const auto& bucket = buckets[static_cast<std::size_t>(t.id())];
+    const std::size_t first = static_cast<std::size_t>(s.nlocal);
+    const std::size_t n = first + bucket.size();
+    s.nghost = 0;  // ghosts are rebuilt at the next run
+    t.resize(x_, 3 * n);
+    t.resize(type_, n);
+    auto x = t.get(x_);
+    auto type = t.get(type_);
+    std::size_t k = first;
+    for (const auto& a : bucket) {
+      for (std::size_t d = 0; d < 3; ++d) x[3 * k + d] = a.x[d];
+      type[k] = a.type;
+      s.id.push_back(a.id);
+      s.image.insert(s.image.end(), a.image.begin(), a.image.end());
+      s.noise.push_back(a.noise);
+      s.v.insert(s.v.end(), a.v.begin(), a.v.end());
+      ++k;
+    }
+    s.nlocal = static_cast<int>(n);
+  });
+}
+
+std::vector<AtomRecord> Simulation::gather_atoms() {
+  apply_pending_scale();
+  std::vector<AtomRecord> all =
+      runtime_.collect<AtomRecord>("md.gather_atoms", [&](Tile& t, std::vector<AtomRecord>& out) {
+        TileAtoms& s = state(t);
+        const auto x = t.get(x_);
+        const auto type = t.get(type_);
+        for (int i = 0; i < s.nlocal; ++i) {
+          const auto u = static_cast<std::size_t>(i);
+          AtomRecord a;
+          a.id = s.id[u];
+          a.type = type[u];
+          a.noise = s.noise[u];
+          for (std::size_t d = 0; d < 3; ++d) {
+            a.x[d] = x[3 * u + d];
+            a.v[d] = s.v[3 * u + d];
+            a.image[d] = s.image[3 * u + d];
+          }
+          out.push_back(a);
+        }
+      });
+  std::sort(all.begin(), all.end(),
+            [](const AtomRecord& a, const AtomRecord& b) { return a.id < b.id; });
+  return all;
+}
+
+void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
+  runtime_.superstep("md.clear_atoms", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    s.nlocal = s.nghost = 0;
+    s.v.clear(), s.id.clear(), s.image.clear(), s.noise.clear();
+    t.resize(x_, 0);
+    t.resize(type_, 0);
+  });
+  natoms_ = 0;
+  max_id_ = 0;
+  add_atoms(std::move(atoms));
+}
+
+// ---- fixes -------------------------------------------------------------------------------
+
+void Simulation::fix_nve(const std::string& id) {
+  if (!nvt_id_.empty())
+    throw ConfigError("fix " + id + " nve: fix " + nvt_id_ +
+                      " nvt already integrates the atoms; unfix it first");
+  if (!nve_id_.empty() && nve_id_ != id)
+    throw ConfigError("fix " + id + " nve: fix " + nve_id_ + " nve already integrates the atoms");
+  nve_id_ = id;
+}
+
+void Simulation::fix_nvt(const std::string& id, FixNvt nvt) {
+  if (!nve_id_.empty())
+    throw ConfigError("fix " + id + " nvt: fix " + nve_id_ +
+                      " nve already integrates the atoms; unfix it first");
+  if (!(nvt.t_start > 0) || !(nvt.t_stop > 0))
+    throw ConfigError("fix " + id + " nvt: temperatures must be positive");
+  if (!(nvt.t_damp > 0)) throw ConfigError("fix " + id + " nvt: Tdamp must be positive");
+  nvt_id_ = id;
+  nvt_ = nvt;
+  chain_ = ChainState{};
+}
+
+void Simulation::fix_langevin(const std::string& id, FixLangevin langevin) {
+  if (!(langevin.t_start >= 0) || !(langevin.t_stop >= 0))
+    throw ConfigError("fix " + id + " langevin: temperatures must not be negative");
+  if (!(langevin.damp > 0)) throw ConfigError("fix " + id + " langevin: damp must be positive");
+  if (langevin.seed <= 0)
+    throw ConfigError("fix " + id + " langevin: the seed must be a positive integer");
+  langevin_id_ = id;
+  langevin_ = langevin;
+  // Each atom's noise stream starts from (seed, atom id), whichever tile holds it.
+  runtime_.superstep("md.langevin_seed", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    for (int i = 0; i < s.nlocal; ++i) {
+      RngEngine e = rng_stream(static_cast<std::uint64_t>(langevin.seed),
+                               static_cast<std::uint64_t>(s.id[static_cast<std::size_t>(i)]));
+      s.noise[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(e() % 2147483646u) + 1u;
+    }
+  });
+}
+
+void Simulation::unfix(const std::string& id) {
+  if (id == nve_id_)
+    nve_id_.clear();
+  else if (id == nvt_id_)
+    nvt_id_.clear(), nvt_.reset();
+  else if (id == langevin_id_)
+    langevin_id_.clear(), langevin_.reset();
+  else
+    throw ConfigError("unfix " + id + ": no fix with this ID");
+}
+
+// ---- velocities --------------------------------------------------------------------------
+
+void Simulation::velocity_create(double t_desired, int seed, bool gaussian, bool zero_momentum,
+                                 bool zero_rotation, const std::string& loop) {
+  require_box("velocity");
+  if (!(t_desired > 0)) throw ConfigError("velocity create: the temperature must be positive");
+  if (seed <= 0) throw ConfigError("velocity create: the seed must be a positive integer");
+  for (int type = 1; type <= types_; ++type)
+    if (!mass_set_[static_cast<std::size_t>(type)])
+      throw ConfigError("velocity create: no mass is set for atom type " + std::to_string(type) +
+                        "; add a mass command");
+  std::vector<double> by_id;
+  if (loop == "all") {
+    // One generator over atom ids 1..N, as LAMMPS does, so any decomposition gets the same
+    // velocities.
+    if (max_id_ != natoms_)
+      throw ConfigError("velocity create loop all needs atom ids 1..N without gaps; use loop geom");
+    RandomPark random(seed);
+    by_id.resize(3 * static_cast<std::size_t>(natoms_));
+    for (auto& value : by_id) value = gaussian ? random.gaussian() : random.uniform() - 0.5;
+  } else if (loop != "geom") {
+    throw ConfigError(
+        "velocity create loop " + loop +
+        ": Tessera supports loop all and loop geom (loop local depends on the processor layout)");
+  }
+  runtime_.superstep("md.velocity_create", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    const auto x = t.get(x_);
+    const auto type = t.get(type_);
+    RandomPark random(1);
+    for (int i = 0; i < s.nlocal; ++i) {
+      const auto u = static_cast<std::size_t>(i);
+      std::array<double, 3> triple{};
+      if (loop == "all") {
+        for (std::size_t d = 0; d < 3; ++d)
+          triple[d] = by_id[3 * static_cast<std::size_t>(s.id[u] - 1) + d];
+      } else {
+        random.reseed(seed, {x[3 * u], x[3 * u + 1], x[3 * u + 2]});
+        for (auto& value : triple) value = gaussian ? random.gaussian() : random.uniform() - 0.5;
+      }
+      const double factor = 1.0 / std::sqrt(mass_[static_cast<std::size_t>(type[u])]);
+      for (std::size_t d = 0; d < 3; ++d) s.v[3 * u + d] = triple[d] * factor;
+    }
+  });
+  if (zero_momentum) {
+    const auto p = runtime_.all_reduce<double>(
+        "md.momentum", ReduceOp::sum, 4, [&](Tile& t, std::span<double> out) {
+          TileAtoms& s = state(t);
+          const auto type = t.get(type_);
+          std::fill(out.begin(), out.end(), 0.0);
+          for (int i = 0; i < s.nlocal; ++i) {
+            const auto u = static_cast<std::size_t>(i);
+            const double m = mass_[static_cast<std::size_t>(type[u])];
+            for (std::size_t d = 0; d < 3; ++d) out[d] += s.v[3 * u + d] * m;
+            out[3] += m;
+          }
+        });
+    runtime_.superstep("md.zero_momentum", [&](Tile& t) {
+      TileAtoms& s = state(t);
+      for (int i = 0; i < s.nlocal; ++i)
+        for (std::size_t d = 0; d < 3; ++d) s.v[3 * static_cast<std::size_t>(i) + d] -= p[d] / p[3];
+    });
+  }
+  if (zero_rotation) {
+    // Center of mass, angular momentum and inertia tensor of the unwrapped system.
+    auto unwrapped = [&](const TileAtoms& s, std::span<const double> x, std::size_t u,
+                         std::size_t d) {
+      return x[3 * u + d] + s.image[3 * u + d] * box_.length(static_cast<int>(d));
+    };
+    const auto c = runtime_.all_reduce<double>(
+        "md.center_of_mass", ReduceOp::sum, 4, [&](Tile& t, std::span<double> out) {
+          TileAtoms& s = state(t);
+          const auto x = t.get(x_);
+          const auto type = t.get(type_);
+          std::fill(out.begin(), out.end(), 0.0);
+          for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+            const double m = mass_[static_cast<std::size_t>(type[u])];
+            for (std::size_t d = 0; d < 3; ++d) out[d] += m * unwrapped(s, x, u, d);
+            out[3] += m;
+          }
+        });
+    const std::array<double, 3> xcm{c[0] / c[3], c[1] / c[3], c[2] / c[3]};
+    const auto li = runtime_.all_reduce<double>(
+        "md.angular_momentum", ReduceOp::sum, 9, [&](Tile& t, std::span<double> out) {
+          TileAtoms& s = state(t);
+          const auto x = t.get(x_);
+          const auto type = t.get(type_);
+          std::fill(out.begin(), out.end(), 0.0);
+          for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+            const double m = mass_[static_cast<std::size_t>(type[u])];
+            const double dx = unwrapped(s, x, u, 0) - xcm[0], dy = unwrapped(s, x, u, 1) - xcm[1],
+                         dz = unwrapped(s, x, u, 2) - xcm[2];
+            const double* v = &s.v[3 * u];
+            out[0] += m * (dy * v[2] - dz * v[1]);
+            out[1] += m * (dz * v[0] - dx * v[2]);
+            out[2] += m * (dx * v[1] - dy * v[0]);
+            out[3] += m * (dy * dy + dz * dz), out[4] += m * (dx * dx + dz * dz),
+                out[5] += m * (dx * dx + dy * dy);
+            out[6] -= m * dx * dy, out[7] -= m * dy * dz, out[8] -= m * dx * dz;
+          }
+        });
+    Eigen::Matrix3d inertia;
+    inertia << li[3], li[6], li[8], li[6], li[4], li[7], li[8], li[7], li[5];
+    const Eigen::Vector3d omega = inertia.fullPivLu().solve(Eigen::Vector3d(li[0], li[1], li[2]));
+    runtime_.superstep("md.zero_rotation", [&](Tile& t) {
+      TileAtoms& s = state(t);
+      const auto x = t.get(x_);
+      for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+        const double dx = unwrapped(s, x, u, 0) - xcm[0], dy = unwrapped(s, x, u, 1) - xcm[1],
+                     dz = unwrapped(s, x, u, 2) - xcm[2];
+        s.v[3 * u] -= omega[1] * dz - omega[2] * dy;
+        s.v[3 * u + 1] -= omega[2] * dx - omega[0] * dz;
+        s.v[3 * u + 2] -= omega[0] * dy - omega[1] * dx;
+      }
+    });
+  }
+  velocity_scale(t_desired);
+}
+
+void Simulation::velocity_scale(double t_desired) {
+  require_box("velocity");
+  if (!(t_desired >= 0)) throw ConfigError("velocity scale: the temperature must not be negative");
+  apply_pending_scale();
+  const double t = global_temperature();
+  if (!(t > 0))
+    throw ConfigError("velocity scale: the current temperature is zero; use velocity create");
+  const double factor = std::sqrt(t_desired / t);
+  runtime_.superstep("md.velocity_scale", [&](Tile& tile) {
+    for (auto& value : state(tile).v) value *= factor;
+  });
+}
+
+// ---- thermodynamics ----------------------------------------------------------------------
+
+double Simulation::temperature(double ke) const {
+  const double dof_value = dof();
+  return dof_value > 0 ? 2.0 * ke / (dof_value * units_.boltz) : 0.0;
+}
+
+double Simulation::pressure(const Thermo& t) const {
+  return (2.0 * t.ke + t.virial[0] + t.virial[1] + t.virial[2]) / 3.0 / box_.volume() *
+         units_.nktv2p;
+}
+
+double Simulation::global_temperature() {
+  const double ke = runtime_.all_reduce<double>("md.kinetic_energy", ReduceOp::sum, [&](Tile& t) {
+    TileAtoms& s = state(t);
+    const auto type = t.get(type_);
+    double sum = 0;
+    for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+      const double* v = &s.v[3 * u];
+      sum += mass_[static_cast<std::size_t>(type[u])] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    }
+    return 0.5 * units_.mvv2e * sum;
+  });
+  return temperature(ke);
+}
+
+Thermo Simulation::thermo() {
+  const auto sums = runtime_.all_reduce<double>(
+      "md.thermo", ReduceOp::sum, 14, [&](Tile& t, std::span<double> out) {
+        TileAtoms& s = state(t);
+        out[0] = s.ke;
+        out[1] = s.pe;
+        for (std::size_t k = 0; k < 6; ++k) out[2 + k] = s.virial[k], out[8 + k] = s.ke_tensor[k];
+      });
+  // Velocities may still owe the thermostat's last scaling (applied lazily).
+  const double scale2 = chain_.pending_scale * chain_.pending_scale;
+  Thermo th;
+  th.ke = sums[0] * scale2;
+  th.pe = sums[1];
+  for (std::size_t k = 0; k < 6; ++k)
+    th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2;
+  th.natoms = natoms_;
+  return th;
+}
+
+void Simulation::apply_pending_scale() {
+  if (chain_.pending_scale == 1.0) return;
+  const double factor = chain_.pending_scale;
+  runtime_.superstep("md.nvt_scale", [&](Tile& t) {
+    for (auto& value : state(t).v) value *= factor;
+  });
+  chain_.pending_scale = 1.0;
+}
+
+// One half-step of the Nosé–Hoover chain (Martyna, Tuckerman, Klein 1996), in
+// the form LAMMPS's fix nvt integrates it (3 chain links, one sub-cycle).
+// Returns nothing; sets chain_.pending_scale to the velocity factor.
+void Simulation::nhc_half_step(double t_current, double t_target) {
+  const double tdof = dof(), boltz = units_.boltz;
+  const double t_freq = 1.0 / nvt_->t_damp;
+  const double dthalf = 0.5 * dt_, dt4 = 0.25 * dt_, dt8 = 0.125 * dt_;
+  auto& eta = chain_.eta;
+  auto& eta_dot = chain_.eta_dot;
+  auto& eta_dotdot = chain_.eta_dotdot;
+  constexpr int m = 3;
+  std::array<double, m> eta_mass{};
+  eta_mass[0] = tdof * boltz * t_target / (t_freq * t_freq);
+  for (int k = 1; k < m; ++k)
+    eta_mass[static_cast<std::size_t>(k)] = boltz * t_target / (t_freq * t_freq);
+  const double ke_target = tdof * boltz * t_target;
+  double kecurrent = tdof * boltz * t_current;
+  eta_dotdot[0] = eta_mass[0] > 0 ? (kecurrent - ke_target) / eta_mass[0] : 0.0;
+  auto dot = [&](int k) { return k < m ? eta_dot[static_cast<std::size_t>(k)] : 0.0; };
+  for (int k = m - 1; k > 0; --k) {
+    const double expfac = std::exp(-dt8 * dot(k + 1));
+    auto& e = eta_dot[static_cast<std::size_t>(k)];
+    e *= expfac;
+    e += eta_dotdot[static_cast<std::size_t>(k)] * dt4;
+    e *= expfac;
+  }
+  double expfac = std::exp(-dt8 * eta_dot[1]);
+  eta_dot[0] *= expfac;
+  eta_dot[0] += eta_dotdot[0] * dt4;
+  eta_dot[0] *= expfac;
+  const double factor_eta = std::exp(-dthalf * eta_dot[0]);
+  chain_.pending_scale *= factor_eta;
+  t_current *= factor_eta * factor_eta;
+  kecurrent = tdof * boltz * t_current;
+  eta_dotdot[0] = eta_mass[0] > 0 ? (kecurrent - ke_target) / eta_mass[0] : 0.0;
+  for (int k = 0; k < m; ++k)
+    eta[static_cast<std::size_t>(k)] += dthalf * eta_dot[static_cast<std::size_t>(k)];
+  eta_dot[0] *= expfac;
+  eta_dot[0] += eta_dotdot[0] * dt4;
+  eta_dot[0] *= expfac;
+  for (int k = 1; k < m; ++k) {
+    const auto u = static_cast<std::size_t>(k);
+    expfac = std::exp(-dt8 * dot(k + 1));
+    eta_dot[u] *= expfac;
+    eta_dotdot[u] =
+        (eta_mass[u - 1] * eta_dot[u - 1] * eta_dot[u - 1] - boltz * t_target) / eta_mass[u];
+    eta_dot[u] += eta_dotdot[u] * dt4;
+    eta_dot[u] *= expfac;
+  }
+  t_current_ = t_current;
+}
+
+// ---- the run -----------------------------------------------------------------------------
+
+void Simulation::setup_run() {
+  require_box("run");
+  if (natoms_ == 0)
+    throw ConfigError("run: the system has no atoms; use create_atoms or read_data");
+  for (int type = 1; type <= types_; ++type)
+    if (!mass_set_[static_cast<std::size_t>(type)])
+      throw ConfigError("run: no mass is set for atom type " + std::to_string(type) +
+                        "; add a mass command");
+  if (nve_id_.empty() && nvt_id_.empty())
+    throw ConfigError(
+        "run: no fix integrates the atoms, they would not move; add fix 1 all nve (or nvt)");
+  pair_.init(types_);
+  if (!(neighbor_.skin >= 0)) throw ConfigError("neighbor: the skin must not be negative");
+  const double ghost_cutoff = pair_.max_cutoff() + neighbor_.skin;
+  for (int d = 0; d < 3; ++d)
+    if (box_.length(d) <= ghost_cutoff)
+      throw ConfigError("run: the box (" + std::to_string(box_.length(d)) +
+                        ") is not longer than the cutoff plus skin (" +
+                        std::to_string(ghost_cutoff) + ") in dimension " + "xyz"[d] +
+                        "; use a larger box or a shorter cutoff");
+  domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff);
+  apply_pending_scale();
+  rebuild(true);
+  force_and_integrate_second(true, /*integrate=*/false);
+  if (nvt_) t_current_ = global_temperature();
+}
+
+bool Simulation::decide_rebuild() {
+  // LAMMPS's Neighbor::decide: every `every` steps once `delay` steps have passed,
+  // and, with check yes, only if some atom moved more than half the skin.
+  if (!(since_build_ >= neighbor_.delay && since_build_ % neighbor_.every == 0)) return false;
+  if (!neighbor_.check) return true;
+  const double moved = runtime_.all_reduce<double>(
+      "md.neighbor_check", ReduceOp::max, [&](Tile& t) { return state(t).max_displacement_sq; });
+  return moved > 0.25 * neighbor_.skin * neighbor_.skin;
+}
+
+void Simulation::run(std::int64_t steps) {
+  if (steps < 0) throw ConfigError("run: the number of steps must not be negative");
+  const auto wall_start = std::chrono::steady_clock::now();
+  run_begin_ = step_;
+  run_end_ = step_ + steps;
+  setup_run();
+  for (auto& o : observers_) o->observe(*this, true, steps == 0);
+  for (std::int64_t k = 0; k < steps; ++k) {
+    ++step_;
+    ++since_build_;
+    const bool due = since_build_ >= neighbor_.delay && since_build_ % neighbor_.every == 0;
+    // When no rebuild can happen this step, the ghost forward rides on the integration superstep.
+    integrate_first(/*pack=*/!due);
+    bool built = false;
+    if (due) {
+      built = decide_rebuild();
+      if (built)
+        rebuild(false);
+      else
+        forward_ghosts();
+    }
+    force_and_integrate_second(built, true);
+    if (nvt_) {
+      const double t = global_temperature();
+      nhc_half_step(t, nvt_target());
+    }
+    const bool last = k + 1 == steps;
+    for (auto& o : observers_)
+      if (last || (o->every() > 0 && step_ % o->every() == 0)) o->observe(*this, false, last);
+  }
+  apply_pending_scale();
+  last_run_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  last_run_steps_ = steps;
+}
+
+double Simulation::nvt_target() const {
+  const double delta = run_end_ > run_begin_ ? static_cast<double>(step_ - run_begin_) /
+                                                   static_cast<double>(run_end_ - run_begin_)
+                                             : 0.0;
+  return nvt_->t_start + delta * (nvt_->t_stop - nvt_->t_start);
+}
+
+void Simulation::integrate_first(bool pack) {
+  double scale_before = chain_.pending_scale, scale_thermostat = 1.0;
+  chain_.pending_scale = 1.0;
+  if (nvt_) {
+    nhc_half_step(t_current_, nvt_target());
+    scale_thermostat = chain_.pending_scale;
+    chain_.pending_scale = 1.0;
+  }
+  const double dtf = 0.5 * dt_ * units_.ftm2v;
+  const bool track = neighbor_.check;
+  runtime_.superstep(
+      "md.integrate",
+      [&](Tile& t) {
+        TileAtoms& s = state(t);
+        auto x = t.get(x_);
+        const auto type = t.get(type_);
+        double moved = 0;
+        for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+          const double dtfm = dtf / mass_[static_cast<std::size_t>(type[u])];
+          for (std::size_t d = 0; d < 3; ++d) {
+            double& v = s.v[3 * u + d];
+            if (scale_before != 1.0) v *= scale_before;
+            if (scale_thermostat != 1.0) v *= scale_thermostat;
+            v += dtfm * s.f[3 * u + d];
+            x[3 * u + d] += dt_ * v;
+          }
+          if (track) {
+            const double dx = x[3 * u] - s.x_build[3 * u], dy = x[3 * u + 1] - s.x_build[3 * u + 1],
+                         dz = x[3 * u + 2] - s.x_build[3 * u + 2];
+            moved = std::max(moved, dx * dx + dy * dy + dz * dz);
+          }
+        }
+        s.max_displacement_sq = moved;
+        t.charge(integrate_cost, static_cast<std::uint64_t>(s.nlocal));
+        if (pack) pack_ghost_positions(t);
+      },
+      pack ? std::initializer_list<const ExchangePlan*>{&*plan_x_}
+           : std::initializer_list<const ExchangePlan*>{});
+}
+
+void Simulation::pack_ghost_positions(Tile& t) {
+  TileAtoms& s = state(t);
+  const auto x = t.get(x_);
+  auto out = t.get(send_x_);
+  const auto& segments = domain_.segments(t.id());
+  std::size_t k = 0;
+  for (std::size_t seg = 0; seg < segments.size(); ++seg) {
+    const auto& shift = segments[seg].shift;
+    for (int n = s.send_begin[seg]; n < s.send_begin[seg + 1]; ++n) {
+      const auto i = static_cast<std::size_t>(s.send_atom[static_cast<std::size_t>(n)]);
+      out[k++] = x[3 * i] + shift[0];
+      out[k++] = x[3 * i + 1] + shift[1];
+      out[k++] = x[3 * i + 2] + shift[2];
+    }
+  }
+  t.charge(pack_cost, k / 3);
+}
+
+void Simulation::forward_ghosts() {
+  runtime_.superstep("md.forward_ghosts", [&](Tile& t) { pack_ghost_positions(t); }, {&*plan_x_});
+}
+
+void Simulation::rebuild(bool sort_by_id) {
+  since_build_ = 0;
+  // 1. Wrap positions into the box and send atoms that left their tile to their new owner.
+  runtime_.superstep("md.migrate", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    auto x = t.get(x_);
+    auto type = t.get(type_);
+    std::vector<std::pair<int, int>> leaving;  // (new owner, index)
+    for (int i = 0; i < s.nlocal; ++i) {
+      const auto u = static_cast<std::size_t>(i);
+      double* xi = &x[3 * u];
+      if (!std::isfinite(xi[0]) || !std::isfinite(xi[1]) || !std::isfinite(xi[2]))
+        throw Error(
+            "atom " + fmt_id(s.id[u]) + " has a non-finite position at step " +
+            std::to_string(step_) +
+            ": the system blew up (overlapping atoms or too large a timestep); check the input "
+            "coordinates, minimise first or reduce the timestep");
+      int image[3] = {s.image[3 * u], s.image[3 * u + 1], s.image[3 * u + 2]};
+      domain_.wrap(xi, image);
+      for (std::size_t d = 0; d < 3; ++d) s.image[3 * u + d] = image[d];
+      const int owner = domain_.owner({xi[0], xi[1], xi[2]});
+      if (owner != t.id()) leaving.emplace_back(owner, i);
+    }
+    std::stable_sort(leaving.begin(), leaving.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<AtomRecord> batch;
+    for (std::size_t k = 0; k < leaving.size(); ++k) {
+      const auto u = static_cast<std::size_t>(leaving[k].second);
+      AtomRecord a;
+      a.id = s.id[u];
+      a.type = type[u];
+      a.noise = s.noise[u];
+      for (std::size_t d = 0; d < 3; ++d)
+        a.x[d] = x[3 * u + d], a.v[d] = s.v[3 * u + d], a.image[d] = s.image[3 * u + d];
+      batch.push_back(a);
+      if (k + 1 == leaving.size() || leaving[k + 1].first != leaving[k].first) {
+        t.post<AtomRecord>(leaving[k].first, batch);
+        batch.clear();
+      }
+    }
+    // Keep the others, in order.
+    std::vector<bool> leaves(static_cast<std::size_t>(s.nlocal), false);
+    for (const auto& l : leaving) leaves[static_cast<std::size_t>(l.second)] = true;
+    std::size_t keep = 0;
+    for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+      if (leaves[u]) continue;
+      for (std::size_t d = 0; d < 3; ++d) {
+        x[3 * keep + d] = x[3 * u + d];
+        s.v[3 * keep + d] = s.v[3 * u + d];
+        s.image[3 * keep + d] = s.image[3 * u + d];
+      }
+      type[keep] = type[u];
+      s.id[keep] = s.id[u];
+      s.noise[keep] = s.noise[u];
+      ++keep;
+    }
+    s.nlocal = static_cast<int>(keep);
+    s.nghost = 0;
+    t.resize(x_, 3 * keep);
+    t.resize(type_, keep);
+    s.v.resize(3 * keep), s.image.resize(3 * keep), s.id.resize(keep), s.noise.resize(keep);
+  });
+
+  // 2. Take in the arrivals, and list the atoms each ghost segment sends.
+  const int nseg = domain_.segments_per_tile();
+  const double rg = domain_.ghost_cutoff();
+  runtime_.superstep("md.arrive", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    std::size_t arriving = 0;
+    for (const Message& m : t.inbox()) arriving += m.as<AtomRecord>().size();
+    const std::size_t n = static_cast<std::size_t>(s.nlocal) + arriving;
+    t.resize(x_, 3 * n);
+    t.resize(type_, n);
+    auto x = t.get(x_);
+    auto type = t.get(type_);
+    std::size_t k = static_cast<std::size_t>(s.nlocal);
+    for (const Message& m : t.inbox())
+      for (const AtomRecord& a : m.as<AtomRecord>()) {
+        for (std::size_t d = 0; d < 3; ++d) x[3 * k + d] = a.x[d];
+        type[k] = a.type;
+        s.id.push_back(a.id);
+        s.noise.push_back(a.noise);
+        s.v.insert(s.v.end(), a.v.begin(), a.v.end());
+        s.image.insert(s.image.end(), a.image.begin(), a.image.end());
+        ++k;
+      }
+    s.nlocal = static_cast<int>(n);
+    if (sort_by_id) {
+      // A canonical order at the start of a run: a run continued from a restart file
+      // then does the same arithmetic, in the same order, as an uninterrupted one.
+      std::vector<std::size_t> order(n);
+      for (std::size_t i = 0; i < n; ++i) order[i] = i;
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t a, std::size_t b) { return s.id[a] < s.id[b]; });
+      auto permute = [&](auto& values, std::size_t width) {
+        std::vector<std::decay_t<decltype(values[0])>> copy(
+            values.begin(), values.begin() + static_cast<std::ptrdiff_t>(width * n));
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t d = 0; d < width; ++d)
+            values[width * i + d] = copy[width * order[i] + d];
+      };
+      permute(x, 3), permute(type, 1), permute(s.v, 3), permute(s.image, 3), permute(s.id, 1),
+          permute(s.noise, 1);
+    }
+    s.send_atom.clear();
+    s.send_begin.assign(1, 0);
+    for (const auto& seg : domain_.segments(t.id())) {
+      auto lo = domain_.sub_lo(seg.destination), hi = domain_.sub_hi(seg.destination);
+      for (int i = 0; i < s.nlocal; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        bool inside = true;
+        for (std::size_t d = 0; d < 3 && inside; ++d) {
+          const double p = x[3 * u + d] + seg.shift[d];
+          inside = p >= lo[d] - rg && p < hi[d] + rg;
+        }
+        if (inside) s.send_atom.push_back(i);
+      }
+      s.send_begin.push_back(static_cast<int>(s.send_atom.size()));
+    }
+    t.resize(send_x_, 3 * s.send_atom.size());
+    t.resize(send_type_, s.send_atom.size());
+    t.charge(list_cost, static_cast<std::uint64_t>(s.nlocal) * static_cast<std::uint64_t>(nseg));
+  });
+  const std::size_t width = static_cast<std::size_t>(nseg) + 1;
+  const std::vector<int> counts =
+      runtime_.gather<int>("md.ghost_counts", width, [&](Tile& t, std::span<int> out) {
+        TileAtoms& s = state(t);
+        for (std::size_t k = 0; k < static_cast<std::size_t>(nseg); ++k)
+          out[k] = s.send_begin[k + 1] - s.send_begin[k];
+        out[static_cast<std::size_t>(nseg)] = s.nlocal;
+      });
+
+  // 3. The ghost plans: segment k of tile s lands after the owned atoms of its
+  //    destination, behind every segment from lower tiles (and lower k of tile s).
+  const int tiles = runtime_.target().total_tiles();
+  std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
+  ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type");
+  for (int src = 0; src < tiles; ++src) {
+    std::size_t offset = 0;
+    const auto& segments = domain_.segments(src);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(nseg); ++k) {
+      const int c = counts[static_cast<std::size_t>(src) * width + k];
+      if (c == 0) continue;
+      const int dst = segments[k].destination;
+      const std::size_t nlocal_dst =
+          static_cast<std::size_t>(counts[static_cast<std::size_t>(dst) * width + width - 1]);
+      const std::size_t at =
+          nlocal_dst + static_cast<std::size_t>(ghosts[static_cast<std::size_t>(dst)]);
+      px.copy(send_x_, src, 3 * offset, x_, dst, 3 * at, 3 * static_cast<std::size_t>(c));
+      pt.copy(send_type_, src, offset, type_, dst, at, static_cast<std::size_t>(c));
+      ghosts[static_cast<std::size_t>(dst)] += c;
+      offset += static_cast<std::size_t>(c);
+    }
+  }
+  plan_x_.emplace(runtime_.compile(px));
+  plan_type_.emplace(runtime_.compile(pt));
+
+  // 4. Make room for the ghosts and send them.
+  runtime_.superstep("md.ghosts",
+                     [&](Tile& t) {
+                       TileAtoms& s = state(t);
+                       s.nghost = ghosts[static_cast<std::size_t>(t.id())];
+                       const std::size_t n = static_cast<std::size_t>(s.nlocal + s.nghost);
+                       t.resize(x_, 3 * n);
+                       t.resize(type_, n);
+                       pack_ghost_positions(t);
+                       const auto type = t.get(type_);
+                       auto out = t.get(send_type_);
+                       for (std::size_t k = 0; k < s.send_atom.size(); ++k)
+                         out[k] = type[static_cast<std::size_t>(s.send_atom[k])];
+                     },
+                     {&*plan_x_, &*plan_type_});
+}
+
+void Simulation::build_neighbor_list(Tile& t) {
+  TileAtoms& s = state(t);
+  const auto x = t.get(x_);
+  const double rg = domain_.ghost_cutoff();
+  const double rgsq = rg * rg;
+  const auto sub_lo = domain_.sub_lo(t.id()), sub_hi = domain_.sub_hi(t.id());
+  std::array<double, 3> lo{}, width{};
+  std::array<int, 3> bins{};
+  for (std::size_t d = 0; d < 3; ++d) {
+    lo[d] = sub_lo[d] - rg;
+    const double extent = sub_hi[d] + rg - lo[d];
+    // Bins of at least half the neighbor cutoff, as LAMMPS's default binsize.
+    bins[d] = std::max(1, static_cast<int>(extent / (0.5 * rg)));
+    width[d] = extent / bins[d];
+  }
+  const std::size_t nall = static_cast<std::size_t>(s.nlocal + s.nghost);
+  auto bin_of = [&](std::size_t i) {
+    std::array<int, 3> b{};
+    for (std::size_t d = 0; d < 3; ++d)
+      b[d] = std::clamp(static_cast<int>((x[3 * i + d] - lo[d]) / width[d]), 0, bins[d] - 1);
+    return b;
+  };
+  s.bin_head.assign(static_cast<std::size_t>(bins[0]) * bins[1] * bins[2], -1);
+  s.bin_next.assign(nall, -1);
+  // Insert from the back so that each bin lists its atoms in increasing order.
+  for (std::size_t i = nall; i-- > 0;) {
+    const auto b = bin_of(i);
+    const std::size_t cell = static_cast<std::size_t>(b[0] + bins[0] * (b[1] + bins[1] * b[2]));
+    s.bin_next[i] = s.bin_head[cell];
+    s.bin_head[cell] = static_cast<int>(i);
+  }
+  // Stencil: the bins whose nearest point lies within the cutoff.
+  std::array<int, 3> reach{};
+  for (std::size_t d = 0; d < 3; ++d) reach[d] = static_cast<int>(std::ceil(rg / width[d]));
+  std::vector<std::array<int, 3>> stencil;
+  for (int k = -reach[2]; k <= reach[2]; ++k)
+    for (int j = -reach[1]; j <= reach[1]; ++j)
+      for (int i = -reach[0]; i <= reach[0]; ++i) {
+        auto gap = [](int n, double w) { return n == 0 ? 0.0 : (std::abs(n) - 1) * w; };
+        const double dx = gap(i, width[0]), dy = gap(j, width[1]), dz = gap(k, width[2]);
+        if (dx * dx + dy * dy + dz * dz < rgsq) stencil.push_back({i, j, k});
+      }
+  s.neigh_begin.assign(1, 0);
+  s.neigh.clear();
+  std::uint64_t candidates = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
+    const auto b = bin_of(i);
+    const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+    for (const auto& o : stencil) {
+      const int bx = b[0] + o[0], by = b[1] + o[1], bz = b[2] + o[2];
+      if (bx < 0 || by < 0 || bz < 0 || bx >= bins[0] || by >= bins[1] || bz >= bins[2]) continue;
+      for (int j = s.bin_head[static_cast<std::size_t>(bx + bins[0] * (by + bins[1] * bz))]; j >= 0;
+           j = s.bin_next[static_cast<std::size_t>(j)]) {
+        const auto u = static_cast<std::size_t>(j);
+        // Owned pairs once (j > i); ghosts from every owned atom.
+        if (j < s.nlocal && u <= i) continue;
+        ++candidates;
+        const double dx = xi - x[3 * u], dy = yi - x[3 * u + 1], dz = zi - x[3 * u + 2];
+        if (dx * dx + dy * dy + dz * dz < rgsq) s.neigh.push_back(j);
+      }
+    }
+    s.neigh_begin.push_back(static_cast<int>(s.neigh.size()));
+  }
+  s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
+  t.charge(list_cost, candidates);
+}
+
+void Simulation::force_and_integrate_second(bool build_lists, bool integrate) {
+  const double dtf = 0.5 * dt_ * units_.ftm2v;
+  // Langevin: f += -m/damp v + sqrt(24 kB T m / (damp dt)) (u - 1/2) (LAMMPS fix langevin).
+  double t_target = 0;
+  if (langevin_) {
+    const double delta = run_end_ > run_begin_ ? static_cast<double>(step_ - run_begin_) /
+                                                     static_cast<double>(run_end_ - run_begin_)
+                                               : 0.0;
+    t_target = langevin_->t_start + delta * (langevin_->t_stop - langevin_->t_start);
+  }
+  runtime_.superstep("md.force", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    if (build_lists) build_neighbor_list(t);
+    const auto x = t.get(x_);
+    const auto type = t.get(type_);
+    const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
+    s.f.assign(3 * nlocal, 0.0);
+    double pe = 0;
+    std::array<double, 6> w{};
+    for (std::size_t i = 0; i < nlocal; ++i) {
+      const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+      const int ti = type[i];
+      double fx = 0, fy = 0, fz = 0;
+      for (int n = s.neigh_begin[i]; n < s.neigh_begin[i + 1]; ++n) {
+        const auto j = static_cast<std::size_t>(s.neigh[static_cast<std::size_t>(n)]);
+        const double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
+        const double rsq = dx * dx + dy * dy + dz * dz;
+        const PairLJCut::Coeff& c = pair_(ti, type[j]);
+        if (rsq >= c.cutsq) continue;
+        const double r2inv = 1.0 / rsq;
+        const double r6inv = r2inv * r2inv * r2inv;
+        const double fpair = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
+        const double e = r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
+        fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
+        // A ghost pair is also computed by the ghost's owner: count half of it here.
+        const double share = j < nlocal ? 1.0 : 0.5;
+        if (j < nlocal) {
+          s.f[3 * j] -= dx * fpair, s.f[3 * j + 1] -= dy * fpair, s.f[3 * j + 2] -= dz * fpair;
+        }
+        pe += share * e;
+        const double sf = share * fpair;
+        w[0] += sf * dx * dx, w[1] += sf * dy * dy, w[2] += sf * dz * dz;
+        w[3] += sf * dx * dy, w[4] += sf * dx * dz, w[5] += sf * dy * dz;
+      }
+      s.f[3 * i] += fx, s.f[3 * i + 1] += fy, s.f[3 * i + 2] += fz;
+    }
+    t.charge(pair_cost, static_cast<std::uint64_t>(s.neigh.size()));
+    for (std::size_t i = 0; i < nlocal; ++i)
+      if (!std::isfinite(s.f[3 * i]) || !std::isfinite(s.f[3 * i + 1]) ||
+          !std::isfinite(s.f[3 * i + 2]))
+        throw Error("atom " + fmt_id(s.id[i]) + " has a non-finite force at step " +
+                    std::to_string(step_) +
+                    ": atoms overlap or the system blew up; check the input coordinates, or reduce "
+                    "the timestep");
+    s.pe = pe;
+    s.virial = w;
+    if (langevin_ && integrate) {
+      const double sqrt_t = std::sqrt(t_target);
+      for (std::size_t i = 0; i < nlocal; ++i) {
+        const double m = mass_[static_cast<std::size_t>(type[i])];
+        const double gamma1 = -m / langevin_->damp / units_.ftm2v;
+        const double gamma2 =
+            std::sqrt(m) * std::sqrt(24.0 * units_.boltz / langevin_->damp / dt_ / units_.mvv2e) /
+            units_.ftm2v * sqrt_t;
+        boost::random::minstd_rand engine(s.noise[i]);
+        for (std::size_t d = 0; d < 3; ++d) {
+          const double u = (1.0 / 2147483647) * static_cast<double>(engine());
+          s.f[3 * i + d] += gamma1 * s.v[3 * i + d] + gamma2 * (u - 0.5);
+        }
+        s.noise[i] = static_cast<std::uint32_t>(engine());
+      }
+    }
+    std::array<double, 6> kt{};
+    for (std::size_t i = 0; i < nlocal; ++i) {
+      const double m = mass_[static_cast<std::size_t>(type[i])];
+      double* v = &s.v[3 * i];
+      if (integrate) {
+        const double dtfm = dtf / m;
+        v[0] += dtfm * s.f[3 * i], v[1] += dtfm * s.f[3 * i + 1], v[2] += dtfm * s.f[3 * i + 2];
+      }
+      kt[0] += m * v[0] * v[0], kt[1] += m * v[1] * v[1], kt[2] += m * v[2] * v[2];
+      kt[3] += m * v[0] * v[1], kt[4] += m * v[0] * v[2], kt[5] += m * v[1] * v[2];
+    }
+    for (auto& k : kt) k *= units_.mvv2e;
+    s.ke_tensor = kt;
+    s.ke = 0.5 * (kt[0] + kt[1] + kt[2]);
+    t.charge(integrate_cost, nlocal);
+  });
+}
+
+}  // namespace tessera::md

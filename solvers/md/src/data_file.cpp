@@ -81,7 +81,7 @@ long long to_int(LineReader& r, const std::string& w) {
 
 void read_data(Simulation& sim, const std::string& path) {
   if (sim.has_box()) throw ConfigError("read_data: the simulation box is already defined");
-  LineReader r{std::istringstream(slurp(sim, path, "read_data")), path};
+  LineReader r{std::istringstream(slurp(sim, path, "data")), path};
   std::string line;
   r.next(line);  // the first line is a title
   long long natoms = -1;
@@ -321,7 +321,7 @@ void write_restart(Simulation& sim, const std::string& path) {
 
 void read_restart(Simulation& sim, const std::string& path) {
   if (sim.has_box()) throw ConfigError("read_restart: the simulation box is already defined");
-  const std::string data = slurp(sim, path, "read_restart");
+  const std::string data = slurp(sim, path, "restart");
   auto fail = [&](const std::string& what) -> void {
     throw FormatError("read_restart: '" + path + "' " + what);
   };

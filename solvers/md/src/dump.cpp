@@ -13,9 +13,9 @@
 namespace tessera::md {
 namespace {
 
-const std::vector<std::string> custom_fields = {"id", "type", "x",  "y",  "z",  "xs",
-                                                "ys", "zs",   "xu", "yu", "zu", "ix",
-                                                "iy", "iz",   "vx", "vy", "vz", "mass"};
+const std::vector<std::string> custom_fields = {"id", "type", "x",  "y",  "z",  "xs", "ys",
+                                                "zs", "xu",   "yu", "zu", "ix", "iy", "iz",
+                                                "vx", "vy",   "vz", "fx", "fy", "fz", "mass"};
 
 bool integer_field(const std::string& f) {
   return f == "id" || f == "type" || f == "ix" || f == "iy" || f == "iz";
@@ -31,6 +31,7 @@ double field_value(const std::string& f, const AtomRecord& a, const Simulation& 
     return a.x[d(f[0])] + a.image[d(f[0])] * b.length(static_cast<int>(d(f[0])));
   if (f == "ix" || f == "iy" || f == "iz") return a.image[static_cast<std::size_t>(f[1] - 'x')];
   if (f == "vx" || f == "vy" || f == "vz") return a.v[static_cast<std::size_t>(f[1] - 'x')];
+  if (f == "fx" || f == "fy" || f == "fz") return a.f[static_cast<std::size_t>(f[1] - 'x')];
   if (f == "mass") return sim.mass(a.type);
   if (f == "id") return static_cast<double>(a.id);
   return a.type;
@@ -223,8 +224,9 @@ std::shared_ptr<Dump> Dump::make(const std::string& id, const std::string& style
       throw ConfigError("dump " + id + " custom: list the fields to write");
     for (const auto& name : f)
       if (std::find(custom_fields.begin(), custom_fields.end(), name) == custom_fields.end())
-        throw ConfigError("dump " + id + ": unknown field '" + name +
-                          "'; supported: id type x y z xs ys zs xu yu zu ix iy iz vx vy vz mass");
+        throw ConfigError(
+            "dump " + id + ": unknown field '" + name +
+            "'; supported: id type x y z xs ys zs xu yu zu ix iy iz vx vy vz fx fy fz mass");
     if (style == "custom") return std::shared_ptr<Dump>(new TextDump(id, style, every, file, f));
     return std::shared_ptr<Dump>(new NetcdfDump(id, style, every, file, f));
   }

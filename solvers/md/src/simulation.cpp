@@ -173,6 +173,7 @@ std::vector<AtomRecord> Simulation::gather_atoms() {
           for (std::size_t d = 0; d < 3; ++d) {
             a.x[d] = x[3 * u + d];
             a.v[d] = s.v[3 * u + d];
+            a.f[d] = 3 * u + d < s.f.size() ? s.f[3 * u + d] : 0.0;
             a.image[d] = s.image[3 * u + d];
           }
           out.push_back(a);

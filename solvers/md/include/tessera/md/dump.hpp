@@ -1,7 +1,7 @@
 // Dumps: LAMMPS's `dump ID all STYLE N FILE fields...`.
 //
 // Styles: atom (id type xs ys zs), custom (id type x y z xs ys zs xu yu zu ix iy iz
-// vx vy vz mass), xyz, and netcdf (AMBER trajectory convention, readable by
+// vx vy vz fx fy fz mass), xyz, and netcdf (AMBER trajectory convention, readable by
 // MDAnalysis, VMD and OVITO). Atoms are always written sorted by id (what
 // `dump_modify sort id` asks for), whatever the decomposition. Frames go to
 // FILE.part while a run goes on; at the end of each run a complete copy replaces

@@ -35,6 +35,7 @@ struct AtomRecord {
   std::array<std::int32_t, 3> image{0, 0, 0};
   std::uint32_t noise = 1;  // per-atom random state for fix langevin
   std::array<double, 3> x{0, 0, 0}, v{0, 0, 0};
+  std::array<double, 3> f{0, 0, 0};  // filled by gather_atoms only
 };
 
 struct NeighborSettings {

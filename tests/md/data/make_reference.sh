@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Regenerates the LAMMPS reference files in this folder with Debian's lammps
+# package (scripts/setup bench installs it). The outputs are committed; LAMMPS is not.
+set -euo pipefail
+cd "$(dirname "$0")"
+here=$PWD
+command -v lmp >/dev/null || { echo "lmp not found: run scripts/setup bench" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# A perturbed two-type fcc configuration for the force test.
+cat > "$work/make_forces.in" <<'IN'
+units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 5 0 5 0 5
+create_box 2 box
+create_atoms 1 box
+set type 1 type/fraction 2 0.3 12345
+displace_atoms all random 0.1 0.1 0.1 4321
+mass 1 1.0
+mass 2 2.0
+velocity all create 1.0 4928459 loop geom
+write_data forces.data
+IN
+(cd "$work" && lmp -in make_forces.in -log none >/dev/null)
+grep -v '^LAMMPS data file' "$work/forces.data" | sed '1i Perturbed two-type fcc (LAMMPS write_data)' > forces.data
+
+cp in.forces forces.data "$work/"
+(cd "$work" && lmp -in in.forces -var dumpfile forces.lammps.dump -log none > forces.lammps.log)
+cp "$work/forces.lammps.dump" .
+sed -n '/^Step/,/^Loop/p' "$work/forces.lammps.log" | grep -v '^Loop' > forces.lammps.thermo
+
+# in.lj, unmodified, and with a thermo line every 10 steps.
+(cd "$work" && lmp -in "$here/in.lj" -log none) | sed -n '/^Step/,/^Loop/p' | grep -v '^Loop' > in.lj.lammps.thermo
+sed 's/^run.*/thermo 10\nrun 100/' in.lj > "$work/in.lj10"
+(cd "$work" && lmp -in in.lj10 -log none) | sed -n '/^Step/,/^Loop/p' | grep -v '^Loop' > in.lj10.lammps.thermo
+
+# A 4000-atom liquid written by LAMMPS after velocity create, and LAMMPS's run from it.
+sed 's/20\*\$x/10*$x/; s/20\*\$y/10*$y/; s/20\*\$z/10*$z/; s/^run.*/write_data lj4000.data/' in.lj > "$work/make_lj4000.in"
+(cd "$work" && lmp -in make_lj4000.in -log none >/dev/null)
+cp "$work/lj4000.data" .
+cp in.lj4000 "$work/"
+(cd "$work" && lmp -in in.lj4000 -log none) | sed -n '/^Step/,/^Loop/p' | grep -v '^Loop' > in.lj4000.lammps.thermo
+echo "reference files written"

@@ -33,7 +33,7 @@ std::string slurp(Simulation& sim, const std::string& path, const char* what) {
   int readable = in ? 1 : 0;  // agree first: no rank may go on alone
   MPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN, sim.runtime().comm());
   if (!readable)
-    throw ConfigError(std::string(what) + ": cannot open '" + path + "'" +
+    throw ConfigError("cannot open " + std::string(what) + " file '" + path + "'" +
                       (why.empty() ? " on some rank" : ": " + why) + "; check the file name");
   std::stringstream s;
   s << in.rdbuf();

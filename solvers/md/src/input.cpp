@@ -133,7 +133,7 @@ void Input::run_script(const std::string& text, const std::string& source) {
       execute(line);
     } catch (const ConfigError& e) {
       ConfigError located(std::string(e.what()) + " (" + source_ + ", line " +
-                          std::to_string(line_number_) + ": " + trim_line(line) + ")");
+                          std::to_string(line_number_) + ": " + trim_line(last_command_) + ")");
       located.set_collective();
       throw located;
     } catch (const FormatError& e) {
@@ -240,7 +240,9 @@ std::string Input::substitute(const std::string& line) {
 }
 
 void Input::execute(const std::string& raw) {
-  const std::vector<std::string> words = split(substitute(raw));
+  last_command_ = raw;  // what a substitution error shows
+  last_command_ = substitute(raw);
+  const std::vector<std::string> words = split(last_command_);
   if (words.empty()) return;
   const std::string& c = words[0];
   const std::vector<std::string> a(words.begin() + 1, words.end());

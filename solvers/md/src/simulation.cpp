@@ -115,14 +115,25 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
     if (a.type < 1 || a.type > types_)
       throw ConfigError("atom type " + std::to_string(a.type) + " is out of range 1.." +
                         std::to_string(types_));
+    // Periodic boundaries: atoms just outside the box (within one box length, as a
+    // previous run leaves them) are wrapped in, as LAMMPS does; farther away is an error.
     for (int d = 0; d < 3; ++d) {
       const auto i = static_cast<std::size_t>(d);
-      if (!std::isfinite(a.x[i]) || a.x[i] < box_.lo[i] || a.x[i] >= box_.hi[i]) {
+      const double l = box_.length(d);
+      if (!std::isfinite(a.x[i]) || a.x[i] < box_.lo[i] - l || a.x[i] >= box_.hi[i] + l) {
         std::ostringstream msg;
         msg << "atom " << a.id << " at (" << a.x[0] << ", " << a.x[1] << ", " << a.x[2]
-            << ") is outside the box; check the data file's box bounds and coordinates";
+            << ") is outside the box (" << box_.lo[0] << " " << box_.hi[0] << ", " << box_.lo[1]
+            << " " << box_.hi[1] << ", " << box_.lo[2] << " " << box_.hi[2]
+            << ") by more than a box length; check the box bounds and the coordinates and their "
+               "units";
         throw ConfigError(msg.str());
       }
+    }
+    {
+      int image[3] = {a.image[0], a.image[1], a.image[2]};
+      domain_.wrap(a.x.data(), image);
+      for (std::size_t d = 0; d < 3; ++d) a.image[d] = image[d];
     }
     if (a.id == 0) a.id = ++max_id_;
     max_id_ = std::max(max_id_, a.id);
@@ -181,6 +192,12 @@ std::vector<AtomRecord> Simulation::gather_atoms() {
       });
   std::sort(all.begin(), all.end(),
             [](const AtomRecord& a, const AtomRecord& b) { return a.id < b.id; });
+  // Positions inside the box, as LAMMPS writes them (the same wrap a rebuild makes).
+  for (auto& a : all) {
+    int image[3] = {a.image[0], a.image[1], a.image[2]};
+    domain_.wrap(a.x.data(), image);
+    for (std::size_t d = 0; d < 3; ++d) a.image[d] = image[d];
+  }
   return all;
 }
 

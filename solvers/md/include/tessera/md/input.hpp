@@ -72,6 +72,7 @@ class Input {
   Lattice lattice_;
   std::string source_;
   int line_number_ = 0;
+  std::string last_command_;  // as substituted, for messages
 };
 
 }  // namespace tessera::md

@@ -40,7 +40,8 @@ struct Simulation::TileAtoms {
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
         neigh(t.make_vector<int>("md.neighbor_list")),
         bin_head(t.make_vector<int>("md.bins")),
-        bin_next(t.make_vector<int>("md.bins")) {}
+        bin_next(t.make_vector<int>("md.bins")),
+        ghost_origin(t.make_vector<int>("md.ghost_origin")) {}
   int nlocal = 0, nghost = 0;
   TileVector<double> v, f, x_build;
   TileVector<std::int64_t> id;
@@ -49,6 +50,10 @@ struct Simulation::TileAtoms {
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
+  // For each ghost that is a periodic image of one of this tile's own atoms, that
+  // atom's index (else -1): such pairs are computed once, with the reaction
+  // applied to the original atom (Newton's third law inside the tile).
+  TileVector<int> ghost_origin;
   double pe = 0, ke = 0;
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
@@ -530,7 +535,7 @@ void Simulation::setup_run() {
   domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff);
   apply_pending_scale();
   rebuild(true);
-  force_and_integrate_second(true, /*integrate=*/false);
+  force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true);
   if (nvt_) t_current_ = global_temperature();
 }
 
@@ -565,12 +570,16 @@ void Simulation::run(std::int64_t steps) {
       else
         forward_ghosts();
     }
-    force_and_integrate_second(built, true);
-    if (nvt_) {
-      const double t = global_temperature();
-      nhc_half_step(t, nvt_target());
-    }
     const bool last = k + 1 == steps;
+    bool observed = last;
+    for (auto& o : observers_) observed = observed || (o->every() > 0 && step_ % o->every() == 0);
+    force_and_integrate_second(built, true, observed);
+    if (nvt_) {
+      // The kinetic energy each tile summed after its second half-kick.
+      const double ke = runtime_.all_reduce<double>("md.kinetic_energy", ReduceOp::sum,
+                                                    [&](Tile& t) { return state(t).ke; });
+      nhc_half_step(temperature(ke), nvt_target());
+    }
     for (auto& o : observers_)
       if (last || (o->every() > 0 && step_ % o->every() == 0)) o->observe(*this, false, last);
   }
@@ -649,7 +658,7 @@ void Simulation::forward_ghosts() {
   runtime_.superstep("md.forward_ghosts", [&](Tile& t) { pack_ghost_positions(t); }, {&*plan_x_});
 }
 
-void Simulation::rebuild(bool sort_by_id) {
+void Simulation::rebuild(bool canonical_order) {
   since_build_ = 0;
   // 1. Wrap positions into the box and send atoms that left their tile to their new owner.
   runtime_.superstep("md.migrate", [&](Tile& t) {
@@ -736,13 +745,29 @@ void Simulation::rebuild(bool sort_by_id) {
         ++k;
       }
     s.nlocal = static_cast<int>(n);
-    if (sort_by_id) {
-      // A canonical order at the start of a run: a run continued from a restart file
-      // then does the same arithmetic, in the same order, as an uninterrupted one.
+    if (canonical_order) {
+      // A canonical order at the start of a run, so that a run continued from a
+      // restart file does the same arithmetic in the same order as an uninterrupted
+      // one: by spatial bin (half the neighbor cutoff, as LAMMPS sorts atoms for
+      // cache locality), then by id.
+      const auto lo = domain_.sub_lo(t.id()), hi = domain_.sub_hi(t.id());
+      std::array<int, 3> bins{};
+      for (std::size_t d = 0; d < 3; ++d)
+        bins[d] = std::max(1, static_cast<int>((hi[d] - lo[d]) / (0.5 * rg)));
+      std::vector<std::pair<long long, std::int64_t>> key(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        long long cell = 0;
+        for (std::size_t d = 3; d-- > 0;) {
+          const int b = std::clamp(
+              static_cast<int>((x[3 * i + d] - lo[d]) / (hi[d] - lo[d]) * bins[d]), 0, bins[d] - 1);
+          cell = cell * bins[d] + b;
+        }
+        key[i] = {cell, s.id[i]};
+      }
       std::vector<std::size_t> order(n);
       for (std::size_t i = 0; i < n; ++i) order[i] = i;
       std::sort(order.begin(), order.end(),
-                [&](std::size_t a, std::size_t b) { return s.id[a] < s.id[b]; });
+                [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
       auto permute = [&](auto& values, std::size_t width) {
         std::vector<std::decay_t<decltype(values[0])>> copy(
             values.begin(), values.begin() + static_cast<std::ptrdiff_t>(width * n));
@@ -785,6 +810,8 @@ void Simulation::rebuild(bool sort_by_id) {
   //    destination, behind every segment from lower tiles (and lower k of tile s).
   const int tiles = runtime_.target().total_tiles();
   std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
+  std::vector<std::vector<std::pair<int, int>>> self_images(
+      static_cast<std::size_t>(tiles));  // (segment, first slot)
   ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type");
   for (int src = 0; src < tiles; ++src) {
     std::size_t offset = 0;
@@ -799,6 +826,9 @@ void Simulation::rebuild(bool sort_by_id) {
           nlocal_dst + static_cast<std::size_t>(ghosts[static_cast<std::size_t>(dst)]);
       px.copy(send_x_, src, 3 * offset, x_, dst, 3 * at, 3 * static_cast<std::size_t>(c));
       pt.copy(send_type_, src, offset, type_, dst, at, static_cast<std::size_t>(c));
+      if (dst == src)
+        self_images[static_cast<std::size_t>(src)].emplace_back(static_cast<int>(k),
+                                                                static_cast<int>(at));
       ghosts[static_cast<std::size_t>(dst)] += c;
       offset += static_cast<std::size_t>(c);
     }
@@ -815,6 +845,13 @@ void Simulation::rebuild(bool sort_by_id) {
                        t.resize(x_, 3 * n);
                        t.resize(type_, n);
                        pack_ghost_positions(t);
+                       s.ghost_origin.assign(static_cast<std::size_t>(s.nghost), -1);
+                       for (const auto& [k, at] : self_images[static_cast<std::size_t>(t.id())])
+                         for (int n = s.send_begin[static_cast<std::size_t>(k)];
+                              n < s.send_begin[static_cast<std::size_t>(k) + 1]; ++n)
+                           s.ghost_origin[static_cast<std::size_t>(
+                               at - s.nlocal + n - s.send_begin[static_cast<std::size_t>(k)])] =
+                               s.send_atom[static_cast<std::size_t>(n)];
                        const auto type = t.get(type_);
                        auto out = t.get(send_type_);
                        for (std::size_t k = 0; k < s.send_atom.size(); ++k)
@@ -845,25 +882,35 @@ void Simulation::build_neighbor_list(Tile& t) {
       b[d] = std::clamp(static_cast<int>((x[3 * i + d] - lo[d]) / width[d]), 0, bins[d] - 1);
     return b;
   };
-  s.bin_head.assign(static_cast<std::size_t>(bins[0]) * bins[1] * bins[2], -1);
+  const std::size_t cells = static_cast<std::size_t>(bins[0]) * bins[1] * bins[2];
+  s.bin_head.assign(2 * cells, -1);  // [cell]: first atom; [cells + cell]: first ghost
   s.bin_next.assign(nall, -1);
-  // Insert from the back so that each bin lists its atoms in increasing order.
+  // Insert from the back so that each bin lists its atoms in increasing order:
+  // owned atoms first, then ghosts.
   for (std::size_t i = nall; i-- > 0;) {
     const auto b = bin_of(i);
     const std::size_t cell = static_cast<std::size_t>(b[0] + bins[0] * (b[1] + bins[1] * b[2]));
     s.bin_next[i] = s.bin_head[cell];
     s.bin_head[cell] = static_cast<int>(i);
+    if (i >= static_cast<std::size_t>(s.nlocal)) s.bin_head[cells + cell] = static_cast<int>(i);
   }
-  // Stencil: the bins whose nearest point lies within the cutoff.
+  // Stencil: the bins whose nearest point lies within the cutoff. An owned pair is
+  // listed once, by the atom in the lower bin (LAMMPS's half stencil); ghosts are
+  // listed from every bin, since their forces are not sent back.
+  struct Offset {
+    int i, j, k;
+    bool lower;
+  };
   std::array<int, 3> reach{};
   for (std::size_t d = 0; d < 3; ++d) reach[d] = static_cast<int>(std::ceil(rg / width[d]));
-  std::vector<std::array<int, 3>> stencil;
+  std::vector<Offset> stencil;
   for (int k = -reach[2]; k <= reach[2]; ++k)
     for (int j = -reach[1]; j <= reach[1]; ++j)
       for (int i = -reach[0]; i <= reach[0]; ++i) {
         auto gap = [](int n, double w) { return n == 0 ? 0.0 : (std::abs(n) - 1) * w; };
         const double dx = gap(i, width[0]), dy = gap(j, width[1]), dz = gap(k, width[2]);
-        if (dx * dx + dy * dy + dz * dz < rgsq) stencil.push_back({i, j, k});
+        const bool lower = k < 0 || (k == 0 && (j < 0 || (j == 0 && i < 0)));
+        if (dx * dx + dy * dy + dz * dz < rgsq) stencil.push_back({i, j, k, lower});
       }
   s.neigh_begin.assign(1, 0);
   s.neigh.clear();
@@ -872,13 +919,19 @@ void Simulation::build_neighbor_list(Tile& t) {
     const auto b = bin_of(i);
     const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
     for (const auto& o : stencil) {
-      const int bx = b[0] + o[0], by = b[1] + o[1], bz = b[2] + o[2];
+      const int bx = b[0] + o.i, by = b[1] + o.j, bz = b[2] + o.k;
       if (bx < 0 || by < 0 || bz < 0 || bx >= bins[0] || by >= bins[1] || bz >= bins[2]) continue;
-      for (int j = s.bin_head[static_cast<std::size_t>(bx + bins[0] * (by + bins[1] * bz))]; j >= 0;
+      const std::size_t cell = static_cast<std::size_t>(bx + bins[0] * (by + bins[1] * bz));
+      const bool own_bin = o.i == 0 && o.j == 0 && o.k == 0;
+      for (int j = s.bin_head[o.lower ? cells + cell : cell]; j >= 0;
            j = s.bin_next[static_cast<std::size_t>(j)]) {
         const auto u = static_cast<std::size_t>(j);
-        // Owned pairs once (j > i); ghosts from every owned atom.
-        if (j < s.nlocal && u <= i) continue;
+        if (own_bin && j < s.nlocal && u <= i) continue;  // the same pair from the other side
+        if (j >= s.nlocal) {
+          const int origin = s.ghost_origin[u - static_cast<std::size_t>(s.nlocal)];
+          if (origin >= 0 && static_cast<std::size_t>(origin) <= i)
+            continue;  // listed by the other atom
+        }
         ++candidates;
         const double dx = xi - x[3 * u], dy = yi - x[3 * u + 1], dz = zi - x[3 * u + 2];
         if (dx * dx + dy * dy + dz * dz < rgsq) s.neigh.push_back(j);
@@ -890,7 +943,60 @@ void Simulation::build_neighbor_list(Tile& t) {
   t.charge(list_cost, candidates);
 }
 
-void Simulation::force_and_integrate_second(bool build_lists, bool integrate) {
+// The lj/cut kernel over the tile's lists. Energy and virial, which only thermo
+// output needs, are summed only when asked for (LAMMPS's eflag/vflag).
+template <bool EnergyVirial>
+void Simulation::pair_forces(TileAtoms& s, std::span<const double> x,
+                             std::span<const std::int32_t> type) {
+  const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
+  double pe = 0;
+  std::array<double, 6> w{};
+  // Plain pointers that the compiler may assume do not alias: positions are read,
+  // forces written, and the list streamed.
+  const double* __restrict xp = x.data();
+  double* __restrict f = s.f.data();
+  const int* __restrict list = s.neigh.data();
+  const int* __restrict first = s.neigh_begin.data();
+  const std::int32_t* __restrict types = type.data();
+  const int* __restrict origin = s.ghost_origin.data();
+  for (std::size_t i = 0; i < nlocal; ++i) {
+    const double xi = xp[3 * i], yi = xp[3 * i + 1], zi = xp[3 * i + 2];
+    const PairLJCut::Coeff* row = &pair_(types[i], 0);
+    double fx = 0, fy = 0, fz = 0;
+    for (int n = first[i]; n < first[i + 1]; ++n) {
+      const auto j = static_cast<std::size_t>(list[n]);
+      const double dx = xi - xp[3 * j], dy = yi - xp[3 * j + 1], dz = zi - xp[3 * j + 2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      const PairLJCut::Coeff& c = row[types[j]];
+      if (rsq >= c.cutsq) continue;
+      const double r2inv = 1.0 / rsq;
+      const double r6inv = r2inv * r2inv * r2inv;
+      const double fpair = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
+      fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
+      // The reaction goes to an owned atom, or to the owned original of a periodic
+      // image of this tile's own atom; any other ghost's owner computes the pair too.
+      const int reacting = j < nlocal ? static_cast<int>(j) : origin[j - nlocal];
+      if (reacting >= 0) {
+        const auto r = static_cast<std::size_t>(reacting);
+        f[3 * r] -= dx * fpair, f[3 * r + 1] -= dy * fpair, f[3 * r + 2] -= dz * fpair;
+      }
+      if constexpr (EnergyVirial) {
+        const double share = reacting >= 0 ? 1.0 : 0.5;
+        pe += share * (r6inv * (c.lj3 * r6inv - c.lj4) - c.offset);
+        const double sf = share * fpair;
+        w[0] += sf * dx * dx, w[1] += sf * dy * dy, w[2] += sf * dz * dz;
+        w[3] += sf * dx * dy, w[4] += sf * dx * dz, w[5] += sf * dy * dz;
+      }
+    }
+    f[3 * i] += fx, f[3 * i + 1] += fy, f[3 * i + 2] += fz;
+  }
+  if constexpr (EnergyVirial) {
+    s.pe = pe;
+    s.virial = w;
+  }
+}
+
+void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial) {
   const double dtf = 0.5 * dt_ * units_.ftm2v;
   // Langevin: f += -m/damp v + sqrt(24 kB T m / (damp dt)) (u - 1/2) (LAMMPS fix langevin).
   double t_target = 0;
@@ -907,35 +1013,10 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate) {
     const auto type = t.get(type_);
     const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
     s.f.assign(3 * nlocal, 0.0);
-    double pe = 0;
-    std::array<double, 6> w{};
-    for (std::size_t i = 0; i < nlocal; ++i) {
-      const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
-      const int ti = type[i];
-      double fx = 0, fy = 0, fz = 0;
-      for (int n = s.neigh_begin[i]; n < s.neigh_begin[i + 1]; ++n) {
-        const auto j = static_cast<std::size_t>(s.neigh[static_cast<std::size_t>(n)]);
-        const double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
-        const double rsq = dx * dx + dy * dy + dz * dz;
-        const PairLJCut::Coeff& c = pair_(ti, type[j]);
-        if (rsq >= c.cutsq) continue;
-        const double r2inv = 1.0 / rsq;
-        const double r6inv = r2inv * r2inv * r2inv;
-        const double fpair = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
-        const double e = r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
-        fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
-        // A ghost pair is also computed by the ghost's owner: count half of it here.
-        const double share = j < nlocal ? 1.0 : 0.5;
-        if (j < nlocal) {
-          s.f[3 * j] -= dx * fpair, s.f[3 * j + 1] -= dy * fpair, s.f[3 * j + 2] -= dz * fpair;
-        }
-        pe += share * e;
-        const double sf = share * fpair;
-        w[0] += sf * dx * dx, w[1] += sf * dy * dy, w[2] += sf * dz * dz;
-        w[3] += sf * dx * dy, w[4] += sf * dx * dz, w[5] += sf * dy * dz;
-      }
-      s.f[3 * i] += fx, s.f[3 * i + 1] += fy, s.f[3 * i + 2] += fz;
-    }
+    if (energy_virial)
+      pair_forces<true>(s, x, type);
+    else
+      pair_forces<false>(s, x, type);
     t.charge(pair_cost, static_cast<std::uint64_t>(s.neigh.size()));
     for (std::size_t i = 0; i < nlocal; ++i)
       if (!std::isfinite(s.f[3 * i]) || !std::isfinite(s.f[3 * i + 1]) ||
@@ -944,8 +1025,6 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate) {
                     std::to_string(step_) +
                     ": atoms overlap or the system blew up; check the input coordinates, or reduce "
                     "the timestep");
-    s.pe = pe;
-    s.virial = w;
     if (langevin_ && integrate) {
       const double sqrt_t = std::sqrt(t_target);
       for (std::size_t i = 0; i < nlocal; ++i) {

@@ -157,12 +157,14 @@ class Simulation {
   TileAtoms& state(const Tile& t);
   void require_box(const char* command) const;
   void setup_run();
-  void rebuild(bool sort_by_id);
+  void rebuild(bool canonical_order);
   void forward_ghosts();
   void pack_ghost_positions(Tile& t);
   void build_neighbor_list(Tile& t);
   void integrate_first(bool pack);
-  void force_and_integrate_second(bool build_lists, bool integrate);
+  void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial);
+  template <bool EnergyVirial>
+  void pair_forces(TileAtoms& s, std::span<const double> x, std::span<const std::int32_t> type);
   double nvt_target() const;
   void apply_pending_scale();
   double global_temperature();

@@ -1,0 +1,144 @@
+// Schedules of the collectives, and their cost on a target without running them.
+//
+// A collective over a group of p IPUs ("members") runs as a list of steps; in
+// each step some members send a range of chunks of their buffer to another
+// member, either as a plain copy or to be combined with the receiver's own
+// chunks. A member's buffer of n elements is cut into p chunks (chunk c holds
+// elements [c*n/p, (c+1)*n/p)); on the IPU, each chunk is spread over the
+// tiles the collective uses (see Layout), so every tile runs the same schedule
+// on its own slice, in parallel.
+//
+// Reduction order: each schedule combines the members' values in one fixed
+// order that depends only on the algorithm, p and the root, never on how the
+// IPUs are spread over threads or ranks. Ring: chunk c is combined along the
+// ring from member c+1: ((x[c+1] op x[c+2]) op ...) op x[c]. Tree: a binomial
+// tree over the members numbered from the root, where a member absorbs the
+// partial of member q + stride as (own op incoming). Hierarchical: rings inside
+// and across link domains (below), each combining in ring order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/core/cost_model.hpp"
+#include "tessera/core/cycle_estimate.hpp"
+#include "tessera/core/target.hpp"
+
+namespace tessera::comm {
+
+enum class Op { sum, product, max, min };
+enum class Algorithm { automatic, ring, tree, hierarchical };
+enum class Collective {
+  all_reduce,
+  reduce_scatter,
+  all_gather,
+  broadcast,
+  reduce,
+  send_recv,
+  barrier
+};
+enum class DataType { float32, float64, int32, int64 };
+
+const char* to_string(Op op);
+const char* to_string(Algorithm algorithm);
+const char* to_string(Collective collective);
+const char* to_string(DataType type);
+std::size_t size_of(DataType type);
+
+// One transfer of a step: chunks [first_chunk, last_chunk) of `source`'s buffer go to
+// the same chunks of `destination`. With `combine`, the destination combines them
+// with its own chunks at the next step, as (incoming op own) if `incoming_first`,
+// else (own op incoming); without, they overwrite the destination's chunks.
+struct Transfer {
+  int source, destination;
+  int first_chunk, last_chunk;
+  bool combine = false;
+  bool incoming_first = false;
+};
+
+struct Step {
+  std::vector<Transfer> transfers;
+};
+
+// The steps of `collective` over p members with `algorithm` (ring, tree or
+// hierarchical). `root` is the root of broadcast and reduce, and the source of
+// send_recv; `peer` is the destination of send_recv. Ring all-reduce: p-1
+// reduce-scatter steps, then p-1 all-gather steps (Patarasuk & Yuan, J. Parallel
+// Distrib. Comput. 69, 2009). Tree: binomial reduce to the root and binomial broadcast
+// from it (Thakur, Rabenseifner & Gropp, Int. J. High Perform. Comput. Appl. 19, 2005).
+// Hierarchical all-reduce, for members in blocks of `block` that share a link domain:
+// ring reduce-scatter inside each block (block-1 steps), ring all-reduce of each
+// member's 1/block across the blocks (2 (p/block - 1) steps), ring all-gather inside
+// each block (block-1 steps), as GCL and NCCL do across nodes. It needs 1 < block < p
+// with block dividing p; otherwise, and for the other collectives, it is the ring.
+std::vector<Step> make_schedule(Collective collective, Algorithm algorithm, int p, int root = 0,
+                                int peer = 0, int block = 0);
+
+// The size of the blocks of consecutive members that share a link domain, the same in
+// every group (members r and q are in one link domain exactly when r / block == q / block),
+// or 0 when the groups have no such structure.
+int link_domain_block(const Target& target, const std::vector<std::vector<int>>& groups);
+
+// How one member's buffer of n elements lies on the `tiles` tiles of its IPU that the
+// collective uses: tile k holds, for every chunk c, the k-th of `tiles` slices of
+// chunk c, chunk after chunk.
+class Layout {
+ public:
+  Layout(std::size_t n, int chunks, int tiles);
+  std::size_t elements() const { return n_; }
+  int chunks() const { return chunks_; }
+  int tiles() const { return tiles_; }
+  // First element of chunk c in the member's buffer (c == chunks gives n).
+  std::size_t chunk_begin(int c) const;
+  // First element of tile k's slice of chunk c, in the member's buffer.
+  std::size_t slice_begin(int c, int k) const;
+  // Offset of chunk c within tile k's piece (c == chunks gives the piece size).
+  std::size_t piece_offset(int k, int c) const {
+    return offsets_[static_cast<std::size_t>(k) * (static_cast<std::size_t>(chunks_) + 1) +
+                    static_cast<std::size_t>(c)];
+  }
+
+ private:
+  std::size_t n_;
+  int chunks_, tiles_;
+  std::vector<std::size_t> offsets_;
+};
+
+// Tiles per IPU a collective spreads `bytes` per member over: at least `min_tile_bytes`
+// per tile, at most all tiles. Spreading shares the work and the exchange ports among
+// tiles; the 16 KiB default keeps the host's per-copy overhead small (a 100 MB buffer
+// still covers all 1472 tiles of an IPU).
+constexpr std::uint64_t default_min_tile_bytes = 16 * 1024;
+int tiles_for(const Target& target, std::uint64_t bytes,
+              std::uint64_t min_tile_bytes = default_min_tile_bytes);
+
+// The cycle estimate of combining `elements` values of `type` on one tile
+// (PopLibs-style: overhead + cycles per vector x ceil(n / (workers x width))).
+KernelCost combine_cost(DataType type);
+
+// The simulated cost of one call, superstep by superstep as the Communicator runs it:
+// superstep 0 loads the buffers and runs step 0's exchange, superstep s combines what
+// step s-1 delivered and runs step s, and, if the last step delivered data to combine,
+// a last superstep combines it (the results are then read off the tiles).
+// `groups` lists the IPUs of every group in member order (all of the same size); `n`
+// is the elements of one member's whole buffer; `min_tile_bytes` as for tiles_for.
+struct Estimate {
+  SuperstepCost cost;
+  double seconds = 0;
+  int supersteps = 0;
+};
+Estimate estimate(const Target& target, const std::vector<std::vector<int>>& groups,
+                  Collective collective, Algorithm algorithm, DataType type, std::size_t n,
+                  int root = 0, int peer = 0,
+                  std::uint64_t min_tile_bytes = default_min_tile_bytes);
+
+// The algorithm the Communicator picks for `automatic`: the one the cost model
+// estimates fastest on this target (tree, then ring, then hierarchical on a tie;
+// hierarchical only for an all-reduce whose groups span link domains in blocks).
+Algorithm choose_algorithm(const Target& target, const std::vector<std::vector<int>>& groups,
+                           Collective collective, DataType type, std::size_t n, int root = 0,
+                           int peer = 0, std::uint64_t min_tile_bytes = default_min_tile_bytes);
+
+}  // namespace tessera::comm

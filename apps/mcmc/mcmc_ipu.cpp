@@ -1,0 +1,171 @@
+// mcmc_ipu: MCMC on the tile runtime, with Stan's samplers and file formats.
+//
+//   mcmc_ipu --model NAME [--data FILE.json | --dimension N] --sampler nuts|hmc|rwm|ensemble|pt
+//            --chains N --warmup N --draws N --seed S [--output PREFIX] [--target ...]
+//
+// Writes PREFIX_1.csv ... PREFIX_N.csv (CmdStan's CSV, one per chain) and
+// PREFIX.nc (ArviZ's NetCDF layout), prints CmdStan-style progress and a
+// stansummary-style table. The chains (ensemble: walkers) are spread over the
+// target's tiles; the draws do not depend on the thread or rank count.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "tessera/core/environment.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/options.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/mcmc/diagnostics.hpp"
+#include "tessera/mcmc/models.hpp"
+#include "tessera/mcmc/output.hpp"
+#include "tessera/mcmc/run.hpp"
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::mcmc;
+
+// FNV-1a over the bytes of every draw: a fingerprint to compare runs bit for bit.
+std::uint64_t checksum(const Draws& draws) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (double v : draws.values) {
+    unsigned char bytes[sizeof v];
+    std::memcpy(bytes, &v, sizeof v);
+    for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tessera::run_main(argc, argv, [](int argc, char** argv) {
+    CLI::App app{"mcmc_ipu: MCMC samplers on the tile runtime"};
+    RuntimeOptions options;
+    std::string model_name, data_file, sampler = "nuts", output;
+    int chains = 4, warmup = 1000, draws_wanted = 1000, dimension = 0, refresh = 100;
+    std::uint64_t seed = 1;
+    SamplerConfig config;
+    app.add_option("--model", model_name, "built-in model")->required();
+    app.add_option("--data", data_file, "data file, JSON in posteriordb's layout")
+        ->check(CLI::ExistingFile);
+    app.add_option("--dimension", dimension,
+                   "dimension of std_normal or correlated_gaussian (sets N)")
+        ->check(CLI::Range(1, 1000000));
+    app.add_option("--sampler", sampler, "nuts, hmc, rwm, ensemble or pt")->capture_default_str();
+    app.add_option("--chains", chains, "chains (ensemble: walkers)")
+        ->check(CLI::Range(1, 10000000))
+        ->capture_default_str();
+    app.add_option("--warmup", warmup, "warm-up iterations")
+        ->check(CLI::Range(0, 100000000))
+        ->capture_default_str();
+    app.add_option("--draws", draws_wanted, "iterations after warm-up")
+        ->check(CLI::Range(1, 100000000))
+        ->capture_default_str();
+    app.add_option("--seed", seed, "random seed")->capture_default_str();
+    app.add_option("--output", output, "write PREFIX_<chain>.csv and PREFIX.nc");
+    std::vector<std::string> formats{"csv", "nc"};
+    app.add_option("--formats", formats, "output formats: csv (CmdStan), nc (ArviZ NetCDF)")
+        ->check(CLI::IsMember({"csv", "nc"}))
+        ->delimiter(',')
+        ->capture_default_str();
+    bool no_summary = false;
+    app.add_flag("--no-summary", no_summary, "skip the summary table (long runs of many chains)");
+    app.add_option("--max-depth", config.max_depth, "nuts: maximum tree depth")
+        ->check(CLI::Range(1, 30))
+        ->capture_default_str();
+    app.add_option("--delta", config.delta, "nuts/hmc: target acceptance statistic")
+        ->check(CLI::Range(0.01, 0.999))
+        ->capture_default_str();
+    app.add_option("--step-size", config.step_size, "initial step size")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--int-time", config.integration_time, "hmc: integration time")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--init", config.init_radius, "initial points uniform in (-init, init)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--temperatures", config.temperatures, "pt: replicas per chain")
+        ->check(CLI::Range(2, 1000))
+        ->capture_default_str();
+    app.add_option("--max-temperature", config.max_temperature,
+                   "pt: temperature of the hottest replica")
+        ->check(CLI::Range(1.0001, 1e12))
+        ->capture_default_str();
+    app.add_option("--refresh", refresh, "progress every N iterations")
+        ->check(CLI::Range(1, 100000000))
+        ->capture_default_str();
+    tessera::add_runtime_options(app, options, "host");
+    if (auto code = tessera::parse_command_line(app, argc, argv)) return *code;
+    config.kind = parse_sampler(sampler);
+    config.warmup = warmup;
+    config.draws = draws_wanted;
+
+    nlohmann::json data = nlohmann::json::object();
+    std::string source = "(none)";
+    if (!data_file.empty()) {
+      data = read_data_file(data_file);
+      source = data_file;
+    }
+    if (dimension > 0) {
+      if (model_name != "std_normal" && model_name != "correlated_gaussian")
+        throw ConfigError("--dimension applies to std_normal and correlated_gaussian only, not " +
+                          model_name);
+      data["N"] = dimension;
+    }
+    const std::unique_ptr<Model> model = make_model(model_name, data, source);
+
+    tessera::Runtime runtime(options);
+    const bool root = runtime.rank() == 0;
+    if (root)
+      std::printf("model %s, dimension %d, sampler %s, %d %s on %d tiles\n", model->name().c_str(),
+                  model->dimension(), sampler.c_str(), chains,
+                  config.kind == SamplerKind::ensemble ? "walkers" : "chains",
+                  runtime.target().total_tiles());
+    RunSettings settings;
+    settings.sampler = config;
+    settings.chains = chains;
+    settings.seed = seed;
+    settings.progress = [&](int done, int total) {
+      if (done != 1 && done % refresh != 0 && done != total && done != warmup + 1) return;
+      std::printf("Iteration: %*d / %d [%3d%%]  (%s)\n",
+                  static_cast<int>(std::to_string(total).size()), done, total,
+                  static_cast<int>(100.0 * done / total), done <= warmup ? "Warmup" : "Sampling");
+      std::fflush(stdout);
+    };
+    const auto start = std::chrono::steady_clock::now();
+    const Draws draws = sample(runtime, *model, settings);
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    if (root) {
+      RunDescription run{model->name(), source, config, seed, elapsed};
+      if (!output.empty()) {
+        const auto wants = [&](const char* f) {
+          return std::find(formats.begin(), formats.end(), f) != formats.end();
+        };
+        if (wants("csv")) {
+          for (int c = 0; c < chains; ++c)
+            write_cmdstan_csv(output + "_" + std::to_string(c + 1) + ".csv", draws, c, run);
+          std::printf("wrote %s_1.csv ... %s_%d.csv\n", output.c_str(), output.c_str(), chains);
+        }
+        if (wants("nc")) {
+          write_arviz_netcdf(output + ".nc", draws, run);
+          std::printf("wrote %s.nc\n", output.c_str());
+        }
+      }
+      if (!no_summary) std::printf("\n%s", summary_table(draws, summarize(draws)).c_str());
+      std::printf("draws checksum %016" PRIx64 "\n", checksum(draws));
+      std::printf("sampling took %.3f s of wall time\n", elapsed);
+    }
+    const std::string summary = runtime.finish();
+    if (root) std::printf("%s", summary.c_str());
+    return 0;
+  });
+}

@@ -1,0 +1,54 @@
+// Stan's warm-up adaptation (Stan Reference Manual, "HMC algorithm parameters";
+// stan/mcmc/stepsize_adaptation.hpp, windowed_adaptation.hpp, var_adaptation.hpp).
+//
+// DualAveraging: Nesterov's dual averaging as in Hoffman & Gelman (2014), Alg. 5,
+// with Stan's defaults gamma = 0.05, t0 = 10, kappa = 0.75 and mu = log(10 eps0).
+// WindowedVariance: the diagonal inverse metric estimated over doubling windows
+// after an initial buffer (75 iterations), ending before a terminal buffer (50),
+// first window 25; each estimate is shrunk towards 1e-3 as Stan does.
+#pragma once
+
+#include "tessera/mcmc/model.hpp"
+
+namespace tessera::mcmc {
+
+class DualAveraging {
+ public:
+  explicit DualAveraging(double delta, double gamma = 0.05, double t0 = 10, double kappa = 0.75)
+      : delta_(delta), gamma_(gamma), t0_(t0), kappa_(kappa) {}
+  void set_mu(double mu) { mu_ = mu; }
+  void restart() { counter_ = 0, s_bar_ = 0, x_bar_ = 0; }
+  // The next step size, given the acceptance statistic of the last transition.
+  double learn(double accept_stat);
+  // The step size to sample with once adaptation ends: exp(x_bar).
+  double final_step_size() const;
+
+ private:
+  double delta_, gamma_, t0_, kappa_;
+  double mu_ = 0.5;
+  double counter_ = 0, s_bar_ = 0, x_bar_ = 0;
+};
+
+class WindowedVariance {
+ public:
+  // Stan's windows for `warmup` iterations (scaled to 15%/75%/10% when the defaults do
+  // not fit; no metric adaptation below 20 iterations).
+  WindowedVariance(int dimension, int warmup, int init_buffer = 75, int term_buffer = 50,
+                   int base_window = 25);
+  // Adds the draw of this warm-up iteration; true when a window just ended and
+  // `inverse_metric` received a new estimate.
+  bool learn(const Vector& q, Vector& inverse_metric);
+
+ private:
+  bool in_window() const;
+  bool window_end() const;
+  void next_window();
+  int warmup_, init_buffer_, term_buffer_, base_window_;
+  bool enabled_ = true;
+  int counter_ = 0, window_size_ = 0, next_window_ = 0;
+  // Welford's running mean and sum of squared deviations
+  int n_ = 0;
+  Vector mean_, m2_;
+};
+
+}  // namespace tessera::mcmc

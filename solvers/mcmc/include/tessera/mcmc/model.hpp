@@ -1,0 +1,143 @@
+// Model: a log density on an unconstrained parameter space, as Stan defines it.
+//
+// A model has a dimension d (the number of unconstrained parameters), names
+// for the values it reports (constrained parameters and derived quantities,
+// named like Stan: `mu`, `theta[1]`), a log density log p(x) + log|J(x)| on
+// the unconstrained space R^d (the Jacobian of the constraining transforms
+// included, constants dropped), its gradient, and the map from x to the
+// reported values.
+//
+// Built-in and user models derive from AutoDiffModel<Derived> and write the
+// log density once, as a template over the scalar type:
+//   template <class T> T log_density_t(const Eigen::Matrix<T, Eigen::Dynamic, 1>& x) const;
+// The gradient then comes from Eigen's forward-mode AutoDiffScalar (cost
+// O(d) times the log density: right for small models). A model may instead
+// supply `double analytic_gradient(const Vector& x, Vector& grad) const`,
+// which AutoDiffModel uses when present; tests compare the two.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <unsupported/Eigen/AutoDiff>
+#include <vector>
+
+#include "tessera/core/cycle_estimate.hpp"
+
+namespace tessera::mcmc {
+
+using Vector = Eigen::VectorXd;
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual std::string name() const = 0;
+  // Unconstrained dimension d.
+  virtual int dimension() const = 0;
+  // Names of the values constrain() returns, in order.
+  virtual std::vector<std::string> parameter_names() const = 0;
+  // log p(x) + log|J(x)| at the unconstrained point x (length d); -inf outside the support.
+  virtual double log_density(const Vector& x) const = 0;
+  // The same, and its gradient with respect to x into `gradient` (resized to d).
+  virtual double log_density_gradient(const Vector& x, Vector& gradient) const = 0;
+  // The gradient by forward-mode automatic differentiation, whatever log_density_gradient
+  // uses: the reference against which an analytic gradient is checked.
+  virtual double autodiff_log_density_gradient(const Vector& x, Vector& gradient) const = 0;
+  // The reported values at x (length parameter_names().size()).
+  virtual std::vector<double> constrain(const Vector& x) const = 0;
+  // Estimated IPU cost of one gradient evaluation: a kernel over gradient_elements() items.
+  virtual KernelCost gradient_cost() const;
+  virtual std::uint64_t gradient_elements() const {
+    return static_cast<std::uint64_t>(dimension());
+  }
+};
+
+using AutoDiff = Eigen::AutoDiffScalar<Eigen::VectorXd>;
+
+// Log density and gradient of any model exposing log_density_t<T>, by forward-mode AD.
+// `Size` fixes the derivative vector's length at compile time (no heap traffic per
+// operation) for models of a fixed small dimension; Eigen::Dynamic otherwise.
+template <class M, int Size = Eigen::Dynamic>
+double autodiff_gradient(const M& model, const Vector& x, Vector& gradient) {
+  using Scalar = Eigen::AutoDiffScalar<Eigen::Matrix<double, Size, 1>>;
+  const Eigen::Index d = x.size();
+  Eigen::Matrix<Scalar, Eigen::Dynamic, 1> ax(d);
+  for (Eigen::Index i = 0; i < d; ++i)
+    ax[i] = Scalar(x[i], static_cast<int>(d), static_cast<int>(i));
+  const Scalar lp = model.template log_density_t<Scalar>(ax);
+  gradient = lp.derivatives().size() == d ? Vector(lp.derivatives()) : Vector::Zero(d);
+  return lp.value();
+}
+
+template <class M>
+concept HasAnalyticGradient = requires(const M& m, const Vector& x, Vector& g) {
+  { m.analytic_gradient(x, g) } -> std::convertible_to<double>;
+};
+
+// Base for models written as a template log density (see the file comment).
+template <class Derived, int Size = Eigen::Dynamic>
+class AutoDiffModel : public Model {
+ public:
+  double log_density(const Vector& x) const override {
+    return derived().template log_density_t<double>(x);
+  }
+  double log_density_gradient(const Vector& x, Vector& gradient) const override {
+    if constexpr (HasAnalyticGradient<Derived>)
+      return derived().analytic_gradient(x, gradient);
+    else
+      return autodiff_gradient<Derived, Size>(derived(), x, gradient);
+  }
+  double autodiff_log_density_gradient(const Vector& x, Vector& gradient) const override {
+    return autodiff_gradient<Derived, Size>(derived(), x, gradient);
+  }
+
+ private:
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+};
+
+// Constraining transforms (Stan Reference Manual, "Constraint transforms").
+// Each maps an unconstrained u to the constrained value and adds log|d value / du| to
+// `log_jacobian`.
+
+// (lower, inf): lower + exp(u).
+template <class T>
+T lower_bounded(const T& u, double lower, T& log_jacobian) {
+  using std::exp;
+  log_jacobian += u;
+  return lower + exp(u);
+}
+
+// (lower, upper): lower + (upper - lower) * inv_logit(u). The bounds may depend on other
+// parameters (garch11's beta1 < 1 - alpha1), hence the scalar type for them.
+template <class T, class B>
+T bounded(const T& u, const B& lower, const B& upper, T& log_jacobian) {
+  using std::exp;
+  using std::log;
+  // log inv_logit(u) + log(1 - inv_logit(u)) = -|u| - 2 log(1 + exp(-|u|)), stable for large |u|.
+  const T a = u < 0.0 ? T(-u) : u;
+  log_jacobian += log(upper - lower) - a - 2.0 * log(1.0 + exp(-a));
+  const T inv_logit = u < 0.0 ? T(exp(u) / (1.0 + exp(u))) : T(1.0 / (1.0 + exp(-u)));
+  return lower + (upper - lower) * inv_logit;
+}
+
+// The K-simplex from K - 1 unconstrained values by Stan's stick-breaking transform:
+// z_k = inv_logit(u_k - log(K - k)), x_k = (1 - sum_{j<k} x_j) z_k, x_K = the rest.
+template <class T>
+std::vector<T> simplex(const std::vector<T>& u, T& log_jacobian) {
+  using std::exp;
+  using std::log;
+  const std::size_t k_minus_1 = u.size();
+  std::vector<T> x(k_minus_1 + 1);
+  T stick = T(1.0);
+  for (std::size_t k = 0; k < k_minus_1; ++k) {
+    const T v = u[k] - std::log(static_cast<double>(k_minus_1 - k));
+    const T z = 1.0 / (1.0 + exp(-v));
+    x[k] = stick * z;
+    log_jacobian += log(z) + log(1.0 - z) + log(stick);
+    stick -= x[k];
+  }
+  x[k_minus_1] = stick;
+  return x;
+}
+
+}  // namespace tessera::mcmc

@@ -1,0 +1,58 @@
+// Output files: CmdStan's CSV (one file per chain) and ArviZ's NetCDF layout.
+//
+// CSV (CmdStan 2.33 layout, "Stan CSV"): `#` comment lines with the
+// configuration (model, method = sample, num_samples, num_warmup, algorithm,
+// engine, max_depth, metric, delta, id, seed, data file), a header row of the
+// sampler columns (lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__,
+// divergent__, energy__ for nuts) then the parameters with CmdStan's dotted
+// names (theta[1] -> theta.1), the "# Adaptation terminated" block with the
+// step size and the diagonal of the inverse metric, one row per draw, and the
+// elapsed-time trailer. Numbers are written in the shortest form that reads
+// back to the same double, so a write-read round trip is exact.
+//
+// NetCDF-4 (ArviZ's InferenceData on disk, read by az.from_netcdf): groups
+// `posterior` and `sample_stats`, dimensions `chain` and `draw` (with integer
+// coordinate variables), a parameter `theta[1..J]` becoming one variable `theta`
+// with dimension `theta_dim_0`. Sample statistics use ArviZ's names (lp,
+// acceptance_rate, step_size, tree_depth, n_steps, diverging, energy).
+//
+// Both are written to a temporary name and renamed: never a half-written file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/mcmc/run.hpp"
+
+namespace tessera::mcmc {
+
+struct RunDescription {
+  std::string model;
+  std::string data_file;
+  SamplerConfig sampler;
+  std::uint64_t seed = 1;
+  double elapsed_seconds = 0;
+};
+
+// The CSV text of chain `chain` (0-based; CmdStan's id is chain + 1).
+std::string cmdstan_csv(const Draws& draws, int chain, const RunDescription& run);
+void write_cmdstan_csv(const std::string& path, const Draws& draws, int chain,
+                       const RunDescription& run);
+
+// A CmdStan CSV file as read back: the `key = value` settings of the comment header,
+// the column names (converted back to theta[1] form), the rows, and the adaptation.
+struct CmdStanCsv {
+  std::map<std::string, std::string> settings;
+  std::vector<std::string> columns;
+  std::vector<std::vector<double>> rows;
+  double step_size = 0;
+  std::vector<double> inverse_metric;
+};
+// Throws FormatError naming the file and line on malformed input.
+CmdStanCsv read_cmdstan_csv(const std::string& path);
+
+void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDescription& run);
+
+}  // namespace tessera::mcmc

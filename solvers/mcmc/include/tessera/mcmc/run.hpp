@@ -1,0 +1,69 @@
+// Running chains on the tile runtime.
+//
+// Chain c of C lives on tile floor(c T / C)... precisely, tile t hosts chains
+// [floor(t C / T), floor((t + 1) C / T)) of a target with T tiles: its position
+// is a piece of the variable "mcmc.position" in the tile's memory, and its
+// sampler's working memory is charged to the tile as "mcmc.sampler". Every
+// chain draws from its own stream rng_stream(seed, chain), so the draws are
+// bitwise identical for any tile, thread or rank count.
+//
+// Each iteration is one superstep (two for the ensemble, one per half): the
+// tiles advance their chains, charge the cost model per gradient evaluation and
+// leapfrog step, and post the iteration's draw (after warm-up) to tile 0, whose
+// rank (rank 0) collects them as the host would stream them off the device.
+//
+// The ensemble sampler (Goodman & Weare 2010, emcee's default StretchMove)
+// keeps a replica of every walker's position on each tile that hosts walkers;
+// walkers are split by index parity into two halves, each half moves against the
+// other's positions, and the moved walkers travel to the other tiles by exchange
+// before the other half moves.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessera/core/runtime.hpp"
+#include "tessera/mcmc/model.hpp"
+#include "tessera/mcmc/sampler.hpp"
+
+namespace tessera::mcmc {
+
+// Reported draws: for each chain and iteration after warm-up, the sampler columns,
+// then the model's parameter values.
+struct Draws {
+  std::vector<std::string> columns;
+  int sampler_columns = 0;
+  int chains = 0, draws = 0;
+  std::vector<double> values;  // chains x draws x columns
+  // After warm-up, per chain: the step size and the diagonal inverse metric (nuts, hmc, rwm).
+  std::vector<double> step_size;
+  std::vector<std::vector<double>> inverse_metric;
+
+  std::size_t width() const { return columns.size(); }
+  double at(int chain, int draw, std::size_t column) const {
+    return values[(static_cast<std::size_t>(chain) * static_cast<std::size_t>(draws) +
+                   static_cast<std::size_t>(draw)) *
+                      width() +
+                  column];
+  }
+  // One column of one chain, in draw order.
+  std::vector<double> column(int chain, std::size_t column) const;
+  // The index of a column by name; throws ConfigError when absent.
+  std::size_t index(const std::string& name) const;
+};
+
+struct RunSettings {
+  SamplerConfig sampler;
+  int chains = 4;
+  std::uint64_t seed = 1;
+  // Called on rank 0 after iteration `done` (1-based) of `total`.
+  std::function<void(int done, int total)> progress;
+};
+
+// Runs the chains (collective over the runtime). The draws are complete on rank 0
+// (which hosts tile 0) and empty on the other ranks.
+Draws sample(Runtime& runtime, const Model& model, const RunSettings& settings);
+
+}  // namespace tessera::mcmc

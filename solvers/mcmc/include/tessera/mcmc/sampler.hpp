@@ -1,0 +1,80 @@
+// Per-chain samplers: one chain's transition kernel, its warm-up adaptation and
+// its sampler statistics (CmdStan's `__` columns).
+//
+//   nuts  the No-U-Turn sampler as in Stan (Betancourt 2017, arXiv:1701.02434):
+//         multinomial sampling of the trajectory, the generalised no-U-turn
+//         criterion (with the checks across merged subtrees), a maximum tree
+//         depth, divergence when the energy error exceeds 1000;
+//   hmc   static HMC: L = max(1, round(integration_time / step size)) leapfrog steps;
+//   rwm   adaptive random-walk Metropolis: Gaussian proposals scaled by the
+//         windowed variance estimate, the scale tuned by dual averaging towards
+//         an acceptance rate of 0.234 (Roberts, Gelman & Gilks 1997; 0.44 in 1-D).
+// nuts and hmc adapt a step size (dual averaging towards `delta`) and a diagonal
+// inverse metric (Stan's windows) during warm-up; adaptation stops after it.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tessera/core/rng.hpp"
+#include "tessera/mcmc/model.hpp"
+
+namespace tessera::mcmc {
+
+enum class SamplerKind { nuts, hmc, rwm, ensemble, pt };
+
+SamplerKind parse_sampler(const std::string& name);  // ConfigError on an unknown name
+std::string sampler_name(SamplerKind kind);
+
+struct SamplerConfig {
+  SamplerKind kind = SamplerKind::nuts;
+  int warmup = 1000;              // warm-up iterations, not reported
+  int draws = 1000;               // reported iterations
+  int max_depth = 10;             // nuts: maximum tree depth
+  double delta = 0.8;             // nuts/hmc: target acceptance statistic
+  double step_size = 1.0;         // initial step size (rwm: initial proposal scale)
+  double integration_time = 1.0;  // hmc: leapfrog steps x step size
+  double init_radius = 2.0;       // initial points uniform in (-r, r) on the unconstrained scale
+  double stretch_scale = 2.0;     // ensemble: the stretch move's a
+  int temperatures = 4;           // pt: replicas per chain, beta_k = max_temperature^(-k/(K-1))
+  double max_temperature = 10.0;  // pt: temperature of the hottest replica
+};
+
+// The statistics of one transition.
+struct Transition {
+  double lp = 0, accept_stat = 0, step_size = 0;
+  int treedepth = 0, n_leapfrog = 0;
+  bool divergent = false;
+  double energy = 0;
+  double swap_accept = 0;  // pt: 1 when the cold replica took a neighbour's state
+  int gradients = 0;       // gradient (or density) evaluations, for the cost model
+};
+
+// The sampler columns of the CSV for `kind` (lp__, accept_stat__, ...).
+std::vector<std::string> sampler_columns(SamplerKind kind);
+// The values of those columns for one transition.
+std::vector<double> sampler_values(SamplerKind kind, const Transition& t, double integration_time);
+
+class ChainSampler {
+ public:
+  virtual ~ChainSampler() = default;
+  // One iteration from the position `q` (the chain's state, updated in place);
+  // `iteration` counts from 0, warm-up first.
+  virtual Transition iterate(int iteration, std::span<double> q, RngEngine& rng) = 0;
+  virtual double step_size() const = 0;
+  virtual const Vector& inverse_metric() const = 0;
+  // Bytes of working memory the sampler keeps per chain (charged to the tile).
+  virtual std::size_t workspace_bytes() const = 0;
+};
+
+// A sampler for one chain of `model` (nuts, hmc or rwm); `q` is its initial point.
+std::unique_ptr<ChainSampler> make_chain_sampler(const Model& model, const SamplerConfig& config,
+                                                 std::span<const double> q, RngEngine& rng);
+
+// Stan's initialisation: uniform(-radius, radius) on every unconstrained coordinate,
+// retried (up to 100 times) until the log density and its gradient are finite.
+Vector initial_point(const Model& model, double radius, RngEngine& rng);
+
+}  // namespace tessera::mcmc

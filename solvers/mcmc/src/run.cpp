@@ -1,0 +1,484 @@
+#include "tessera/mcmc/run.hpp"
+
+#include <boost/random/uniform_01.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera::mcmc {
+
+std::vector<double> Draws::column(int chain, std::size_t c) const {
+  std::vector<double> out(static_cast<std::size_t>(draws));
+  for (int d = 0; d < draws; ++d) out[static_cast<std::size_t>(d)] = at(chain, d, c);
+  return out;
+}
+
+std::size_t Draws::index(const std::string& name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == name) return i;
+  throw ConfigError("no column '" + name + "' in the draws");
+}
+
+namespace {
+
+// Leapfrog update of position and momentum: ~4 FP64 flops per coordinate,
+// emulated on the IPU at ~30 cycles each (see Model::gradient_cost).
+const KernelCost kLeapfrogCost{20, 120.0, 1};
+
+constexpr double kPositionTag = 0, kDrawTag = 1;
+
+int first_chain(int tile, int chains, int tiles) {
+  return static_cast<int>(static_cast<long long>(tile) * chains / tiles);
+}
+
+// The tile that hosts chain c: the last tile whose first chain is at most c.
+int tile_of(int c, int chains, int tiles) {
+  int t = static_cast<int>(static_cast<long long>(c) * tiles / chains);
+  while (t > 0 && first_chain(t, chains, tiles) > c) --t;
+  while (first_chain(t + 1, chains, tiles) <= c) ++t;
+  return t;
+}
+
+// The adapted step size and inverse metric of every reported chain travel to rank 0
+// through the runtime's fixed-order reduction (only the hosting tile contributes).
+void gather_adaptation(Runtime& runtime, Draws& draws, std::size_t d,
+                       const std::function<int(int)>& tile_of_chain,
+                       const std::function<const ChainSampler*(int)>& sampler_of_chain) {
+  for (int c = 0; c < draws.chains; ++c) {
+    const int tile = tile_of_chain(c);
+    std::vector<double> metric = runtime.all_reduce<double>(
+        "mcmc.adaptation", ReduceOp::sum, d + 1, [&](Tile& t, std::span<double> out) {
+          std::fill(out.begin(), out.end(), 0.0);
+          if (t.id() != tile) return;
+          const ChainSampler& sampler = *sampler_of_chain(c);
+          out[0] = sampler.step_size();
+          for (std::size_t i = 0; i < d; ++i)
+            out[i + 1] = sampler.inverse_metric()[static_cast<Eigen::Index>(i)];
+        });
+    draws.step_size[static_cast<std::size_t>(c)] = metric[0];
+    draws.inverse_metric[static_cast<std::size_t>(c)].assign(metric.begin() + 1, metric.end());
+  }
+}
+
+void validate(const Model& model, const RunSettings& s) {
+  if (s.chains < 1)
+    throw ConfigError("--chains must be at least 1, not " + std::to_string(s.chains));
+  if (s.sampler.warmup < 0) throw ConfigError("--warmup must not be negative");
+  if (s.sampler.draws < 1) throw ConfigError("--draws must be at least 1");
+  if (s.sampler.kind == SamplerKind::ensemble) {
+    if (s.chains < 4 || s.chains % 2 != 0 || s.chains < 2 * model.dimension())
+      throw ConfigError(
+          "the ensemble sampler needs an even number of walkers (--chains), at least 4 "
+          "and at least twice the dimension (" +
+          std::to_string(model.dimension()) + "), not " + std::to_string(s.chains));
+  }
+  if (s.sampler.kind == SamplerKind::pt) {
+    if (s.sampler.temperatures < 2 || s.sampler.temperatures > 1000)
+      throw ConfigError("--temperatures must lie in [2, 1000], not " +
+                        std::to_string(s.sampler.temperatures));
+    if (!(s.sampler.max_temperature > 1.0))
+      throw ConfigError("--max-temperature must exceed 1, not " +
+                        std::to_string(s.sampler.max_temperature));
+  }
+  if (s.sampler.max_depth < 1 || s.sampler.max_depth > 30)
+    throw ConfigError("--max-depth must lie in [1, 30], not " +
+                      std::to_string(s.sampler.max_depth));
+  if (!(s.sampler.delta > 0 && s.sampler.delta < 1))
+    throw ConfigError("--delta must lie in (0, 1), not " + std::to_string(s.sampler.delta));
+  if (!(s.sampler.step_size > 0)) throw ConfigError("--step-size must be positive");
+}
+
+Draws empty_draws(const Model& model, const RunSettings& s) {
+  Draws d;
+  d.columns = sampler_columns(s.sampler.kind);
+  d.sampler_columns = static_cast<int>(d.columns.size());
+  for (const std::string& n : model.parameter_names()) d.columns.push_back(n);
+  d.chains = s.chains;
+  d.draws = s.sampler.draws;
+  d.step_size.assign(static_cast<std::size_t>(s.chains), 0.0);
+  d.inverse_metric.resize(static_cast<std::size_t>(s.chains));
+  return d;
+}
+
+// Copies the draw rows in tile 0's inbox into `draws` (rank 0 only).
+void collect(Runtime& runtime, Draws& draws, int draw) {
+  if (!runtime.is_local(0)) return;
+  for (const Message& m : runtime.local_tiles()[0]->inbox()) {
+    const std::span<const double> row = m.as<double>();
+    if (row.empty() || row[0] != kDrawTag) continue;
+    const auto chain = static_cast<std::size_t>(row[1]);
+    std::copy(row.begin() + 2, row.end(),
+              draws.values.begin() +
+                  static_cast<std::ptrdiff_t>((chain * static_cast<std::size_t>(draws.draws) +
+                                               static_cast<std::size_t>(draw)) *
+                                              draws.width()));
+  }
+}
+
+void charge(Tile& tile, const Model& model, const Transition& t) {
+  tile.charge_cycles(
+      static_cast<std::uint64_t>(t.gradients) *
+      estimate_cycles(tile.target(), model.gradient_cost(), model.gradient_elements()));
+  tile.charge_cycles(
+      static_cast<std::uint64_t>(t.n_leapfrog) *
+      estimate_cycles(tile.target(), kLeapfrogCost, static_cast<std::uint64_t>(model.dimension())));
+}
+
+Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) {
+  const int tiles = runtime.target().total_tiles();
+  const int chains = s.chains;
+  const auto d = static_cast<std::size_t>(model.dimension());
+  auto local_chains = [&](const Tile& t) {
+    return static_cast<std::size_t>(first_chain(t.id() + 1, chains, tiles) -
+                                    first_chain(t.id(), chains, tiles));
+  };
+  const Variable<double> position = runtime.create_variable<double>(
+      "mcmc.position", [&](const Tile& t) { return local_chains(t) * d; });
+  struct Chain {
+    std::optional<RngEngine> rng;
+    std::unique_ptr<ChainSampler> sampler;
+    std::optional<TileVector<std::byte>> workspace;
+  };
+  std::vector<Chain> chain_state(static_cast<std::size_t>(chains));
+
+  runtime.superstep("mcmc.init", [&](Tile& t) {
+    const int first = first_chain(t.id(), chains, tiles);
+    for (std::size_t k = 0; k < local_chains(t); ++k) {
+      const int c = first + static_cast<int>(k);
+      Chain& ch = chain_state[static_cast<std::size_t>(c)];
+      ch.rng = rng_stream(s.seed, static_cast<std::uint64_t>(c));
+      const Vector q0 = initial_point(model, s.sampler.init_radius, *ch.rng);
+      std::span<double> q = t.get(position).subspan(k * d, d);
+      std::copy(q0.begin(), q0.end(), q.begin());
+      ch.sampler = make_chain_sampler(model, s.sampler, q, *ch.rng);
+      ch.workspace = t.make_vector<std::byte>("mcmc.sampler",
+                                              ch.sampler->workspace_bytes() + sizeof(RngEngine));
+    }
+  });
+
+  Draws draws = empty_draws(model, s);
+  if (runtime.is_local(0))
+    draws.values.assign(
+        static_cast<std::size_t>(chains) * static_cast<std::size_t>(draws.draws) * draws.width(),
+        0.0);
+  const int total = s.sampler.warmup + s.sampler.draws;
+  for (int it = 0; it < total; ++it) {
+    runtime.superstep("mcmc.iteration", [&](Tile& t) {
+      const int first = first_chain(t.id(), chains, tiles);
+      for (std::size_t k = 0; k < local_chains(t); ++k) {
+        const int c = first + static_cast<int>(k);
+        Chain& ch = chain_state[static_cast<std::size_t>(c)];
+        std::span<double> q = t.get(position).subspan(k * d, d);
+        const Transition tr = ch.sampler->iterate(it, q, *ch.rng);
+        charge(t, model, tr);
+        if (it < s.sampler.warmup) continue;
+        std::vector<double> row{kDrawTag, static_cast<double>(c)};
+        for (double v : sampler_values(s.sampler.kind, tr, s.sampler.integration_time))
+          row.push_back(v);
+        for (double v :
+             model.constrain(Eigen::Map<const Vector>(q.data(), static_cast<Eigen::Index>(d))))
+          row.push_back(v);
+        t.post<double>(0, row);
+      }
+    });
+    if (it >= s.sampler.warmup) collect(runtime, draws, it - s.sampler.warmup);
+    if (s.progress && runtime.rank() == 0) s.progress(it + 1, total);
+  }
+
+  gather_adaptation(
+      runtime, draws, d, [&](int c) { return tile_of(c, chains, tiles); },
+      [&](int c) { return chain_state[static_cast<std::size_t>(c)].sampler.get(); });
+  if (!runtime.is_local(0)) draws.values.clear();
+  return draws;
+}
+
+Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s) {
+  const int tiles = runtime.target().total_tiles();
+  const int walkers = s.chains;
+  const auto d = static_cast<std::size_t>(model.dimension());
+  const double a = s.sampler.stretch_scale;
+  auto local_walkers = [&](const Tile& t) {
+    return first_chain(t.id() + 1, walkers, tiles) - first_chain(t.id(), walkers, tiles);
+  };
+  std::vector<int> hosts;  // the tiles that hold walkers, and so a replica of all positions
+  for (int t = 0; t < tiles; ++t)
+    if (first_chain(t + 1, walkers, tiles) > first_chain(t, walkers, tiles)) hosts.push_back(t);
+  auto replica = [&](const Tile& t) {
+    return local_walkers(t) > 0 ? static_cast<std::size_t>(walkers) : std::size_t{0};
+  };
+  const Variable<double> positions = runtime.create_variable<double>(
+      "mcmc.ensemble.positions", [&](const Tile& t) { return replica(t) * d; });
+  const Variable<double> lps = runtime.create_variable<double>("mcmc.ensemble.lp", replica);
+  std::vector<std::optional<RngEngine>> rngs(static_cast<std::size_t>(walkers));
+  std::vector<double> accepted(static_cast<std::size_t>(walkers), 0.0);
+
+  // Posts walker w's position and log density to every other host tile.
+  auto broadcast = [&](Tile& t, int w) {
+    std::vector<double> msg{kPositionTag, static_cast<double>(w),
+                            t.get(lps)[static_cast<std::size_t>(w)]};
+    const std::span<const double> q = t.get(positions).subspan(static_cast<std::size_t>(w) * d, d);
+    msg.insert(msg.end(), q.begin(), q.end());
+    for (int h : hosts)
+      if (h != t.id()) t.post<double>(h, msg);
+  };
+  auto absorb = [&](Tile& t) {
+    for (const Message& m : t.inbox()) {
+      const std::span<const double> msg = m.as<double>();
+      if (msg[0] != kPositionTag) continue;
+      const auto w = static_cast<std::size_t>(msg[1]);
+      t.get(lps)[w] = msg[2];
+      std::copy(msg.begin() + 3, msg.end(),
+                t.get(positions).begin() + static_cast<std::ptrdiff_t>(w * d));
+    }
+  };
+  const std::uint64_t density_cycles = [&] {
+    return estimate_cycles(runtime.target(), model.gradient_cost(), model.gradient_elements());
+  }();
+
+  runtime.superstep("mcmc.ensemble.init", [&](Tile& t) {
+    const int first = first_chain(t.id(), walkers, tiles);
+    for (int w = first; w < first + local_walkers(t); ++w) {
+      RngEngine& rng = rngs[static_cast<std::size_t>(w)].emplace(
+          rng_stream(s.seed, static_cast<std::uint64_t>(w)));
+      const Vector q0 = initial_point(model, s.sampler.init_radius, rng);
+      std::copy(
+          q0.begin(), q0.end(),
+          t.get(positions).begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(w) * d));
+      t.get(lps)[static_cast<std::size_t>(w)] = model.log_density(q0);
+      t.charge_cycles(density_cycles);
+      broadcast(t, w);
+    }
+  });
+
+  Draws draws = empty_draws(model, s);
+  if (runtime.is_local(0))
+    draws.values.assign(
+        static_cast<std::size_t>(walkers) * static_cast<std::size_t>(draws.draws) * draws.width(),
+        0.0);
+  const int total = s.sampler.warmup + s.sampler.draws;
+  const int half = walkers / 2;
+  for (int it = 0; it < total; ++it) {
+    for (int parity = 0; parity < 2; ++parity) {
+      runtime.superstep("mcmc.ensemble.half_step", [&](Tile& t) {
+        if (local_walkers(t) == 0) return;
+        absorb(t);
+        const int first = first_chain(t.id(), walkers, tiles);
+        std::span<double> pos = t.get(positions);
+        Vector y(static_cast<Eigen::Index>(d));
+        for (int w = first; w < first + local_walkers(t); ++w) {
+          if (w % 2 != parity) continue;
+          RngEngine& rng = *rngs[static_cast<std::size_t>(w)];
+          // A partner from the other half, and the stretch z ~ g(z) ~ 1/sqrt(z) on [1/a, a].
+          const int partner =
+              2 * boost::random::uniform_int_distribution<int>(0, half - 1)(rng) + (1 - parity);
+          const double u = boost::random::uniform_01<double>()(rng);
+          const double z = std::pow((a - 1.0) * u + 1.0, 2) / a;
+          const double* xk = pos.data() + static_cast<std::size_t>(w) * d;
+          const double* xj = pos.data() + static_cast<std::size_t>(partner) * d;
+          for (std::size_t i = 0; i < d; ++i)
+            y[static_cast<Eigen::Index>(i)] = xj[i] + z * (xk[i] - xj[i]);
+          double lp_y = model.log_density(y);
+          if (std::isnan(lp_y)) lp_y = -INFINITY;
+          t.charge_cycles(density_cycles);
+          const double log_accept = (static_cast<double>(d) - 1.0) * std::log(z) + lp_y -
+                                    t.get(lps)[static_cast<std::size_t>(w)];
+          const bool accept = std::log(boost::random::uniform_01<double>()(rng)) < log_accept;
+          accepted[static_cast<std::size_t>(w)] = accept ? 1.0 : 0.0;
+          if (accept) {
+            std::copy(y.begin(), y.end(),
+                      pos.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(w) * d));
+            t.get(lps)[static_cast<std::size_t>(w)] = lp_y;
+          }
+          broadcast(t, w);
+        }
+        if (parity == 1 && it >= s.sampler.warmup) {
+          for (int w = first; w < first + local_walkers(t); ++w) {
+            const auto uw = static_cast<std::size_t>(w);
+            std::vector<double> row{kDrawTag, static_cast<double>(w), t.get(lps)[uw], accepted[uw]};
+            for (double v : model.constrain(
+                     Eigen::Map<const Vector>(pos.data() + uw * d, static_cast<Eigen::Index>(d))))
+              row.push_back(v);
+            t.post<double>(0, row);
+          }
+        }
+      });
+    }
+    if (it >= s.sampler.warmup) collect(runtime, draws, it - s.sampler.warmup);
+    if (s.progress && runtime.rank() == 0) s.progress(it + 1, total);
+  }
+  if (!runtime.is_local(0)) draws.values.clear();
+  return draws;
+}
+
+// The density at inverse temperature beta: beta log p(x), the whole density tempered.
+class TemperedModel final : public Model {
+ public:
+  TemperedModel(const Model& base, double beta) : base_(base), beta_(beta) {}
+  std::string name() const override { return base_.name(); }
+  int dimension() const override { return base_.dimension(); }
+  std::vector<std::string> parameter_names() const override { return base_.parameter_names(); }
+  double log_density(const Vector& x) const override { return beta_ * base_.log_density(x); }
+  double log_density_gradient(const Vector& x, Vector& g) const override {
+    const double lp = base_.log_density_gradient(x, g);
+    g *= beta_;
+    return beta_ * lp;
+  }
+  double autodiff_log_density_gradient(const Vector& x, Vector& g) const override {
+    const double lp = base_.autodiff_log_density_gradient(x, g);
+    g *= beta_;
+    return beta_ * lp;
+  }
+  std::vector<double> constrain(const Vector& x) const override { return base_.constrain(x); }
+  KernelCost gradient_cost() const override { return base_.gradient_cost(); }
+  std::uint64_t gradient_elements() const override { return base_.gradient_elements(); }
+
+ private:
+  const Model& base_;
+  double beta_;
+};
+
+// Parallel tempering (replica exchange; Swendsen & Wang 1986, Geyer 1991): every chain
+// has K replicas at inverse temperatures beta_k = T_max^(-k/(K-1)), each moved by adaptive
+// random-walk Metropolis on beta_k log p. After each move, neighbouring replicas (k, k+1)
+// with k of the iteration's parity propose to swap states, accepted with probability
+// min(1, exp((beta_k - beta_k+1)(log p(x_k+1) - log p(x_k)))). The two replicas of a pair
+// may sit on different tiles: each posts its state to the other by exchange, and both take
+// the same decision from their copies of the pair's stream rng_stream(seed, R + pair).
+// Replica r = c K + k; the cold replicas (k = 0) are the reported chains.
+Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& s) {
+  const int tiles = runtime.target().total_tiles();
+  const int K = s.sampler.temperatures, chains = s.chains, replicas = chains * K;
+  const auto d = static_cast<std::size_t>(model.dimension());
+  std::vector<double> beta(static_cast<std::size_t>(K));
+  std::vector<std::unique_ptr<TemperedModel>> tempered;
+  for (int k = 0; k < K; ++k) {
+    beta[static_cast<std::size_t>(k)] =
+        std::pow(s.sampler.max_temperature, -static_cast<double>(k) / (K - 1));
+    tempered.push_back(std::make_unique<TemperedModel>(model, beta[static_cast<std::size_t>(k)]));
+  }
+  SamplerConfig local = s.sampler;
+  local.kind = SamplerKind::rwm;
+  auto local_replicas = [&](const Tile& t) {
+    return static_cast<std::size_t>(first_chain(t.id() + 1, replicas, tiles) -
+                                    first_chain(t.id(), replicas, tiles));
+  };
+  const Variable<double> position = runtime.create_variable<double>(
+      "mcmc.position", [&](const Tile& t) { return local_replicas(t) * d; });
+  struct Replica {
+    std::optional<RngEngine> rng, pair_up, pair_down;  // own moves; swaps with k + 1 and k - 1
+    std::unique_ptr<ChainSampler> sampler;
+    std::optional<TileVector<std::byte>> workspace;
+    Transition last;
+    double lp = 0;  // untempered log density of the current state
+  };
+  std::vector<Replica> state(static_cast<std::size_t>(replicas));
+  const auto pair_stream = [&](int c, int k) {  // the pair (k, k + 1) of chain c
+    return rng_stream(s.seed, static_cast<std::uint64_t>(replicas + c * (K - 1) + k));
+  };
+
+  runtime.superstep("mcmc.pt.init", [&](Tile& t) {
+    const int first = first_chain(t.id(), replicas, tiles);
+    for (std::size_t i = 0; i < local_replicas(t); ++i) {
+      const int r = first + static_cast<int>(i), c = r / K, k = r % K;
+      Replica& rep = state[static_cast<std::size_t>(r)];
+      rep.rng = rng_stream(s.seed, static_cast<std::uint64_t>(r));
+      if (k + 1 < K) rep.pair_up = pair_stream(c, k);
+      if (k > 0) rep.pair_down = pair_stream(c, k - 1);
+      const Vector q0 = initial_point(model, s.sampler.init_radius, *rep.rng);
+      std::span<double> q = t.get(position).subspan(i * d, d);
+      std::copy(q0.begin(), q0.end(), q.begin());
+      rep.sampler = make_chain_sampler(*tempered[static_cast<std::size_t>(k)], local, q, *rep.rng);
+      rep.workspace = t.make_vector<std::byte>(
+          "mcmc.sampler", rep.sampler->workspace_bytes() + 3 * sizeof(RngEngine));
+    }
+  });
+
+  // The partner of replica level k at iteration `it`, or -1.
+  auto partner = [&](int k, int it) {
+    if (k % 2 == it % 2) return k + 1 < K ? k + 1 : -1;
+    return k > 0 ? k - 1 : -1;
+  };
+  Draws draws = empty_draws(model, s);
+  if (runtime.is_local(0))
+    draws.values.assign(
+        static_cast<std::size_t>(chains) * static_cast<std::size_t>(draws.draws) * draws.width(),
+        0.0);
+  const int total = s.sampler.warmup + s.sampler.draws;
+  for (int it = 0; it < total; ++it) {
+    runtime.superstep("mcmc.pt.move", [&](Tile& t) {
+      const int first = first_chain(t.id(), replicas, tiles);
+      for (std::size_t i = 0; i < local_replicas(t); ++i) {
+        const int r = first + static_cast<int>(i), c = r / K, k = r % K;
+        Replica& rep = state[static_cast<std::size_t>(r)];
+        std::span<double> q = t.get(position).subspan(i * d, d);
+        rep.last = rep.sampler->iterate(it, q, *rep.rng);
+        rep.lp = rep.last.lp / beta[static_cast<std::size_t>(k)];
+        charge(t, model, rep.last);
+        const int p = partner(k, it);
+        if (p < 0) continue;
+        std::vector<double> msg{static_cast<double>(c * K + p), rep.lp};
+        msg.insert(msg.end(), q.begin(), q.end());
+        t.post<double>(tile_of(c * K + p, replicas, tiles), msg);
+      }
+    });
+    runtime.superstep("mcmc.pt.swap", [&](Tile& t) {
+      const int first = first_chain(t.id(), replicas, tiles);
+      for (std::size_t i = 0; i < local_replicas(t); ++i) {
+        const int r = first + static_cast<int>(i), c = r / K, k = r % K;
+        Replica& rep = state[static_cast<std::size_t>(r)];
+        rep.last.swap_accept = 0;
+        const int p = partner(k, it);
+        if (p >= 0) {
+          for (const Message& m : t.inbox()) {
+            const std::span<const double> msg = m.as<double>();
+            if (static_cast<int>(msg[0]) != r) continue;
+            const int low = std::min(k, p), high = std::max(k, p);
+            const double lp_low = k == low ? rep.lp : msg[1], lp_high = k == low ? msg[1] : rep.lp;
+            const double log_ratio =
+                (beta[static_cast<std::size_t>(low)] - beta[static_cast<std::size_t>(high)]) *
+                (lp_high - lp_low);
+            RngEngine& pair_rng = k == low ? *rep.pair_up : *rep.pair_down;
+            if (std::log(boost::random::uniform_01<double>()(pair_rng)) < log_ratio) {
+              std::copy(msg.begin() + 2, msg.end(),
+                        t.get(position).begin() + static_cast<std::ptrdiff_t>(i * d));
+              rep.lp = msg[1];
+              rep.last.swap_accept = 1;
+            }
+          }
+        }
+        if (k != 0 || it < s.sampler.warmup) continue;
+        Transition shown = rep.last;
+        shown.lp = rep.lp;
+        std::vector<double> row{kDrawTag, static_cast<double>(c)};
+        for (double v : sampler_values(SamplerKind::pt, shown, 0)) row.push_back(v);
+        const std::span<const double> q = t.get(position).subspan(i * d, d);
+        for (double v :
+             model.constrain(Eigen::Map<const Vector>(q.data(), static_cast<Eigen::Index>(d))))
+          row.push_back(v);
+        t.post<double>(0, row);
+      }
+    });
+    if (it >= s.sampler.warmup) collect(runtime, draws, it - s.sampler.warmup);
+    if (s.progress && runtime.rank() == 0) s.progress(it + 1, total);
+  }
+  gather_adaptation(
+      runtime, draws, d, [&](int c) { return tile_of(c * K, replicas, tiles); },
+      [&](int c) { return state[static_cast<std::size_t>(c * K)].sampler.get(); });
+  if (!runtime.is_local(0)) draws.values.clear();
+  return draws;
+}
+
+}  // namespace
+
+Draws sample(Runtime& runtime, const Model& model, const RunSettings& settings) {
+  validate(model, settings);
+  if (settings.sampler.kind == SamplerKind::ensemble)
+    return sample_ensemble(runtime, model, settings);
+  if (settings.sampler.kind == SamplerKind::pt) return sample_tempering(runtime, model, settings);
+  return sample_chains(runtime, model, settings);
+}
+
+}  // namespace tessera::mcmc

@@ -1,0 +1,220 @@
+// Models: gradients (analytic against forward-mode AD, AD against central
+// differences), constraining transforms and their Jacobians, data validation.
+#include <gtest/gtest.h>
+
+#include <Eigen/LU>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/rng.hpp"
+#include "tessera/mcmc/models.hpp"
+#include "tessera/mcmc/sampler.hpp"
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::mcmc;
+using nlohmann::json;
+
+json sv_data() {
+  json d;
+  d["T"] = 6;
+  d["y"] = {0.5, -1.2, 0.3, 2.1, -0.7, 0.05};
+  return d;
+}
+
+json logistic_data() {
+  return json{{"N", 5},
+              {"K", 2},
+              {"x", {{0.1, 1.0}, {-0.5, 2.0}, {1.5, -1.0}, {0.0, 0.3}, {2.0, 2.0}}},
+              {"y", {0, 1, 1, 0, 1}}};
+}
+
+json eight_schools_data() {
+  return json{
+      {"J", 8}, {"y", {28, 8, -3, 7, -1, 1, 18, 12}}, {"sigma", {15, 10, 16, 11, 9, 11, 10, 18}}};
+}
+
+json garch_data() { return json{{"T", 5}, {"y", {4.9, 5.2, 3.8, 6.0, 5.1}}, {"sigma1", 0.5}}; }
+
+std::unique_ptr<Model> model(const std::string& name) {
+  json data = json::object();
+  if (name == "std_normal" || name == "correlated_gaussian") data = json{{"N", 7}};
+  if (name == "stochastic_volatility") data = sv_data();
+  if (name == "logistic_regression") data = logistic_data();
+  if (name == "eight_schools_noncentered") data = eight_schools_data();
+  if (name == "garch11") data = garch_data();
+  return make_model(name, data, "test");
+}
+
+class EveryModel : public ::testing::TestWithParam<std::string> {};
+
+// The gradient a model samples with equals the AD gradient of its template log
+// density, and both match central differences of the log density.
+TEST_P(EveryModel, GradientMatchesAutoDiffAndCentralDifferences) {
+  const auto m = model(GetParam());
+  RngEngine rng = rng_stream(7, 0);
+  for (int trial = 0; trial < 3; ++trial) {
+    const Vector x = initial_point(*m, 1.5, rng);
+    Vector g, g_ad;
+    const double lp = m->log_density_gradient(x, g);
+    const double lp_ad = m->autodiff_log_density_gradient(x, g_ad);
+    EXPECT_NEAR(lp, lp_ad, 1e-10 * (1 + std::abs(lp)));
+    EXPECT_NEAR(lp, m->log_density(x), 1e-10 * (1 + std::abs(lp)));
+    ASSERT_EQ(g.size(), m->dimension());
+    for (int i = 0; i < m->dimension(); ++i) {
+      EXPECT_NEAR(g[i], g_ad[i], 1e-9 * (1 + std::abs(g_ad[i])))
+          << GetParam() << " coordinate " << i;
+      Vector up = x, down = x;
+      const double h = 1e-6;
+      up[i] += h;
+      down[i] -= h;
+      const double fd = (m->log_density(up) - m->log_density(down)) / (2 * h);
+      EXPECT_NEAR(g_ad[i], fd, 1e-5 * (1 + std::abs(fd))) << GetParam() << " coordinate " << i;
+    }
+    EXPECT_EQ(m->constrain(x).size(), m->parameter_names().size());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtin, EveryModel, ::testing::ValuesIn(builtin_models()));
+
+// Stochastic volatility at a point where h is known by hand: mu = 0, phi = 0 (u = 0),
+// sigma = 1 (v = 0), h_std = 0, so h_t = 0 and log p = -sum y_t^2 / 2, plus the Jacobians
+// log(2 * 1/4) = log(1/2) for phi and 0 for sigma, plus the priors: 0 for mu, -log(1 + 1/25)
+// for sigma.
+TEST(StochasticVolatility, LogDensityAtAHandPoint) {
+  const auto m = model("stochastic_volatility");
+  const Vector x = Vector::Zero(9);
+  const json data = sv_data();
+  double sum_y2 = 0;
+  for (double y : data["y"]) sum_y2 += y * y;
+  EXPECT_NEAR(m->log_density(x), -0.5 * sum_y2 + std::log(0.5) - std::log(1.0 + 1.0 / 25.0), 1e-12);
+  const std::vector<double> v = m->constrain(x);
+  EXPECT_EQ(v[1], 0.0);  // phi
+  EXPECT_EQ(v[2], 1.0);  // sigma
+}
+
+// eight_schools_noncentered at theta_trans = 0, mu = 0, tau = 1 (log tau = 0):
+// -sum (y/sigma)^2 / 2 - log(1 + 1/25) + 0 (Jacobian log tau = 0).
+TEST(EightSchools, LogDensityAtAHandPoint) {
+  const auto m = model("eight_schools_noncentered");
+  const json d = eight_schools_data();
+  double expected = -std::log(1.0 + 1.0 / 25.0);
+  for (int j = 0; j < 8; ++j) {
+    const double r = d["y"][j].get<double>() / d["sigma"][j].get<double>();
+    expected -= 0.5 * r * r;
+  }
+  EXPECT_NEAR(m->log_density(Vector::Zero(10)), expected, 1e-12);
+}
+
+// The AR(1) correlation matrix's precision: x' S^-1 x for N = 3, rho = 0.5 by hand.
+TEST(CorrelatedGaussian, QuadraticFormMatchesTheDenseInverse) {
+  const auto m = make_model("correlated_gaussian", json{{"N", 3}, {"rho", 0.5}}, "test");
+  Eigen::Matrix3d s;
+  s << 1, 0.5, 0.25, 0.5, 1, 0.5, 0.25, 0.5, 1;
+  const Eigen::Vector3d x(0.3, -1.1, 0.7);
+  EXPECT_NEAR(m->log_density(x), -0.5 * x.dot(s.inverse() * x), 1e-12);
+}
+
+// Jacobians: log|d value/du| against the derivative of the transform by central differences.
+TEST(Transforms, JacobiansMatchDerivatives) {
+  for (double u : {-30.0, -2.0, 0.0, 0.7, 25.0}) {
+    double lj = 0;
+    lower_bounded(u, 1.5, lj);
+    EXPECT_NEAR(lj, u, 1e-14);
+    const double h = 1e-6;
+    double lj_b = 0, unused = 0;
+    const double value = bounded(u, -1.0, 3.0, lj_b);
+    EXPECT_GT(value, -1.0);
+    EXPECT_LT(value, 3.0);
+    if (std::abs(u) < 20) {
+      const double derivative =
+          (bounded(u + h, -1.0, 3.0, unused) - bounded(u - h, -1.0, 3.0, unused)) / (2 * h);
+      EXPECT_NEAR(lj_b, std::log(derivative), 1e-6);
+    } else {
+      EXPECT_TRUE(std::isfinite(lj_b));
+    }
+  }
+}
+
+// The stick-breaking simplex: sums to one, is the uniform centre at u = 0, and its
+// log-Jacobian is the log-determinant of d(x_1..x_{K-1})/du by central differences.
+TEST(Transforms, SimplexSumsToOneWithTheRightJacobian) {
+  const std::vector<double> zero(3, 0.0);
+  double lj = 0;
+  const std::vector<double> centre = simplex(zero, lj);
+  for (double v : centre) EXPECT_NEAR(v, 0.25, 1e-15);
+  const std::vector<double> u{0.3, -1.2, 0.8};
+  lj = 0;
+  const std::vector<double> x = simplex(u, lj);
+  double total = 0;
+  for (double v : x) total += v;
+  EXPECT_NEAR(total, 1.0, 1e-15);
+  Eigen::Matrix3d jacobian;
+  for (int j = 0; j < 3; ++j) {
+    std::vector<double> up = u, down = u;
+    up[static_cast<std::size_t>(j)] += 1e-6;
+    down[static_cast<std::size_t>(j)] -= 1e-6;
+    double unused = 0;
+    const std::vector<double> xu = simplex(up, unused), xd = simplex(down, unused);
+    for (int i = 0; i < 3; ++i)
+      jacobian(i, j) = (xu[static_cast<std::size_t>(i)] - xd[static_cast<std::size_t>(i)]) / 2e-6;
+  }
+  EXPECT_NEAR(lj, std::log(std::abs(jacobian.determinant())), 1e-6);
+}
+
+void expect_format_error(const std::string& name, const json& data, const std::string& message) {
+  try {
+    make_model(name, data, "bad.json");
+    FAIL() << "no error for " << data.dump();
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
+TEST(Data, ErrorsNameTheSourceAndTheField) {
+  expect_format_error(
+      "eight_schools_noncentered", json{{"J", 8}, {"y", {1, 2}}},
+      "data 'bad.json' for model eight_schools_noncentered: field 'y' has 2 values but J = 8");
+  expect_format_error("eight_schools_noncentered", json{{"y", {1}}, {"sigma", {1}}},
+                      "field 'J' is missing");
+  json nan_y = eight_schools_data();
+  nan_y["y"][3] = nullptr;  // how a NaN reaches JSON
+  expect_format_error("eight_schools_noncentered", nan_y,
+                      "field 'y' element 4 is not a number (null)");
+  json negative = eight_schools_data();
+  negative["sigma"][0] = -1;
+  expect_format_error("eight_schools_noncentered", negative,
+                      "field 'sigma' element 1 is -1.000000; it must be at least 0");
+  json infinite = garch_data();
+  infinite["y"][1] = std::numeric_limits<double>::infinity();
+  expect_format_error("garch11", infinite, "field 'y' element 2 is not finite");
+  expect_format_error("garch11", json{{"T", 5}, {"y", {1, 2, 3, 4, 5}}},
+                      "field 'sigma1' is missing");
+  expect_format_error("logistic_regression",
+                      json{{"N", 2}, {"K", 1}, {"x", {{1}, {2}}}, {"y", {0, 2}}},
+                      "field 'y' element 2 must be 0 or 1");
+  expect_format_error("logistic_regression",
+                      json{{"N", 2}, {"K", 2}, {"x", {{1, 2}, {2}}}, {"y", {0, 1}}},
+                      "field 'x' row 2 must have K = 2 values");
+  expect_format_error("correlated_gaussian", json{{"N", 3}, {"rho", 1.0}},
+                      "field 'rho' is 1.000000; it must lie in (-1, 1)");
+  expect_format_error("stochastic_volatility", json{{"T", 2.5}, {"y", {1, 2}}},
+                      "field 'T' must be an integer, not 2.5");
+  expect_format_error("std_normal", json::array(), "is not a JSON object");
+}
+
+TEST(Data, UnknownModelListsTheBuiltins) {
+  try {
+    make_model("eight_schools", json::object(), "x");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "unknown model 'eight_schools'; the built-in models are std_normal"),
+              std::string::npos);
+  }
+}
+
+}  // namespace

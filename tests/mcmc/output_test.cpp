@@ -1,0 +1,166 @@
+// Output files: CmdStan CSV written and parsed back (exactly), CmdStan's header and
+// adaptation block, malformed CSV errors, and the ArviZ NetCDF layout through ncdump -h
+// and NetCDF-C++4 reads.
+#include "tessera/mcmc/output.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <netcdf>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/mcmc/models.hpp"
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::mcmc;
+namespace fs = std::filesystem;
+
+class Output : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("tessera_mcmc_output_" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    model_ = make_model("eight_schools_noncentered",
+                        nlohmann::json{{"J", 3}, {"y", {10, -2, 5}}, {"sigma", {8, 9, 10}}},
+                        "schools.json");
+    Target target = Target::preset("host", 1, 1);
+    target.tiles_per_ipu = 2;
+    Runtime runtime(target, 1, MPI_COMM_SELF);
+    RunSettings s;
+    s.sampler.warmup = 100;
+    s.sampler.draws = 50;
+    s.chains = 3;
+    s.seed = 9;
+    draws_ = sample(runtime, *model_, s);
+    run_ = {"eight_schools_noncentered", "schools.json", s.sampler, 9, 0.25};
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+  std::unique_ptr<Model> model_;
+  Draws draws_;
+  RunDescription run_;
+};
+
+TEST_F(Output, CsvRoundTripIsExact) {
+  for (int c = 0; c < draws_.chains; ++c) {
+    const std::string file = path("chain_" + std::to_string(c + 1) + ".csv");
+    write_cmdstan_csv(file, draws_, c, run_);
+    const CmdStanCsv csv = read_cmdstan_csv(file);
+    EXPECT_EQ(csv.columns, draws_.columns);
+    ASSERT_EQ(csv.rows.size(), static_cast<std::size_t>(draws_.draws));
+    for (int d = 0; d < draws_.draws; ++d)
+      for (std::size_t k = 0; k < draws_.width(); ++k)
+        ASSERT_EQ(csv.rows[static_cast<std::size_t>(d)][k], draws_.at(c, d, k))
+            << "draw " << d << " column " << k;
+    EXPECT_EQ(csv.step_size, draws_.step_size[static_cast<std::size_t>(c)]);
+    EXPECT_EQ(csv.inverse_metric, draws_.inverse_metric[static_cast<std::size_t>(c)]);
+    EXPECT_EQ(csv.settings.at("id"), std::to_string(c + 1));
+    EXPECT_EQ(csv.settings.at("engine"), "nuts");
+    EXPECT_EQ(csv.settings.at("num_samples"), "50");
+    EXPECT_EQ(csv.settings.at("num_warmup"), "100");
+    EXPECT_EQ(csv.settings.at("seed"), "9");
+  }
+}
+
+// CmdStan's layout: the header row starts with the seven NUTS columns and uses dotted
+// names; "# Adaptation terminated" follows the header.
+TEST_F(Output, CsvHasCmdStansLayout) {
+  const std::string text = cmdstan_csv(draws_, 0, run_);
+  EXPECT_NE(
+      text.find("\nlp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,"
+                "theta_trans.1,theta_trans.2,theta_trans.3,mu,tau,theta.1,theta.2,theta.3\n"
+                "# Adaptation terminated\n# Step size = "),
+      std::string::npos);
+  EXPECT_EQ(text.rfind("# model = eight_schools_noncentered\n# method = sample (Default)\n", 0),
+            0u);
+}
+
+void expect_csv_error(const std::string& file, const std::string& text,
+                      const std::string& message) {
+  std::ofstream(file) << text;
+  try {
+    read_cmdstan_csv(file);
+    FAIL() << "no error for " << text;
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(Output, MalformedCsvNamesTheLine) {
+  const std::string f = path("bad.csv");
+  expect_csv_error(f, "# model = x\nlp__,mu\n1,2\n3\n",
+                   "'" + f + "', line 4: a row of 1 values under a header of 2 columns");
+  expect_csv_error(f, "lp__,mu\n1,abc\n", "line 2: 'abc' is not a number");
+  expect_csv_error(f, "mu,lp__\n1,2\n", "line 1: the header must start with lp__");
+  expect_csv_error(f, "# only comments\n", "has no header row");
+  try {
+    read_cmdstan_csv(path("missing.csv"));
+    FAIL();
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open CmdStan CSV file"), std::string::npos);
+  }
+}
+
+std::string command_output(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return out;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+  pclose(pipe);
+  return out;
+}
+
+TEST_F(Output, NetcdfHasArvizLayout) {
+  const std::string file = path("run.nc");
+  write_arviz_netcdf(file, draws_, run_);
+  const std::string header = command_output("ncdump -h " + file);
+  if (header.empty()) GTEST_SKIP() << "ncdump not found (Debian package netcdf-bin)";
+  for (const char* expected :
+       {"group: posterior {", "group: sample_stats {", "chain = 3 ;", "draw = 50 ;",
+        "theta_dim_0 = 3 ;", "double theta(chain, draw, theta_dim_0) ;", "double mu(chain, draw) ;",
+        "double lp(chain, draw) ;", "double acceptance_rate(chain, draw) ;",
+        "int64 tree_depth(chain, draw) ;", "byte diverging(chain, draw) ;",
+        "double energy(chain, draw) ;", "int64 chain(chain) ;",
+        ":model = \"eight_schools_noncentered\""})
+    EXPECT_NE(header.find(expected), std::string::npos) << expected << " in\n" << header;
+  // Values, read back with NetCDF-C++4: theta[c][d][j] and lp[c][d].
+  netCDF::NcFile nc(file, netCDF::NcFile::read);
+  std::vector<double> theta(3 * 50 * 3), lp(3 * 50);
+  nc.getGroup("posterior").getVar("theta").getVar(theta.data());
+  nc.getGroup("sample_stats").getVar("lp").getVar(lp.data());
+  for (int c = 0; c < 3; ++c)
+    for (int d = 0; d < 50; ++d) {
+      const std::size_t i = static_cast<std::size_t>(c * 50 + d);
+      EXPECT_EQ(lp[i], draws_.at(c, d, draws_.index("lp__")));
+      for (int j = 0; j < 3; ++j)
+        EXPECT_EQ(theta[i * 3 + static_cast<std::size_t>(j)],
+                  draws_.at(c, d, draws_.index("theta[" + std::to_string(j + 1) + "]")));
+    }
+  // Written through a temporary name: nothing else is left in the folder.
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) files += entry.is_regular_file();
+  EXPECT_EQ(files, 1u);
+}
+
+TEST_F(Output, UnwritableNetcdfPathIsAnError) {
+  try {
+    write_arviz_netcdf(path("no_such_folder/run.nc"), draws_, run_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write NetCDF file"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace

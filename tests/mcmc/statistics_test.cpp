@@ -1,0 +1,184 @@
+// Posterior means and variances against known answers, within 4 Monte-Carlo standard
+// errors, and R-hat < 1.01: Gaussians (closed form) and posteriordb's reference posteriors of
+// eight_schools_noncentered and garch11.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "tessera/core/runtime.hpp"
+#include "tessera/mcmc/diagnostics.hpp"
+#include "tessera/mcmc/models.hpp"
+#include "tessera/mcmc/run.hpp"
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::mcmc;
+
+Draws run(const Model& model, SamplerKind kind, int chains, int warmup, int draws,
+          std::uint64_t seed) {
+  Target target = Target::preset("host", 1, 1);
+  target.tiles_per_ipu = 2;
+  Runtime runtime(target, 2, MPI_COMM_SELF);
+  RunSettings s;
+  s.sampler.kind = kind;
+  s.sampler.warmup = warmup;
+  s.sampler.draws = draws;
+  s.chains = chains;
+  s.seed = seed;
+  return sample(runtime, model, s);
+}
+
+Chains chains_of(const Draws& d, const std::string& name) {
+  Chains c;
+  for (int k = 0; k < d.chains; ++k) c.push_back(d.column(k, d.index(name)));
+  return c;
+}
+
+double mean_of(const Chains& c) {
+  double s = 0, n = 0;
+  for (const auto& x : c)
+    for (double v : x) s += v, n += 1;
+  return s / n;
+}
+
+// E x = mean and E (x - mean)^2 = sd^2, each within 4 MCSE (plus the reference's own
+// error, `mean_error` and `sd_error`), and R-hat below 1.01.
+void expect_moments(const Draws& d, const std::string& name, double mean, double sd,
+                    double mean_error = 0, double sd_error = 0) {
+  const Chains x = chains_of(d, name);
+  const double m = mean_of(x), e = mcse_mean(x);
+  EXPECT_NEAR(m, mean, 4 * std::sqrt(e * e + mean_error * mean_error))
+      << name << " mean (MCSE " << e << ")";
+  Chains square = x;
+  for (auto& c : square)
+    for (double& v : c) v = (v - mean) * (v - mean);
+  const double e2 = mcse_mean(square), variance_error = 2 * sd * sd_error;
+  EXPECT_NEAR(mean_of(square), sd * sd, 4 * std::sqrt(e2 * e2 + variance_error * variance_error))
+      << name << " variance (MCSE " << e2 << ")";
+  EXPECT_LT(rhat(x), 1.01) << name;
+}
+
+class Gaussian : public ::testing::TestWithParam<SamplerKind> {};
+
+// N(0, I_4): every coordinate has mean 0 and sd 1. The random walk and the ensemble
+// (16 walkers, each a chain for R-hat) need more draws for the same precision.
+TEST_P(Gaussian, StdNormalMoments) {
+  const auto model = make_model("std_normal", nlohmann::json{{"N", 4}}, "test");
+  const SamplerKind kind = GetParam();
+  const int draws = kind == SamplerKind::ensemble ? 20000 : kind == SamplerKind::rwm ? 5000 : 1000;
+  const Draws d = run(*model, kind, kind == SamplerKind::ensemble ? 16 : 4, 1000, draws, 17);
+  for (const std::string& name : model->parameter_names()) expect_moments(d, name, 0.0, 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Samplers, Gaussian,
+                         ::testing::Values(SamplerKind::nuts, SamplerKind::hmc, SamplerKind::rwm,
+                                           SamplerKind::ensemble));
+
+// AR(1)-correlated Gaussian, rho = 0.9, 20 dimensions: unit marginals.
+TEST(Nuts, CorrelatedGaussianMoments) {
+  const auto model =
+      make_model("correlated_gaussian", nlohmann::json{{"N", 20}, {"rho", 0.9}}, "test");
+  const Draws d = run(*model, SamplerKind::nuts, 4, 1000, 1000, 5);
+  for (const std::string& name : model->parameter_names()) expect_moments(d, name, 0.0, 1.0);
+}
+
+// Two well separated modes, 0.5 N(-4, 0.5^2) + 0.5 N(4, 0.5^2), 16 standard deviations
+// apart; parallel tempering (8 replicas up to T = 100, where the modes
+// merge) visits both in proportion, P(x > 0) = 1/2 and E x^2 = 16.25, within 4 MCSE.
+class TwoModes final : public AutoDiffModel<TwoModes> {
+ public:
+  std::string name() const override { return "two_modes"; }
+  int dimension() const override { return 1; }
+  std::vector<std::string> parameter_names() const override { return {"x"}; }
+  template <class T>
+  T log_density_t(const Eigen::Matrix<T, Eigen::Dynamic, 1>& x) const {
+    using std::exp;
+    using std::log;
+    const T a = (x[0] - 4.0) / 0.5, b = (x[0] + 4.0) / 0.5;
+    return log(exp(-0.5 * a * a) + exp(-0.5 * b * b));
+  }
+  std::vector<double> constrain(const Vector& x) const override { return {x[0]}; }
+};
+
+TEST(ParallelTempering, VisitsBothModesInProportion) {
+  const TwoModes model;
+  Target target = Target::preset("host", 1, 1);
+  target.tiles_per_ipu = 4;
+  Runtime runtime(target, 2, MPI_COMM_SELF);
+  RunSettings s;
+  s.sampler.kind = SamplerKind::pt;
+  s.sampler.temperatures = 8;
+  s.sampler.max_temperature = 100;
+  s.sampler.warmup = 500;
+  s.sampler.draws = 4000;
+  s.chains = 4;
+  s.seed = 3;
+  const Draws d = sample(runtime, model, s);
+  Chains positive = chains_of(d, "x"), square = chains_of(d, "x");
+  for (auto& c : positive)
+    for (double& v : c) v = v > 0 ? 1.0 : 0.0;
+  for (auto& c : square)
+    for (double& v : c) v = v * v;
+  EXPECT_NEAR(mean_of(positive), 0.5, 4 * mcse_mean(positive));
+  EXPECT_NEAR(mean_of(square), 16.25, 4 * mcse_mean(square));
+  EXPECT_LT(rhat(positive), 1.01);
+  double swaps = 0;
+  for (const auto& c : chains_of(d, "swap_accept__"))
+    for (double v : c) swaps += v;
+  EXPECT_GT(swaps, 0.0);
+}
+
+struct Reference {
+  double mean, sd, mcse;
+};
+
+// posteriordb's reference_summary.csv: param,mean,sd,q05,q50,q95,mcse_mean_naive.
+std::map<std::string, Reference> read_reference(const std::string& path) {
+  std::ifstream in(path);
+  std::map<std::string, Reference> out;
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string name, field;
+    std::vector<double> v;
+    std::getline(row, name, ',');
+    while (std::getline(row, field, ',')) v.push_back(std::stod(field));
+    out[name] = {v.at(0), v.at(1), v.at(5)};
+  }
+  return out;
+}
+
+// Compares every parameter of the posteriordb posterior with its reference summary. The
+// reference posterior has 10 000 draws; its sd is known to sd / sqrt(2 * 10000).
+void check_posteriordb(const std::string& posterior, const std::string& model_name, int draws) {
+  const std::string dir = std::string(TESSERA_SHARED_DATA) + "/posteriordb/" + posterior;
+  if (!std::filesystem::exists(dir + "/data.json"))
+    GTEST_SKIP() << "posteriordb data absent: " << dir
+                 << " (the shared data folder ../shared/data is "
+                 << "not next to the project); the posteriordb checks are skipped";
+  const auto model = make_model(model_name, read_data_file(dir + "/data.json"), dir + "/data.json");
+  const Draws d = run(*model, SamplerKind::nuts, 4, 1000, draws, 2024);
+  const auto reference = read_reference(dir + "/reference_summary.csv");
+  ASSERT_FALSE(reference.empty());
+  for (const auto& [name, r] : reference)
+    expect_moments(d, name, r.mean, r.sd, r.mcse, r.sd / std::sqrt(20000.0));
+  const std::size_t divergent = d.index("divergent__");
+  double n = 0;
+  for (int c = 0; c < d.chains; ++c)
+    for (double v : d.column(c, divergent)) n += v;
+  EXPECT_LT(n, 0.01 * d.chains * d.draws) << "divergent transitions";
+}
+
+TEST(Posteriordb, EightSchoolsNoncentered) {
+  check_posteriordb("eight_schools-eight_schools_noncentered", "eight_schools_noncentered", 1000);
+}
+
+TEST(Posteriordb, Garch11) { check_posteriordb("garch-garch11", "garch11", 1000); }
+
+}  // namespace

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # check_netcdf.sh FILE.nc plane|sphere COMMAND...: runs COMMAND (which writes FILE.nc), then
 # passes when `ncdump -h` reads the file and shows the CF-1.8 attributes the
-# weather output promises, when cdo (if installed) reads it too, and when no
-# partial file is left behind.
+# weather output promises, when `cdo sinfo` reads it too, and when no
+# partial file is left behind. cdo is installed by scripts/setup.
 set -u
 file=$1 kind=$2
 shift 2
@@ -22,8 +22,7 @@ fi
 for pattern in "${common[@]}" "${specific[@]}"; do
   grep -Eq -- "$pattern" <<<"$header" || { echo "ncdump -h shows no /$pattern/:"; echo "$header"; exit 1; }
 done
-if command -v cdo >/dev/null; then
-  cdo -s sinfo "$file" >/dev/null || { echo "cdo sinfo cannot read $file"; exit 1; }
-fi
+command -v cdo >/dev/null || { echo "cdo is not installed: run scripts/setup"; exit 1; }
+cdo -s sinfo "$file" >/dev/null || { echo "cdo sinfo cannot read $file"; cdo sinfo "$file"; exit 1; }
 records=$(ncdump -v time "$file" | sed -n 's/.*time = UNLIMITED ; \/\/ (\([0-9]*\) currently).*/\1/p')
 echo "$file: CF-1.8 header, $records records"

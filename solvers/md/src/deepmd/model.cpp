@@ -1,0 +1,261 @@
+// Loading DeePMD-kit v3 serialized models (deepmd/dpmodel serialize() output written as YAML by
+// `dp convert-backend`; layout in deepmd/dpmodel/model/make_model.py, descriptor/se_e2_a.py,
+// fitting/general_fitting.py and utils/network.py of github.com/deepmodeling/deepmd-kit).
+#include "tessera/md/deepmd/model.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera::md::deepmd {
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void format_error(const std::string& where, const std::string& what) const {
+    throw FormatError("DeePMD model " + source_ + ": " + where + ": " + what +
+                      "; expected a DeePMD-kit v3 model written by `dp convert-backend` as .yaml");
+  }
+  [[noreturn]] void config_error(const std::string& what) const {
+    throw ConfigError("DeePMD model " + source_ + ": " + what);
+  }
+
+  YAML::Node child(const YAML::Node& node, const std::string& key, const std::string& where) const {
+    if (!node.IsMap()) format_error(where, "is not a mapping");
+    YAML::Node c = node[key];
+    if (!c) format_error(where, "has no key '" + key + "'");
+    return c;
+  }
+  template <class T>
+  T scalar(const YAML::Node& node, const std::string& key, const std::string& where) const {
+    YAML::Node c = child(node, key, where);
+    try {
+      return c.as<T>();
+    } catch (const YAML::Exception&) {
+      format_error(where + "." + key, "has an unexpected value");
+    }
+  }
+  std::string text(const YAML::Node& node, const std::string& key, const std::string& where) const {
+    return scalar<std::string>(node, key, where);
+  }
+  bool is_null(const YAML::Node& node, const std::string& key) const {
+    YAML::Node c = node[key];
+    return !c || c.IsNull();
+  }
+
+  // An "@class: np.ndarray" node flattened in row-major order, with its shape.
+  std::vector<double> array(const YAML::Node& node, const std::string& where,
+                            std::vector<std::size_t>& shape) const {
+    if (!node.IsMap() || !node["@class"] || node["@class"].as<std::string>() != "np.ndarray")
+      format_error(where, "is not an np.ndarray");
+    const std::string dtype = text(node, "dtype", where);
+    if (dtype != "float64")
+      config_error(where + " has dtype " + dtype + "; only float64 models are supported");
+    std::vector<double> out;
+    shape.clear();
+    flatten(child(node, "value", where), where, 0, shape, out);
+    return out;
+  }
+  Matrix matrix(const YAML::Node& node, const std::string& where, std::size_t rows,
+                std::size_t cols) const {
+    std::vector<std::size_t> shape;
+    std::vector<double> v = array(node, where, shape);
+    if (v.size() != rows * cols)
+      format_error(where, "has " + std::to_string(v.size()) + " values, expected " +
+                              std::to_string(rows) + " x " + std::to_string(cols));
+    Matrix m(rows, cols);
+    std::copy(v.begin(), v.end(), m.data());
+    return m;
+  }
+  RowVector vector(const YAML::Node& node, const std::string& where, std::size_t n) const {
+    Matrix m = matrix(node, where, 1, n);
+    return m.row(0);
+  }
+
+ private:
+  void flatten(const YAML::Node& node, const std::string& where, std::size_t depth,
+               std::vector<std::size_t>& shape, std::vector<double>& out) const {
+    if (node.IsSequence()) {
+      if (shape.size() == depth) shape.push_back(node.size());
+      if (shape[depth] != node.size()) format_error(where, "is a ragged array");
+      for (const auto& item : node) flatten(item, where, depth + 1, shape, out);
+      return;
+    }
+    if (depth != shape.size()) format_error(where, "is a ragged array");
+    try {
+      out.push_back(node.as<double>());
+    } catch (const YAML::Exception&) {
+      format_error(where, "holds a value that is not a number");
+    }
+  }
+
+  std::string source_;
+};
+
+Activation activation(const Reader& r, const std::string& name, const std::string& where) {
+  if (name == "tanh") return Activation::kTanh;
+  if (name == "none" || name == "linear") return Activation::kLinear;
+  r.config_error(where + " uses activation function '" + name +
+                 "'; supported are tanh and none (linear)");
+}
+
+Network network(const Reader& r, const YAML::Node& node, const std::string& where,
+                Eigen::Index in_dim) {
+  const YAML::Node layers = r.child(node, "layers", where);
+  if (!layers.IsSequence() || layers.size() == 0) r.format_error(where, "has no layers");
+  Network net;
+  Eigen::Index in = in_dim;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const std::string lw = where + ".layers[" + std::to_string(l) + "]";
+    const YAML::Node layer = layers[l];
+    const YAML::Node vars = r.child(layer, "@variables", lw);
+    std::vector<std::size_t> shape;
+    r.array(r.child(vars, "w", lw), lw + ".w", shape);
+    if (shape.size() != 2 || static_cast<Eigen::Index>(shape[0]) != in)
+      r.format_error(lw + ".w", "does not have " + std::to_string(in) + " input rows");
+    Layer out;
+    const auto out_dim = shape[1];
+    out.w = r.matrix(vars["w"], lw + ".w", shape[0], out_dim);
+    if (!r.scalar<bool>(layer, "bias", lw))
+      r.config_error(lw + " has no bias; layers without bias are not supported");
+    out.b = r.vector(r.child(vars, "b", lw), lw + ".b", out_dim);
+    if (!r.is_null(vars, "idt")) out.idt = r.vector(vars["idt"], lw + ".idt", out_dim);
+    out.activation = activation(r, r.text(layer, "activation_function", lw), lw);
+    out.resnet = r.scalar<bool>(layer, "resnet", lw);
+    in = static_cast<Eigen::Index>(out_dim);
+    net.layers.push_back(std::move(out));
+  }
+  return net;
+}
+
+std::vector<Network> networks(const Reader& r, const YAML::Node& node, const std::string& where,
+                              int ntypes, Eigen::Index in_dim) {
+  if (r.scalar<int>(node, "ndim", where) != 1)
+    r.config_error(where +
+                   " has one network per type pair (type_one_side: false), which is not "
+                   "supported; retrain with type_one_side: true");
+  const YAML::Node list = r.child(node, "networks", where);
+  if (!list.IsSequence() || static_cast<int>(list.size()) != ntypes)
+    r.format_error(where + ".networks", "does not hold one network per type");
+  std::vector<Network> out;
+  for (int t = 0; t < ntypes; ++t)
+    out.push_back(network(r, list[t], where + ".networks[" + std::to_string(t) + "]", in_dim));
+  return out;
+}
+
+void require_empty(const Reader& r, const YAML::Node& node, const std::string& key,
+                   const std::string& where) {
+  YAML::Node c = node[key];
+  if (c && !c.IsNull() && !(c.IsSequence() && c.size() == 0))
+    r.config_error(where + "." + key + " is set; type exclusions are not supported");
+}
+
+}  // namespace
+
+int Model::nnei() const { return std::accumulate(sel.begin(), sel.end(), 0); }
+
+Model parse_model(const std::string& yaml_text, const std::string& source) {
+  Reader r(source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    r.format_error("YAML", e.what());
+  }
+  const YAML::Node m = r.child(root, "model", "top level");
+  const std::string model_type = r.text(m, "type", "model");
+  if (model_type != "standard")
+    r.config_error("model type '" + model_type +
+                   "' is not supported; only standard energy models (se_e2_a + ener) are");
+  require_empty(r, m, "atom_exclude_types", "model");
+  require_empty(r, m, "pair_exclude_types", "model");
+
+  Model model;
+  const YAML::Node type_map = r.child(m, "type_map", "model");
+  if (!type_map.IsSequence() || type_map.size() == 0) r.format_error("model.type_map", "is empty");
+  for (const auto& t : type_map) model.type_map.push_back(t.as<std::string>());
+  const int ntypes = model.ntypes();
+
+  const YAML::Node d = r.child(m, "descriptor", "model");
+  const std::string dtype = r.text(d, "type", "model.descriptor");
+  if (dtype != "se_e2_a" && dtype != "se_a")
+    r.config_error("descriptor type '" + dtype + "' is not supported; only se_e2_a (se_a) is");
+  if (!r.scalar<bool>(d, "type_one_side", "model.descriptor"))
+    r.config_error("descriptor se_e2_a with type_one_side: false is not supported");
+  require_empty(r, d, "exclude_types", "model.descriptor");
+  if (!r.is_null(d, "spin")) r.config_error("spin models are not supported");
+  if (r.scalar<double>(d, "env_protection", "model.descriptor") != 0.0)
+    r.config_error("descriptor env_protection != 0 is not supported");
+  // The layers carry their own activation; the network-level setting is checked so that an
+  // unsupported one is named where the user set it.
+  activation(r, r.text(d, "activation_function", "model.descriptor"), "model.descriptor");
+  model.rcut = r.scalar<double>(d, "rcut", "model.descriptor");
+  model.rcut_smth = r.scalar<double>(d, "rcut_smth", "model.descriptor");
+  if (!(model.rcut_smth < model.rcut))
+    r.format_error("model.descriptor", "rcut_smth must be below rcut");
+  model.sel = r.scalar<std::vector<int>>(d, "sel", "model.descriptor");
+  if (static_cast<int>(model.sel.size()) != ntypes)
+    r.format_error("model.descriptor.sel", "does not have one entry per type");
+  model.axis_neuron = r.scalar<int>(d, "axis_neuron", "model.descriptor");
+  const YAML::Node dvars = r.child(d, "@variables", "model.descriptor");
+  const auto slots = static_cast<std::size_t>(model.nnei()) * 4;
+  model.davg = r.matrix(r.child(dvars, "davg", "model.descriptor.@variables"),
+                        "model.descriptor.davg", ntypes, slots);
+  model.dstd = r.matrix(r.child(dvars, "dstd", "model.descriptor.@variables"),
+                        "model.descriptor.dstd", ntypes, slots);
+  model.embeddings = networks(r, r.child(d, "embeddings", "model.descriptor"),
+                              "model.descriptor.embeddings", ntypes, 1);
+  for (const auto& net : model.embeddings)
+    if (net.out_dim() != model.embeddings.front().out_dim())
+      r.format_error("model.descriptor.embeddings", "networks differ in output width");
+  if (model.axis_neuron < 1 || model.axis_neuron > model.embedding_width())
+    r.format_error("model.descriptor.axis_neuron", "must lie in 1..embedding width");
+
+  const YAML::Node f = r.child(m, "fitting", "model");
+  const std::string ftype = r.text(f, "type", "model.fitting");
+  if (ftype != "ener")
+    r.config_error("fitting type '" + ftype + "' is not supported; only ener is");
+  if (r.scalar<int>(f, "numb_fparam", "model.fitting") != 0 ||
+      r.scalar<int>(f, "numb_aparam", "model.fitting") != 0)
+    r.config_error(
+        "fitting with frame or atomic parameters (numb_fparam/numb_aparam) is not "
+        "supported");
+  activation(r, r.text(f, "activation_function", "model.fitting"), "model.fitting");
+  if (r.scalar<bool>(f, "mixed_types", "model.fitting"))
+    r.config_error("fitting with mixed_types: true is not supported");
+  require_empty(r, f, "exclude_types", "model.fitting");
+  if (r.scalar<int>(f, "dim_descrpt", "model.fitting") != model.descriptor_dim())
+    r.format_error("model.fitting.dim_descrpt", "does not match the descriptor");
+  model.fittings = networks(r, r.child(f, "nets", "model.fitting"), "model.fitting.nets", ntypes,
+                            model.descriptor_dim());
+  for (const auto& net : model.fittings)
+    if (net.out_dim() != 1) r.format_error("model.fitting.nets", "networks must have one output");
+  const YAML::Node fvars = r.child(f, "@variables", "model.fitting");
+  Matrix bias = r.matrix(r.child(fvars, "bias_atom_e", "model.fitting.@variables"),
+                         "model.fitting.bias_atom_e", ntypes, 1);
+  // The energy model adds out_bias per atom type (BaseAtomicModel.apply_out_stat); out_std is
+  // not applied to energies.
+  Matrix out_bias =
+      r.matrix(r.child(r.child(m, "@variables", "model"), "out_bias", "model.@variables"),
+               "model.out_bias", ntypes, 1);
+  for (int t = 0; t < ntypes; ++t) model.energy_bias.push_back(bias(t, 0) + out_bias(t, 0));
+  return model;
+}
+
+Model load_model(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw ConfigError("cannot open DeePMD model file '" + path +
+                      "'; give the path of a .yaml model written by `dp convert-backend`");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_model(buffer.str(), "'" + path + "'");
+}
+
+}  // namespace tessera::md::deepmd

@@ -1,0 +1,381 @@
+// The DeePMD-kit se_e2_a kernel against DeePMD-kit's own results, finite differences and
+// malformed model files.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <boost/random/uniform_real_distribution.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/rng.hpp"
+#include "tessera/md/deepmd/model.hpp"
+#include "tessera/md/deepmd/se_a.hpp"
+
+namespace tessera::md::deepmd {
+namespace {
+
+const std::string kDir = std::string(TESSERA_SHARED_DATA) + "/deepmd";
+const std::string kModel = kDir + "/deeppot_sea.yaml";
+const std::string kCases = kDir + "/deeppot-testcase.yaml";
+
+#define SKIP_WITHOUT_DATA()                                                 \
+  if (!std::filesystem::exists(kModel) || !std::filesystem::exists(kCases)) \
+  GTEST_SKIP() << "DeePMD-kit reference data not found in " << kDir         \
+               << " (it lives in the project's shared/data/deepmd beside the repository)"
+
+const Model& model() {
+  static const Model m = load_model(kModel);
+  return m;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(DeepmdSeA, LoadsTheReferenceModel) {
+  SKIP_WITHOUT_DATA();
+  const Model& m = model();
+  EXPECT_EQ(m.type_map, (std::vector<std::string>{"O", "H"}));
+  EXPECT_EQ(m.rcut, 6.0);
+  EXPECT_EQ(m.rcut_smth, 0.5);
+  EXPECT_EQ(m.sel, (std::vector<int>{46, 92}));
+  EXPECT_EQ(m.nnei(), 138);
+  EXPECT_EQ(m.embedding_width(), 12);
+  EXPECT_EQ(m.descriptor_dim(), 24);
+  ASSERT_EQ(m.fittings.size(), 2u);
+  EXPECT_EQ(m.fittings[0].layers.size(), 4u);
+  EXPECT_EQ(m.fittings[0].layers[1].idt.size(), 10);
+  EXPECT_EQ(m.fittings[0].layers[0].idt.size(), 0);
+}
+
+// DeePMD-kit's atomic energies, forces and atomic virials (and, for the first frame, its
+// descriptor) for 6-atom water frames, periodic and not, to 1e-10.
+TEST(DeepmdSeA, ReproducesDeepmdKitReference) {
+  SKIP_WITHOUT_DATA();
+  const YAML::Node cases = YAML::LoadFile(kCases)["results"];
+  ASSERT_TRUE(cases.IsSequence());
+  ASSERT_GE(cases.size(), 3u);
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE("frame " + std::to_string(c));
+    const YAML::Node frame = cases[c];
+    const auto coord = frame["coord"].as<std::vector<double>>();
+    const auto atype = frame["atype"].as<std::vector<int>>();
+    std::optional<std::array<double, 9>> cell;
+    if (!frame["box"].IsNull()) {
+      const auto box = frame["box"].as<std::vector<double>>();
+      cell.emplace();
+      std::copy(box.begin(), box.end(), cell->begin());
+    }
+    const Result r = evaluate(model(), coord, atype, cell);
+    auto expect_near = [](const std::vector<double>& got, const std::vector<double>& want,
+                          const char* what) {
+      ASSERT_EQ(got.size(), want.size()) << what;
+      double worst = 0.0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        EXPECT_NEAR(got[i], want[i], 1e-10) << what << i;
+        worst = std::max(worst, std::abs(got[i] - want[i]));
+      }
+      std::printf("  %-11s max |ours - DeePMD-kit| = %.2e\n", what, worst);
+    };
+    expect_near(r.atom_energy, frame["atomic_energy"].as<std::vector<double>>(), "energy ");
+    expect_near(r.force, frame["force"].as<std::vector<double>>(), "force ");
+    expect_near(r.atom_virial, frame["atomic_virial"].as<std::vector<double>>(), "virial ");
+    if (frame["descriptor"])
+      expect_near(r.descriptor, frame["descriptor"].as<std::vector<double>>(), "descriptor ");
+  }
+}
+
+struct Config {
+  std::vector<double> x;
+  std::vector<int> type;
+  std::optional<std::array<double, 9>> cell;
+};
+
+// Water-like random configuration: n atoms, no pair closer than 0.9 A (positions in a
+// triclinic cell, or in a cube of the same size without periodicity).
+Config random_config(std::uint64_t stream, int n, bool periodic) {
+  Config c;
+  c.cell = std::array<double, 9>{7.0, 0.0, 0.0, 0.8, 6.5, 0.0, -0.5, 0.7, 6.8};
+  auto rng = rng_stream(2024, stream);
+  boost::random::uniform_real_distribution<double> u(0.0, 1.0);
+  while (static_cast<int>(c.type.size()) < n) {
+    const double f[3] = {u(rng), u(rng), u(rng)};
+    double x[3];
+    for (int d = 0; d < 3; ++d)
+      x[d] = f[0] * (*c.cell)[d] + f[1] * (*c.cell)[3 + d] + f[2] * (*c.cell)[6 + d];
+    bool ok = true;
+    for (std::size_t j = 0; j < c.type.size() && ok; ++j)
+      ok = std::hypot(x[0] - c.x[3 * j], x[1] - c.x[3 * j + 1], x[2] - c.x[3 * j + 2]) > 0.9;
+    if (!ok) continue;
+    c.x.insert(c.x.end(), x, x + 3);
+    c.type.push_back(c.type.size() % 3 == 0 ? 0 : 1);
+  }
+  if (!periodic) c.cell.reset();
+  return c;
+}
+
+TEST(DeepmdSeA, ForcesAreMinusTheEnergyGradient) {
+  SKIP_WITHOUT_DATA();
+  for (bool periodic : {true, false}) {
+    SCOPED_TRACE(periodic ? "periodic" : "cluster");
+    Config c = random_config(periodic ? 1 : 2, 12, periodic);
+    const Result r = evaluate(model(), c.x, c.type, c.cell);
+    const double h = 1e-5;
+    for (std::size_t k = 0; k < c.x.size(); ++k) {
+      const double x0 = c.x[k];
+      c.x[k] = x0 + h;
+      const double ep = evaluate(model(), c.x, c.type, c.cell).energy;
+      c.x[k] = x0 - h;
+      const double em = evaluate(model(), c.x, c.type, c.cell).energy;
+      c.x[k] = x0;
+      EXPECT_NEAR(r.force[k], -(ep - em) / (2 * h), 1e-6) << "component " << k;
+    }
+  }
+}
+
+// Moving atoms by lattice vectors (unwrapped coordinates) changes nothing but round-off.
+TEST(DeepmdSeA, LatticeShiftsChangeNothing) {
+  SKIP_WITHOUT_DATA();
+  const Config c = random_config(8, 12, true);
+  Config shifted = c;
+  const int multiples[3][3] = {{2, 0, -1}, {-3, 1, 0}, {0, 0, 4}};
+  for (int a = 0; a < 3; ++a)
+    for (int d = 0; d < 3; ++d)
+      for (int v = 0; v < 3; ++v) shifted.x[3 * a + d] += multiples[a][v] * (*c.cell)[3 * v + d];
+  const Result r = evaluate(model(), c.x, c.type, c.cell);
+  const Result s = evaluate(model(), shifted.x, shifted.type, shifted.cell);
+  for (std::size_t a = 0; a < r.atom_energy.size(); ++a)
+    EXPECT_NEAR(s.atom_energy[a], r.atom_energy[a], 1e-11);
+  for (std::size_t k = 0; k < r.force.size(); ++k) EXPECT_NEAR(s.force[k], r.force[k], 1e-11);
+  for (std::size_t k = 0; k < r.atom_virial.size(); ++k)
+    EXPECT_NEAR(s.atom_virial[k], r.atom_virial[k], 1e-11);
+}
+
+// The virial sum_a W_a equals -dE/d(epsilon)^T for the homogeneous strain x -> x (1 + epsilon)
+// of positions and cell.
+TEST(DeepmdSeA, VirialIsTheStrainDerivative) {
+  SKIP_WITHOUT_DATA();
+  const Config c = random_config(3, 12, true);
+  const auto w = evaluate(model(), c.x, c.type, c.cell).virial();
+  const double h = 1e-5;
+  for (int p = 0; p < 3; ++p)
+    for (int q = 0; q < 3; ++q) {
+      double e[2];
+      for (int side = 0; side < 2; ++side) {
+        const double eps = side == 0 ? h : -h;
+        Config s = c;
+        auto strain = [&](double* v) {  // v_q += v_p * eps for the single entry epsilon_pq
+          v[q] += v[p] * eps;
+        };
+        for (std::size_t a = 0; a < s.type.size(); ++a) {
+          double v[3] = {c.x[3 * a], c.x[3 * a + 1], c.x[3 * a + 2]};
+          strain(v);
+          std::copy(v, v + 3, s.x.begin() + 3 * a);
+        }
+        for (int row = 0; row < 3; ++row) {
+          double v[3] = {(*c.cell)[3 * row], (*c.cell)[3 * row + 1], (*c.cell)[3 * row + 2]};
+          strain(v);
+          std::copy(v, v + 3, s.cell->begin() + 3 * row);
+        }
+        e[side] = evaluate(model(), s.x, s.type, s.cell).energy;
+      }
+      EXPECT_NEAR(w[3 * q + p], -(e[0] - e[1]) / (2 * h), 1e-6) << p << q;
+    }
+}
+
+// The tile kernel with ghosts and a sloppy candidate list (shuffled, beyond rcut) gives the
+// same numbers as the whole-system evaluation.
+TEST(DeepmdSeA, KernelIgnoresCandidateOrderAndFarAtoms) {
+  SKIP_WITHOUT_DATA();
+  const Config c = random_config(4, 9, false);
+  const Result ref = evaluate(model(), c.x, c.type, std::nullopt);
+  // Locals 0..5, ghosts 6..8 plus a far ghost of type O at 50 A.
+  std::vector<double> x = c.x;
+  x.insert(x.end(), {50.0, 50.0, 50.0});
+  std::vector<int> type = c.type;
+  type.push_back(0);
+  NeighborList list{{0}, {}};
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 9; j >= 0; --j)
+      if (j != i) list.indices.push_back(j);
+    list.offsets.push_back(static_cast<int>(list.indices.size()));
+  }
+  const Result tile = compute(model(), x, type, 6, list);
+  ASSERT_EQ(tile.force.size(), 30u);
+  // Local energies agree with the whole system's; the ghosts' own energies are missing, so
+  // compare with a second tile holding the ghosts as locals instead.
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(tile.atom_energy[i], ref.atom_energy[i], 1e-12);
+  for (int k = 27; k < 30; ++k) EXPECT_EQ(tile.force[k], 0.0);
+  std::vector<int> order = {6, 7, 8, 0, 1, 2, 3, 4, 5};
+  std::vector<double> x2;
+  std::vector<int> t2;
+  for (int a : order) {
+    x2.insert(x2.end(), c.x.begin() + 3 * a, c.x.begin() + 3 * a + 3);
+    t2.push_back(c.type[a]);
+  }
+  NeighborList list2{{0}, {}};
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 9; ++j)
+      if (j != i) list2.indices.push_back(j);
+    list2.offsets.push_back(static_cast<int>(list2.indices.size()));
+  }
+  const Result other = compute(model(), x2, t2, 3, list2);
+  // Tile results summed over both tiles equal the whole-system force and virial.
+  for (int a = 0; a < 9; ++a) {
+    const int in2 = static_cast<int>(std::find(order.begin(), order.end(), a) - order.begin());
+    for (int d = 0; d < 3; ++d)
+      EXPECT_NEAR(tile.force[3 * a + d] + other.force[3 * in2 + d], ref.force[3 * a + d], 1e-12);
+    for (int d = 0; d < 9; ++d)
+      EXPECT_NEAR(tile.atom_virial[9 * a + d] + other.atom_virial[9 * in2 + d],
+                  ref.atom_virial[9 * a + d], 1e-12);
+  }
+}
+
+// With more neighbors of a type than sel, the kernel keeps the sel nearest of that type (DeePMD-kit
+// nlist_distinguish_types): a model cut down to sel = {2, 3} gives the same result from the
+// full candidate list as from a list holding only the 2 nearest O and 3 nearest H atoms.
+TEST(DeepmdSeA, KeepsTheSelNearestOfEachType) {
+  SKIP_WITHOUT_DATA();
+  Model small = model();
+  small.sel = {2, 3};
+  const Eigen::Index cols = 4 * 5;
+  Matrix davg(2, cols), dstd(2, cols);
+  davg << small.davg.leftCols(8), small.davg.middleCols(4 * 46, 12);
+  dstd << small.dstd.leftCols(8), small.dstd.middleCols(4 * 46, 12);
+  small.davg = davg;
+  small.dstd = dstd;
+  const Config c = random_config(5, 18, false);
+  NeighborList all{{0}, {}}, nearest{{0}, {}};
+  for (int j = 1; j < 18; ++j) all.indices.push_back(j);
+  all.offsets.push_back(17);
+  std::vector<std::pair<double, int>> by_distance[2];
+  for (int j = 1; j < 18; ++j) {
+    const double r =
+        std::hypot(c.x[3 * j] - c.x[0], c.x[3 * j + 1] - c.x[1], c.x[3 * j + 2] - c.x[2]);
+    if (r > small.rcut) continue;  // the kernel drops these itself
+    by_distance[c.type[j]].emplace_back(r, j);
+  }
+  for (int t = 0; t < 2; ++t) {
+    std::sort(by_distance[t].begin(), by_distance[t].end());
+    ASSERT_GT(static_cast<int>(by_distance[t].size()), small.sel[t]);
+    for (int k = 0; k < small.sel[t]; ++k) nearest.indices.push_back(by_distance[t][k].second);
+  }
+  nearest.offsets.push_back(static_cast<int>(nearest.indices.size()));
+  const Result a = compute(small, c.x, c.type, 1, all);
+  const Result b = compute(small, c.x, c.type, 1, nearest);
+  EXPECT_EQ(a.atom_energy, b.atom_energy);
+  EXPECT_EQ(a.force, b.force);
+  EXPECT_EQ(a.atom_virial, b.atom_virial);
+  // and the cut really changed the model's input: the full model sees more neighbors.
+  EXPECT_NE(compute(model(), c.x, c.type, 1, all).atom_energy[0],
+            compute(model(), c.x, c.type, 1, nearest).atom_energy[0]);
+}
+
+// A workspace reused across calls of different sizes gives bit-identical results to a fresh one.
+TEST(DeepmdSeA, ReusedWorkspaceGivesIdenticalResults) {
+  SKIP_WITHOUT_DATA();
+  const Config big = random_config(6, 15, false), small = random_config(7, 6, false);
+  auto full_list = [](int n) {
+    NeighborList list{{0}, {}};
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j)
+        if (j != i) list.indices.push_back(j);
+      list.offsets.push_back(static_cast<int>(list.indices.size()));
+    }
+    return list;
+  };
+  Workspace workspace;
+  Result reused;
+  for (const Config* c : {&big, &small, &big, &small}) {
+    const int n = static_cast<int>(c->type.size());
+    compute(model(), c->x, c->type, n, full_list(n), workspace, reused);
+    const Result fresh = compute(model(), c->x, c->type, n, full_list(n));
+    EXPECT_EQ(reused.atom_energy, fresh.atom_energy);
+    EXPECT_EQ(reused.force, fresh.force);
+    EXPECT_EQ(reused.atom_virial, fresh.atom_virial);
+    EXPECT_EQ(reused.descriptor, fresh.descriptor);
+  }
+}
+
+TEST(DeepmdSeA, KernelRejectsBadInput) {
+  SKIP_WITHOUT_DATA();
+  const std::vector<double> x = {0, 0, 0, 1, 0, 0};
+  NeighborList list{{0, 1}, {1}};
+  try {
+    compute(model(), x, std::vector<int>{0, 2}, 1, list);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("atom 1 has type 2, outside the model's 2 types"),
+              std::string::npos)
+        << e.what();
+  }
+  list.indices = {7};
+  try {
+    compute(model(), x, std::vector<int>{0, 1}, 1, list);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("neighbor list of atom 0 holds invalid index 7"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+template <class E>
+void expect_error(const std::string& text, const std::string& needle) {
+  try {
+    parse_model(text, "'test.yaml'");
+    FAIL() << "no error for " << needle;
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'test.yaml'"), std::string::npos) << e.what();
+  } catch (const std::exception& e) {
+    FAIL() << "wrong exception type: " << e.what();
+  }
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(DeepmdSeA, MalformedModelFilesAreRejected) {
+  expect_error<FormatError>("model: [unclosed", "YAML");
+  expect_error<FormatError>("backend: PyTorch\n", "has no key 'model'");
+  try {
+    load_model("/nonexistent/model.yaml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open DeePMD model file '/nonexistent/model.yaml'"),
+              std::string::npos);
+  }
+  if (!std::filesystem::exists(kModel)) GTEST_SKIP() << "DeePMD-kit model not found in " << kDir;
+  const std::string good = read_text(kModel);
+  EXPECT_NO_THROW(parse_model(good, "'test.yaml'"));
+  expect_error<ConfigError>(replaced(good, "type: se_e2_a", "type: se_e2_r"),
+                            "descriptor type 'se_e2_r' is not supported");
+  expect_error<ConfigError>(replaced(good, "type: ener", "type: dipole"),
+                            "fitting type 'dipole' is not supported");
+  expect_error<ConfigError>(replaced(good, "type_one_side: true", "type_one_side: false"),
+                            "type_one_side: false is not supported");
+  expect_error<ConfigError>(
+      replaced(good, "activation_function: tanh", "activation_function: gelu"),
+      "activation function 'gelu'");
+  expect_error<ConfigError>(replaced(good, "dtype: float64", "dtype: float32"),
+                            "only float64 models are supported");
+  expect_error<FormatError>(
+      replaced(good, "sel:\n      - 46\n      - 92", "sel:\n      - 46\n      - 91"),
+      "model.descriptor.davg: has 1104 values, expected 2 x 548");
+  expect_error<FormatError>(replaced(good, "- 0.05033023990415701", "- zero"), "not a number");
+}
+
+}  // namespace
+}  // namespace tessera::md::deepmd

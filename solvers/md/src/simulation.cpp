@@ -40,8 +40,7 @@ struct Simulation::TileAtoms {
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
         neigh(t.make_vector<int>("md.neighbor_list")),
         bin_head(t.make_vector<int>("md.bins")),
-        bin_next(t.make_vector<int>("md.bins")),
-        ghost_origin(t.make_vector<int>("md.ghost_origin")) {}
+        bin_next(t.make_vector<int>("md.bins")) {}
   int nlocal = 0, nghost = 0;
   TileVector<double> v, f, x_build;
   TileVector<std::int64_t> id;
@@ -50,10 +49,6 @@ struct Simulation::TileAtoms {
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
-  // For each ghost that is a periodic image of one of this tile's own atoms, that
-  // atom's index (else -1): such pairs are computed once, with the reaction
-  // applied to the original atom (Newton's third law inside the tile).
-  TileVector<int> ghost_origin;
   double pe = 0, ke = 0;
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
@@ -66,6 +61,10 @@ Simulation::Simulation(Runtime& runtime, Units units)
   type_ = runtime_.create_variable<std::int32_t>("md.type", 0);
   send_x_ = runtime_.create_variable<double>("md.ghost_send_x", 0);
   send_type_ = runtime_.create_variable<std::int32_t>("md.ghost_send_type", 0);
+  ghost_tag_ = runtime_.create_variable<std::int64_t>("md.ghost_id", 0);
+  send_tag_ = runtime_.create_variable<std::int64_t>("md.ghost_send_id", 0);
+  ghost_f_ = runtime_.create_variable<double>("md.ghost_f", 0);
+  send_f_ = runtime_.create_variable<double>("md.ghost_returned_f", 0);
   tiles_.resize(runtime_.local_tiles().size());
   runtime_.superstep("md.init", [&](Tile& t) {
     tiles_[static_cast<std::size_t>(t.id() - runtime_.first_tile())] =
@@ -810,9 +809,8 @@ void Simulation::rebuild(bool canonical_order) {
   //    destination, behind every segment from lower tiles (and lower k of tile s).
   const int tiles = runtime_.target().total_tiles();
   std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
-  std::vector<std::vector<std::pair<int, int>>> self_images(
-      static_cast<std::size_t>(tiles));  // (segment, first slot)
-  ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type");
+  ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type"), pid("md.ghost_id"),
+      pr("md.ghost_forces_back");
   for (int src = 0; src < tiles; ++src) {
     std::size_t offset = 0;
     const auto& segments = domain_.segments(src);
@@ -826,15 +824,19 @@ void Simulation::rebuild(bool canonical_order) {
           nlocal_dst + static_cast<std::size_t>(ghosts[static_cast<std::size_t>(dst)]);
       px.copy(send_x_, src, 3 * offset, x_, dst, 3 * at, 3 * static_cast<std::size_t>(c));
       pt.copy(send_type_, src, offset, type_, dst, at, static_cast<std::size_t>(c));
-      if (dst == src)
-        self_images[static_cast<std::size_t>(src)].emplace_back(static_cast<int>(k),
-                                                                static_cast<int>(at));
+      pid.copy(send_tag_, src, offset, ghost_tag_, dst, at - nlocal_dst,
+               static_cast<std::size_t>(c));
+      // Newton's third law across tiles: forces on these ghosts go back to their owner.
+      pr.copy(ghost_f_, dst, 3 * (at - nlocal_dst), send_f_, src, 3 * offset,
+              3 * static_cast<std::size_t>(c));
       ghosts[static_cast<std::size_t>(dst)] += c;
       offset += static_cast<std::size_t>(c);
     }
   }
   plan_x_.emplace(runtime_.compile(px));
   plan_type_.emplace(runtime_.compile(pt));
+  plan_tag_.emplace(runtime_.compile(pid));
+  plan_reverse_.emplace(runtime_.compile(pr));
 
   // 4. Make room for the ghosts and send them.
   runtime_.superstep("md.ghosts",
@@ -844,25 +846,28 @@ void Simulation::rebuild(bool canonical_order) {
                        const std::size_t n = static_cast<std::size_t>(s.nlocal + s.nghost);
                        t.resize(x_, 3 * n);
                        t.resize(type_, n);
+                       const std::size_t ghosts_here = static_cast<std::size_t>(s.nghost);
+                       t.resize(ghost_tag_, ghosts_here);
+                       t.resize(ghost_f_, 3 * ghosts_here);
+                       t.resize(send_tag_, s.send_atom.size());
+                       t.resize(send_f_, 3 * s.send_atom.size());
                        pack_ghost_positions(t);
-                       s.ghost_origin.assign(static_cast<std::size_t>(s.nghost), -1);
-                       for (const auto& [k, at] : self_images[static_cast<std::size_t>(t.id())])
-                         for (int n = s.send_begin[static_cast<std::size_t>(k)];
-                              n < s.send_begin[static_cast<std::size_t>(k) + 1]; ++n)
-                           s.ghost_origin[static_cast<std::size_t>(
-                               at - s.nlocal + n - s.send_begin[static_cast<std::size_t>(k)])] =
-                               s.send_atom[static_cast<std::size_t>(n)];
                        const auto type = t.get(type_);
                        auto out = t.get(send_type_);
-                       for (std::size_t k = 0; k < s.send_atom.size(); ++k)
-                         out[k] = type[static_cast<std::size_t>(s.send_atom[k])];
+                       auto tags = t.get(send_tag_);
+                       for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
+                         const auto i = static_cast<std::size_t>(s.send_atom[k]);
+                         out[k] = type[i];
+                         tags[k] = s.id[i];
+                       }
                      },
-                     {&*plan_x_, &*plan_type_});
+                     {&*plan_x_, &*plan_type_, &*plan_tag_});
 }
 
 void Simulation::build_neighbor_list(Tile& t) {
   TileAtoms& s = state(t);
   const auto x = t.get(x_);
+  const auto tag = t.get(ghost_tag_);
   const double rg = domain_.ghost_cutoff();
   const double rgsq = rg * rg;
   const auto sub_lo = domain_.sub_lo(t.id()), sub_hi = domain_.sub_hi(t.id());
@@ -927,11 +932,9 @@ void Simulation::build_neighbor_list(Tile& t) {
            j = s.bin_next[static_cast<std::size_t>(j)]) {
         const auto u = static_cast<std::size_t>(j);
         if (own_bin && j < s.nlocal && u <= i) continue;  // the same pair from the other side
-        if (j >= s.nlocal) {
-          const int origin = s.ghost_origin[u - static_cast<std::size_t>(s.nlocal)];
-          if (origin >= 0 && static_cast<std::size_t>(origin) <= i)
-            continue;  // listed by the other atom
-        }
+        // A pair with a ghost is listed on one side only, the one whose atom has the
+        // smaller id; the ghost's force goes back to its owner (LAMMPS's newton on).
+        if (j >= s.nlocal && !(s.id[i] < tag[u - static_cast<std::size_t>(s.nlocal)])) continue;
         ++candidates;
         const double dx = xi - x[3 * u], dy = yi - x[3 * u + 1], dz = zi - x[3 * u + 2];
         if (dx * dx + dy * dy + dz * dz < rgsq) s.neigh.push_back(j);
@@ -947,7 +950,7 @@ void Simulation::build_neighbor_list(Tile& t) {
 // output needs, are summed only when asked for (LAMMPS's eflag/vflag).
 template <bool EnergyVirial>
 void Simulation::pair_forces(TileAtoms& s, std::span<const double> x,
-                             std::span<const std::int32_t> type) {
+                             std::span<const std::int32_t> type, std::span<double> ghost_force) {
   const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
   double pe = 0;
   std::array<double, 6> w{};
@@ -958,7 +961,7 @@ void Simulation::pair_forces(TileAtoms& s, std::span<const double> x,
   const int* __restrict list = s.neigh.data();
   const int* __restrict first = s.neigh_begin.data();
   const std::int32_t* __restrict types = type.data();
-  const int* __restrict origin = s.ghost_origin.data();
+  double* __restrict gf = ghost_force.data();  // 3 per ghost, returned to owners
   for (std::size_t i = 0; i < nlocal; ++i) {
     const double xi = xp[3 * i], yi = xp[3 * i + 1], zi = xp[3 * i + 2];
     const PairLJCut::Coeff* row = &pair_(types[i], 0);
@@ -973,19 +976,14 @@ void Simulation::pair_forces(TileAtoms& s, std::span<const double> x,
       const double r6inv = r2inv * r2inv * r2inv;
       const double fpair = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
       fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
-      // The reaction goes to an owned atom, or to the owned original of a periodic
-      // image of this tile's own atom; any other ghost's owner computes the pair too.
-      const int reacting = j < nlocal ? static_cast<int>(j) : origin[j - nlocal];
-      if (reacting >= 0) {
-        const auto r = static_cast<std::size_t>(reacting);
-        f[3 * r] -= dx * fpair, f[3 * r + 1] -= dy * fpair, f[3 * r + 2] -= dz * fpair;
-      }
+      // Every pair is listed once: the reaction goes to the owned atom, or to the
+      // ghost slot that the reverse exchange returns to the ghost's owner.
+      double* reacting = j < nlocal ? f + 3 * j : gf + 3 * (j - nlocal);
+      reacting[0] -= dx * fpair, reacting[1] -= dy * fpair, reacting[2] -= dz * fpair;
       if constexpr (EnergyVirial) {
-        const double share = reacting >= 0 ? 1.0 : 0.5;
-        pe += share * (r6inv * (c.lj3 * r6inv - c.lj4) - c.offset);
-        const double sf = share * fpair;
-        w[0] += sf * dx * dx, w[1] += sf * dy * dy, w[2] += sf * dz * dz;
-        w[3] += sf * dx * dy, w[4] += sf * dx * dz, w[5] += sf * dy * dz;
+        pe += r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
+        w[0] += fpair * dx * dx, w[1] += fpair * dy * dy, w[2] += fpair * dz * dz;
+        w[3] += fpair * dx * dy, w[4] += fpair * dx * dz, w[5] += fpair * dy * dz;
       }
     }
     f[3 * i] += fx, f[3 * i + 1] += fy, f[3 * i + 2] += fz;
@@ -1006,18 +1004,34 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
                                                : 0.0;
     t_target = langevin_->t_start + delta * (langevin_->t_stop - langevin_->t_start);
   }
-  runtime_.superstep("md.force", [&](Tile& t) {
+  // Forces: each pair once; forces on ghosts travel back to their owners.
+  runtime_.superstep("md.force",
+                     [&](Tile& t) {
+                       TileAtoms& s = state(t);
+                       if (build_lists) build_neighbor_list(t);
+                       const auto x = t.get(x_);
+                       const auto type = t.get(type_);
+                       const auto ghost_force = t.get(ghost_f_);
+                       s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
+                       std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
+                       if (energy_virial)
+                         pair_forces<true>(s, x, type, ghost_force);
+                       else
+                         pair_forces<false>(s, x, type, ghost_force);
+                       t.charge(pair_cost, static_cast<std::uint64_t>(s.neigh.size()));
+                     },
+                     {&*plan_reverse_});
+  // Add the returned forces in segment order, then Langevin and the second half-kick.
+  runtime_.superstep("md.integrate_second", [&](Tile& t) {
     TileAtoms& s = state(t);
-    if (build_lists) build_neighbor_list(t);
-    const auto x = t.get(x_);
     const auto type = t.get(type_);
+    const auto back = t.get(send_f_);
     const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
-    s.f.assign(3 * nlocal, 0.0);
-    if (energy_virial)
-      pair_forces<true>(s, x, type);
-    else
-      pair_forces<false>(s, x, type);
-    t.charge(pair_cost, static_cast<std::uint64_t>(s.neigh.size()));
+    for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
+      const auto i = static_cast<std::size_t>(s.send_atom[k]);
+      s.f[3 * i] += back[3 * k], s.f[3 * i + 1] += back[3 * k + 1],
+          s.f[3 * i + 2] += back[3 * k + 2];
+    }
     for (std::size_t i = 0; i < nlocal; ++i)
       if (!std::isfinite(s.f[3 * i]) || !std::isfinite(s.f[3 * i + 1]) ||
           !std::isfinite(s.f[3 * i + 2]))

@@ -164,7 +164,8 @@ class Simulation {
   void integrate_first(bool pack);
   void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial);
   template <bool EnergyVirial>
-  void pair_forces(TileAtoms& s, std::span<const double> x, std::span<const std::int32_t> type);
+  void pair_forces(TileAtoms& s, std::span<const double> x, std::span<const std::int32_t> type,
+                   std::span<double> ghost_force);
   double nvt_target() const;
   void apply_pending_scale();
   double global_temperature();
@@ -193,8 +194,10 @@ class Simulation {
   Domain domain_;
   Variable<double> x_, send_x_;
   Variable<std::int32_t> type_, send_type_;
+  Variable<std::int64_t> ghost_tag_, send_tag_;  // ids of ghosts, for the pair rule
+  Variable<double> ghost_f_, send_f_;            // forces on ghosts, and as returned to owners
   std::vector<std::unique_ptr<TileAtoms>> tiles_;
-  std::optional<ExchangePlan> plan_x_, plan_type_;
+  std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_;
   int since_build_ = 0;
   std::int64_t run_begin_ = 0, run_end_ = 0;
 

@@ -1,7 +1,8 @@
 // mcmc_ipu: MCMC on the tile runtime, with Stan's samplers and file formats.
 //
 //   mcmc_ipu --model NAME [--data FILE.json | --dimension N] --sampler nuts|hmc|rwm|ensemble|pt
-//            --chains N --warmup N --draws N --seed S [--output PREFIX] [--target ...]
+//            --chains N --warmup N --draws N --seed S [--metric diag_e|dense_e]
+//            [--output PREFIX] [--target ...]
 //
 // Writes PREFIX_1.csv ... PREFIX_N.csv (CmdStan's CSV, one per chain) and
 // PREFIX.nc (ArviZ's NetCDF layout), prints CmdStan-style progress and a
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
   return tessera::run_main(argc, argv, [](int argc, char** argv) {
     CLI::App app{"mcmc_ipu: MCMC samplers on the tile runtime"};
     RuntimeOptions options;
-    std::string model_name, data_file, sampler = "nuts", output;
+    std::string model_name, data_file, sampler = "nuts", metric = "diag_e", output;
     int chains = 4, warmup = 1000, draws_wanted = 1000, dimension = 0, refresh = 100;
     std::uint64_t seed = 1;
     SamplerConfig config;
@@ -79,6 +80,8 @@ int main(int argc, char** argv) {
     app.add_option("--max-depth", config.max_depth, "nuts: maximum tree depth")
         ->check(CLI::Range(1, 30))
         ->capture_default_str();
+    app.add_option("--metric", metric, "nuts/hmc: adapted metric, diag_e or dense_e")
+        ->capture_default_str();
     app.add_option("--delta", config.delta, "nuts/hmc: target acceptance statistic")
         ->check(CLI::Range(0.01, 0.999))
         ->capture_default_str();
@@ -104,6 +107,7 @@ int main(int argc, char** argv) {
     tessera::add_runtime_options(app, options, "host");
     if (auto code = tessera::parse_command_line(app, argc, argv)) return *code;
     config.kind = parse_sampler(sampler);
+    config.metric = parse_metric(metric);
     config.warmup = warmup;
     config.draws = draws_wanted;
 

@@ -72,6 +72,35 @@ TEST_F(Output, CsvRoundTripIsExact) {
   }
 }
 
+// dense_e: "metric = dense_e" and CmdStan's "Elements of inverse mass matrix:" block of d
+// rows read back exactly; the matrix is symmetric and positive on the diagonal.
+TEST_F(Output, DenseMetricRoundTripIsExact) {
+  Target target = Target::preset("host", 1, 1);
+  Runtime runtime(target, 1, MPI_COMM_SELF);
+  RunSettings s;
+  s.sampler.metric = Metric::dense_e;
+  s.sampler.warmup = 100;
+  s.sampler.draws = 20;
+  s.chains = 1;
+  const Draws draws = sample(runtime, *model_, s);
+  RunDescription run = run_;
+  run.sampler = s.sampler;
+  write_cmdstan_csv(path("dense.csv"), draws, 0, run);
+  const CmdStanCsv csv = read_cmdstan_csv(path("dense.csv"));
+  const std::size_t d = static_cast<std::size_t>(model_->dimension());
+  ASSERT_EQ(draws.inverse_metric[0].size(), d * d);
+  EXPECT_EQ(csv.inverse_metric, draws.inverse_metric[0]);
+  for (std::size_t i = 0; i < d; ++i) {
+    EXPECT_GT(csv.inverse_metric[i * d + i], 0.0);
+    for (std::size_t j = 0; j < d; ++j)
+      EXPECT_EQ(csv.inverse_metric[i * d + j], csv.inverse_metric[j * d + i]);
+  }
+  EXPECT_EQ(csv.settings.at("metric"), "dense_e");
+  EXPECT_EQ(csv.rows.size(), 20u);
+  write_cmdstan_csv(path("diag.csv"), draws_, 0, run_);
+  EXPECT_EQ(read_cmdstan_csv(path("diag.csv")).settings.at("metric"), "diag_e");
+}
+
 // CmdStan's layout: the header row starts with the seven NUTS columns and uses dotted
 // names; "# Adaptation terminated" follows the header.
 TEST_F(Output, CsvHasCmdStansLayout) {

@@ -169,6 +169,32 @@ TEST(Adaptation, RegularisedVariance) {
   EXPECT_NEAR(metric[0], n / (n + 5) * var + 1e-3 * 5 / (n + 5), 1e-14);
 }
 
+// The dense estimate uses the same windows and is Stan's regularised covariance:
+// (n / (n + 5)) Sigma + 1e-3 (5 / (n + 5)) I, with Sigma the window's sample covariance.
+TEST(Adaptation, RegularisedCovariance) {
+  WindowedCovariance windows(2, 1000);
+  Matrix metric = Matrix::Identity(2, 2);
+  Vector q(2);
+  std::vector<int> ends;
+  for (int i = 0; i < 1000; ++i) {
+    // In the first window (75..99): 25 points (i % 5, (i % 5) + (i % 2)).
+    q << i % 5, i % 5 + i % 2;
+    if (windows.learn(q, metric)) ends.push_back(i + 1);
+    if (i == 99) {
+      Matrix x(25, 2);
+      for (int k = 0; k < 25; ++k) x.row(k) << (75 + k) % 5, (75 + k) % 5 + (75 + k) % 2;
+      const Matrix centred = x.rowwise() - x.colwise().mean();
+      const Matrix sigma = centred.transpose() * centred / 24.0;
+      const double n = 25;
+      Matrix expected = n / (n + 5) * sigma;
+      expected.diagonal().array() += 1e-3 * 5 / (n + 5);
+      EXPECT_LT((metric - expected).cwiseAbs().maxCoeff(), 1e-13) << metric << "\n" << expected;
+      EXPECT_NE(metric(0, 1), 0.0);
+    }
+  }
+  EXPECT_EQ(ends, (std::vector<int>{100, 150, 250, 450, 950}));
+}
+
 // Dual averaging finds the root of accept(eps) = delta: with accept = exp(-eps), eps = -log(0.8).
 TEST(Adaptation, DualAveragingFindsTheTargetStepSize) {
   DualAveraging da(0.8);

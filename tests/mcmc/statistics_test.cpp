@@ -3,12 +3,15 @@
 // eight_schools_noncentered and garch11.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/mcmc/diagnostics.hpp"
 #include "tessera/mcmc/models.hpp"
@@ -20,12 +23,13 @@ using namespace tessera;
 using namespace tessera::mcmc;
 
 Draws run(const Model& model, SamplerKind kind, int chains, int warmup, int draws,
-          std::uint64_t seed) {
+          std::uint64_t seed, Metric metric = Metric::diag_e) {
   Target target = Target::preset("host", 1, 1);
   target.tiles_per_ipu = 2;
   Runtime runtime(target, 2, MPI_COMM_SELF);
   RunSettings s;
   s.sampler.kind = kind;
+  s.sampler.metric = metric;
   s.sampler.warmup = warmup;
   s.sampler.draws = draws;
   s.chains = chains;
@@ -85,6 +89,72 @@ TEST(Nuts, CorrelatedGaussianMoments) {
       make_model("correlated_gaussian", nlohmann::json{{"N", 20}, {"rho", 0.9}}, "test");
   const Draws d = run(*model, SamplerKind::nuts, 4, 1000, 1000, 5);
   for (const std::string& name : model->parameter_names()) expect_moments(d, name, 0.0, 1.0);
+}
+
+// A 2-d Gaussian with sds 1 and 3 and correlation 0.99: the posterior covariance is
+// [[1, 2.97], [2.97, 9]]. Stan's dense_e adaptation recovers it (every adapted inverse
+// metric within 20% of each entry), the moments are right within 4 MCSE with either
+// metric, and dense_e mixes far better per gradient than diag_e, whose axis-aligned
+// metric cannot undo the correlation.
+class CorrelatedPair final : public AutoDiffModel<CorrelatedPair> {
+ public:
+  static constexpr double kSd0 = 1.0, kSd1 = 3.0, kRho = 0.99;
+  std::string name() const override { return "correlated_pair"; }
+  int dimension() const override { return 2; }
+  std::vector<std::string> parameter_names() const override { return {"x[1]", "x[2]"}; }
+  template <class T>
+  T log_density_t(const Eigen::Matrix<T, Eigen::Dynamic, 1>& x) const {
+    const T a = x[0] / kSd0, b = x[1] / kSd1;
+    return -0.5 * (a * a - 2.0 * kRho * a * b + b * b) / (1.0 - kRho * kRho);
+  }
+  std::vector<double> constrain(const Vector& x) const override { return {x[0], x[1]}; }
+};
+
+// Bulk-ESS of the slowest coordinate per leapfrog step (gradient) over all chains.
+double ess_per_gradient(const Draws& d) {
+  double gradients = 0;
+  for (int c = 0; c < d.chains; ++c)
+    for (double n : d.column(c, d.index("n_leapfrog__"))) gradients += n;
+  return std::min(ess_bulk(chains_of(d, "x[1]")), ess_bulk(chains_of(d, "x[2]"))) / gradients;
+}
+
+TEST(Nuts, DenseMetricLearnsTheCovariance) {
+  const CorrelatedPair model;
+  using M = CorrelatedPair;
+  const double covariance[2][2] = {{M::kSd0 * M::kSd0, M::kRho * M::kSd0 * M::kSd1},
+                                   {M::kRho * M::kSd0 * M::kSd1, M::kSd1 * M::kSd1}};
+  const Draws dense = run(model, SamplerKind::nuts, 4, 1000, 1000, 9, Metric::dense_e);
+  for (int c = 0; c < dense.chains; ++c) {
+    const std::vector<double>& metric = dense.inverse_metric[static_cast<std::size_t>(c)];
+    ASSERT_EQ(metric.size(), 4u);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        EXPECT_NEAR(metric[static_cast<std::size_t>(2 * j + i)], covariance[i][j],
+                    0.2 * std::abs(covariance[i][j]))
+            << "chain " << c << " entry (" << i << ", " << j << ")";
+  }
+  expect_moments(dense, "x[1]", 0.0, M::kSd0);
+  expect_moments(dense, "x[2]", 0.0, M::kSd1);
+  const Draws diag = run(model, SamplerKind::nuts, 4, 1000, 1000, 9, Metric::diag_e);
+  expect_moments(diag, "x[1]", 0.0, M::kSd0);
+  expect_moments(diag, "x[2]", 0.0, M::kSd1);
+  const double dense_rate = ess_per_gradient(dense), diag_rate = ess_per_gradient(diag);
+  std::printf("bulk-ESS per gradient: dense_e %.4f, diag_e %.4f (ratio %.1f)\n", dense_rate,
+              diag_rate, dense_rate / diag_rate);
+  EXPECT_GT(dense_rate, 3.0 * diag_rate);
+}
+
+// dense_e is a metric of Hamiltonian samplers only.
+TEST(Run, DenseMetricNeedsAHamiltonianSampler) {
+  const CorrelatedPair model;
+  try {
+    run(model, SamplerKind::rwm, 2, 100, 10, 1, Metric::dense_e);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--metric dense_e applies to the nuts and hmc samplers, not rwm; use --metric "
+                 "diag_e");
+  }
 }
 
 // Two well separated modes, 0.5 N(-4, 0.5^2) + 0.5 N(4, 0.5^2), 16 standard deviations

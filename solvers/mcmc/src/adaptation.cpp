@@ -18,14 +18,11 @@ double DualAveraging::learn(double accept_stat) {
 
 double DualAveraging::final_step_size() const { return std::exp(x_bar_); }
 
-WindowedVariance::WindowedVariance(int dimension, int warmup, int init_buffer, int term_buffer,
-                                   int base_window)
+AdaptationWindows::AdaptationWindows(int warmup, int init_buffer, int term_buffer, int base_window)
     : warmup_(warmup),
       init_buffer_(init_buffer),
       term_buffer_(term_buffer),
-      base_window_(base_window),
-      mean_(Vector::Zero(dimension)),
-      m2_(Vector::Zero(dimension)) {
+      base_window_(base_window) {
   if (warmup < 20) {
     enabled_ = false;
   } else if (init_buffer + term_buffer + base_window > warmup) {
@@ -37,15 +34,15 @@ WindowedVariance::WindowedVariance(int dimension, int warmup, int init_buffer, i
   next_window_ = init_buffer_ + window_size_ - 1;
 }
 
-bool WindowedVariance::in_window() const {
+bool AdaptationWindows::in_window() const {
   return counter_ >= init_buffer_ && counter_ < warmup_ - term_buffer_ && counter_ != warmup_;
 }
 
-bool WindowedVariance::window_end() const {
+bool AdaptationWindows::window_end() const {
   return counter_ == next_window_ && counter_ != warmup_;
 }
 
-void WindowedVariance::next_window() {
+void AdaptationWindows::next_window() {
   const int last = warmup_ - term_buffer_ - 1;
   if (next_window_ == last) return;
   window_size_ *= 2;
@@ -54,6 +51,12 @@ void WindowedVariance::next_window() {
   if (next_window_ != last && next_window_ + 2 * window_size_ >= warmup_ - term_buffer_)
     next_window_ = last;
 }
+
+WindowedVariance::WindowedVariance(int dimension, int warmup, int init_buffer, int term_buffer,
+                                   int base_window)
+    : AdaptationWindows(warmup, init_buffer, term_buffer, base_window),
+      mean_(Vector::Zero(dimension)),
+      m2_(Vector::Zero(dimension)) {}
 
 bool WindowedVariance::learn(const Vector& q, Vector& inverse_metric) {
   if (!enabled_) return false;
@@ -68,6 +71,41 @@ bool WindowedVariance::learn(const Vector& q, Vector& inverse_metric) {
     const double n = n_;
     const Vector variance = n > 1 ? Vector(m2_ / (n - 1.0)) : Vector::Ones(q.size());
     inverse_metric = (n / (n + 5.0)) * variance.array() + 1e-3 * (5.0 / (n + 5.0));
+    n_ = 0;
+    mean_.setZero();
+    m2_.setZero();
+    ++counter_;
+    return true;
+  }
+  ++counter_;
+  return false;
+}
+
+WindowedCovariance::WindowedCovariance(int dimension, int warmup, int init_buffer, int term_buffer,
+                                       int base_window)
+    : AdaptationWindows(warmup, init_buffer, term_buffer, base_window),
+      mean_(Vector::Zero(dimension)),
+      m2_(Matrix::Zero(dimension, dimension)) {}
+
+bool WindowedCovariance::learn(const Vector& q, Matrix& inverse_metric) {
+  if (!enabled_) return false;
+  if (in_window()) {
+    // Welford's update of the co-moment matrix (Stan's welford_covar_estimator.hpp).
+    ++n_;
+    const Vector delta = q - mean_;
+    mean_ += delta / n_;
+    m2_ += (q - mean_) * delta.transpose();
+  }
+  if (window_end()) {
+    next_window();
+    const double n = n_;
+    const auto d = q.size();
+    Matrix covariance = n > 1 ? Matrix(m2_ / (n - 1.0)) : Matrix::Identity(d, d);
+    // Welford's co-moment (q - mean_new)(q - mean_old)^T is symmetric only up to rounding;
+    // the kinetic energy and its gradient M^-1 p must use the same, exactly symmetric matrix.
+    covariance = 0.5 * (covariance + covariance.transpose()).eval();
+    inverse_metric = (n / (n + 5.0)) * covariance;
+    inverse_metric.diagonal().array() += 1e-3 * (5.0 / (n + 5.0));
     n_ = 0;
     mean_.setZero();
     m2_.setZero();

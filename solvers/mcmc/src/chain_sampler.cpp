@@ -1,3 +1,4 @@
+#include <Eigen/Cholesky>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_01.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
@@ -35,6 +36,14 @@ std::string sampler_name(SamplerKind kind) {
   }
   return "?";
 }
+
+Metric parse_metric(const std::string& name) {
+  if (name == "diag_e") return Metric::diag_e;
+  if (name == "dense_e") return Metric::dense_e;
+  throw ConfigError("unknown metric '" + name + "'; the metrics are diag_e, dense_e");
+}
+
+std::string metric_name(Metric metric) { return metric == Metric::dense_e ? "dense_e" : "diag_e"; }
 
 std::vector<std::string> sampler_columns(SamplerKind kind) {
   switch (kind) {
@@ -95,17 +104,21 @@ struct PhasePoint {
   double lp = 0;
 };
 
-// Euclidean HMC with a diagonal metric (Stan's diag_e), shared by nuts and hmc.
+// Euclidean HMC with a diagonal (Stan's diag_e) or dense (dense_e) metric, shared by
+// nuts and hmc.
 class HamiltonianSampler : public ChainSampler {
  public:
   HamiltonianSampler(const Model& model, const SamplerConfig& config, std::span<const double> q)
       : model_(model),
         config_(config),
         step_size_(config.step_size),
+        dense_(config.metric == Metric::dense_e),
         inverse_metric_(Vector::Ones(model.dimension())),
         step_adaptation_(config.delta),
-        metric_adaptation_(model.dimension(), config.warmup) {
+        metric_adaptation_(model.dimension(), config.warmup),
+        covariance_adaptation_(dense_ ? model.dimension() : 0, config.warmup) {
     const int d = model.dimension();
+    if (dense_) set_dense_metric(Matrix::Identity(d, d));
     z_.q = Eigen::Map<const Vector>(q.data(), d);
     z_.p = Vector::Zero(d);
     step_adaptation_.set_mu(std::log(10.0 * config.step_size));
@@ -121,7 +134,10 @@ class HamiltonianSampler : public ChainSampler {
     Transition t = transition(rng);
     if (iteration < config_.warmup) {
       step_size_ = step_adaptation_.learn(t.accept_stat);
-      if (metric_adaptation_.learn(z_.q, inverse_metric_)) {
+      Matrix dense;
+      if (dense_ ? covariance_adaptation_.learn(z_.q, dense)
+                 : metric_adaptation_.learn(z_.q, inverse_metric_)) {
+        if (dense_) set_dense_metric(dense);
         find_reasonable_step_size(rng);
         step_adaptation_.set_mu(std::log(10.0 * step_size_));
         step_adaptation_.restart();
@@ -136,7 +152,26 @@ class HamiltonianSampler : public ChainSampler {
  protected:
   virtual Transition transition(RngEngine& rng) = 0;
 
+  // Bytes of the dense metric's matrices (none for diag_e).
+  std::size_t metric_bytes() const {
+    const auto d = static_cast<std::size_t>(model_.dimension());
+    return dense_ ? 2 * d * d * sizeof(double) : 0;
+  }
+  void set_dense_metric(const Matrix& inverse_metric) {
+    dense_inverse_metric_ = inverse_metric;
+    cholesky_.compute(inverse_metric);
+    if (cholesky_.info() != Eigen::Success)
+      throw Error("the adapted dense inverse metric of " + model_.name() +
+                  " is not positive definite; use --metric diag_e or a longer --warmup");
+    inverse_metric_ = Eigen::Map<const Vector>(inverse_metric.data(), inverse_metric.size());
+  }
   void sample_momentum(RngEngine& rng) {
+    if (dense_) {
+      for (Eigen::Index i = 0; i < z_.p.size(); ++i) z_.p[i] = normal(rng);
+      // p = L^-T z has covariance (L L^T)^-1 = M (Stan's dense_e_metric::sample_p).
+      z_.p = cholesky_.matrixU().solve(z_.p);
+      return;
+    }
     for (Eigen::Index i = 0; i < z_.p.size(); ++i)
       z_.p[i] = normal(rng) / std::sqrt(inverse_metric_[i]);
   }
@@ -146,13 +181,17 @@ class HamiltonianSampler : public ChainSampler {
     if (std::isnan(z.lp)) z.lp = -kInf;
   }
   double kinetic(const Vector& p) const {
+    if (dense_) return 0.5 * p.dot(dense_inverse_metric_ * p);
     return 0.5 * (p.array().square() * inverse_metric_.array()).sum();
   }
   double hamiltonian(const PhasePoint& z) const {
     const double h = -z.lp + kinetic(z.p);
     return std::isnan(h) ? kInf : h;
   }
-  Vector dtau_dp(const Vector& p) const { return inverse_metric_.cwiseProduct(p); }
+  Vector dtau_dp(const Vector& p) const {
+    if (dense_) return dense_inverse_metric_ * p;
+    return inverse_metric_.cwiseProduct(p);
+  }
   // One leapfrog step of size eps (negative: backwards in time).
   void leapfrog(PhasePoint& z, double eps) {
     z.p += 0.5 * eps * z.g;
@@ -193,9 +232,13 @@ class HamiltonianSampler : public ChainSampler {
   const Model& model_;
   SamplerConfig config_;
   double step_size_;
-  Vector inverse_metric_;
+  bool dense_;
+  Vector inverse_metric_;  // diag_e: the diagonal; dense_e: the matrix, column-major
+  Matrix dense_inverse_metric_;
+  Eigen::LLT<Matrix> cholesky_;  // of the dense inverse metric
   DualAveraging step_adaptation_;
   WindowedVariance metric_adaptation_;
+  WindowedCovariance covariance_adaptation_;
   PhasePoint z_;
   int gradients_ = 0;
 };
@@ -207,7 +250,8 @@ class NutsSampler final : public HamiltonianSampler {
     // The phase points and momenta of the trajectory ends, and per tree level the
     // temporaries of build_tree: ~ (16 + 6 max_depth) vectors of d doubles.
     return static_cast<std::size_t>(16 + 6 * config_.max_depth) *
-           static_cast<std::size_t>(model_.dimension()) * sizeof(double);
+               static_cast<std::size_t>(model_.dimension()) * sizeof(double) +
+           metric_bytes();
   }
 
  private:
@@ -339,7 +383,7 @@ class StaticHmcSampler final : public HamiltonianSampler {
  public:
   using HamiltonianSampler::HamiltonianSampler;
   std::size_t workspace_bytes() const override {
-    return 8 * static_cast<std::size_t>(model_.dimension()) * sizeof(double);
+    return 8 * static_cast<std::size_t>(model_.dimension()) * sizeof(double) + metric_bytes();
   }
 
  private:

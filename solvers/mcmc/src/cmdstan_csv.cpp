@@ -1,4 +1,5 @@
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -76,7 +77,8 @@ std::string cmdstan_csv(const Draws& draws, int chain, const RunDescription& run
       out << "#           nuts\n#             max_depth = " << s.max_depth << "\n";
     else
       out << "#           static\n#             int_time = " << number(s.integration_time) << "\n";
-    out << "#         metric = diag_e (Default)\n"
+    out << "#         metric = " << metric_name(s.metric)
+        << (s.metric == Metric::diag_e ? " (Default)" : "") << "\n"
         << "#         stepsize = " << number(s.step_size) << "\n";
   }
   out << "#     num_chains = 1 (Default)\n"
@@ -91,11 +93,24 @@ std::string cmdstan_csv(const Draws& draws, int chain, const RunDescription& run
   out << "\n";
   if (s.kind != SamplerKind::ensemble) {
     const auto uc = static_cast<std::size_t>(chain);
-    out << "# Adaptation terminated\n# Step size = " << number(draws.step_size[uc]) << "\n"
-        << "# Diagonal elements of inverse mass matrix:\n# ";
-    for (std::size_t i = 0; i < draws.inverse_metric[uc].size(); ++i)
-      out << (i ? ", " : "") << number(draws.inverse_metric[uc][i]);
-    out << "\n";
+    const std::vector<double>& metric = draws.inverse_metric[uc];
+    out << "# Adaptation terminated\n# Step size = " << number(draws.step_size[uc]) << "\n";
+    if (s.metric == Metric::dense_e && hamiltonian) {
+      // CmdStan's dense layout: one comment row per matrix row (symmetric, so the
+      // column-major storage reads the same).
+      // d unconstrained coordinates (the CSV may hold more columns: transformed parameters).
+      const auto d = static_cast<std::size_t>(std::lround(std::sqrt(metric.size())));
+      out << "# Elements of inverse mass matrix:\n";
+      for (std::size_t i = 0; i < d; ++i) {
+        out << "# ";
+        for (std::size_t j = 0; j < d; ++j) out << (j ? ", " : "") << number(metric[i * d + j]);
+        out << "\n";
+      }
+    } else {
+      out << "# Diagonal elements of inverse mass matrix:\n# ";
+      for (std::size_t i = 0; i < metric.size(); ++i) out << (i ? ", " : "") << number(metric[i]);
+      out << "\n";
+    }
   }
   for (int d = 0; d < draws.draws; ++d) {
     for (std::size_t c = 0; c < draws.width(); ++c)
@@ -118,7 +133,7 @@ CmdStanCsv read_cmdstan_csv(const std::string& path) {
   CmdStanCsv csv;
   std::string line;
   int number_of_line = 0;
-  bool metric_next = false;
+  bool metric_next = false, metric_rows = false;
   auto fail = [&](const std::string& what) -> FormatError {
     return FormatError("CmdStan CSV file '" + path + "', line " + std::to_string(number_of_line) +
                        ": " + what);
@@ -142,11 +157,14 @@ CmdStanCsv read_cmdstan_csv(const std::string& path) {
       std::string body = line.substr(1);
       if (metric_next) {
         for (const std::string& f : split(body)) csv.inverse_metric.push_back(parse(f));
-        metric_next = false;
+        // The diagonal takes one row; a dense metric takes rows until the draws begin.
+        metric_next = metric_rows;
         continue;
       }
-      if (body.find("Diagonal elements of inverse mass matrix") != std::string::npos) {
+      if (body.find("Diagonal elements of inverse mass matrix") != std::string::npos ||
+          body.find("Elements of inverse mass matrix") != std::string::npos) {
         metric_next = true;
+        metric_rows = body.find("Diagonal") == std::string::npos;
         continue;
       }
       const std::size_t eq = body.find(" = ");
@@ -161,6 +179,7 @@ CmdStanCsv read_cmdstan_csv(const std::string& path) {
         csv.settings[key] = value;
       continue;
     }
+    metric_next = false;
     if (csv.columns.empty()) {
       for (const std::string& name : split(line)) csv.columns.push_back(bracketed(name));
       if (csv.columns.empty() || csv.columns[0] != "lp__")

@@ -44,6 +44,7 @@ int tile_of(int c, int chains, int tiles) {
 
 // The adapted step size and inverse metric of every reported chain travel to rank 0
 // through the runtime's fixed-order reduction (only the hosting tile contributes).
+// `d` is the length of the inverse metric (the dimension, or its square for dense_e).
 void gather_adaptation(Runtime& runtime, Draws& draws, std::size_t d,
                        const std::function<int(int)>& tile_of_chain,
                        const std::function<const ChainSampler*(int)>& sampler_of_chain) {
@@ -89,6 +90,10 @@ void validate(const Model& model, const RunSettings& s) {
   if (!(s.sampler.delta > 0 && s.sampler.delta < 1))
     throw ConfigError("--delta must lie in (0, 1), not " + std::to_string(s.sampler.delta));
   if (!(s.sampler.step_size > 0)) throw ConfigError("--step-size must be positive");
+  if (s.sampler.metric == Metric::dense_e && s.sampler.kind != SamplerKind::nuts &&
+      s.sampler.kind != SamplerKind::hmc)
+    throw ConfigError("--metric dense_e applies to the nuts and hmc samplers, not " +
+                      sampler_name(s.sampler.kind) + "; use --metric diag_e");
 }
 
 Draws empty_draws(const Model& model, const RunSettings& s) {
@@ -189,7 +194,8 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
   }
 
   gather_adaptation(
-      runtime, draws, d, [&](int c) { return tile_of(c, chains, tiles); },
+      runtime, draws, s.sampler.metric == Metric::dense_e ? d * d : d,
+      [&](int c) { return tile_of(c, chains, tiles); },
       [&](int c) { return chain_state[static_cast<std::size_t>(c)].sampler.get(); });
   if (!runtime.is_local(0)) draws.values.clear();
   return draws;

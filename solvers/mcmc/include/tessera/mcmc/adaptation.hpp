@@ -6,6 +6,9 @@
 // WindowedVariance: the diagonal inverse metric estimated over doubling windows
 // after an initial buffer (75 iterations), ending before a terminal buffer (50),
 // first window 25; each estimate is shrunk towards 1e-3 as Stan does.
+// WindowedCovariance: the same windows for the dense inverse metric (Stan's
+// covar_adaptation.hpp): at each window end the Welford sample covariance Sigma of
+// the window's n draws becomes (n / (n + 5)) Sigma + 1e-3 (5 / (n + 5)) I.
 #pragma once
 
 #include "tessera/mcmc/model.hpp"
@@ -29,10 +32,22 @@ class DualAveraging {
   double counter_ = 0, s_bar_ = 0, x_bar_ = 0;
 };
 
-class WindowedVariance {
- public:
+// Stan's windowed_adaptation.hpp: the schedule shared by the diagonal and dense estimators.
+class AdaptationWindows {
+ protected:
   // Stan's windows for `warmup` iterations (scaled to 15%/75%/10% when the defaults do
   // not fit; no metric adaptation below 20 iterations).
+  AdaptationWindows(int warmup, int init_buffer, int term_buffer, int base_window);
+  bool in_window() const;
+  bool window_end() const;
+  void next_window();
+  int warmup_, init_buffer_, term_buffer_, base_window_;
+  bool enabled_ = true;
+  int counter_ = 0, window_size_ = 0, next_window_ = 0;
+};
+
+class WindowedVariance : private AdaptationWindows {
+ public:
   WindowedVariance(int dimension, int warmup, int init_buffer = 75, int term_buffer = 50,
                    int base_window = 25);
   // Adds the draw of this warm-up iteration; true when a window just ended and
@@ -40,15 +55,23 @@ class WindowedVariance {
   bool learn(const Vector& q, Vector& inverse_metric);
 
  private:
-  bool in_window() const;
-  bool window_end() const;
-  void next_window();
-  int warmup_, init_buffer_, term_buffer_, base_window_;
-  bool enabled_ = true;
-  int counter_ = 0, window_size_ = 0, next_window_ = 0;
   // Welford's running mean and sum of squared deviations
   int n_ = 0;
   Vector mean_, m2_;
+};
+
+class WindowedCovariance : private AdaptationWindows {
+ public:
+  WindowedCovariance(int dimension, int warmup, int init_buffer = 75, int term_buffer = 50,
+                     int base_window = 25);
+  // As WindowedVariance::learn, for the full inverse metric.
+  bool learn(const Vector& q, Matrix& inverse_metric);
+
+ private:
+  // Welford's running mean and sum of outer products of deviations
+  int n_ = 0;
+  Vector mean_;
+  Matrix m2_;
 };
 
 }  // namespace tessera::mcmc

@@ -27,6 +27,7 @@
 namespace tessera::mcmc {
 
 using Vector = Eigen::VectorXd;
+using Matrix = Eigen::MatrixXd;
 
 class Model {
  public:

@@ -6,7 +6,9 @@
 // sampler columns (lp__, accept_stat__, stepsize__, treedepth__, n_leapfrog__,
 // divergent__, energy__ for nuts) then the parameters with CmdStan's dotted
 // names (theta[1] -> theta.1), the "# Adaptation terminated" block with the
-// step size and the diagonal of the inverse metric, one row per draw, and the
+// step size and the inverse metric (diag_e: "Diagonal elements of inverse mass
+// matrix:" and one row; dense_e: "Elements of inverse mass matrix:" and d rows), one
+// row per draw, and the
 // elapsed-time trailer. Numbers are written in the shortest form that reads
 // back to the same double, so a write-read round trip is exact.
 //
@@ -48,7 +50,7 @@ struct CmdStanCsv {
   std::vector<std::string> columns;
   std::vector<std::vector<double>> rows;
   double step_size = 0;
-  std::vector<double> inverse_metric;
+  std::vector<double> inverse_metric;  // the diagonal, or all d x d elements row by row
 };
 // Throws FormatError naming the file and line on malformed input.
 CmdStanCsv read_cmdstan_csv(const std::string& path);

@@ -37,7 +37,8 @@ struct Draws {
   int sampler_columns = 0;
   int chains = 0, draws = 0;
   std::vector<double> values;  // chains x draws x columns
-  // After warm-up, per chain: the step size and the diagonal inverse metric (nuts, hmc, rwm).
+  // After warm-up, per chain: the step size and the inverse metric (nuts, hmc, rwm): its
+  // diagonal, or for dense_e the d x d matrix (column-major; symmetric).
   std::vector<double> step_size;
   std::vector<std::vector<double>> inverse_metric;
 

@@ -9,8 +9,11 @@
 //   rwm   adaptive random-walk Metropolis: Gaussian proposals scaled by the
 //         windowed variance estimate, the scale tuned by dual averaging towards
 //         an acceptance rate of 0.234 (Roberts, Gelman & Gilks 1997; 0.44 in 1-D).
-// nuts and hmc adapt a step size (dual averaging towards `delta`) and a diagonal
-// inverse metric (Stan's windows) during warm-up; adaptation stops after it.
+// nuts and hmc adapt a step size (dual averaging towards `delta`) and an inverse
+// metric (Stan's windows) during warm-up; adaptation stops after it. The metric is
+// Stan's diag_e (diagonal) or dense_e (stan/mcmc/hmc/hamiltonians/dense_e_metric.hpp):
+// kinetic energy 0.5 p^T M^-1 p, dtau/dp = M^-1 p, and p ~ N(0, M) drawn as
+// p = L^-T z with z ~ N(0, I) and M^-1 = L L^T (Cholesky, Eigen's LLT).
 #pragma once
 
 #include <memory>
@@ -28,18 +31,24 @@ enum class SamplerKind { nuts, hmc, rwm, ensemble, pt };
 SamplerKind parse_sampler(const std::string& name);  // ConfigError on an unknown name
 std::string sampler_name(SamplerKind kind);
 
+enum class Metric { diag_e, dense_e };
+
+Metric parse_metric(const std::string& name);  // ConfigError on an unknown name
+std::string metric_name(Metric metric);
+
 struct SamplerConfig {
   SamplerKind kind = SamplerKind::nuts;
-  int warmup = 1000;              // warm-up iterations, not reported
-  int draws = 1000;               // reported iterations
-  int max_depth = 10;             // nuts: maximum tree depth
-  double delta = 0.8;             // nuts/hmc: target acceptance statistic
-  double step_size = 1.0;         // initial step size (rwm: initial proposal scale)
-  double integration_time = 1.0;  // hmc: leapfrog steps x step size
-  double init_radius = 2.0;       // initial points uniform in (-r, r) on the unconstrained scale
-  double stretch_scale = 2.0;     // ensemble: the stretch move's a
-  int temperatures = 4;           // pt: replicas per chain, beta_k = max_temperature^(-k/(K-1))
-  double max_temperature = 10.0;  // pt: temperature of the hottest replica
+  int warmup = 1000;               // warm-up iterations, not reported
+  int draws = 1000;                // reported iterations
+  int max_depth = 10;              // nuts: maximum tree depth
+  Metric metric = Metric::diag_e;  // nuts/hmc: the metric adapted in warm-up
+  double delta = 0.8;              // nuts/hmc: target acceptance statistic
+  double step_size = 1.0;          // initial step size (rwm: initial proposal scale)
+  double integration_time = 1.0;   // hmc: leapfrog steps x step size
+  double init_radius = 2.0;        // initial points uniform in (-r, r) on the unconstrained scale
+  double stretch_scale = 2.0;      // ensemble: the stretch move's a
+  int temperatures = 4;            // pt: replicas per chain, beta_k = max_temperature^(-k/(K-1))
+  double max_temperature = 10.0;   // pt: temperature of the hottest replica
 };
 
 // The statistics of one transition.
@@ -64,6 +73,8 @@ class ChainSampler {
   // `iteration` counts from 0, warm-up first.
   virtual Transition iterate(int iteration, std::span<double> q, RngEngine& rng) = 0;
   virtual double step_size() const = 0;
+  // The inverse metric: its diagonal (diag_e, rwm's proposal variances), or the
+  // full d x d matrix in column-major order (dense_e; it is symmetric).
   virtual const Vector& inverse_metric() const = 0;
   // Bytes of working memory the sampler keeps per chain (charged to the tile).
   virtual std::size_t workspace_bytes() const = 0;

@@ -3,6 +3,7 @@
 //   weather_ipu [--case NAME] [--nx N --ny N | --resolution DEG] [--days D] [--dt S] [--output
 //   FILE.nc]
 //               [--output-every H] [--integrator rk3|rk4|leapfrog] [--target ...] [--profile ...]
+//               [--initial FILE.nc | --restart FILE.nc]
 //
 // Cases (all on a plane, C grid, Sadourny's energy-conserving scheme):
 //   gravity-wave     linear standing gravity wave, f = 0, doubly periodic; analytic solution
@@ -15,6 +16,8 @@
 // Cases with a reference solution end with `error: l1=... l2=... linf=...`, the
 // normalised errors of Williamson et al. (1992, J. Comput. Phys. 102, 211), eqs. 82-84,
 // here of the perturbation h - H (gravity-wave, geostrophic) or the tracer.
+// --initial starts a planar case from the last record of an earlier output (same
+// case and grid); --restart also takes its time and appends to that file.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -30,6 +33,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/options.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/weather/cf_reader.hpp"
 #include "tessera/weather/cf_writer.hpp"
 #include "tessera/weather/elevation.hpp"
 #include "tessera/weather/shallow_water.hpp"
@@ -56,6 +60,8 @@ struct Settings {
   std::string topography;
   double resolution = 0;  // degrees; 0: the case's default
   double alpha = 0;       // Williamson's flow angle, radians
+  std::string initial;    // start from the last record of this weather_ipu output
+  std::string restart;    // continue this weather_ipu output, appending to it
 };
 
 // One test case: its grid and physics, its initial state and, if it has one,
@@ -316,23 +322,74 @@ int run_sphere(Runtime& runtime, const Settings& s, const std::string& command_l
   return 0;
 }
 
+// The exact prognostic state (face velocities, tracer mass h c) of the latest
+// record, kept beside the centred output fields so that --restart continues
+// bit for bit: centred u, v and c = h c / h do not give the state back exactly.
+const std::vector<CfVariable> kRestartFields = {
+    {"u_face", "x velocity on west cell faces at the last record (for restarts)", "m s-1", ""},
+    {"v_face", "y velocity on south cell faces at the last record (for restarts)", "m s-1", ""},
+    {"tracer_mass", "layer depth times tracer concentration at the last record (for restarts)", "m",
+     ""}};
+
+// Replaces the case's initial state by the last record of `path` (--initial or
+// --restart) and returns that record's time. In kinematic mode the flow is the
+// case's prescribed one and only the tracer is read.
+double start_from_file(ShallowWater& model, const std::string& path, bool restart) {
+  const ShallowWaterConfig& config = model.config();
+  std::vector<std::string> names, optional;
+  if (!config.kinematic) names = {"h", "u_face", "v_face"};
+  if (config.tracer) (restart || config.kinematic ? names : optional).push_back("tracer_mass");
+  const CfRecord r = read_last_record(path, config.grid.nx, config.grid.ny, names, optional);
+  if (!config.kinematic) {
+    model.set_state(ShallowWater::kH, r.fields.at("h"));
+    model.set_state(ShallowWater::kU, r.fields.at("u_face"));
+    model.set_state(ShallowWater::kV, r.fields.at("v_face"));
+  }
+  if (r.fields.contains("tracer_mass"))
+    model.set_state(ShallowWater::kTracerMass, r.fields.at("tracer_mass"));
+  return r.time;
+}
+
 int run(Runtime& runtime, const Settings& s, const std::string& command_line) {
-  if (s.case_name == "williamson1" || s.case_name == "williamson2" || s.case_name == "williamson6")
-    return run_sphere(runtime, s, command_line);
+  const bool sphere =
+      s.case_name == "williamson1" || s.case_name == "williamson2" || s.case_name == "williamson6";
+  if (!s.initial.empty() && !s.restart.empty())
+    throw ConfigError("give --initial or --restart, not both");
+  if (!s.restart.empty() && !s.output.empty())
+    throw ConfigError("--restart appends to its own file '" + s.restart + "'; leave out --output");
+  if (sphere && (!s.initial.empty() || !s.restart.empty()))
+    throw ConfigError("--initial and --restart work for the planar cases only, not " + s.case_name);
+  if (sphere) return run_sphere(runtime, s, command_line);
   Case c = make_case(s);
   if (!(c.days > 0)) throw ConfigError("--days must be positive, got " + std::to_string(c.days));
   ShallowWater model(runtime, c.config);
   c.initialize(model);
+  const std::string start_file = s.restart.empty() ? s.initial : s.restart;
+  const std::string output = s.restart.empty() ? s.output : s.restart;
+  // Simulated time at the start: the last record's time when restarting, else 0.
+  double t0 = 0;
+  if (!start_file.empty()) {
+    const double t_file = start_from_file(model, start_file, !s.restart.empty());
+    if (!s.restart.empty()) t0 = t_file;
+  }
   auto integrator = make_integrator(s.integrator, model);
   const Grid& g = c.config.grid;
   const bool root = runtime.rank() == 0;
 
   const Diagnostics start = model.diagnostics();
   const double rate = start.max_wave_speed_x / g.dx + start.max_wave_speed_y / g.dy;
-  const double t_end = c.days * 86400;
+  const double duration = c.days * 86400, t_end = t0 + duration;
   double dt = choose_dt(s, *integrator, rate);
-  const long steps = std::max(1L, static_cast<long>(std::ceil(t_end / dt - 1e-9)));
-  dt = t_end / static_cast<double>(steps);
+  const long steps = std::max(1L, static_cast<long>(std::ceil(duration / dt - 1e-9)));
+  dt = duration / static_cast<double>(steps);
+  if (root && !start_file.empty())
+    std::printf("weather_ipu: starting from the last record of %s (t = %.6g s)%s\n",
+                start_file.c_str(), t0, s.restart.empty() ? "" : ", appending to it");
+  // The file holds one time level; leapfrog needs two, so it starts again with
+  // a forward-Euler step and the continued run differs from an unbroken one.
+  if (root && !start_file.empty() && s.integrator == "leapfrog")
+    std::printf(
+        "note: leapfrog restarts with a forward-Euler step: not bit for bit the unbroken run\n");
   if (root)
     std::printf(
         "weather_ipu: case %s: %s\n  grid %d x %d (dx %.4g m, dy %.4g m), %ld steps of %.6g s "
@@ -345,35 +402,46 @@ int run(Runtime& runtime, const Settings& s, const std::string& command_line) {
   std::unique_ptr<CfWriter> writer;
   std::vector<std::string> names = {"h", "u", "v"};
   if (c.config.tracer) names.push_back("c");
+  const int restart_fields = c.config.tracer ? 3 : 2;
   auto write_record = [&](double t) {
     std::vector<std::vector<double>> values;
     for (const std::string& n : names) values.push_back(model.gather(n));
+    const int exact[] = {ShallowWater::kU, ShallowWater::kV, ShallowWater::kTracerMass};
+    for (int k = 0; k < restart_fields; ++k) {
+      const std::vector<double> state = model.gather_state(exact[k]);
+      if (root) writer->write_static(kRestartFields[static_cast<std::size_t>(k)].name, state);
+    }
     if (root) writer->append(t, values);
   };
-  if (!s.output.empty()) {
+  if (!output.empty()) {
     if (root) {
       std::vector<CfVariable> fields = {
           {"h", "fluid layer thickness", "m", ""},
           {"u", "eastward velocity (averaged to cell centres)", "m s-1", "eastward_wind"},
           {"v", "northward velocity (averaged to cell centres)", "m s-1", "northward_wind"}};
       if (c.config.tracer) fields.push_back({"c", "passive tracer concentration", "1", ""});
-      writer = std::make_unique<CfWriter>(
-          s.output, g, fields,
-          std::vector<CfVariable>{{"b", "bottom topography height", "m", "surface_altitude"}},
-          "Tessera weather_ipu case " + s.case_name, command_line);
+      std::vector<CfVariable> static_fields = {
+          {"b", "bottom topography height", "m", "surface_altitude"}};
+      static_fields.insert(static_fields.end(), kRestartFields.begin(),
+                           kRestartFields.begin() + restart_fields);
+      writer = s.restart.empty() ? std::make_unique<CfWriter>(
+                                       output, g, fields, static_fields,
+                                       "Tessera weather_ipu case " + s.case_name, command_line)
+                                 : CfWriter::reopen(output, g, fields);
     }
     const std::vector<double> b = model.gather("b");
-    if (root) writer->write_static("b", b);
-    write_record(0);
+    if (root && s.restart.empty()) writer->write_static("b", b);
+    // A restart continues after the record it started from.
+    if (s.restart.empty()) write_record(0);
   }
 
   const double output_every = s.output_every_hours * 3600;
-  double next_output = output_every;
+  double next_output = t0 + output_every;
   const auto wall_start = std::chrono::steady_clock::now();
   auto last_progress = wall_start;
   for (long step = 1; step <= steps; ++step) {
     integrator->step(model.state(), dt);
-    const double t = static_cast<double>(step) * dt;
+    const double t = t0 + static_cast<double>(step) * dt;
     // Every 50 steps and at the end: stop on a blown-up state rather than write NaNs.
     if (step % 50 == 0 || step == steps) {
       const Diagnostics d = model.diagnostics();
@@ -385,7 +453,7 @@ int run(Runtime& runtime, const Settings& s, const std::string& command_line) {
                                 "non-finite values") +
                     "); reduce --dt");
     }
-    if (!s.output.empty() && (t >= next_output - 1e-6 * dt || step == steps)) {
+    if (!output.empty() && (t >= next_output - 1e-6 * dt || step == steps)) {
       write_record(t);  // collective: every rank gathers, rank 0 writes
       while (next_output <= t + 1e-6 * dt) next_output += output_every;
     }
@@ -403,7 +471,9 @@ int run(Runtime& runtime, const Settings& s, const std::string& command_line) {
 
   const Diagnostics end = model.diagnostics();
   std::optional<ErrorNorms> errors;
-  if (c.reference) errors = model.errors(c.reference_field, c.reference(t_end), c.reference_offset);
+  // From --initial the state is not the case's: no reference solution applies.
+  if (c.reference && s.initial.empty())
+    errors = model.errors(c.reference_field, c.reference(t_end), c.reference_offset);
   const std::uint64_t checksum = model.checksum();
   const std::string summary = runtime.finish();
   if (root) {
@@ -421,7 +491,7 @@ int run(Runtime& runtime, const Settings& s, const std::string& command_line) {
     if (errors)
       std::printf("error: l1=%.6e l2=%.6e linf=%.6e\n", errors->l1, errors->l2, errors->linf);
     std::printf("state checksum %016" PRIx64 "\n", checksum);
-    if (writer) std::printf("wrote %s (%d records)\n", s.output.c_str(), writer->records());
+    if (writer) std::printf("wrote %s (%d records)\n", output.c_str(), writer->records());
     std::printf("simulated time on %s: %.6e s for %ld steps (%.6e s per step)\n",
                 runtime.target().name.c_str(), runtime.profile().simulated_seconds(), steps,
                 runtime.profile().simulated_seconds() / static_cast<double>(steps));
@@ -464,6 +534,11 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"upwind", "limited"}));
     app.add_option("--topography", s.topography,
                    "Elevation CSV for the volcano case (rows north to south, metres)");
+    app.add_option("--initial", s.initial,
+                   "Start from the last record of this weather_ipu output (same case and grid)");
+    app.add_option("--restart", s.restart,
+                   "Continue this weather_ipu output from its last record for --days more, "
+                   "appending to it");
     add_runtime_options(app, options, "host");
     if (auto code = parse_command_line(app, argc, argv)) return *code;
     std::string command_line = "weather_ipu";

@@ -83,6 +83,33 @@ CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> f
   }
 }
 
+CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields)
+    : path_(std::move(path)),
+      partial_(path_ + ".partial"),
+      grid_(grid),
+      fields_(std::move(fields)) {}
+
+std::unique_ptr<CfWriter> CfWriter::reopen(std::string path, const Grid& grid,
+                                           std::vector<CfVariable> fields) {
+  std::unique_ptr<CfWriter> w(new CfWriter(std::move(path), grid, std::move(fields)));
+  std::error_code ec;
+  std::filesystem::copy_file(w->path_, w->partial_,
+                             std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec)
+    throw Error("cannot copy '" + w->path_ + "' to '" + w->partial_ +
+                "' to append to it: " + ec.message() + "; check that its folder is writable");
+  try {
+    w->file_ = std::make_unique<File>();
+    w->file_->nc.open(w->partial_, netCDF::NcFile::write);
+    w->records_ = static_cast<int>(w->file_->nc.getDim("time").getSize());
+  } catch (const netCDF::exceptions::NcException& e) {
+    w->file_.reset();
+    std::remove(w->partial_.c_str());
+    throw Error("cannot append to the NetCDF file '" + w->partial_ + "': " + e.what());
+  }
+  return w;
+}
+
 CfWriter::~CfWriter() {
   if (file_) {
     try {

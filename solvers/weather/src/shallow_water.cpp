@@ -395,4 +395,27 @@ std::vector<double> ShallowWater::gather(const std::string& name) {
   });
 }
 
+std::vector<double> ShallowWater::gather_state(int field) {
+  const Field& f = state_.fields.at(static_cast<std::size_t>(field));
+  return gather_to_root(runtime_, d_, [&](Tile& t, int i, int j) { return view(t, d_, f)(i, j); });
+}
+
+void ShallowWater::set_state(int field, const std::vector<double>& values) {
+  const Grid& g = config_.grid;
+  if (values.size() != static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny))
+    throw ConfigError("state field " + std::to_string(field) + " has " +
+                      std::to_string(values.size()) + " values for a " + std::to_string(g.nx) +
+                      " x " + std::to_string(g.ny) + " grid");
+  const Field& f = state_.fields.at(static_cast<std::size_t>(field));
+  runtime_.superstep("weather.sw.initialize", [&](Tile& t) {
+    const FieldView a = view(t, d_, f);
+    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
+    for (int j = 0; j < a.height(); ++j)
+      for (int i = 0; i < a.width(); ++i)
+        a(i, j) = values[static_cast<std::size_t>(j0 + j) * static_cast<std::size_t>(g.nx) +
+                         static_cast<std::size_t>(i0 + i)];
+  });
+  runtime_.exchange("weather.sw.halo", {state_.halo.get()});
+}
+
 }  // namespace tessera::weather

@@ -11,6 +11,9 @@
 // FILE, so the final name never holds a half-written file. Without close()
 // (an error ended the run) the partial file is removed.
 //
+// reopen() continues a finished file: it copies FILE to FILE.partial and
+// appends there, so FILE keeps its old records until close() replaces it.
+//
 // Written by one process (rank 0) from gathered fields.
 #pragma once
 
@@ -32,11 +35,16 @@ class CfWriter {
   CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields,
            std::vector<CfVariable> static_fields, const std::string& title,
            const std::string& history, bool geographic = false);
+  // Appends to the existing file `path` (written by CfWriter with these
+  // fields on this grid) through a copy, FILE.partial; throws Error naming the path.
+  static std::unique_ptr<CfWriter> reopen(std::string path, const Grid& grid,
+                                          std::vector<CfVariable> fields);
   ~CfWriter();
   CfWriter(const CfWriter&) = delete;
   CfWriter& operator=(const CfWriter&) = delete;
 
-  // Writes a static field (row-major ny x nx, j = 0 south).
+  // Writes a static field (row-major ny x nx, j = 0 south); may be rewritten
+  // before each append (the exact restart state of the latest record).
   void write_static(const std::string& name, const std::vector<double>& values);
   // Appends one record: `values[k]` for fields[k], row-major ny x nx.
   void append(double time_seconds, const std::vector<std::vector<double>>& values);
@@ -45,6 +53,7 @@ class CfWriter {
   int records() const { return records_; }
 
  private:
+  CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields);
   struct File;
   std::string path_, partial_;
   Grid grid_;

@@ -105,6 +105,16 @@ class ShallowWater final : public Model {
   // other ranks get an empty vector.
   std::vector<double> gather(const std::string& name);
 
+  // The exact prognostic state for restarts: the interior nx x ny values of
+  // state field `field` (kH, kU on west faces, kV on south faces, kTracerMass
+  // = h c) on rank 0, row-major, j = 0 south; other ranks get an empty vector.
+  // Collective.
+  std::vector<double> gather_state(int field);
+  // Sets the interior of state field `field` from such an array (every rank
+  // passes the whole array), then exchanges the state's halos; the boundary
+  // conditions are applied where the halos are read, as after a time step.
+  void set_state(int field, const std::vector<double>& values);
+
   // The halo each field of a state needs, derived from the extents of the stencils reading it.
   int halo_of(int field) const { return halos_.at(static_cast<std::size_t>(field)); }
 

@@ -901,7 +901,7 @@ void Simulation::build_neighbor_list(Tile& t) {
   }
   // Stencil: the bins whose nearest point lies within the cutoff. An owned pair is
   // listed once, by the atom in the lower bin (LAMMPS's half stencil); ghosts are
-  // listed from every bin, since their forces are not sent back.
+  // visited in every bin, and the id rule below picks one side of each ghost pair.
   struct Offset {
     int i, j, k;
     bool lower;

@@ -108,6 +108,18 @@ Draws empty_draws(const Model& model, const RunSettings& s) {
   return d;
 }
 
+// Posts one draw to tile 0: the tag, the chain, its sampler values, then the
+// constrained parameters of the unconstrained position `q`. `collect` reads it.
+void post_draw(Tile& tile, const Model& model, int chain, std::span<const double> stats,
+               std::span<const double> q) {
+  std::vector<double> row{kDrawTag, static_cast<double>(chain)};
+  row.insert(row.end(), stats.begin(), stats.end());
+  for (double v :
+       model.constrain(Eigen::Map<const Vector>(q.data(), static_cast<Eigen::Index>(q.size()))))
+    row.push_back(v);
+  tile.post<double>(0, row);
+}
+
 // Copies the draw rows in tile 0's inbox into `draws` (rank 0 only).
 void collect(Runtime& runtime, Draws& draws, int draw) {
   if (!runtime.is_local(0)) return;
@@ -180,13 +192,7 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
         const Transition tr = ch.sampler->iterate(it, q, *ch.rng);
         charge(t, model, tr);
         if (it < s.sampler.warmup) continue;
-        std::vector<double> row{kDrawTag, static_cast<double>(c)};
-        for (double v : sampler_values(s.sampler.kind, tr, s.sampler.integration_time))
-          row.push_back(v);
-        for (double v :
-             model.constrain(Eigen::Map<const Vector>(q.data(), static_cast<Eigen::Index>(d))))
-          row.push_back(v);
-        t.post<double>(0, row);
+        post_draw(t, model, c, sampler_values(s.sampler.kind, tr, s.sampler.integration_time), q);
       }
     });
     if (it >= s.sampler.warmup) collect(runtime, draws, it - s.sampler.warmup);
@@ -303,11 +309,8 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
         if (parity == 1 && it >= s.sampler.warmup) {
           for (int w = first; w < first + local_walkers(t); ++w) {
             const auto uw = static_cast<std::size_t>(w);
-            std::vector<double> row{kDrawTag, static_cast<double>(w), t.get(lps)[uw], accepted[uw]};
-            for (double v : model.constrain(
-                     Eigen::Map<const Vector>(pos.data() + uw * d, static_cast<Eigen::Index>(d))))
-              row.push_back(v);
-            t.post<double>(0, row);
+            const double stats[2] = {t.get(lps)[uw], accepted[uw]};
+            post_draw(t, model, w, stats, std::span<const double>(pos.data() + uw * d, d));
           }
         }
       });
@@ -458,13 +461,8 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
         if (k != 0 || it < s.sampler.warmup) continue;
         Transition shown = rep.last;
         shown.lp = rep.lp;
-        std::vector<double> row{kDrawTag, static_cast<double>(c)};
-        for (double v : sampler_values(SamplerKind::pt, shown, 0)) row.push_back(v);
-        const std::span<const double> q = t.get(position).subspan(i * d, d);
-        for (double v :
-             model.constrain(Eigen::Map<const Vector>(q.data(), static_cast<Eigen::Index>(d))))
-          row.push_back(v);
-        t.post<double>(0, row);
+        post_draw(t, model, c, sampler_values(SamplerKind::pt, shown, 0),
+                  t.get(position).subspan(i * d, d));
       }
     });
     if (it >= s.sampler.warmup) collect(runtime, draws, it - s.sampler.warmup);

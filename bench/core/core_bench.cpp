@@ -13,7 +13,6 @@
 #include <cstring>
 #include <vector>
 
-#include "tessera/core/environment.hpp"
 #include "tessera/core/runtime.hpp"
 
 namespace {
@@ -79,12 +78,3 @@ void BM_Memcpy(benchmark::State& state) {
 BENCHMARK(BM_Memcpy)->Arg(256)->Arg(4096)->Arg(65536)->Arg(262144)->ArgName("bytes")->UseRealTime();
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  tessera::Environment env(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -102,12 +102,3 @@ BENCHMARK_CAPTURE(run_sampler, ensemble_200_walkers, SamplerKind::ensemble, 200)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  MPI_Finalize();
-  return 0;
-}

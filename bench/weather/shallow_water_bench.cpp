@@ -17,7 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include "tessera/core/environment.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/weather/shallow_water.hpp"
 #include "tessera/weather/time_integrator.hpp"
@@ -122,12 +121,3 @@ BENCHMARK(BM_SimulatedStep)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  tessera::Environment env(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

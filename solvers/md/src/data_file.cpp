@@ -287,6 +287,12 @@ void write_restart(Simulation& sim, const std::string& path) {
       if (table[i][j].set)
         coeffs.push_back({i, j, table[i][j].epsilon, table[i][j].sigma, table[i][j].cutoff});
   h["pair"]["coeffs"] = coeffs;
+  if (const PairDeepMD* deepmd = sim.deepmd())
+    h["pair"] = {{"style", "deepmd"},
+                 {"models", deepmd->model_paths()},
+                 {"out_file", deepmd->out_file()},
+                 {"out_freq", deepmd->out_freq()},
+                 {"elements", deepmd->type_elements()}};
   h["neighbor"] = {{"skin", sim.neighbor().skin},
                    {"every", sim.neighbor().every},
                    {"delay", sim.neighbor().delay},
@@ -357,7 +363,15 @@ void read_restart(Simulation& sim, const std::string& path) {
     sim.set_timestep(h.at("timestep").get<double>());
     sim.set_step(h.at("step").get<std::int64_t>());
     const auto& p = h.at("pair");
-    if (p.at("style").get<std::string>() == "lj/cut") {
+    if (p.at("style").get<std::string>() == "deepmd") {
+      // The models are read again from their files, as LAMMPS's DeePMD plugin does.
+      auto deepmd = std::make_unique<PairDeepMD>(p.at("models").get<std::vector<std::string>>(),
+                                                 p.at("out_file").get<std::string>(),
+                                                 p.at("out_freq").get<int>());
+      deepmd->coeff(p.at("elements").get<std::vector<std::string>>(), types);
+      deepmd->append_to_out_file();
+      sim.use_deepmd(std::move(deepmd));
+    } else if (p.at("style").get<std::string>() == "lj/cut") {
       sim.pair().settings(p.at("cutoff").get<double>());
       sim.pair().set_shift(p.at("shift").get<bool>());
       sim.pair().set_mix(p.at("mix").get<std::string>());

@@ -1,9 +1,11 @@
 #include "tessera/md/input.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "tessera/core/error.hpp"
@@ -486,15 +488,61 @@ void Input::velocity(const std::vector<std::string>& a) {
 }
 
 void Input::pair_style(const std::vector<std::string>& a) {
-  need(a, 1, "pair_style lj/cut RC");
-  if (a[0] != "lj/cut") bad("pair style " + a[0] + " is not supported; md_ipu has lj/cut");
-  need(a, 2, "pair_style lj/cut RC");
-  sim_.pair().settings(number("pair_style", a[1]));
+  const std::string usage =
+      "pair_style lj/cut RC, or pair_style deepmd MODEL [MODEL2 ...] "
+      "[out_file FILE] [out_freq N]";
+  need(a, 1, usage);
+  if (a[0] == "lj/cut") {
+    need(a, 2, "pair_style lj/cut RC");
+    sim_.use_deepmd(nullptr);
+    sim_.pair().settings(number("pair_style", a[1]));
+    return;
+  }
+  if (a[0] != "deepmd")
+    bad("pair style " + a[0] + " is not supported; md_ipu has lj/cut and deepmd");
+  need(a, 2, "pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N]");
+  if (sim_.units().style != "metal")
+    bad("pair_style deepmd needs units metal (DeePMD-kit models work in eV and Angstrom); put "
+        "units metal before the box is defined");
+  // As DeePMD-kit's LAMMPS plugin: the words before the first keyword are model files.
+  static const std::vector<std::string> plugin_keywords = {
+      "out_file", "out_freq",   "fparam",      "aparam",   "fparam_from_compute", "ttm", "atomic",
+      "relative", "relative_v", "virtual_len", "spin_norm"};
+  auto is_keyword = [&](const std::string& w) {
+    return std::find(plugin_keywords.begin(), plugin_keywords.end(), w) != plugin_keywords.end();
+  };
+  std::vector<std::string> models;
+  std::size_t i = 1;
+  for (; i < a.size() && !is_keyword(a[i]); ++i) models.push_back(a[i]);
+  if (models.empty()) bad("pair_style deepmd: name at least one model file before " + a[i]);
+  std::string out_file = "model_devi.out";
+  long long out_freq = 100;
+  for (; i < a.size(); i += 2) {
+    if (a[i] != "out_file" && a[i] != "out_freq")
+      bad("pair_style deepmd: keyword " + a[i] +
+          " of DeePMD-kit's plugin is not supported by md_ipu; supported: out_file, out_freq");
+    if (i + 1 >= a.size()) bad("pair_style deepmd: keyword " + a[i] + " needs a value");
+    if (a[i] == "out_file")
+      out_file = a[i + 1];
+    else
+      out_freq = integer("pair_style deepmd out_freq", a[i + 1]);
+  }
+  if (out_freq < 0 || out_freq > std::numeric_limits<int>::max())
+    bad("pair_style deepmd: out_freq must be a non-negative integer");
+  sim_.pair() = PairLJCut();
+  sim_.use_deepmd(std::make_unique<PairDeepMD>(models, out_file, static_cast<int>(out_freq)));
 }
 
 void Input::pair_coeff(const std::vector<std::string>& a) {
-  need(a, 4, "pair_coeff I J EPSILON SIGMA [RC]");
   if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data first");
+  if (PairDeepMD* deepmd = sim_.deepmd()) {
+    need(a, 2, "pair_coeff * * [ELEMENT ...] (one element name per atom type)");
+    if (a[0] != "*" || a[1] != "*")
+      bad("pair_style deepmd takes pair_coeff * * followed by one element name per atom type");
+    deepmd->coeff(std::vector<std::string>(a.begin() + 2, a.end()), sim_.types());
+    return;
+  }
+  need(a, 4, "pair_coeff I J EPSILON SIGMA [RC]");
   const auto [ilo, ihi] = type_range("pair_coeff", a[0], sim_.types());
   const auto [jlo, jhi] = type_range("pair_coeff", a[1], sim_.types());
   const double cut = a.size() > 4 ? number("pair_coeff", a[4]) : -1.0;
@@ -505,6 +553,7 @@ void Input::pair_coeff(const std::vector<std::string>& a) {
 
 void Input::pair_modify(const std::vector<std::string>& a) {
   need(a, 2, "pair_modify shift yes|no mix geometric|arithmetic");
+  if (sim_.deepmd()) bad("pair_style deepmd has no settings to modify; pair_modify is for lj/cut");
   for (std::size_t i = 0; i < a.size(); i += 2) {
     if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
     if (a[i] == "shift")

@@ -5,11 +5,13 @@
 #include <boost/random/linear_congruential.hpp>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/rng.hpp"
+#include "tessera/md/deepmd/se_a.hpp"
 #include "tessera/md/random_park.hpp"
 
 namespace tessera::md {
@@ -52,6 +54,16 @@ struct Simulation::TileAtoms {
   double pe = 0, ke = 0;
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
+  // deepmd: the kernel's scratch, lists and results, reused from step to step.
+  deepmd::Workspace dp_workspace;
+  deepmd::NeighborList dp_list;
+  std::vector<int> dp_types;
+  deepmd::Result dp_result;
+  // Model-deviation steps: every model's force on each owned atom (3 per model, model 0
+  // first), the deviation statistics and each model's virial (9 per model).
+  std::vector<double> dp_forces;
+  double devi_max = 0, devi_min = 0, devi_sum = 0;
+  std::vector<double> devi_virial;
 };
 
 Simulation::Simulation(Runtime& runtime, Units units)
@@ -65,6 +77,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
   send_tag_ = runtime_.create_variable<std::int64_t>("md.ghost_send_id", 0);
   ghost_f_ = runtime_.create_variable<double>("md.ghost_f", 0);
   send_f_ = runtime_.create_variable<double>("md.ghost_returned_f", 0);
+  ghost_f_models_ = runtime_.create_variable<double>("md.deepmd_ghost_f", 0);
+  send_f_models_ = runtime_.create_variable<double>("md.deepmd_returned_f", 0);
   tiles_.resize(runtime_.local_tiles().size());
   runtime_.superstep("md.init", [&](Tile& t) {
     tiles_[static_cast<std::size_t>(t.id() - runtime_.first_tile())] =
@@ -522,9 +536,12 @@ void Simulation::setup_run() {
   if (nve_id_.empty() && nvt_id_.empty())
     throw ConfigError(
         "run: no fix integrates the atoms, they would not move; add fix 1 all nve (or nvt)");
-  pair_.init(types_);
+  if (deepmd_)
+    deepmd_->init(types_);
+  else
+    pair_.init(types_);
   if (!(neighbor_.skin >= 0)) throw ConfigError("neighbor: the skin must not be negative");
-  const double ghost_cutoff = pair_.max_cutoff() + neighbor_.skin;
+  const double ghost_cutoff = (deepmd_ ? deepmd_->cutoff() : pair_.max_cutoff()) + neighbor_.skin;
   for (int d = 0; d < 3; ++d)
     if (box_.length(d) <= ghost_cutoff)
       throw ConfigError("run: the box (" + std::to_string(box_.length(d)) +
@@ -535,6 +552,7 @@ void Simulation::setup_run() {
   apply_pending_scale();
   rebuild(true);
   force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true);
+  if (deepmd_ && deepmd_->deviation_due(step_)) write_model_deviation();
   if (nvt_) t_current_ = global_temperature();
 }
 
@@ -573,6 +591,7 @@ void Simulation::run(std::int64_t steps) {
     bool observed = last;
     for (auto& o : observers_) observed = observed || (o->every() > 0 && step_ % o->every() == 0);
     force_and_integrate_second(built, true, observed);
+    if (deepmd_ && deepmd_->deviation_due(step_)) write_model_deviation();
     if (nvt_) {
       // The kinetic energy each tile summed after its second half-kick.
       const double ke = runtime_.all_reduce<double>("md.kinetic_energy", ReduceOp::sum,
@@ -810,7 +829,9 @@ void Simulation::rebuild(bool canonical_order) {
   const int tiles = runtime_.target().total_tiles();
   std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
   ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type"), pid("md.ghost_id"),
-      pr("md.ghost_forces_back");
+      pr("md.ghost_forces_back"), prm("md.deepmd_ghost_forces_back");
+  // deepmd model deviation returns the other models' ghost forces as well, 3 per model.
+  const std::size_t extra = deepmd_ ? 3 * static_cast<std::size_t>(deepmd_->model_count() - 1) : 0;
   for (int src = 0; src < tiles; ++src) {
     std::size_t offset = 0;
     const auto& segments = domain_.segments(src);
@@ -829,6 +850,9 @@ void Simulation::rebuild(bool canonical_order) {
       // Newton's third law across tiles: forces on these ghosts go back to their owner.
       pr.copy(ghost_f_, dst, 3 * (at - nlocal_dst), send_f_, src, 3 * offset,
               3 * static_cast<std::size_t>(c));
+      if (extra > 0)
+        prm.copy(ghost_f_models_, dst, extra * (at - nlocal_dst), send_f_models_, src,
+                 extra * offset, extra * static_cast<std::size_t>(c));
       ghosts[static_cast<std::size_t>(dst)] += c;
       offset += static_cast<std::size_t>(c);
     }
@@ -837,6 +861,10 @@ void Simulation::rebuild(bool canonical_order) {
   plan_type_.emplace(runtime_.compile(pt));
   plan_tag_.emplace(runtime_.compile(pid));
   plan_reverse_.emplace(runtime_.compile(pr));
+  if (extra > 0)
+    plan_reverse_models_.emplace(runtime_.compile(prm));
+  else
+    plan_reverse_models_.reset();
 
   // 4. Make room for the ghosts and send them.
   runtime_.superstep("md.ghosts",
@@ -851,6 +879,8 @@ void Simulation::rebuild(bool canonical_order) {
                        t.resize(ghost_f_, 3 * ghosts_here);
                        t.resize(send_tag_, s.send_atom.size());
                        t.resize(send_f_, 3 * s.send_atom.size());
+                       t.resize(ghost_f_models_, extra * ghosts_here);
+                       t.resize(send_f_models_, extra * s.send_atom.size());
                        pack_ghost_positions(t);
                        const auto type = t.get(type_);
                        auto out = t.get(send_type_);
@@ -864,7 +894,7 @@ void Simulation::rebuild(bool canonical_order) {
                      {&*plan_x_, &*plan_type_, &*plan_tag_});
 }
 
-void Simulation::build_neighbor_list(Tile& t) {
+void Simulation::build_neighbor_list(Tile& t, bool full) {
   TileAtoms& s = state(t);
   const auto x = t.get(x_);
   const auto tag = t.get(ghost_tag_);
@@ -899,9 +929,10 @@ void Simulation::build_neighbor_list(Tile& t) {
     s.bin_head[cell] = static_cast<int>(i);
     if (i >= static_cast<std::size_t>(s.nlocal)) s.bin_head[cells + cell] = static_cast<int>(i);
   }
-  // Stencil: the bins whose nearest point lies within the cutoff. An owned pair is
-  // listed once, by the atom in the lower bin (LAMMPS's half stencil); ghosts are
-  // visited in every bin, and the id rule below picks one side of each ghost pair.
+  // Stencil: the bins whose nearest point lies within the cutoff. A half list holds
+  // an owned pair once, by the atom in the lower bin (LAMMPS's half stencil); ghosts
+  // are visited in every bin, and the id rule below picks one side of each ghost
+  // pair. A full list holds every neighbor of each owned atom.
   struct Offset {
     int i, j, k;
     bool lower;
@@ -914,7 +945,7 @@ void Simulation::build_neighbor_list(Tile& t) {
       for (int i = -reach[0]; i <= reach[0]; ++i) {
         auto gap = [](int n, double w) { return n == 0 ? 0.0 : (std::abs(n) - 1) * w; };
         const double dx = gap(i, width[0]), dy = gap(j, width[1]), dz = gap(k, width[2]);
-        const bool lower = k < 0 || (k == 0 && (j < 0 || (j == 0 && i < 0)));
+        const bool lower = !full && (k < 0 || (k == 0 && (j < 0 || (j == 0 && i < 0))));
         if (dx * dx + dy * dy + dz * dz < rgsq) stencil.push_back({i, j, k, lower});
       }
   s.neigh_begin.assign(1, 0);
@@ -931,10 +962,14 @@ void Simulation::build_neighbor_list(Tile& t) {
       for (int j = s.bin_head[o.lower ? cells + cell : cell]; j >= 0;
            j = s.bin_next[static_cast<std::size_t>(j)]) {
         const auto u = static_cast<std::size_t>(j);
-        if (own_bin && j < s.nlocal && u <= i) continue;  // the same pair from the other side
-        // A pair with a ghost is listed on one side only, the one whose atom has the
-        // smaller id; the ghost's force goes back to its owner (LAMMPS's newton on).
-        if (j >= s.nlocal && !(s.id[i] < tag[u - static_cast<std::size_t>(s.nlocal)])) continue;
+        if (full) {
+          if (u == i) continue;
+        } else {
+          if (own_bin && j < s.nlocal && u <= i) continue;  // the same pair from the other side
+          // A pair with a ghost is listed on one side only, the one whose atom has the
+          // smaller id; the ghost's force goes back to its owner (LAMMPS's newton on).
+          if (j >= s.nlocal && !(s.id[i] < tag[u - static_cast<std::size_t>(s.nlocal)])) continue;
+        }
         ++candidates;
         const double dx = xi - x[3 * u], dy = yi - x[3 * u + 1], dz = zi - x[3 * u + 2];
         if (dx * dx + dy * dy + dz * dz < rgsq) s.neigh.push_back(j);
@@ -994,6 +1029,99 @@ void Simulation::pair_forces(TileAtoms& s, std::span<const double> x,
   }
 }
 
+// pair_style deepmd on one tile: the kernel sees the tile's owned atoms and ghosts, and a full
+// list of each owned atom's neighbors; forces on ghosts go back like lj/cut's.
+void Simulation::deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation) {
+  TileAtoms& s = state(t);
+  const auto x = t.get(x_);
+  const auto type = t.get(type_);
+  const auto ghost_force = t.get(ghost_f_);
+  const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
+  const std::size_t nall = nlocal + static_cast<std::size_t>(s.nghost);
+  if (lists_rebuilt) {
+    s.dp_list.offsets.assign(s.neigh_begin.begin(), s.neigh_begin.end());
+    s.dp_list.indices.assign(s.neigh.begin(), s.neigh.end());
+    s.dp_types.resize(nall);
+    for (std::size_t i = 0; i < nall; ++i) s.dp_types[i] = deepmd_->model_type(type[i]);
+  }
+  const std::span<const double> positions(x.data(), 3 * nall);
+  auto evaluate = [&](int model) {
+    deepmd::compute(deepmd_->model(model), positions, s.dp_types, s.nlocal, s.dp_list,
+                    s.dp_workspace, s.dp_result);
+  };
+  evaluate(0);
+  const deepmd::Result& r = s.dp_result;
+  s.f.assign(r.force.begin(), r.force.begin() + static_cast<std::ptrdiff_t>(3 * nlocal));
+  std::copy(r.force.begin() + static_cast<std::ptrdiff_t>(3 * nlocal), r.force.end(),
+            ghost_force.begin());
+  s.pe = r.energy;
+  // DeePMD-kit's virial is row-major 3x3; LAMMPS's order is xx yy zz xy xz yz.
+  const std::array<double, 9> w = r.virial();
+  s.virial = {w[0], w[4], w[8], w[3], w[6], w[7]};
+  if (!deviation) return;
+  const auto m = static_cast<std::size_t>(deepmd_->model_count());
+  const std::size_t extra = 3 * (m - 1);
+  auto ghost_models = t.get(ghost_f_models_);
+  s.dp_forces.assign(3 * m * nlocal, 0.0);
+  s.devi_virial.assign(9 * m, 0.0);
+  std::copy(w.begin(), w.end(), s.devi_virial.begin());
+  for (std::size_t k = 1; k < m; ++k) {
+    evaluate(static_cast<int>(k));
+    for (std::size_t i = 0; i < nlocal; ++i)
+      for (std::size_t d = 0; d < 3; ++d) s.dp_forces[3 * (m * i + k) + d] = r.force[3 * i + d];
+    for (std::size_t g = 0; g < nall - nlocal; ++g)
+      for (std::size_t d = 0; d < 3; ++d)
+        ghost_models[extra * g + 3 * (k - 1) + d] = r.force[3 * (nlocal + g) + d];
+    const std::array<double, 9> wk = r.virial();
+    std::copy(wk.begin(), wk.end(), s.devi_virial.begin() + static_cast<std::ptrdiff_t>(9 * k));
+  }
+}
+
+// Model deviation, per tile: completes the other models' forces with what came back from
+// ghosts (in the order model 0's were), takes model 0's from the final force, and reduces the
+// per-atom deviations.
+void Simulation::deepmd_deviation_fold(TileAtoms& s, std::span<const double> returned) {
+  const auto m = static_cast<std::size_t>(deepmd_->model_count());
+  const std::size_t extra = 3 * (m - 1);
+  for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
+    const auto i = static_cast<std::size_t>(s.send_atom[k]);
+    for (std::size_t e = 0; e < extra; ++e)
+      s.dp_forces[3 * m * i + 3 + e] += returned[extra * k + e];
+  }
+  s.devi_max = 0;
+  s.devi_min = std::numeric_limits<double>::max();
+  s.devi_sum = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
+    for (std::size_t d = 0; d < 3; ++d) s.dp_forces[3 * m * i + d] = s.f[3 * i + d];
+    const double devi = PairDeepMD::force_deviation(
+        std::span<const double>(&s.dp_forces[3 * m * i], 3 * m), static_cast<int>(m));
+    s.devi_max = std::max(s.devi_max, devi);
+    s.devi_min = std::min(s.devi_min, devi);
+    s.devi_sum += devi;
+  }
+}
+
+void Simulation::write_model_deviation() {
+  const auto m = static_cast<std::size_t>(deepmd_->model_count());
+  PairDeepMD::Deviation d;
+  d.f_max = runtime_.all_reduce<double>("md.deepmd_deviation", ReduceOp::max,
+                                        [&](Tile& t) { return state(t).devi_max; });
+  d.f_min = runtime_.all_reduce<double>("md.deepmd_deviation", ReduceOp::min,
+                                        [&](Tile& t) { return state(t).devi_min; });
+  const auto sums = runtime_.all_reduce<double>(
+      "md.deepmd_deviation", ReduceOp::sum, 1 + 9 * m, [&](Tile& t, std::span<double> out) {
+        const TileAtoms& s = state(t);
+        out[0] = s.devi_sum;
+        std::copy(s.devi_virial.begin(), s.devi_virial.end(), out.begin() + 1);
+      });
+  d.f_sum = sums[0];
+  d.natoms = natoms_;
+  d.virial.resize(m);
+  for (std::size_t k = 0; k < m; ++k)
+    for (std::size_t c = 0; c < 9; ++c) d.virial[k][c] = sums[1 + 9 * k + c];
+  if (runtime_.rank() == 0) deepmd_->write_deviation(step_, d);
+}
+
 void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial) {
   const double dtf = 0.5 * dt_ * units_.ftm2v;
   // Langevin: f += -m/damp v + sqrt(24 kB T m / (damp dt)) (u - 1/2) (LAMMPS fix langevin).
@@ -1004,23 +1132,31 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
                                                : 0.0;
     t_target = langevin_->t_start + delta * (langevin_->t_stop - langevin_->t_start);
   }
-  // Forces: each pair once; forces on ghosts travel back to their owners.
-  runtime_.superstep("md.force",
-                     [&](Tile& t) {
-                       TileAtoms& s = state(t);
-                       if (build_lists) build_neighbor_list(t);
-                       const auto x = t.get(x_);
-                       const auto type = t.get(type_);
-                       const auto ghost_force = t.get(ghost_f_);
-                       s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
-                       std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
-                       if (energy_virial)
-                         pair_forces<true>(s, x, type, ghost_force);
-                       else
-                         pair_forces<false>(s, x, type, ghost_force);
-                       t.charge(pair_cost, static_cast<std::uint64_t>(s.neigh.size()));
-                     },
-                     {&*plan_reverse_});
+  // Forces: forces on ghosts travel back to their owners.
+  const bool deviation = deepmd_ && deepmd_->deviation_due(step_);
+  runtime_.superstep(
+      "md.force",
+      [&](Tile& t) {
+        TileAtoms& s = state(t);
+        if (build_lists) build_neighbor_list(t, deepmd_ != nullptr);
+        if (deepmd_) {
+          deepmd_forces(t, build_lists, deviation);
+          return;
+        }
+        const auto x = t.get(x_);
+        const auto type = t.get(type_);
+        const auto ghost_force = t.get(ghost_f_);
+        s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
+        std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
+        if (energy_virial)
+          pair_forces<true>(s, x, type, ghost_force);
+        else
+          pair_forces<false>(s, x, type, ghost_force);
+        t.charge(pair_cost, static_cast<std::uint64_t>(s.neigh.size()));
+      },
+      deviation
+          ? std::initializer_list<const ExchangePlan*>{&*plan_reverse_, &*plan_reverse_models_}
+          : std::initializer_list<const ExchangePlan*>{&*plan_reverse_});
   // Add the returned forces in segment order, then Langevin and the second half-kick.
   runtime_.superstep("md.integrate_second", [&](Tile& t) {
     TileAtoms& s = state(t);
@@ -1032,6 +1168,7 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
       s.f[3 * i] += back[3 * k], s.f[3 * i + 1] += back[3 * k + 1],
           s.f[3 * i + 2] += back[3 * k + 2];
     }
+    if (deviation) deepmd_deviation_fold(s, t.get(send_f_models_));
     for (std::size_t i = 0; i < nlocal; ++i)
       if (!std::isfinite(s.f[3 * i]) || !std::isfinite(s.f[3 * i + 1]) ||
           !std::isfinite(s.f[3 * i + 2]))

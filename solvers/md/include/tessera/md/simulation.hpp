@@ -7,9 +7,12 @@
 //      at a neighbor-list rebuild, migrate atoms to their new tiles by
 //      messages, rebuild the ghost send lists and exchange plans from the
 //      gathered counts, and send ghost positions and types;
-//   3. forces (binned Verlet lists: half among owned atoms, full to ghosts, so
-//      no reverse communication), Langevin forces, v += dt/2 f/m;
-//   4. the thermostat's second half-step; observers (thermo, dumps) at their steps.
+//   3. forces from binned Verlet lists, each pair once (lj/cut: half lists, a ghost
+//      pair on the side of the smaller id) or every neighbor of each owned atom
+//      (deepmd, a many-body potential); forces on ghosts go back to their owners
+//      by a reverse exchange plan;
+//   4. returned forces, Langevin forces, v += dt/2 f/m; the thermostat's second
+//      half-step; observers (thermo, dumps) at their steps.
 // Results are bitwise identical for any thread or rank count on a fixed target.
 #pragma once
 
@@ -23,6 +26,7 @@
 #include "tessera/core/exchange_plan.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/md/domain.hpp"
+#include "tessera/md/pair_deepmd.hpp"
 #include "tessera/md/pair_lj_cut.hpp"
 #include "tessera/md/units.hpp"
 
@@ -90,7 +94,10 @@ class Simulation {
   void add_atoms(std::vector<AtomRecord> atoms);
   void set_mass(int type, double mass);
   double mass(int type) const { return mass_[static_cast<std::size_t>(type)]; }
+  // The potential: lj/cut (pair()) unless a deepmd potential is set; nullptr sets lj/cut back.
   PairLJCut& pair() { return pair_; }
+  void use_deepmd(std::unique_ptr<PairDeepMD> deepmd) { deepmd_ = std::move(deepmd); }
+  PairDeepMD* deepmd() { return deepmd_.get(); }
   NeighborSettings& neighbor() { return neighbor_; }
   void set_timestep(double dt) { dt_ = dt; }
   double timestep() const { return dt_; }
@@ -160,9 +167,12 @@ class Simulation {
   void rebuild(bool canonical_order);
   void forward_ghosts();
   void pack_ghost_positions(Tile& t);
-  void build_neighbor_list(Tile& t);
+  void build_neighbor_list(Tile& t, bool full);
   void integrate_first(bool pack);
   void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial);
+  void deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation);
+  void deepmd_deviation_fold(TileAtoms& s, std::span<const double> returned);
+  void write_model_deviation();
   template <bool EnergyVirial>
   void pair_forces(TileAtoms& s, std::span<const double> x, std::span<const std::int32_t> type,
                    std::span<double> ghost_force);
@@ -179,6 +189,7 @@ class Simulation {
   std::vector<double> mass_;
   std::vector<bool> mass_set_;
   PairLJCut pair_;
+  std::unique_ptr<PairDeepMD> deepmd_;
   NeighborSettings neighbor_;
   double dt_;
   std::int64_t step_ = 0;
@@ -197,7 +208,9 @@ class Simulation {
   Variable<std::int64_t> ghost_tag_, send_tag_;  // ids of ghosts, for the pair rule
   Variable<double> ghost_f_, send_f_;            // forces on ghosts, and as returned to owners
   std::vector<std::unique_ptr<TileAtoms>> tiles_;
-  std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_;
+  // deepmd model deviation: forces of the other models on ghosts, returned to owners.
+  Variable<double> ghost_f_models_, send_f_models_;
+  std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_, plan_reverse_models_;
   int since_build_ = 0;
   std::int64_t run_begin_ = 0, run_end_ = 0;
 

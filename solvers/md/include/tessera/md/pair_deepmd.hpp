@@ -1,0 +1,79 @@
+// pair_style deepmd: DeePMD-kit models as md_ipu's potential, with the syntax and output of
+// DeePMD-kit's LAMMPS plugin (doc/third-party/lammps-command.md in DeePMD-kit):
+//
+//   pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N]
+//   pair_coeff * * [ELEMENT ...]
+//
+// The first model drives the dynamics. With several models, every out_freq steps all of them
+// are evaluated and the spread of their predictions (the "model deviation" that DP-GEN uses to
+// pick new training configurations) is written to out_file in DeePMD-kit's model_devi.out
+// columns: step, max/min/avg virial deviation (per atom), max/min/avg force deviation.
+// pair_coeff maps LAMMPS atom types 1..n to the models' element names in order; without names,
+// type i is the models' element i-1. The potential needs `units metal` (eV, Angstrom, ps).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tessera/md/deepmd/model.hpp"
+
+namespace tessera::md {
+
+class PairDeepMD {
+ public:
+  // Loads the models (every rank reads them); throws ConfigError/FormatError naming the file.
+  PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq);
+
+  // pair_coeff * * NAME...: `names` may be empty (identity map). Throws ConfigError for an
+  // element the models do not know or a count that does not match `types`.
+  void coeff(const std::vector<std::string>& names, int types);
+  // Checks that pair_coeff has mapped all `types` atom types (run time).
+  void init(int types) const;
+
+  double cutoff() const { return models_.front().rcut; }
+  int model_count() const { return static_cast<int>(models_.size()); }
+  const deepmd::Model& model(int k) const { return models_[static_cast<std::size_t>(k)]; }
+  // The models' type index of LAMMPS atom type `type` (1-based).
+  int model_type(int type) const { return type_map_[static_cast<std::size_t>(type)]; }
+  // What restart files record: the files, the output settings and each type's element.
+  const std::vector<std::string>& model_paths() const { return paths_; }
+  const std::string& out_file() const { return out_file_; }
+  int out_freq() const { return out_freq_; }
+  std::vector<std::string> type_elements() const;
+  // A run continued from a restart file appends to out_file instead of starting it afresh.
+  void append_to_out_file() { append_ = true; }
+
+  // Whether this step's forces come with a deviation row.
+  bool deviation_due(std::int64_t step) const {
+    return models_.size() > 1 && out_freq_ > 0 && step % out_freq_ == 0;
+  }
+
+  // The statistics of one deviation row, reduced over all atoms.
+  struct Deviation {
+    double f_max = 0, f_min = 0, f_sum = 0;  // per-atom force deviations
+    std::int64_t natoms = 0;
+    std::vector<std::array<double, 9>> virial;  // total virial per model
+  };
+  // Appends a row to out_file (call on one rank only); the first call truncates and writes
+  // the header. Throws Error if the file cannot be written.
+  void write_deviation(std::int64_t step, const Deviation& d);
+
+  // Per-atom force deviation: sqrt(mean over models |F_k - <F>|^2), DeePMD-kit's std_f.
+  // `forces` holds the models' forces on the atom, 3 per model.
+  static double force_deviation(std::span<const double> forces, int models);
+
+ private:
+  std::vector<std::string> paths_;
+  std::vector<deepmd::Model> models_;
+  std::string out_file_;
+  int out_freq_;
+  std::vector<int> type_map_;  // [LAMMPS type] -> model type; [0] unused; -1 unmapped
+  std::ofstream out_;
+  bool append_ = false;
+};
+
+}  // namespace tessera::md

@@ -901,14 +901,20 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   const double rg = domain_.ghost_cutoff();
   const double rgsq = rg * rg;
   const auto sub_lo = domain_.sub_lo(t.id()), sub_hi = domain_.sub_hi(t.id());
+  // Bins of at least half the neighbor cutoff (LAMMPS's default binsize) over the sub-box and
+  // its ghost shell, padded by the stencil's reach so that no stencil bin needs a bounds check.
   std::array<double, 3> lo{}, width{};
-  std::array<int, 3> bins{};
+  std::array<int, 3> bins{}, reach{}, padded{}, inner_lo{}, inner_hi{};
   for (std::size_t d = 0; d < 3; ++d) {
     lo[d] = sub_lo[d] - rg;
     const double extent = sub_hi[d] + rg - lo[d];
-    // Bins of at least half the neighbor cutoff, as LAMMPS's default binsize.
     bins[d] = std::max(1, static_cast<int>(extent / (0.5 * rg)));
     width[d] = extent / bins[d];
+    reach[d] = static_cast<int>(std::ceil(rg / width[d]));
+    padded[d] = bins[d] + 2 * reach[d];
+    // Bins wholly inside the sub-box, one bin in from its faces: they hold no ghosts.
+    inner_lo[d] = static_cast<int>(std::ceil(rg / width[d])) + 1;
+    inner_hi[d] = static_cast<int>(std::floor((sub_hi[d] - lo[d]) / width[d])) - 2;
   }
   const std::size_t nall = static_cast<std::size_t>(s.nlocal + s.nghost);
   auto bin_of = [&](std::size_t i) {
@@ -917,14 +923,17 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
       b[d] = std::clamp(static_cast<int>((x[3 * i + d] - lo[d]) / width[d]), 0, bins[d] - 1);
     return b;
   };
-  const std::size_t cells = static_cast<std::size_t>(bins[0]) * bins[1] * bins[2];
+  auto cell_of = [&](const std::array<int, 3>& b) {
+    return static_cast<std::size_t>(
+        (b[0] + reach[0]) + padded[0] * ((b[1] + reach[1]) + padded[1] * (b[2] + reach[2])));
+  };
+  const std::size_t cells = static_cast<std::size_t>(padded[0]) * padded[1] * padded[2];
   s.bin_head.assign(2 * cells, -1);  // [cell]: first atom; [cells + cell]: first ghost
   s.bin_next.assign(nall, -1);
   // Insert from the back so that each bin lists its atoms in increasing order:
   // owned atoms first, then ghosts.
   for (std::size_t i = nall; i-- > 0;) {
-    const auto b = bin_of(i);
-    const std::size_t cell = static_cast<std::size_t>(b[0] + bins[0] * (b[1] + bins[1] * b[2]));
+    const std::size_t cell = cell_of(bin_of(i));
     s.bin_next[i] = s.bin_head[cell];
     s.bin_head[cell] = static_cast<int>(i);
     if (i >= static_cast<std::size_t>(s.nlocal)) s.bin_head[cells + cell] = static_cast<int>(i);
@@ -934,11 +943,9 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   // are visited in every bin, and the id rule below picks one side of each ghost
   // pair. A full list holds every neighbor of each owned atom.
   struct Offset {
-    int i, j, k;
-    bool lower;
+    std::ptrdiff_t cell;
+    bool lower, own;
   };
-  std::array<int, 3> reach{};
-  for (std::size_t d = 0; d < 3; ++d) reach[d] = static_cast<int>(std::ceil(rg / width[d]));
   std::vector<Offset> stencil;
   for (int k = -reach[2]; k <= reach[2]; ++k)
     for (int j = -reach[1]; j <= reach[1]; ++j)
@@ -946,37 +953,64 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
         auto gap = [](int n, double w) { return n == 0 ? 0.0 : (std::abs(n) - 1) * w; };
         const double dx = gap(i, width[0]), dy = gap(j, width[1]), dz = gap(k, width[2]);
         const bool lower = !full && (k < 0 || (k == 0 && (j < 0 || (j == 0 && i < 0))));
-        if (dx * dx + dy * dy + dz * dz < rgsq) stencil.push_back({i, j, k, lower});
+        if (dx * dx + dy * dy + dz * dz < rgsq)
+          stencil.push_back({i + static_cast<std::ptrdiff_t>(padded[0]) * (j + padded[1] * k),
+                             lower, i == 0 && j == 0 && k == 0});
       }
-  s.neigh_begin.assign(1, 0);
-  s.neigh.clear();
+  // Each candidate is written to the list and kept by advancing the end only when it lies
+  // within the cutoff: no hard-to-predict branch per candidate. Room for one atom's worst case
+  // (every other atom) is made before its candidates are visited.
+  const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
+  s.neigh_begin.resize(nlocal + 1);
+  s.neigh_begin[0] = 0;
+  std::size_t n = 0;
   std::uint64_t candidates = 0;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
+  const std::ptrdiff_t ghost_heads = static_cast<std::ptrdiff_t>(cells);
+  const double* __restrict xp = x.data();
+  const int* __restrict head = s.bin_head.data();
+  const int* __restrict next = s.bin_next.data();
+  const std::int64_t* __restrict ids = s.id.data();
+  const std::int64_t* __restrict ghost_ids = tag.data() - nlocal;  // indexed by atom index
+  const int nl = s.nlocal;
+  for (std::size_t i = 0; i < nlocal; ++i) {
+    if (s.neigh.size() < n + nall) s.neigh.resize(std::max(2 * s.neigh.size(), n + nall));
+    int* __restrict out = s.neigh.data();
     const auto b = bin_of(i);
-    const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+    const auto cell = static_cast<std::ptrdiff_t>(cell_of(b));
+    // The lower half of the stencil only holds ghosts; deep inside the sub-box it holds none.
+    bool ghosts_near = false;
+    for (std::size_t d = 0; d < 3; ++d)
+      ghosts_near = ghosts_near || b[d] - reach[d] < inner_lo[d] || b[d] + reach[d] > inner_hi[d];
+    const double xi = xp[3 * i], yi = xp[3 * i + 1], zi = xp[3 * i + 2];
+    const std::int64_t id_i = ids[i];
+    const std::size_t first = n;
+    auto consider = [&](int j) {
+      const auto u = static_cast<std::size_t>(j);
+      const double dx = xi - xp[3 * u], dy = yi - xp[3 * u + 1], dz = zi - xp[3 * u + 2];
+      out[n] = j;
+      n += dx * dx + dy * dy + dz * dz < rgsq;
+    };
     for (const auto& o : stencil) {
-      const int bx = b[0] + o.i, by = b[1] + o.j, bz = b[2] + o.k;
-      if (bx < 0 || by < 0 || bz < 0 || bx >= bins[0] || by >= bins[1] || bz >= bins[2]) continue;
-      const std::size_t cell = static_cast<std::size_t>(bx + bins[0] * (by + bins[1] * bz));
-      const bool own_bin = o.i == 0 && o.j == 0 && o.k == 0;
-      for (int j = s.bin_head[o.lower ? cells + cell : cell]; j >= 0;
-           j = s.bin_next[static_cast<std::size_t>(j)]) {
-        const auto u = static_cast<std::size_t>(j);
-        if (full) {
-          if (u == i) continue;
-        } else {
-          if (own_bin && j < s.nlocal && u <= i) continue;  // the same pair from the other side
-          // A pair with a ghost is listed on one side only, the one whose atom has the
-          // smaller id; the ghost's force goes back to its owner (LAMMPS's newton on).
-          if (j >= s.nlocal && !(s.id[i] < tag[u - static_cast<std::size_t>(s.nlocal)])) continue;
-        }
-        ++candidates;
-        const double dx = xi - x[3 * u], dy = yi - x[3 * u + 1], dz = zi - x[3 * u + 2];
-        if (dx * dx + dy * dy + dz * dz < rgsq) s.neigh.push_back(j);
+      if (o.lower && !ghosts_near) continue;
+      int j = head[o.lower ? ghost_heads + cell + o.cell : cell + o.cell];
+      if (full) {
+        for (; j >= 0; j = next[j])
+          if (static_cast<std::size_t>(j) != i) consider(j);
+        continue;
       }
+      // Owned atoms come first in a bin: in i's own bin only those after i (the pair from
+      // the other side is i's), elsewhere all.
+      for (; j >= 0 && j < nl; j = next[j])
+        if (!o.own || static_cast<std::size_t>(j) > i) consider(j);
+      // A pair with a ghost is listed on one side only, the one whose atom has the smaller
+      // id; the ghost's force goes back to its owner (LAMMPS's newton on).
+      for (; j >= 0; j = next[j])
+        if (id_i < ghost_ids[j]) consider(j);
     }
-    s.neigh_begin.push_back(static_cast<int>(s.neigh.size()));
+    candidates += n - first;
+    s.neigh_begin[i + 1] = static_cast<int>(n);
   }
+  s.neigh.resize(n);
   s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
   t.charge(list_cost, candidates);
 }

@@ -63,6 +63,14 @@ std::pair<int, int> type_range(const std::string& command, const std::string& wo
   return {lo, hi};
 }
 
+// The same error type with `where` appended; collective if the original was.
+template <class E>
+E located_as(const E& e, const std::string& where) {
+  E located(e.what() + where);
+  if (e.collective()) located.set_collective();
+  return located;
+}
+
 std::string trim_line(const std::string& line) {
   std::string t = line.substr(0, 200);
   const auto b = t.find_first_not_of(" \t\r"), e = t.find_last_not_of(" \t\r");
@@ -110,6 +118,11 @@ void Input::run_file(const std::string& path) {
   run_script(text.str(), path);
 }
 
+std::string Input::location() const {
+  return " (" + source_ + ", line " + std::to_string(line_number_) + ": " +
+         trim_line(last_command_) + ")";
+}
+
 void Input::run_script(const std::string& text, const std::string& source) {
   source_ = source;
   std::istringstream in(text);
@@ -134,8 +147,7 @@ void Input::run_script(const std::string& text, const std::string& source) {
     try {
       execute(line);
     } catch (const ConfigError& e) {
-      ConfigError located(std::string(e.what()) + " (" + source_ + ", line " +
-                          std::to_string(line_number_) + ": " + trim_line(last_command_) + ")");
+      ConfigError located(e.what() + location());
       located.set_collective();
       throw located;
     } catch (const FormatError& e) {
@@ -143,6 +155,18 @@ void Input::run_script(const std::string& text, const std::string& source) {
                           std::to_string(line_number_) + ")");
       located.set_collective();
       throw located;
+    } catch (const TileOutOfMemory& e) {
+      TileOutOfMemory located(e.what() + location(), e.tile(), e.budget(), e.requested());
+      if (e.collective()) located.set_collective();
+      throw located;
+    } catch (const ExchangeError& e) {
+      throw located_as(e, location());
+    } catch (const CommError& e) {
+      throw located_as(e, location());
+    } catch (const Error& e) {
+      // Errors while a command runs (a blow-up, an unwritable file) are collective only when
+      // the runtime agreed on them.
+      throw located_as(e, location());
     }
     line.clear();
   }

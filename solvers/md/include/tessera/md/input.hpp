@@ -38,6 +38,8 @@ class Input {
   };
 
   void execute(const std::string& line);
+  // " (FILE, line N: COMMAND)" of the command being run, for error messages.
+  std::string location() const;
   std::string substitute(const std::string& line);
   std::string variable_text(const std::string& name);
   double evaluate_formula(const std::string& formula);

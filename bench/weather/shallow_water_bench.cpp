@@ -4,10 +4,12 @@
 //
 //   BM_StreamTriad/T          a = b + s c over 3 x 64 MiB arrays on T threads; bytes/s counts
 //                             24 bytes per element, as STREAM does.
-//   BM_ShallowWaterStep/N/T   one RK3 step of the 2-D shallow-water model (Sadourny C grid,
-//                             doubly periodic, no tracer) on an N x N grid, host target with T
-//                             tiles and T threads. points/s = N^2 per step; bytes/s = the
-//                             arrays its loops stream per step (kKernelBytesPerPoint).
+//   BM_ShallowWaterStep/N/T/AL  one RK3 step of the 2-D shallow-water model (C grid, doubly
+//                             periodic, no tracer; AL = 0: Sadourny's energy-conserving
+//                             vorticity flux, 1: Arakawa-Lamb, the default) on an N x N grid,
+//                             host target with T tiles and T threads. points/s = N^2 per step;
+//                             bytes/s = the arrays its loops stream per step
+//                             (kKernelBytesPerPoint, the same for both fluxes).
 //   BM_SimulatedStep/IPUS/N   the cost model's simulated seconds per RK3 step on gc200 (1 IPU)
 //                             or pod16 (16 IPUs) for an N x N grid (counter sim_us_per_step).
 #include <benchmark/benchmark.h>
@@ -56,7 +58,7 @@ void BM_StreamTriad(benchmark::State& state) {
 }
 BENCHMARK(BM_StreamTriad)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-ShallowWaterConfig periodic_grid(int nx, int ny) {
+ShallowWaterConfig periodic_grid(int nx, int ny, bool arakawa_lamb = true) {
   const double length = 2e6;
   return {.grid = {.nx = nx,
                    .ny = ny,
@@ -64,7 +66,8 @@ ShallowWaterConfig periodic_grid(int nx, int ny) {
                    .dy = length / ny,
                    .periodic_x = true,
                    .periodic_y = true},
-          .f0 = 1e-4};
+          .f0 = 1e-4,
+          .vorticity_flux = arakawa_lamb ? "arakawa-lamb" : "energy"};
 }
 
 void initialise(ShallowWater& m) {
@@ -77,7 +80,7 @@ void initialise(ShallowWater& m) {
 void BM_ShallowWaterStep(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0)), threads = static_cast<int>(state.range(1));
   Runtime runtime(Target::preset("host", threads, 1), threads);
-  ShallowWater model(runtime, periodic_grid(n, n));
+  ShallowWater model(runtime, periodic_grid(n, n, state.range(2) != 0));
   initialise(model);
   auto rk3 = make_integrator("rk3", model);
   rk3->step(model.state(), 100);  // warm the caches and the pool
@@ -89,8 +92,10 @@ void BM_ShallowWaterStep(benchmark::State& state) {
                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_ShallowWaterStep)
-    ->Args({1024, 1})
-    ->Args({1024, 2})
+    ->Args({1024, 1, 0})
+    ->Args({1024, 2, 0})
+    ->Args({1024, 1, 1})
+    ->Args({1024, 2, 1})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

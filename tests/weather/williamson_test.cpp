@@ -83,6 +83,55 @@ TEST(Williamson, Case6RossbyHaurwitzWaveConservesMass) {
   EXPECT_LT(std::abs(r.energy_change), 1e-3);
 }
 
+// The self-reference of test case 6: averaging onto a coarser grid keeps area
+// integrals and constants, and a smooth field's fine cell averages land within
+// O(dx^2) of the coarse grid's own (errors shrink ~4x per halving).
+std::vector<double> cell_values(int nlon, const williamson::Function& f) {
+  const int nlat = nlon / 2;
+  std::vector<double> v;
+  for (int j = 0; j < nlat; ++j)
+    for (int i = 0; i < nlon; ++i)
+      v.push_back(f((i + 0.5) * 2 * std::numbers::pi / nlon,
+                    -std::numbers::pi / 2 + (j + 0.5) * std::numbers::pi / nlat));
+  return v;
+}
+
+TEST(Williamson, CoarseningKeepsAreaIntegralsAndConverges) {
+  auto smooth = [](double lambda, double phi) {
+    return 8000 + 500 * std::cos(phi) * std::cos(phi) * std::cos(4 * lambda) + 300 * std::sin(phi);
+  };
+  const std::vector<double> fine = cell_values(128, smooth);
+  const std::vector<double> coarse = williamson::coarsen(fine, 128, 64, 4);
+  ASSERT_EQ(coarse.size(), 32u * 16u);
+  auto integral = [](const std::vector<double>& v, int nlon) {
+    const int nlat = nlon / 2;
+    double sum = 0;
+    for (int j = 0; j < nlat; ++j) {
+      const double w = std::sin(-std::numbers::pi / 2 + (j + 1) * std::numbers::pi / nlat) -
+                       std::sin(-std::numbers::pi / 2 + j * std::numbers::pi / nlat);
+      for (int i = 0; i < nlon; ++i) sum += w * v[static_cast<std::size_t>(j * nlon + i)];
+    }
+    return sum * 2 * std::numbers::pi / nlon;
+  };
+  EXPECT_NEAR(integral(coarse, 32) / integral(fine, 128), 1.0, 1e-14);
+  const std::vector<double> ones =
+      williamson::coarsen(std::vector<double>(128 * 64, 1.0), 128, 64, 2);
+  for (double v : ones) EXPECT_NEAR(v, 1.0, 1e-15);
+  // Point values at centres vs the average of 2 x 2 finer centres: O(dx^2) apart.
+  const double e32 =
+      williamson::normalised_errors(cell_values(32, smooth),
+                                    williamson::coarsen(cell_values(64, smooth), 64, 32, 2), 32, 16)
+          .l2;
+  const double e64 = williamson::normalised_errors(
+                         cell_values(64, smooth),
+                         williamson::coarsen(cell_values(128, smooth), 128, 64, 2), 64, 32)
+                         .l2;
+  EXPECT_NEAR(observed_order(e32, e64), 2.0, 0.2);
+  EXPECT_THAT(error_of([&] { williamson::coarsen(fine, 128, 64, 3); }),
+              HasSubstr("cannot average a 128 x 64 grid onto one 3 times coarser: the factor must "
+                        "divide both sizes"));
+}
+
 TEST(Williamson, SameBitsForAnyTileCount) {
   const std::uint64_t reference = run_case(2, 32, 0.5, 0.3, 4).checksum;
   EXPECT_EQ(run_case(2, 32, 0.5, 0.3, 6).checksum, reference);

@@ -1,20 +1,28 @@
 #include "tessera/weather/elevation.hpp"
 
+#include <ncDim.h>
+#include <ncFile.h>
+#include <ncVar.h>
+#include <netcdf.h>
+
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <netcdf>
 #include <sstream>
 
 #include "tessera/core/error.hpp"
 
 namespace tessera::weather {
 
-ElevationGrid read_elevation_csv(const std::string& path) {
+ElevationGrid read_elevation_csv(const std::string& path, const std::string& option) {
   std::ifstream in(path);
   if (!in)
-    throw Error("cannot open the elevation file '" + path + "'; check the path (--topography)");
+    throw Error("cannot open the " + std::string(option == "--topography" ? "elevation" : "CSV") +
+                " file '" + path + "'; check the path (" + option + ")");
   std::vector<std::vector<double>> rows;
   std::string line;
   int line_number = 0;
@@ -50,6 +58,90 @@ ElevationGrid read_elevation_csv(const std::string& path) {
   for (auto r = rows.rbegin(); r != rows.rend(); ++r)
     e.values.insert(e.values.end(), r->begin(), r->end());
   return e;
+}
+
+namespace {
+
+// The first four bytes of a NetCDF classic ("CDF\1", "CDF\2", "CDF\5") or
+// NetCDF-4 / HDF5 ("\x89HDF") file.
+bool looks_like_netcdf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 4> magic{};
+  if (!in.read(magic.data(), magic.size())) return false;
+  const std::string m(magic.data(), magic.size());
+  return m.starts_with("CDF") || m == "\x89HDF";
+}
+
+// The topography variable: standard_name surface_altitude first, then by name.
+netCDF::NcVar find_elevation(const netCDF::NcFile& nc, const std::string& path) {
+  const auto vars = nc.getVars();
+  for (const auto& [name, var] : vars) {
+    netCDF::NcVarAtt att;
+    try {
+      att = var.getAtt("standard_name");
+    } catch (const netCDF::exceptions::NcException&) {
+      continue;
+    }
+    std::string value;
+    att.getValues(value);
+    if (value == "surface_altitude") return var;
+  }
+  for (const char* name : {"elevation", "topography", "b", "z", "height"})
+    if (const auto it = vars.find(name); it != vars.end()) return it->second;
+  std::string names;
+  for (const auto& [name, var] : vars) names += (names.empty() ? "'" : ", '") + name + "'";
+  throw FormatError(path + ": no topography variable (standard_name surface_altitude, or named " +
+                    "elevation, topography, b, z or height); the file has " +
+                    (names.empty() ? std::string("no variables") : names));
+}
+
+}  // namespace
+
+ElevationGrid read_elevation_netcdf(const std::string& path) {
+  std::ifstream probe(path);
+  if (!probe)
+    throw Error("cannot open the elevation file '" + path + "'; check the path (--topography)");
+  try {
+    const netCDF::NcFile nc(path, netCDF::NcFile::read);
+    const netCDF::NcVar var = find_elevation(nc, path);
+    const std::vector<netCDF::NcDim> dims = var.getDims();
+    std::string shape;
+    for (const auto& d : dims)
+      shape += (shape.empty() ? "" : ", ") + d.getName() + " = " + std::to_string(d.getSize());
+    if (dims.size() != 2 || dims[0].getSize() < 2 || dims[1].getSize() < 2)
+      throw FormatError(path + ": variable '" + var.getName() + "' has dimensions (" + shape +
+                        "); topography must be 2-D, (y, x), at least 2 x 2");
+    ElevationGrid e;
+    e.ny = static_cast<int>(dims[0].getSize());
+    e.nx = static_cast<int>(dims[1].getSize());
+    e.values.resize(dims[0].getSize() * dims[1].getSize());
+    var.getVar(e.values.data());  // converted to double by the library
+    for (std::size_t k = 0; k < e.values.size(); ++k)
+      if (!std::isfinite(e.values[k]) || std::abs(e.values[k]) > 1e30)  // NaN or a fill value
+        throw FormatError(path + ": variable '" + var.getName() + "' holds a missing or " +
+                          "non-finite value at (y, x) = (" + std::to_string(k / dims[1].getSize()) +
+                          ", " + std::to_string(k % dims[1].getSize()) +
+                          "); topography must be complete");
+    // Rows run north to south if the first dimension's coordinate decreases.
+    const netCDF::NcVar y = nc.getVar(dims[0].getName());
+    if (!y.isNull() && y.getDimCount() == 1) {
+      std::vector<double> coordinate(dims[0].getSize());
+      y.getVar(coordinate.data());
+      if (coordinate.back() < coordinate.front())
+        for (int j = 0; j < e.ny / 2; ++j)
+          std::swap_ranges(e.values.begin() + static_cast<std::ptrdiff_t>(j) * e.nx,
+                           e.values.begin() + static_cast<std::ptrdiff_t>(j + 1) * e.nx,
+                           e.values.begin() + static_cast<std::ptrdiff_t>(e.ny - 1 - j) * e.nx);
+    }
+    return e;
+  } catch (const netCDF::exceptions::NcException& error) {
+    throw Error("cannot read the NetCDF elevation file '" + path +
+                "': " + nc_strerror(error.errorCode()) + "; check that it is a NetCDF file");
+  }
+}
+
+ElevationGrid read_elevation(const std::string& path) {
+  return looks_like_netcdf(path) ? read_elevation_netcdf(path) : read_elevation_csv(path);
 }
 
 std::vector<double> resample(const ElevationGrid& e, int nx, int ny) {

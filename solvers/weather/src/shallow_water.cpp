@@ -10,7 +10,12 @@
 namespace tessera::weather {
 namespace {
 
-constexpr Extent kDynamicsExtent{1, 1, 1, 1};  // every term reads its nearest neighbours
+// Sadourny's terms read their nearest neighbours; Arakawa-Lamb's q combinations for a u
+// point read corners one cell further, whose q reads one more.
+constexpr Extent kEnergyExtent{1, 1, 1, 1};
+constexpr Extent kArakawaLambExtent{2, 2, 2, 2};
+
+bool arakawa_lamb(const ShallowWaterConfig& c) { return c.vorticity_flux == "arakawa-lamb"; }
 
 int tracer_reach(const ShallowWaterConfig& c) {
   if (!c.tracer) return 0;
@@ -22,10 +27,11 @@ int tracer_reach(const ShallowWaterConfig& c) {
 std::vector<int> derive_halos(const ShallowWaterConfig& c) {
   c.validate();
   const int tracer = tracer_reach(c);
-  Extent h = kDynamicsExtent;
+  const Extent dynamics = arakawa_lamb(c) ? kArakawaLambExtent : kEnergyExtent;
+  Extent h = dynamics;
   // The tracer's face values read c = (h c) / h through the advection extent.
   if (c.tracer) h = h.merge({tracer, tracer, tracer, tracer});
-  return {h.halo(), kDynamicsExtent.halo(), kDynamicsExtent.halo(), tracer};
+  return {h.halo(), dynamics.halo(), dynamics.halo(), tracer};
 }
 
 std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser (Steele, Lea & Flood 2014)
@@ -50,6 +56,9 @@ void ShallowWaterConfig::validate() const {
   if (!(tracer_diffusivity >= 0))
     throw ConfigError("the tracer diffusivity must be >= 0, got " +
                       std::to_string(tracer_diffusivity));
+  if (vorticity_flux != "energy" && vorticity_flux != "arakawa-lamb")
+    throw ConfigError("unknown vorticity flux '" + vorticity_flux +
+                      "'; use energy (Sadourny 1975) or arakawa-lamb (Arakawa & Lamb 1981)");
   if (kinematic && !tracer)
     throw ConfigError("kinematic mode moves only the tracer; enable the tracer");
 }
@@ -103,17 +112,27 @@ State ShallowWater::make_state(const char* label) {
 }
 
 std::uint64_t ShallowWater::flops_per_point() const {
-  std::uint64_t flops = config_.kinematic ? 2 : 60;  // U, V (+ B, q, du, dv, dh)
+  // U, V (+ B, q, du, dv, dh; Arakawa-Lamb's corner combinations cost about 40 more)
+  std::uint64_t flops = config_.kinematic ? 2 : arakawa_lamb(config_) ? 100 : 60;
   if (config_.tracer)
     flops += (config_.tracer_scheme == "upwind" ? 10 : 32) + 1 +
              (config_.tracer_diffusivity > 0 ? 16 : 0);
   return flops;
 }
 
+double ShallowWater::coriolis(int j) const {
+  const Grid& g = config_.grid;
+  // A periodic y axis wraps the face row, so that a corner and its periodic image
+  // (in a halo) carry the same f: the vorticity flux then stays antisymmetric
+  // across the seam and energy and enstrophy stay conserved (a beta-plane is
+  // discontinuous there, but consistently so).
+  if (g.periodic_y) j = ((j % g.ny) + g.ny) % g.ny;
+  return config_.f0 + config_.beta * (g.y_face(j) - (g.y0 + 0.5 * g.length_y()));
+}
+
 void ShallowWater::tendency(const State& q, const State& dq) {
   const Grid& g = config_.grid;
   const double dx = g.dx, dy = g.dy, grav = config_.g;
-  const double y_mid = g.y0 + 0.5 * g.length_y();
   const KernelCost cost = stencil_cost(static_cast<int>(flops_per_point()));
   runtime_.superstep("weather.sw.tendency", [&](Tile& t) {
     for (const Field& f : q.fields) apply_boundaries(t, d_, f);
@@ -121,14 +140,17 @@ void ShallowWater::tendency(const State& q, const State& dq) {
     const FieldView h = view(t, d_, q.fields[kH]), u = view(t, d_, q.fields[kU]),
                     v = view(t, d_, q.fields[kV]);
     const FieldView U = view(t, d_, mass_flux_x_), V = view(t, d_, mass_flux_y_);
+    // Arakawa-Lamb also needs U, V and q one face further west and south.
+    const bool al = arakawa_lamb(config_);
+    const int lo = al ? -1 : 0;
     // Row pointers, restrict-qualified: the loops below then vectorise.
     for (int j = -1; j < n; ++j) {
       const double* __restrict hr = h.row(j);
       const double* __restrict ur = u.row(j);
       double* __restrict out = U.row(j);
-      for (int i = 0; i <= w; ++i) out[i] = 0.5 * (hr[i - 1] + hr[i]) * ur[i];
+      for (int i = lo; i <= w; ++i) out[i] = 0.5 * (hr[i - 1] + hr[i]) * ur[i];
     }
-    for (int j = 0; j <= n; ++j) {
+    for (int j = lo; j <= n; ++j) {
       const double* __restrict hr = h.row(j);
       const double* __restrict hs = h.row(j - 1);
       const double* __restrict vr = v.row(j);
@@ -157,38 +179,87 @@ void ShallowWater::tendency(const State& q, const State& dq) {
                    0.25 * (ur[i] * ur[i] + ur[i + 1] * ur[i + 1] + vr[i] * vr[i] + vn[i] * vn[i]);
       }
       const int j0 = d_.y_begin(t.id());
-      for (int j = 0; j <= n; ++j) {
-        const double f = config_.f0 + config_.beta * (g.y_face(j0 + j) - y_mid);
+      for (int j = lo; j <= n; ++j) {
+        const double f = coriolis(j0 + j);
         const double* __restrict hr = h.row(j);
         const double* __restrict hs = h.row(j - 1);
         const double* __restrict ur = u.row(j);
         const double* __restrict us = u.row(j - 1);
         const double* __restrict vr = v.row(j);
         double* __restrict out = pv.row(j);
-        for (int i = 0; i <= w; ++i) {
+        for (int i = lo; i <= w; ++i) {
           const double zeta = (vr[i] - vr[i - 1]) * inv_dx - (ur[i] - us[i]) * inv_dy;
           const double hc = 0.25 * (hr[i] + hr[i - 1] + hs[i] + hs[i - 1]);
           out[i] = (f + zeta) / hc;
         }
       }
-      for (int j = 0; j < n; ++j) {
-        const double* __restrict q0 = pv.row(j);
-        const double* __restrict q1 = pv.row(j + 1);
-        const double* __restrict U0 = U.row(j);
-        const double* __restrict Us = U.row(j - 1);
-        const double* __restrict V0 = V.row(j);
-        const double* __restrict V1 = V.row(j + 1);
-        const double* __restrict B0 = B.row(j);
-        const double* __restrict Bs = B.row(j - 1);
-        double* __restrict dur = du.row(j);
-        double* __restrict dvr = dv.row(j);
-        double* __restrict dhr = dh.row(j);
-        for (int i = 0; i < w; ++i) {
-          dur[i] = 0.25 * (q0[i] * (V0[i - 1] + V0[i]) + q1[i] * (V1[i - 1] + V1[i])) -
-                   (B0[i] - B0[i - 1]) * inv_dx;
-          dvr[i] = -0.25 * (q0[i] * (Us[i] + U0[i]) + q0[i + 1] * (Us[i + 1] + U0[i + 1])) -
-                   (B0[i] - Bs[i]) * inv_dy;
-          dhr[i] = -((U0[i + 1] - U0[i]) * inv_dx + (V1[i] - V0[i]) * inv_dy);
+      if (!al) {
+        for (int j = 0; j < n; ++j) {
+          const double* __restrict q0 = pv.row(j);
+          const double* __restrict q1 = pv.row(j + 1);
+          const double* __restrict U0 = U.row(j);
+          const double* __restrict Us = U.row(j - 1);
+          const double* __restrict V0 = V.row(j);
+          const double* __restrict V1 = V.row(j + 1);
+          const double* __restrict B0 = B.row(j);
+          const double* __restrict Bs = B.row(j - 1);
+          double* __restrict dur = du.row(j);
+          double* __restrict dvr = dv.row(j);
+          double* __restrict dhr = dh.row(j);
+          // One loop per output: GCC vectorises these, not the fused loop.
+          for (int i = 0; i < w; ++i)
+            dur[i] = 0.25 * (q0[i] * (V0[i - 1] + V0[i]) + q1[i] * (V1[i - 1] + V1[i])) -
+                     (B0[i] - B0[i - 1]) * inv_dx;
+          for (int i = 0; i < w; ++i)
+            dvr[i] = -0.25 * (q0[i] * (Us[i] + U0[i]) + q0[i + 1] * (Us[i + 1] + U0[i + 1])) -
+                     (B0[i] - Bs[i]) * inv_dy;
+          for (int i = 0; i < w; ++i)
+            dhr[i] = -((U0[i + 1] - U0[i]) * inv_dx + (V1[i] - V0[i]) * inv_dy);
+        }
+      } else {
+        // Arakawa & Lamb (1981): with SW, SE, NW, NE the q at the corners of cell (i, j),
+        // a = (2 NE + 2 SW + NW + SE) / 24 and b = (2 NW + 2 SE + NE + SW) / 24 weight
+        // the V (U) sharing that cell with a u (v) point; e = (NE + NW - SW - SE) / 24 and
+        // p = (NW + SW - NE - SE) / 24 couple neighbouring u (v) points.
+        const double c24 = 1.0 / 24, ex = c24 * dy / dx, py = c24 * dx / dy;
+        for (int j = 0; j < n; ++j) {
+          const double* __restrict qs = pv.row(j - 1);
+          const double* __restrict q0 = pv.row(j);
+          const double* __restrict q1 = pv.row(j + 1);
+          const double* __restrict U0 = U.row(j);
+          const double* __restrict Us = U.row(j - 1);
+          const double* __restrict V0 = V.row(j);
+          const double* __restrict V1 = V.row(j + 1);
+          const double* __restrict Vs = V.row(j - 1);
+          const double* __restrict B0 = B.row(j);
+          const double* __restrict Bs = B.row(j - 1);
+          double* __restrict dur = du.row(j);
+          double* __restrict dvr = dv.row(j);
+          double* __restrict dhr = dh.row(j);
+          // One loop per output, as above.
+          for (int i = 0; i < w; ++i) {
+            // u point: the cells (i, j) east and (i - 1, j) west of it, with the
+            // diagonal sums d1 = NE + SW and d2 = NW + SE of each (a = 2 d1 + d2, b = 2 d2 + d1).
+            const double d1_e = q1[i + 1] + q0[i], d2_e = q1[i] + q0[i + 1];
+            const double d1_w = q1[i] + q0[i - 1], d2_w = q1[i - 1] + q0[i];
+            const double e_e = q1[i + 1] + q1[i] - q0[i] - q0[i + 1];
+            const double e_w = q1[i] + q1[i - 1] - q0[i - 1] - q0[i];
+            dur[i] = c24 * ((2 * d1_e + d2_e) * V1[i] + (2 * d2_e + d1_e) * V0[i] +
+                            (2 * d2_w + d1_w) * V1[i - 1] + (2 * d1_w + d2_w) * V0[i - 1]) +
+                     ex * (e_w * U0[i - 1] - e_e * U0[i + 1]) - (B0[i] - B0[i - 1]) * inv_dx;
+          }
+          for (int i = 0; i < w; ++i) {
+            // v point: the cells (i, j) north and (i, j - 1) south of it.
+            const double d1_n = q1[i + 1] + q0[i], d2_n = q1[i] + q0[i + 1];
+            const double d1_s = q0[i + 1] + qs[i], d2_s = q0[i] + qs[i + 1];
+            const double p_n = q1[i] + q0[i] - q1[i + 1] - q0[i + 1];
+            const double p_s = q0[i] + qs[i] - q0[i + 1] - qs[i + 1];
+            dvr[i] = -c24 * ((2 * d2_n + d1_n) * U0[i] + (2 * d1_n + d2_n) * U0[i + 1] +
+                             (2 * d1_s + d2_s) * Us[i] + (2 * d2_s + d1_s) * Us[i + 1]) +
+                     py * (p_s * Vs[i] - p_n * V1[i]) - (B0[i] - Bs[i]) * inv_dy;
+          }
+          for (int i = 0; i < w; ++i)
+            dhr[i] = -((U0[i + 1] - U0[i]) * inv_dx + (V1[i] - V0[i]) * inv_dy);
         }
       }
     }
@@ -267,10 +338,38 @@ void ShallowWater::set_topography(const std::vector<double>& b) {
   runtime_.superstep("weather.sw.b.boundary", [&](Tile& t) { apply_boundaries(t, d_, b_); });
 }
 
+void ShallowWater::set_depth(const std::vector<double>& depth) {
+  const Grid& g = config_.grid;
+  if (depth.size() != static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny))
+    throw ConfigError("the layer depth has " + std::to_string(depth.size()) + " values for a " +
+                      std::to_string(g.nx) + " x " + std::to_string(g.ny) + " grid");
+  for (std::size_t k = 0; k < depth.size(); ++k)
+    if (!(depth[k] > 0) || !std::isfinite(depth[k]))
+      throw ConfigError(
+          "the layer depth must be positive, got " + std::to_string(depth[k]) +
+          " m at cell (i, j) = (" + std::to_string(k % static_cast<std::size_t>(g.nx)) + ", " +
+          std::to_string(k / static_cast<std::size_t>(g.nx)) + ") of the " + std::to_string(g.nx) +
+          " x " + std::to_string(g.ny) + " grid, counted from the south-west");
+  runtime_.superstep("weather.sw.initialize", [&](Tile& t) {
+    const FieldView h = view(t, d_, state_.fields[kH]);
+    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
+    for (int j = 0; j < h.height(); ++j)
+      for (int i = 0; i < h.width(); ++i) {
+        const double v = depth[static_cast<std::size_t>(j0 + j) * static_cast<std::size_t>(g.nx) +
+                               static_cast<std::size_t>(i0 + i)];
+        if (config_.tracer) {
+          const FieldView m = view(t, d_, state_.fields[kTracerMass]);
+          m(i, j) = m(i, j) / h(i, j) * v;
+        }
+        h(i, j) = v;
+      }
+  });
+  runtime_.exchange("weather.sw.halo", {state_.halo.get()});
+}
+
 Diagnostics ShallowWater::diagnostics() {
   const Grid& g = config_.grid;
   const double area = g.dx * g.dy, grav = config_.g;
-  const double y_mid = g.y0 + 0.5 * g.length_y();
   const std::vector<double> sums = runtime_.all_reduce<double>(
       "weather.sw.diagnostics", ReduceOp::sum, 4, [&](Tile& t, std::span<double> out) {
         for (const Field& f : state_.fields) apply_boundaries(t, d_, f);
@@ -279,7 +378,7 @@ Diagnostics ShallowWater::diagnostics() {
         const int j0 = d_.y_begin(t.id());
         double mass = 0, energy = 0, enstrophy = 0, tracer = 0;
         for (int j = 0; j < h.height(); ++j) {
-          const double f = config_.f0 + config_.beta * (g.y_face(j0 + j) - y_mid);
+          const double f = coriolis(j0 + j);
           for (int i = 0; i < h.width(); ++i) {
             const double k = 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j) +
                                      v(i, j) * v(i, j) + v(i, j + 1) * v(i, j + 1));
@@ -395,18 +494,19 @@ std::vector<double> ShallowWater::gather(const std::string& name) {
   });
 }
 
-std::vector<double> ShallowWater::gather_state(int field) {
-  const Field& f = state_.fields.at(static_cast<std::size_t>(field));
+std::vector<double> ShallowWater::gather_state(int field, const State* from) {
+  const Field& f = (from ? *from : state_).fields.at(static_cast<std::size_t>(field));
   return gather_to_root(runtime_, d_, [&](Tile& t, int i, int j) { return view(t, d_, f)(i, j); });
 }
 
-void ShallowWater::set_state(int field, const std::vector<double>& values) {
+void ShallowWater::set_state(int field, const std::vector<double>& values, const State* into) {
+  const State& target = into ? *into : state_;
   const Grid& g = config_.grid;
   if (values.size() != static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny))
     throw ConfigError("state field " + std::to_string(field) + " has " +
                       std::to_string(values.size()) + " values for a " + std::to_string(g.nx) +
                       " x " + std::to_string(g.ny) + " grid");
-  const Field& f = state_.fields.at(static_cast<std::size_t>(field));
+  const Field& f = target.fields.at(static_cast<std::size_t>(field));
   runtime_.superstep("weather.sw.initialize", [&](Tile& t) {
     const FieldView a = view(t, d_, f);
     const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
@@ -415,7 +515,7 @@ void ShallowWater::set_state(int field, const std::vector<double>& values) {
         a(i, j) = values[static_cast<std::size_t>(j0 + j) * static_cast<std::size_t>(g.nx) +
                          static_cast<std::size_t>(i0 + i)];
   });
-  runtime_.exchange("weather.sw.halo", {state_.halo.get()});
+  runtime_.exchange("weather.sw.halo", {target.halo.get()});
 }
 
 }  // namespace tessera::weather

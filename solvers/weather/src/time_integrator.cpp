@@ -100,6 +100,11 @@ class Leapfrog final : public TimeIntegrator {
   std::string name() const override { return "leapfrog"; }
   int stages() const override { return 1; }
   double stability_limit() const override { return 1.0; }
+  const State* previous_level() const override { return first_ ? nullptr : &previous_; }
+  State* restore_previous_level() override {
+    first_ = false;
+    return &previous_;
+  }
 
  private:
   Model& m_;

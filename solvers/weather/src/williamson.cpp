@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <string>
 
 #include "tessera/core/error.hpp"
 
@@ -112,6 +113,63 @@ Function exact_height(int number, const SphereConfig& c, double seconds) {
   }
   throw ConfigError(
       "Williamson test case 6 has no exact solution; its errors need a reference run");
+}
+
+namespace {
+// Relative area of latitude row j of nlat rows from the south pole: sin phi_{j+1/2} - sin
+// phi_{j-1/2}.
+double row_area(int j, int nlat) {
+  const double dphi = kPi / nlat;
+  return std::sin(-kPi / 2 + (j + 1) * dphi) - std::sin(-kPi / 2 + j * dphi);
+}
+}  // namespace
+
+std::vector<double> coarsen(const std::vector<double>& fine, int nlon, int nlat, int factor) {
+  if (factor < 1 || nlon % factor != 0 || nlat % factor != 0)
+    throw ConfigError("cannot average a " + std::to_string(nlon) + " x " + std::to_string(nlat) +
+                      " grid onto one " + std::to_string(factor) +
+                      " times coarser: the factor must divide both sizes");
+  if (fine.size() != static_cast<std::size_t>(nlon) * static_cast<std::size_t>(nlat))
+    throw ConfigError("coarsen: " + std::to_string(fine.size()) + " values for a " +
+                      std::to_string(nlon) + " x " + std::to_string(nlat) + " grid");
+  const int cx = nlon / factor, cy = nlat / factor;
+  std::vector<double> coarse(static_cast<std::size_t>(cx) * static_cast<std::size_t>(cy));
+  for (int J = 0; J < cy; ++J)
+    for (int I = 0; I < cx; ++I) {
+      double sum = 0, area = 0;
+      for (int b = 0; b < factor; ++b) {
+        const int j = J * factor + b;
+        const double w = row_area(j, nlat);
+        for (int a = 0; a < factor; ++a)
+          sum += w * fine[static_cast<std::size_t>(j) * static_cast<std::size_t>(nlon) +
+                          static_cast<std::size_t>(I * factor + a)];
+        area += factor * w;
+      }
+      coarse[static_cast<std::size_t>(J) * static_cast<std::size_t>(cx) +
+             static_cast<std::size_t>(I)] = sum / area;
+    }
+  return coarse;
+}
+
+ErrorNorms normalised_errors(const std::vector<double>& h, const std::vector<double>& reference,
+                             int nlon, int nlat) {
+  const std::size_t n = static_cast<std::size_t>(nlon) * static_cast<std::size_t>(nlat);
+  if (h.size() != n || reference.size() != n)
+    throw ConfigError("normalised_errors: " + std::to_string(h.size()) + " and " +
+                      std::to_string(reference.size()) + " values for a " + std::to_string(nlon) +
+                      " x " + std::to_string(nlat) + " grid");
+  double e1 = 0, r1 = 0, e2 = 0, r2 = 0, emax = 0, rmax = 0;
+  for (int j = 0; j < nlat; ++j) {
+    const double w = row_area(j, nlat);
+    for (int i = 0; i < nlon; ++i) {
+      const std::size_t k = static_cast<std::size_t>(j) * static_cast<std::size_t>(nlon) +
+                            static_cast<std::size_t>(i);
+      const double e = std::abs(h[k] - reference[k]), r = std::abs(reference[k]);
+      e1 += w * e, r1 += w * r, e2 += w * e * e, r2 += w * r * r;
+      emax = std::max(emax, e), rmax = std::max(rmax, r);
+    }
+  }
+  return {e1 / r1, std::sqrt(e2 / r2), emax / rmax};
 }
 
 }  // namespace tessera::weather::williamson

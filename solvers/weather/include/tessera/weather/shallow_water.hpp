@@ -6,18 +6,25 @@
 //   d(h c)/dt + div(h u c) = div(kappa h grad c)
 // with h the layer depth, b the bottom height and c the tracer concentration.
 //
-// Discretisation: Sadourny's (1975, J. Atmos. Sci. 32, 680) energy-conserving
-// C-grid scheme. Mass h is updated in flux form (so total mass is conserved to
-// round-off) and the semi-discrete equations conserve total energy
-// sum(h K + g h^2 / 2 + g h b) exactly; potential enstrophy is conserved only
-// approximately. With
-//   U = avg_x(h) u, V = avg_y(h) v (faces), B = g (h + b) + K, K = (avg_x(u^2) + avg_y(v^2)) / 2
-//   q = (f + dx v - dy u) / avg_xy(h) (corners),
-// the tendencies are
-//   du/dt =  avg_y(q avg_x(V)) - dx B,  dv/dt = -avg_x(q avg_y(U)) - dy B,
-//   dh/dt = -(dx U + dy V),
-// and the tracer mass h c is advected by the same mass fluxes U, V with
-// van Leer-limited (or upwind) face values, so a uniform tracer stays uniform.
+// Discretisation: mass h in flux form (total mass conserved to round-off),
+//   U = avg_x(h) u, V = avg_y(h) v (faces), B = g (h + b) + K, K = (avg_x(u^2) + avg_y(v^2)) / 2,
+//   q = (f + dx v - dy u) / avg_xy(h) (corners),  dh/dt = -(dx U + dy V),
+// and one of two forms of the potential-vorticity flux q k x (h u):
+//   energy        Sadourny (1975, J. Atmos. Sci. 32, 680), energy-conserving:
+//                 du/dt = avg_y(q avg_x(V)) - dx B,  dv/dt = -avg_x(q avg_y(U)) - dy B.
+//                 Conserves total energy sum(h K + g h^2 / 2 + g h b); potential
+//                 enstrophy only approximately.
+//   arakawa-lamb  Arakawa & Lamb (1981, Mon. Wea. Rev. 109, 18-36), section 3: each V
+//                 (U) next to a u (v) point is weighted by a four-corner combination of q
+//                 in the cell they share (2 on the diagonal not through their common
+//                 corner, 1 on the other, / 24), plus the terms epsilon U along x and
+//                 phi V along y (weighted by dy/dx and dx/dy when dx != dy). The coupling
+//                 is antisymmetric, so energy is conserved as above, and the weights make
+//                 potential enstrophy sum(q^2 avg_xy(h) / 2) conserved too, for general
+//                 (divergent) flow on a doubly periodic domain (tests/weather checks both
+//                 on random states). Reads two cells out: h, u and v get halos of 2.
+// The tracer mass h c is advected by the same mass fluxes U, V with van
+// Leer-limited (or upwind) face values, so a uniform tracer stays uniform.
 //
 // Boundaries: periodic axes wrap; other axes are free-slip walls (zero normal
 // velocity, zero normal gradients). In kinematic mode h, u and v keep their
@@ -45,6 +52,7 @@ struct ShallowWaterConfig {
   std::string tracer_scheme = "limited";  // upwind | limited
   double tracer_diffusivity = 0;          // kappa, m^2 s^-1
   bool kinematic = false;                 // prescribed flow: only the tracer evolves
+  std::string vorticity_flux = "arakawa-lamb";  // energy | arakawa-lamb (see above)
 
   // Throws ConfigError naming the offending setting.
   void validate() const;
@@ -92,6 +100,11 @@ class ShallowWater final : public Model {
   void set_topography(const Function& b);
   // Sets b from a row-major nx x ny array (j = 0 is the south row), in metres.
   void set_topography(const std::vector<double>& b);
+  // Sets the layer depth h from a row-major nx x ny array (j = 0 south, metres,
+  // every rank passes the whole array), keeping the velocities and the tracer
+  // concentration c (so the tracer mass h c changes with h); then exchanges halos.
+  // Throws ConfigError for a depth that is not positive and finite.
+  void set_depth(const std::vector<double>& h);
 
   Diagnostics diagnostics();
   // Normalised errors of one centre field (h or tracer concentration) against
@@ -108,12 +121,14 @@ class ShallowWater final : public Model {
   // The exact prognostic state for restarts: the interior nx x ny values of
   // state field `field` (kH, kU on west faces, kV on south faces, kTracerMass
   // = h c) on rank 0, row-major, j = 0 south; other ranks get an empty vector.
-  // Collective.
-  std::vector<double> gather_state(int field);
-  // Sets the interior of state field `field` from such an array (every rank
-  // passes the whole array), then exchanges the state's halos; the boundary
-  // conditions are applied where the halos are read, as after a time step.
-  void set_state(int field, const std::vector<double>& values);
+  // Collective. `from` is another state of this model's layout (an
+  // integrator's second time level), by default the model's own.
+  std::vector<double> gather_state(int field, const State* from = nullptr);
+  // Sets the interior of state field `field` (of `into`, by default the model's
+  // state) from such an array (every rank passes the whole array), then
+  // exchanges that state's halos; the boundary conditions are applied where the
+  // halos are read, as after a time step.
+  void set_state(int field, const std::vector<double>& values, const State* into = nullptr);
 
   // The halo each field of a state needs, derived from the extents of the stencils reading it.
   int halo_of(int field) const { return halos_.at(static_cast<std::size_t>(field)); }
@@ -121,6 +136,8 @@ class ShallowWater final : public Model {
  private:
   void fill(const Field& f, const Function& fn);
   std::uint64_t flops_per_point() const;
+  // f = f0 + beta (y - y_mid) on face row j (global index; wrapped on a periodic y axis).
+  double coriolis(int j) const;
 
   Runtime& runtime_;
   ShallowWaterConfig config_;

@@ -32,6 +32,15 @@ class TimeIntegrator {
   // stable on oscillations dq/dt = i lambda q: sqrt(3) for RK3, 2 sqrt(2) for
   // RK4, 1 for leapfrog (Durran 2010, Numerical Methods for Fluid Dynamics, ch. 2).
   virtual double stability_limit() const = 0;
+
+  // Leapfrog keeps a second time level, the filtered level n - 1, that a restart
+  // must save and restore to continue bit for bit. previous_level() is that
+  // state once the scheme has started (nullptr for one-level schemes and before
+  // leapfrog's forward-Euler first step). restore_previous_level() returns the
+  // state to fill with a saved level (with its halos exchanged) and makes the
+  // next step a leapfrog step; nullptr for one-level schemes.
+  virtual const State* previous_level() const { return nullptr; }
+  virtual State* restore_previous_level() { return nullptr; }
 };
 
 // integrator (rk3 | rk4 | leapfrog) [=rk3]; `asselin` is the filter coefficient nu.

@@ -8,9 +8,14 @@
 //   2  global steady state nonlinear zonal geostrophic flow, u0 = 2 pi a / 12 days,
 //      g h0 = 2.94e4 m^2/s^2, at angle alpha (eqs. 90-95); exact solution: the initial state.
 //   6  Rossby-Haurwitz wave of wavenumber R = 4, omega = K = 7.848e-6 /s,
-//      h0 = 8000 m (eqs. 142-147); no exact solution (the paper compares with a
-//      high-resolution spectral run, which we do not have).
+//      h0 = 8000 m (eqs. 142-147); no exact solution. The paper's errors are
+//      against a high-resolution spectral reference (Jakob-Chien, Hack &
+//      Williamson 1995 used T213), which we do not have; `coarsen` and
+//      `normalised_errors` compare with our own run at an integer multiple of the
+//      resolution instead (a self-reference: see docs/weather.md for its limits).
 #pragma once
+
+#include <vector>
 
 #include "tessera/weather/spherical_shallow_water.hpp"
 
@@ -22,5 +27,16 @@ using Function = SphericalShallowWater::Function;
 void initialize(int number, SphericalShallowWater& model);
 // The exact height after `seconds`, for cases 1 and 2; throws ConfigError for case 6.
 Function exact_height(int number, const SphereConfig& config, double seconds);
+
+// Cell averages of a field on an nlon x nlat latitude-longitude grid (row-major
+// from the south, as SphericalShallowWater::gather gives it) averaged onto the
+// grid `factor` times coarser, each coarse cell the area-weighted mean of the
+// factor x factor fine cells it is made of (so area integrals are kept).
+// Throws ConfigError unless factor >= 1 divides nlon and nlat.
+std::vector<double> coarsen(const std::vector<double>& fine, int nlon, int nlat, int factor);
+// Williamson et al. (1992) eqs. 82-84 of h against `reference`, both nlon x nlat
+// cell averages on the latitude-longitude grid, with area-weighted integrals.
+ErrorNorms normalised_errors(const std::vector<double>& h, const std::vector<double>& reference,
+                             int nlon, int nlat);
 
 }  // namespace tessera::weather::williamson

@@ -3,28 +3,51 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "tessera/core/error.hpp"
 
 namespace tessera {
 
+std::string partial_path(const std::string& path) { return path + ".part"; }
+
+void publish(const std::string& path) {
+  const std::string part = partial_path(path);
+  std::error_code ec;
+  std::filesystem::rename(part, path, ec);
+  if (ec) throw Error("cannot rename '" + part + "' to '" + path + "': " + ec.message());
+}
+
+void publish_copy(const std::string& path) {
+  // The copy is itself written aside and renamed, so that PATH is replaced in one step.
+  const std::string part = partial_path(path), copy = partial_path(path) + ".copy";
+  std::error_code ec;
+  std::filesystem::copy_file(part, copy, std::filesystem::copy_options::overwrite_existing, ec);
+  if (!ec) std::filesystem::rename(copy, path, ec);
+  if (ec) {
+    std::filesystem::remove(copy);
+    throw Error("cannot publish '" + part + "' as '" + path + "': " + ec.message());
+  }
+}
+
 void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
+  const std::string part = partial_path(path);
   {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error("cannot write '" + tmp + "': " + std::strerror(errno));
+    std::ofstream f(part, std::ios::binary | std::ios::trunc);
+    if (!f) throw Error("cannot write '" + part + "': " + std::strerror(errno));
     f << text;
     f.flush();
     if (!f) {
-      std::remove(tmp.c_str());
-      throw Error("writing '" + tmp + "' failed: " + std::strerror(errno));
+      std::remove(part.c_str());
+      throw Error("writing '" + part + "' failed: " + std::strerror(errno));
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw Error("cannot rename '" + tmp + "' to '" + path + "': " + why);
+  try {
+    publish(path);
+  } catch (const Error&) {
+    std::remove(part.c_str());
+    throw;
   }
 }
 

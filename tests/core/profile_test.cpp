@@ -79,7 +79,7 @@ TEST(AtomicFile, UnwritableDirectoryIsNamed) {
     write_file_atomically("/nonexistent/dir/profile.json", "x");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("cannot write '/nonexistent/dir/profile.json.tmp'"));
+    EXPECT_THAT(e.what(), HasSubstr("cannot write '/nonexistent/dir/profile.json.part'"));
   }
 }
 

@@ -6,9 +6,9 @@
 set -u
 file=$1 kind=$2
 shift 2
-rm -f "$file" "$file.partial"
+rm -f "$file" "$file.part"
 out=$("$@" 2>&1) || { echo "command failed: $*"; echo "$out"; exit 1; }
-[[ ! -e $file.partial ]] || { echo "$file.partial was left behind"; exit 1; }
+[[ ! -e $file.part ]] || { echo "$file.part was left behind"; exit 1; }
 header=$(ncdump -h "$file") || { echo "ncdump cannot read $file"; exit 1; }
 common=(':Conventions = "CF-1.8"' 'time = UNLIMITED' 'time:units = "seconds since 2000-01-01 00:00:00"'
         'time:calendar = "standard"' 'time:standard_name = "time"' 'h:units = "m"' 'u:units = "m s-1"')

@@ -32,7 +32,7 @@ echo "one run:   $full"
 echo "restarted: $part"
 echo "initial:   $initial"
 [[ $full == "$part" && $full == "$initial" ]] || { echo "the checksums differ"; exit 1; }
-[[ ! -e $dir/part.nc.partial ]] || { echo "$dir/part.nc.partial was left behind"; exit 1; }
+[[ ! -e $dir/part.nc.part ]] || { echo "$dir/part.nc.part was left behind"; exit 1; }
 data() { ncdump -p 9,17 "$1" | sed -n '/^data:/,$p'; }
 if ! diff <(data "$dir/full.nc") <(data "$dir/part.nc") >"$dir/diff.txt"; then
   echo "the records differ:"; head -20 "$dir/diff.txt"; exit 1

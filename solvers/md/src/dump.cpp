@@ -263,12 +263,11 @@ void Dump::finish(int rank) {
   close();
   if (rank != 0 || !open_) return;
   // Publish a complete copy under the final name; FILE.part stays open for the next run.
-  const std::string tmp = file_ + ".tmp";
-  std::error_code ec;
-  std::filesystem::copy_file(part_path(), tmp, std::filesystem::copy_options::overwrite_existing,
-                             ec);
-  if (!ec) std::filesystem::rename(tmp, file_, ec);
-  if (ec) throw Error("dump " + id_ + ": cannot write '" + file_ + "': " + ec.message());
+  try {
+    publish_copy(file_);
+  } catch (const Error& e) {
+    throw Error("dump " + id_ + ": " + e.what());
+  }
 }
 
 void Dump::release(int rank) {

@@ -9,6 +9,7 @@
 #include <netcdf>
 #include <numbers>
 
+#include "tessera/core/atomic_file.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::weather {
@@ -29,7 +30,7 @@ CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> f
                    std::vector<CfVariable> static_fields, const std::string& title,
                    const std::string& history, bool geographic)
     : path_(std::move(path)),
-      partial_(path_ + ".partial"),
+      partial_(partial_path(path_)),
       grid_(grid),
       fields_(std::move(fields)) {
   try {
@@ -85,7 +86,7 @@ CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> f
 
 CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields)
     : path_(std::move(path)),
-      partial_(path_ + ".partial"),
+      partial_(partial_path(path_)),
       grid_(grid),
       fields_(std::move(fields)) {}
 
@@ -144,9 +145,7 @@ void CfWriter::append(double time_seconds, const std::vector<std::vector<double>
 void CfWriter::close() {
   file_->nc.close();
   file_.reset();
-  std::error_code ec;
-  std::filesystem::rename(partial_, path_, ec);
-  if (ec) throw Error("cannot move '" + partial_ + "' to '" + path_ + "': " + ec.message());
+  publish(path_);
 }
 
 }  // namespace tessera::weather

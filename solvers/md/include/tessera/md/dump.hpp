@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/atomic_file.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -41,7 +42,7 @@ class Dump : public Observer {
        std::vector<std::string> fields);
   virtual void write_frame(Simulation& sim, const std::vector<AtomRecord>& atoms) = 0;
   virtual void close() = 0;
-  std::string part_path() const { return file_ + ".part"; }
+  std::string part_path() const { return partial_path(file_); }
 
   std::string id_, style_;
   int every_;

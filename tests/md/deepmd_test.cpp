@@ -122,6 +122,8 @@ Config random_config(std::uint64_t stream, int n, bool periodic) {
   return c;
 }
 
+Model float32_model();
+
 TEST(DeepmdSeA, ForcesAreMinusTheEnergyGradient) {
   SKIP_WITHOUT_DATA();
   for (bool periodic : {true, false}) {
@@ -292,16 +294,210 @@ TEST(DeepmdSeA, ReusedWorkspaceGivesIdenticalResults) {
     }
     return list;
   };
-  Workspace workspace;
-  Result reused;
-  for (const Config* c : {&big, &small, &big, &small}) {
-    const int n = static_cast<int>(c->type.size());
-    compute(model(), c->x, c->type, n, full_list(n), workspace, reused);
-    const Result fresh = compute(model(), c->x, c->type, n, full_list(n));
-    EXPECT_EQ(reused.atom_energy, fresh.atom_energy);
-    EXPECT_EQ(reused.force, fresh.force);
-    EXPECT_EQ(reused.atom_virial, fresh.atom_virial);
-    EXPECT_EQ(reused.descriptor, fresh.descriptor);
+  for (const Model& m : {model(), float32_model()}) {
+    Workspace workspace;
+    Result reused;
+    for (const Config* c : {&big, &small, &big, &small}) {
+      const int n = static_cast<int>(c->type.size());
+      compute(m, c->x, c->type, n, full_list(n), workspace, reused);
+      const Result fresh = compute(m, c->x, c->type, n, full_list(n));
+      EXPECT_EQ(reused.atom_energy, fresh.atom_energy);
+      EXPECT_EQ(reused.force, fresh.force);
+      EXPECT_EQ(reused.atom_virial, fresh.atom_virial);
+      EXPECT_EQ(reused.descriptor, fresh.descriptor);
+    }
+  }
+}
+
+// float32 networks against float64. Rounding model: each float32 operation is exact times
+// (1 + d), |d| <= u = 2^-24; a dot product of length n then has relative error <= n u / (1 - n u)
+// with respect to sum |a_i b_i| (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+// sec. 3.1); tanh (Eigen's float approximation) and the idt/skip updates add a few u per layer.
+// Along the net depth the inner dimensions are: embedding 1 + 3 + 6, the contraction
+// M = (1/nnei) sum_k R~_k^T G_k over nnei = 138 slots, D = M^T M< over 4, dE/dM and its products
+// (4 + 12 + 4), fitting 24 + 10 + 10 + 10, and 8 tanh/update layers at 2 u each: in all
+// n_depth = 10 + 138 + 4 + 20 + 54 + 16 = 242, so the relative error is at most n_depth u =
+// 1.4e-5 of the magnitudes involved if no layer amplifies errors (tanh' <= 1); a factor 4 covers
+// weights of norm above 1. Energies are compared with the networks' part |E_i - bias|, forces
+// and virials with their largest component.
+const double kF32Unit = std::ldexp(1.0, -24);
+const double kF32Depth = 10 + 138 + 4 + 20 + 54 + 16;
+const double kF32Relative = 4 * kF32Depth * kF32Unit;
+
+Model float32_model() {
+  Model m = model();
+  m.precision = Precision::kFloat32;
+  return m;
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+TEST(DeepmdSeA, Float32AgreesWithFloat64WithinItsRoundingBound) {
+  SKIP_WITHOUT_DATA();
+  const Model m32 = float32_model();
+  for (bool periodic : {true, false}) {
+    SCOPED_TRACE(periodic ? "periodic" : "cluster");
+    const Config c = random_config(periodic ? 9 : 10, 24, periodic);
+    const Result r64 = evaluate(model(), c.x, c.type, c.cell);
+    const Result r32 = evaluate(m32, c.x, c.type, c.cell);
+    double worst[3] = {0, 0, 0};
+    for (std::size_t a = 0; a < r64.atom_energy.size(); ++a) {
+      const double net =
+          std::max(std::abs(r64.atom_energy[a] - model().energy_bias[c.type[a]]), 1.0);
+      const double err = std::abs(r32.atom_energy[a] - r64.atom_energy[a]);
+      EXPECT_LE(err, kF32Relative * net) << "atom " << a;
+      worst[0] = std::max(worst[0], err / net);
+    }
+    const double fscale = max_abs(r64.force), vscale = max_abs(r64.atom_virial);
+    for (std::size_t k = 0; k < r64.force.size(); ++k) {
+      EXPECT_LE(std::abs(r32.force[k] - r64.force[k]), kF32Relative * fscale) << k;
+      worst[1] = std::max(worst[1], std::abs(r32.force[k] - r64.force[k]) / fscale);
+    }
+    for (std::size_t k = 0; k < r64.atom_virial.size(); ++k) {
+      EXPECT_LE(std::abs(r32.atom_virial[k] - r64.atom_virial[k]), kF32Relative * vscale) << k;
+      worst[2] = std::max(worst[2], std::abs(r32.atom_virial[k] - r64.atom_virial[k]) / vscale);
+    }
+    // and float32 really ran: the results are not float64's.
+    EXPECT_NE(r32.atom_energy, r64.atom_energy);
+    std::printf(
+        "  float32 vs float64, relative: energy %.1e, force %.1e, virial %.1e (bound %.1e)\n",
+        worst[0], worst[1], worst[2], kF32Relative);
+  }
+}
+
+// Forces of the float32 model are minus the gradient of its own energy. Its energy carries a
+// rounding error eps_E: rounding errors of the n_depth operations behind each atom energy and of
+// the N atoms add up like a random walk, sqrt(n_depth N) u max_i max(|E_i - bias|, 1) (Higham,
+// sec. 2.8; the worst case above, linear in n_depth N, is 50 times larger than what is seen). A
+// central difference with step h then has a rounding error up to 2 eps_E / (2 h), allowed three
+// times over, plus the truncation error h^2 |E'''| / 6 with |E'''| <= 10 eV/A^3 here.
+TEST(DeepmdSeA, Float32ForcesAreMinusTheEnergyGradient) {
+  SKIP_WITHOUT_DATA();
+  const Model m32 = float32_model();
+  Config c = random_config(11, 12, true);
+  const Result r = evaluate(m32, c.x, c.type, c.cell);
+  double largest = 1.0;
+  for (std::size_t a = 0; a < r.atom_energy.size(); ++a)
+    largest = std::max(largest, std::abs(r.atom_energy[a] - model().energy_bias[c.type[a]]));
+  const double eps_e =
+      std::sqrt(kF32Depth * static_cast<double>(r.atom_energy.size())) * kF32Unit * largest;
+  const double h = 1e-3;
+  const double tolerance = 3 * eps_e / h + h * h * 10.0 / 6.0;
+  double worst = 0.0;
+  for (std::size_t k = 0; k < c.x.size(); ++k) {
+    const double x0 = c.x[k];
+    c.x[k] = x0 + h;
+    const double ep = evaluate(m32, c.x, c.type, c.cell).energy;
+    c.x[k] = x0 - h;
+    const double em = evaluate(m32, c.x, c.type, c.cell).energy;
+    c.x[k] = x0;
+    const double fd = -(ep - em) / (2 * h);
+    EXPECT_NEAR(r.force[k], fd, tolerance) << "component " << k;
+    worst = std::max(worst, std::abs(r.force[k] - fd));
+  }
+  std::printf("  float32 max |F + dE/dx| = %.1e eV/A (tolerance %.1e)\n", worst, tolerance);
+}
+
+// Model::weight_bytes() for the test model, counted by hand from its architecture: per type an
+// embedding 1 -> 3 -> 6 -> 12 (w 3 + 18 + 72, b 3 + 6 + 12) and a fitting 24 -> 10 -> 10 -> 10
+// -> 1 (w 240 + 100 + 100 + 10, b 31, idt 10 + 10): 1230 network values for the two types;
+// davg and dstd 2 x 552 each (float64); 2 energy biases and 2 sel entries.
+TEST(DeepmdSeA, WeightBytesCountTheReplicatedModel) {
+  SKIP_WITHOUT_DATA();
+  const std::size_t fixed = 2 * 2 * 552 * 8 + 2 * 8 + 2 * 4;
+  EXPECT_EQ(model().weight_bytes(), 1230 * 8 + fixed);
+  EXPECT_EQ(float32_model().weight_bytes(), 1230 * 4 + fixed);
+}
+
+// The workspace compute() leaves behind holds exactly workspace_bytes() when every neighbor slot
+// is occupied (a model cut down to sel = {2, 3} on a dense box), at both precisions, and at most
+// that with the full model's partly filled slots.
+TEST(DeepmdSeA, WorkspaceBytesAreTheWorkspaceSize) {
+  SKIP_WITHOUT_DATA();
+  Model small = model();
+  small.sel = {2, 3};
+  Matrix davg(2, 20), dstd(2, 20);
+  davg << small.davg.leftCols(8), small.davg.middleCols(4 * 46, 12);
+  dstd << small.dstd.leftCols(8), small.dstd.middleCols(4 * 46, 12);
+  small.davg = davg;
+  small.dstd = dstd;
+  const Config c = random_config(12, 18, false);
+  NeighborList list{{0}, {}};
+  for (int i = 0; i < 18; ++i) {
+    for (int j = 0; j < 18; ++j)
+      if (j != i) list.indices.push_back(j);
+    list.offsets.push_back(static_cast<int>(list.indices.size()));
+  }
+  for (Precision p : {Precision::kFloat64, Precision::kFloat32})
+    for (TapeMode mode : {TapeMode::kStore, TapeMode::kRecompute}) {
+      small.precision = p;
+      Workspace workspace(mode);
+      Result r;
+      compute(small, c.x, c.type, 18, list, workspace, r);
+      EXPECT_EQ(workspace.bytes(), workspace_bytes(small, 18, 17, mode));
+      Model full = model();
+      full.precision = p;
+      Workspace fresh(mode);
+      compute(full, c.x, c.type, 18, list, fresh, r);
+      EXPECT_LE(fresh.bytes(), workspace_bytes(full, 18, 17, mode));
+      EXPECT_GT(fresh.bytes(), 0u);
+    }
+  // Recomputing the embedding nets keeps a fraction of the memory.
+  EXPECT_LT(3 * workspace_bytes(model(), 200, 150, TapeMode::kRecompute),
+            workspace_bytes(model(), 200, 150, TapeMode::kStore));
+  // float32 halves the network buffers, not the float64 geometry.
+  small.precision = Precision::kFloat64;
+  const std::size_t b64 = workspace_bytes(small, 100, 50);
+  small.precision = Precision::kFloat32;
+  EXPECT_LT(workspace_bytes(small, 100, 50), b64);
+  EXPECT_GT(workspace_bytes(small, 100, 50), b64 / 2);
+}
+
+// Edge cases of the batched layout: a tile without local atoms, and atoms without neighbors
+// (all slots padded; no rows for the embedding nets), at both precisions. An atom alone has the
+// energy it has beside another beyond rcut, and no force.
+// TapeMode::kRecompute evaluates the embedding nets again, block by block, with the same
+// per-row arithmetic: bit-identical results, at both precisions, on a box with several blocks
+// (more than 128 rows) per neighbor type.
+TEST(DeepmdSeA, RecomputedTapeGivesIdenticalResults) {
+  SKIP_WITHOUT_DATA();
+  const Config c = random_config(13, 40, false);
+  NeighborList list{{0}, {}};
+  for (int i = 0; i < 40; ++i) {
+    for (int j = 0; j < 40; ++j)
+      if (j != i) list.indices.push_back(j);
+    list.offsets.push_back(static_cast<int>(list.indices.size()));
+  }
+  for (const Model& m : {model(), float32_model()}) {
+    Workspace store(TapeMode::kStore), again(TapeMode::kRecompute);
+    Result a, b;
+    compute(m, c.x, c.type, 40, list, store, a);
+    compute(m, c.x, c.type, 40, list, again, b);
+    EXPECT_EQ(a.atom_energy, b.atom_energy);
+    EXPECT_EQ(a.force, b.force);
+    EXPECT_EQ(a.atom_virial, b.atom_virial);
+    EXPECT_LT(again.bytes(), store.bytes());
+  }
+}
+
+TEST(DeepmdSeA, EmptyTilesAndIsolatedAtoms) {
+  SKIP_WITHOUT_DATA();
+  for (const Model& m : {model(), float32_model()}) {
+    const std::vector<double> x = {0, 0, 0, 10, 0, 0};
+    const std::vector<int> type = {0, 1};
+    const Result none = compute(m, x, type, 0, NeighborList{{0}, {}});
+    EXPECT_EQ(none.energy, 0.0);
+    EXPECT_EQ(none.force, std::vector<double>(6, 0.0));
+    const Result pair = compute(m, x, type, 2, NeighborList{{0, 1, 2}, {1, 0}});
+    const Result alone =
+        compute(m, std::vector<double>{0, 0, 0}, std::vector<int>{0}, 1, NeighborList{{0, 0}, {}});
+    EXPECT_EQ(pair.atom_energy[0], alone.atom_energy[0]);
+    EXPECT_EQ(pair.force, std::vector<double>(6, 0.0));
+    EXPECT_TRUE(std::isfinite(pair.energy));
   }
 }
 

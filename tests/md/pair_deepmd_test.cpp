@@ -98,6 +98,28 @@ TEST(PairDeepmd, ReproducesDeepmdKitOnAnyTileCount) {
   EXPECT_GE(periodic, 2);
 }
 
+// `precision float32` runs the networks in float32: DeePMD-kit's float64 results are met to the
+// float32 rounding bound derived in deepmd_test.cpp (5.8e-5 of the scale), and not bit for bit.
+TEST(PairDeepmd, Float32NetworksStayWithinTheirRoundingBound) {
+  SKIP_WITHOUT_DATA();
+  const YAML::Node frame = YAML::LoadFile(kCases)["results"][0];
+  ASSERT_FALSE(frame["box"].IsNull());
+  const std::string data = write_frame(frame, temp_path("deepmd_frame32.data"));
+  const auto force = frame["force"].as<std::vector<double>>();
+  double scale = 0;
+  for (double f : force) scale = std::max(scale, std::abs(f));
+  Session s(host_target(2), 2);
+  s.input.run_script(setup(data, "deepmd " + kModel + " precision float32", "run 0\n"), "test");
+  const auto atoms = s.sim.gather_atoms();
+  double worst = 0;
+  for (std::size_t i = 0; i < atoms.size(); ++i)
+    for (std::size_t d = 0; d < 3; ++d)
+      worst = std::max(worst, std::abs(atoms[i].f[d] - force[3 * i + d]) / scale);
+  EXPECT_LT(worst, 5.8e-5);
+  EXPECT_GT(worst, 0.0);
+  std::remove(data.c_str());
+}
+
 // A second model that differs from the first (a wider switching region), for model deviation.
 std::string write_second_model() {
   std::string text = read_text(kModel);
@@ -305,6 +327,9 @@ TEST(PairDeepmd, RejectsBadSettings) {
             std::string::npos);
   EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " out_freq -1")
                 .find("out_freq must be a non-negative integer"),
+            std::string::npos);
+  EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " precision half")
+                .find("precision must be float32 or float64, not half"),
             std::string::npos);
   EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd /nonexistent/model.yaml")
                 .find("/nonexistent/model.yaml"),

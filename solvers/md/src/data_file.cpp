@@ -288,11 +288,16 @@ void write_restart(Simulation& sim, const std::string& path) {
         coeffs.push_back({i, j, table[i][j].epsilon, table[i][j].sigma, table[i][j].cutoff});
   h["pair"]["coeffs"] = coeffs;
   if (const PairDeepMD* deepmd = sim.deepmd())
-    h["pair"] = {{"style", "deepmd"},
-                 {"models", deepmd->model_paths()},
-                 {"out_file", deepmd->out_file()},
-                 {"out_freq", deepmd->out_freq()},
-                 {"elements", deepmd->type_elements()}};
+    h["pair"] = {
+        {"style", "deepmd"},
+        {"models", deepmd->model_paths()},
+        {"out_file", deepmd->out_file()},
+        {"out_freq", deepmd->out_freq()},
+        {"elements", deepmd->type_elements()},
+        {"precision",
+         deepmd->precision()
+             ? (*deepmd->precision() == deepmd::Precision::kFloat32 ? "float32" : "float64")
+             : "model"}};
   h["neighbor"] = {{"skin", sim.neighbor().skin},
                    {"every", sim.neighbor().every},
                    {"delay", sim.neighbor().delay},
@@ -365,9 +370,14 @@ void read_restart(Simulation& sim, const std::string& path) {
     const auto& p = h.at("pair");
     if (p.at("style").get<std::string>() == "deepmd") {
       // The models are read again from their files, as LAMMPS's DeePMD plugin does.
+      const std::string precision = p.at("precision").get<std::string>();
+      std::optional<deepmd::Precision> override;
+      if (precision != "model")
+        override =
+            precision == "float32" ? deepmd::Precision::kFloat32 : deepmd::Precision::kFloat64;
       auto deepmd = std::make_unique<PairDeepMD>(p.at("models").get<std::vector<std::string>>(),
                                                  p.at("out_file").get<std::string>(),
-                                                 p.at("out_freq").get<int>());
+                                                 p.at("out_freq").get<int>(), override);
       deepmd->coeff(p.at("elements").get<std::vector<std::string>>(), types);
       deepmd->append_to_out_file();
       sim.use_deepmd(std::move(deepmd));

@@ -530,8 +530,8 @@ void Input::pair_style(const std::vector<std::string>& a) {
         "units metal before the box is defined");
   // As DeePMD-kit's LAMMPS plugin: the words before the first keyword are model files.
   static const std::vector<std::string> plugin_keywords = {
-      "out_file", "out_freq",   "fparam",      "aparam",   "fparam_from_compute", "ttm", "atomic",
-      "relative", "relative_v", "virtual_len", "spin_norm"};
+      "out_file", "out_freq", "fparam",     "aparam",      "fparam_from_compute", "ttm",
+      "atomic",   "relative", "relative_v", "virtual_len", "spin_norm",           "precision"};
   auto is_keyword = [&](const std::string& w) {
     return std::find(plugin_keywords.begin(), plugin_keywords.end(), w) != plugin_keywords.end();
   };
@@ -541,20 +541,28 @@ void Input::pair_style(const std::vector<std::string>& a) {
   if (models.empty()) bad("pair_style deepmd: name at least one model file before " + a[i]);
   std::string out_file = "model_devi.out";
   long long out_freq = 100;
+  std::optional<deepmd::Precision> precision;
   for (; i < a.size(); i += 2) {
-    if (a[i] != "out_file" && a[i] != "out_freq")
+    if (a[i] != "out_file" && a[i] != "out_freq" && a[i] != "precision")
       bad("pair_style deepmd: keyword " + a[i] +
-          " of DeePMD-kit's plugin is not supported by md_ipu; supported: out_file, out_freq");
+          " of DeePMD-kit's plugin is not supported by md_ipu; supported: out_file, out_freq "
+          "(and Tessera's precision)");
     if (i + 1 >= a.size()) bad("pair_style deepmd: keyword " + a[i] + " needs a value");
-    if (a[i] == "out_file")
+    if (a[i] == "out_file") {
       out_file = a[i + 1];
-    else
+    } else if (a[i] == "out_freq") {
       out_freq = integer("pair_style deepmd out_freq", a[i + 1]);
+    } else if (a[i + 1] == "float32" || a[i + 1] == "float64") {
+      precision = a[i + 1] == "float32" ? deepmd::Precision::kFloat32 : deepmd::Precision::kFloat64;
+    } else {
+      bad("pair_style deepmd: precision must be float32 or float64, not " + a[i + 1]);
+    }
   }
   if (out_freq < 0 || out_freq > std::numeric_limits<int>::max())
     bad("pair_style deepmd: out_freq must be a non-negative integer");
   sim_.pair() = PairLJCut();
-  sim_.use_deepmd(std::make_unique<PairDeepMD>(models, out_file, static_cast<int>(out_freq)));
+  sim_.use_deepmd(
+      std::make_unique<PairDeepMD>(models, out_file, static_cast<int>(out_freq), precision));
 }
 
 void Input::pair_coeff(const std::vector<std::string>& a) {

@@ -6,14 +6,30 @@
 #include <limits>
 
 #include "tessera/core/error.hpp"
+#include "tessera/md/deepmd/se_a.hpp"
 
 namespace tessera::md {
 
-PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq)
-    : paths_(std::move(model_paths)), out_file_(std::move(out_file)), out_freq_(out_freq) {
+PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq,
+                       std::optional<deepmd::Precision> precision)
+    : paths_(std::move(model_paths)),
+      out_file_(std::move(out_file)),
+      out_freq_(out_freq),
+      precision_(precision) {
   if (paths_.empty()) throw ConfigError("pair_style deepmd needs at least one model file");
   if (out_freq_ < 0) throw ConfigError("pair_style deepmd: out_freq must not be negative");
-  for (const auto& path : paths_) models_.push_back(deepmd::load_model(path));
+  for (const auto& path : paths_) {
+    models_.push_back(deepmd::load_model(path));
+    if (precision_) models_.back().precision = *precision_;
+  }
+  for (const auto& m : models_) {
+    double slots = 0;
+    for (int t = 0; t < m.ntypes(); ++t)
+      slots += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_flops(m, t);
+    std::vector<double> per_type;
+    for (int t = 0; t < m.ntypes(); ++t) per_type.push_back(slots + deepmd::atom_flops(m, t));
+    flops_.push_back(per_type);
+  }
   const deepmd::Model& first = models_.front();
   for (std::size_t k = 1; k < models_.size(); ++k) {
     // DeePMD-kit's model deviation compares models of one system: same elements, same cutoff.

@@ -24,8 +24,40 @@ constexpr KernelCost integrate_cost{50, 40.0, 1};  // per atom: 6 fused multiply
 constexpr KernelCost pair_cost{100, 120.0, 1};     // per neighbor pair: ~20 flops + table lookup
 constexpr KernelCost list_cost{200, 40.0, 1};      // per candidate pair in the bin stencil
 constexpr KernelCost pack_cost{20, 8.0, 1};        // per ghost atom packed
+// pair_style deepmd, per flop of the networks: float64 is emulated like lj/cut's arithmetic
+// (about 6 cycles a flop); float32 runs on the 2-wide float SIMD at about a flop per lane and
+// cycle. Estimates, not measurements.
+constexpr KernelCost deepmd_float64_cost{200, 6.0, 1};
+constexpr KernelCost deepmd_float32_cost{200, 1.0, 2};
 
 std::string fmt_id(std::int64_t id) { return std::to_string(id); }
+
+// Bytes a tile holds outside its TileVectors (the deepmd models and scratch), kept charged to
+// the tile's memory: set() charges or releases the difference.
+class ChargedBytes {
+ public:
+  ChargedBytes(TileMemory& memory, const char* label) : memory_(memory), label_(label) {}
+  ChargedBytes(const ChargedBytes&) = delete;
+  ChargedBytes& operator=(const ChargedBytes&) = delete;
+  ~ChargedBytes() { memory_.release(bytes_, label_); }
+  void set(std::size_t bytes) {
+    if (bytes > bytes_)
+      memory_.charge(bytes - bytes_, label_);
+    else
+      memory_.release(bytes_ - bytes, label_);
+    bytes_ = bytes;
+  }
+
+ private:
+  TileMemory& memory_;
+  const char* label_;
+  std::size_t bytes_ = 0;
+};
+
+template <class T>
+std::size_t capacity_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
 
 }  // namespace
 
@@ -42,7 +74,12 @@ struct Simulation::TileAtoms {
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
         neigh(t.make_vector<int>("md.neighbor_list")),
         bin_head(t.make_vector<int>("md.bins")),
-        bin_next(t.make_vector<int>("md.bins")) {}
+        bin_next(t.make_vector<int>("md.bins")),
+        dp_tape(t.memory().budget() > 0 ? deepmd::TapeMode::kRecompute : deepmd::TapeMode::kStore),
+        dp_workspace(dp_tape),
+        dp_model_bytes(t.memory(), "md.deepmd_model"),
+        dp_workspace_bytes(t.memory(), "md.deepmd_workspace"),
+        dp_io_bytes(t.memory(), "md.deepmd_inputs_outputs") {}
   int nlocal = 0, nghost = 0;
   TileVector<double> v, f, x_build;
   TileVector<std::int64_t> id;
@@ -54,7 +91,10 @@ struct Simulation::TileAtoms {
   double pe = 0, ke = 0;
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
-  // deepmd: the kernel's scratch, lists and results, reused from step to step.
+  // deepmd: the kernel's scratch, lists and results, reused from step to step. Tiles with a
+  // memory budget (IPU targets) recompute the embedding nets' activations in the backward pass
+  // rather than keep them: a quarter of the memory.
+  deepmd::TapeMode dp_tape;
   deepmd::Workspace dp_workspace;
   deepmd::NeighborList dp_list;
   std::vector<int> dp_types;
@@ -64,6 +104,8 @@ struct Simulation::TileAtoms {
   std::vector<double> dp_forces;
   double devi_max = 0, devi_min = 0, devi_sum = 0;
   std::vector<double> devi_virial;
+  // What the deepmd models (replicated per tile, as on the IPU) and the buffers above take.
+  ChargedBytes dp_model_bytes, dp_workspace_bytes, dp_io_bytes;
 };
 
 Simulation::Simulation(Runtime& runtime, Units units)
@@ -1077,11 +1119,35 @@ void Simulation::deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation) {
     s.dp_list.indices.assign(s.neigh.begin(), s.neigh.end());
     s.dp_types.resize(nall);
     for (std::size_t i = 0; i < nall; ++i) s.dp_types[i] = deepmd_->model_type(type[i]);
+    // The kernel's buffers are charged at their bound for these lists, as an IPU program would
+    // allocate them, before they are filled.
+    int longest = 0;
+    for (std::size_t i = 0; i < nlocal; ++i)
+      longest = std::max(longest, s.neigh_begin[i + 1] - s.neigh_begin[i]);
+    std::size_t bound = 0;
+    for (int k = 0; k < deepmd_->model_count(); ++k)
+      bound =
+          std::max(bound, deepmd::workspace_bytes(deepmd_->model(k), s.nlocal, longest, s.dp_tape));
+    s.dp_workspace_bytes.set(bound);
   }
   const std::span<const double> positions(x.data(), 3 * nall);
+  std::size_t model_bytes = 0;
+  for (int k = 0; k < deepmd_->model_count(); ++k) model_bytes += deepmd_->model(k).weight_bytes();
+  s.dp_model_bytes.set(model_bytes);
   auto evaluate = [&](int model) {
     deepmd::compute(deepmd_->model(model), positions, s.dp_types, s.nlocal, s.dp_list,
                     s.dp_workspace, s.dp_result);
+    const deepmd::Result& r = s.dp_result;
+    double flops = 0;
+    for (std::size_t i = 0; i < nlocal; ++i)
+      flops += deepmd_->atom_step_flops(model, s.dp_types[i]);
+    t.charge(deepmd_->model(model).precision == deepmd::Precision::kFloat32 ? deepmd_float32_cost
+                                                                            : deepmd_float64_cost,
+             static_cast<std::uint64_t>(flops));
+    s.dp_io_bytes.set(capacity_bytes(s.dp_list.offsets) + capacity_bytes(s.dp_list.indices) +
+                      capacity_bytes(s.dp_types) + capacity_bytes(r.atom_energy) +
+                      capacity_bytes(r.force) + capacity_bytes(r.atom_virial) +
+                      capacity_bytes(r.descriptor) + capacity_bytes(s.dp_forces));
   };
   evaluate(0);
   const deepmd::Result& r = s.dp_result;

@@ -160,6 +160,18 @@ void require_empty(const Reader& r, const YAML::Node& node, const std::string& k
 
 int Model::nnei() const { return std::accumulate(sel.begin(), sel.end(), 0); }
 
+std::size_t Model::weight_bytes() const {
+  std::size_t net_values = 0;
+  for (const auto* nets : {&embeddings, &fittings})
+    for (const Network& net : *nets)
+      for (const Layer& layer : net.layers)
+        net_values += static_cast<std::size_t>(layer.w.size() + layer.b.size() + layer.idt.size());
+  const std::size_t scalar = precision == Precision::kFloat32 ? sizeof(float) : sizeof(double);
+  return net_values * scalar +
+         static_cast<std::size_t>(davg.size() + dstd.size()) * sizeof(double) +
+         energy_bias.size() * sizeof(double) + sel.size() * sizeof(int);
+}
+
 Model parse_model(const std::string& yaml_text, const std::string& source) {
   Reader r(source);
   YAML::Node root;

@@ -1,6 +1,13 @@
 // The se_e2_a descriptor, energy fitting and their hand-written reverse mode.
 // Forward maths follows DeePMD-kit v3 (deepmd/dpmodel/utils/env_mat.py, descriptor/se_e2_a.py,
 // fitting/general_fitting.py, utils/network.py); see docs/deepmd.md for the derivation.
+//
+// Layout, for speed (docs/deepmd.md, "Speed"): the network inputs and activations are stored
+// feature-major ("structure of arrays": one contiguous column per feature over all samples), so
+// that a layer is a few long vector updates whatever its width (the embedding nets are only
+// 1 -> 3 -> 6 -> 12 wide), and each net is run over blocks of kChunk samples through all its
+// layers while the block is in L1 cache. Every buffer lives in the Workspace and only grows, so a
+// time step allocates nothing. The networks are templated on their scalar (Model::precision).
 #include "tessera/md/deepmd/se_a.hpp"
 
 #include <Eigen/LU>
@@ -13,69 +20,277 @@
 namespace tessera::md::deepmd {
 namespace {
 
-// One network evaluation: input, each layer's act(x W + b) (kept for the backward pass) and
-// output, and the backward pass's buffers, one per layer so that their sizes stay fixed from
-// call to call (a resize would reallocate, and fault in, megabytes every step).
-struct Tape {
-  Matrix input;
-  std::vector<Matrix> activated;
-  std::vector<Matrix> outputs;
-  std::vector<Matrix> dz;
-  std::vector<Matrix> grads;  // grads[l]: gradient of layer l's input; grads.back(): of the output
+using Index = Eigen::Index;
+template <class T>
+using Soa = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+template <class T>
+using View = Eigen::Map<Soa<T>, 0, Eigen::OuterStride<>>;
+template <class T>
+using ConstView = Eigen::Map<const Soa<T>, 0, Eigen::OuterStride<>>;
+template <class T>
+using Rows = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using RowsMap = Eigen::Map<Rows<T>>;
+
+// Samples per pass through a network: 128 rows of a 12-wide layer are 12 KiB in float64.
+constexpr Index kChunk = 128;
+
+// A buffer that only grows, to exactly the largest size asked for; get() does not keep the
+// contents when it grows.
+template <class T>
+class Store {
+ public:
+  T* get(std::size_t n) {
+    if (n > v_.size()) {
+      std::vector<T> fresh;
+      fresh.reserve(n);
+      fresh.resize(n);
+      v_.swap(fresh);
+    }
+    return v_.data();
+  }
+  std::size_t bytes() const { return v_.capacity() * sizeof(T); }
+
+ private:
+  std::vector<T> v_;
 };
 
-// Layers are y = act(x W + b) [* idt] [+ skip(x)], skip = x when out == in and concat(x, x)
-// when out == 2 in (DeePMD-kit NativeLayer.call).
-const Matrix& forward(const Network& net, Tape& tape) {
-  const std::size_t n = net.layers.size();
-  tape.activated.resize(n);
-  tape.outputs.resize(n);
-  tape.dz.resize(n);
-  tape.grads.resize(n + 1);
-  for (std::size_t l = 0; l < n; ++l) {
-    const Layer& layer = net.layers[l];
-    const Matrix& x = l == 0 ? tape.input : tape.outputs[l - 1];
-    Matrix& a = tape.activated[l];
-    a.noalias() = x * layer.w;
-    a.rowwise() += layer.b;
-    if (layer.activation == Activation::kTanh) a.array() = a.array().tanh();
-    Matrix& y = tape.outputs[l];
-    y = a;
-    if (layer.idt.size() > 0) y.array().rowwise() *= layer.idt.array();
-    const Eigen::Index in = layer.w.rows(), out = layer.w.cols();
-    if (layer.resnet && out == in) {
-      y += x;
-    } else if (layer.resnet && out == 2 * in) {
-      y.leftCols(in) += x;
-      y.rightCols(in) += x;
-    }
-  }
-  return tape.outputs.back();
+template <class T>
+View<T> view(T* data, Index rows, Index cols) {
+  return View<T>(data, rows, cols, Eigen::OuterStride<>(rows));
+}
+template <class T>
+View<T> view(Store<T>& store, Index rows, Index cols) {
+  return view(store.get(static_cast<std::size_t>(rows * cols)), rows, cols);
+}
+template <class T>
+ConstView<T> cview(const View<T>& v) {
+  return ConstView<T>(v.data(), v.rows(), v.cols(), Eigen::OuterStride<>(v.outerStride()));
 }
 
-// The gradient of the output, to be filled before backward().
-Matrix& output_gradient(Tape& tape) { return tape.grads.back(); }
+// A network layer at scalar T (the float32 copy of a Layer).
+template <class T>
+struct LayerT {
+  Rows<T> w;
+  Eigen::Matrix<T, 1, Eigen::Dynamic> b, idt;
+  Activation activation = Activation::kTanh;
+  bool resnet = false;
+};
+template <class T>
+struct NetworkT {
+  std::vector<LayerT<T>> layers;
+};
 
-// Gradient with respect to the network input, given output_gradient(tape).
-const Matrix& backward(const Network& net, Tape& tape) {
-  for (std::size_t l = net.layers.size(); l-- > 0;) {
-    const Layer& layer = net.layers[l];
-    const Matrix& dy = tape.grads[l + 1];
-    Matrix& dx = tape.grads[l];
-    Matrix& dz = tape.dz[l];
-    dz = dy;
-    if (layer.idt.size() > 0) dz.array().rowwise() *= layer.idt.array();
-    if (layer.activation == Activation::kTanh)
-      dz.array() *= 1.0 - tape.activated[l].array().square();
-    dx.noalias() = dz * layer.w.transpose();
-    const Eigen::Index in = layer.w.rows(), out = layer.w.cols();
+template <class T>
+NetworkT<T> converted(const Network& net) {
+  NetworkT<T> out;
+  for (const Layer& l : net.layers)
+    out.layers.push_back({l.w.cast<T>(), l.b.cast<T>(), l.idt.cast<T>(), l.activation, l.resnet});
+  return out;
+}
+
+// tanh in place, vectorised. float64: the Cephes tanh (S. L. Moshier, Cephes Math Library,
+// tanh.c), tanh x = x + x^3 P(x^2)/Q(x^2) for |x| < 0.625 and (e - 1)/(e + 1) with e = exp(2|x|)
+// above, both evaluated on Eigen packets (Eigen vectorises exp) as one quotient each and selected
+// before the single division; |x| is clamped to 20, where tanh rounds to 1. Within a few ulp of
+// libm (tested), where libm's scalar tanh was 20 % of the kernel's time. float32: Eigen's
+// vectorised rational approximation.
+void tanh_inplace(double* p, Index n) {
+  constexpr double P0 = -9.64399179425052238628e-1, P1 = -9.92877231001918586564e1,
+                   P2 = -1.61468768441708447952e3, Q0 = 1.12811678491632931402e2,
+                   Q1 = 2.23548839060100448583e3, Q2 = 4.84406305325125486048e3;
+  using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, kChunk, 1>;
+  for (Index r0 = 0; r0 < n; r0 += kChunk) {
+    Eigen::Map<Eigen::ArrayXd> x(p + r0, std::min(kChunk, n - r0));
+    const Chunk ax = x.abs().min(20.0);
+    const Chunk e = (2.0 * ax).exp();
+    const Chunk z = x.square();
+    const Chunk q = ((z + Q0) * z + Q1) * z + Q2;
+    const auto small = ax < 0.625;
+    const Chunk t =
+        small.select(ax * (q + z * ((P0 * z + P1) * z + P2)), e - 1.0) / small.select(q, e + 1.0);
+    x = (x < 0.0).select(-t, t);
+  }
+}
+void tanh_inplace(float* p, Index n) {
+  Eigen::Map<Eigen::ArrayXf> x(p, n);
+  x = x.tanh();
+}
+
+// One layer on a block of samples: a = act(x W + b), y = a [* idt] [+ skip(x)], where skip is x
+// when out == in and concat(x, x) when out == 2 in (DeePMD-kit NativeLayer.call).
+template <class T, class L>
+void layer_forward(const L& layer, const ConstView<T>& x, View<T> a, View<T> y) {
+  const Index in = layer.w.rows(), out = layer.w.cols();
+  for (Index j = 0; j < out; ++j) {
+    auto aj = a.col(j).array();
+    aj = x.col(0).array() * layer.w(0, j);
+    for (Index i = 1; i < in; ++i) aj += x.col(i).array() * layer.w(i, j);
+    aj += layer.b(j);
+    if (layer.activation == Activation::kTanh) tanh_inplace(a.col(j).data(), a.rows());
+    auto yj = y.col(j).array();
+    if (layer.idt.size() > 0)
+      yj = aj * layer.idt(j);
+    else
+      yj = aj;
+    if (layer.resnet && (out == in || out == 2 * in)) yj += x.col(j % in).array();
+  }
+}
+
+// Its reverse: dz = dy [* idt] [* (1 - a^2)], dx = dz W^T + skip^T(dy).
+template <class T, class L>
+void layer_backward(const L& layer, const ConstView<T>& a, const ConstView<T>& dy, View<T> dz,
+                    View<T> dx) {
+  const Index in = layer.w.rows(), out = layer.w.cols();
+  for (Index j = 0; j < out; ++j) {
+    auto dzj = dz.col(j).array();
+    dzj = dy.col(j).array();
+    if (layer.idt.size() > 0) dzj *= layer.idt(j);
+    if (layer.activation == Activation::kTanh) dzj *= T(1) - a.col(j).array().square();
+  }
+  for (Index i = 0; i < in; ++i) {
+    auto dxi = dx.col(i).array();
+    dxi = dz.col(0).array() * layer.w(i, 0);
+    for (Index j = 1; j < out; ++j) dxi += dz.col(j).array() * layer.w(i, j);
     if (layer.resnet && out == in) {
-      dx += dy;
+      dxi += dy.col(i).array();
     } else if (layer.resnet && out == 2 * in) {
-      dx += dy.leftCols(in) + dy.rightCols(in);
+      dxi += dy.col(i).array() + dy.col(i + in).array();
     }
   }
-  return tape.grads.front();
+}
+
+// One network evaluation over `rows` samples: each layer's activation a (kept for the backward
+// pass) and the output. Intermediate outputs and gradients only live per block, in Scratch.
+template <class T>
+struct Tape {
+  std::vector<Store<T>> act;
+  Store<T> out;
+  Index rows = 0;
+  std::size_t bytes() const {
+    std::size_t b = out.bytes();
+    for (const auto& s : act) b += s.bytes();
+    return b;
+  }
+};
+template <class T>
+struct Scratch {
+  Store<T> buf[2], dz;
+  std::size_t bytes() const { return buf[0].bytes() + buf[1].bytes() + dz.bytes(); }
+};
+
+template <class Net>
+Index widest_layer(const Net& net) {
+  Index w = 0;
+  for (const auto& l : net.layers) w = std::max({w, static_cast<Index>(l.w.cols())});
+  return w;
+}
+
+// Forward pass over the rows of x (rows x in, feature-major); returns the output (rows x out).
+template <class T, class Net>
+View<T> forward(const Net& net, const ConstView<T>& x, Tape<T>& tape, Scratch<T>& s) {
+  const Index rows = x.rows(), nl = static_cast<Index>(net.layers.size());
+  const Index wide = widest_layer(net);
+  tape.rows = rows;
+  // Shared tapes (padding, fitting) serve nets of any depth: grow, never shrink.
+  if (tape.act.size() < static_cast<std::size_t>(nl)) tape.act.resize(static_cast<std::size_t>(nl));
+  T* buf[2] = {s.buf[0].get(static_cast<std::size_t>(kChunk * wide)),
+               s.buf[1].get(static_cast<std::size_t>(kChunk * wide))};
+  const Index out_dim = net.layers.back().w.cols();
+  T* out = tape.out.get(static_cast<std::size_t>(rows * out_dim));
+  for (Index l = 0; l < nl; ++l)
+    tape.act[l].get(static_cast<std::size_t>(rows * net.layers[l].w.cols()));
+  for (Index r0 = 0; r0 < rows; r0 += kChunk) {
+    const Index len = std::min(kChunk, rows - r0);
+    const T* in = x.data() + r0;
+    Index ld = x.outerStride();
+    for (Index l = 0; l < nl; ++l) {
+      const auto& layer = net.layers[l];
+      const Index ni = layer.w.rows(), no = layer.w.cols();
+      T* y = l + 1 == nl ? out + r0 : buf[l % 2];
+      const Index ldy = l + 1 == nl ? rows : len;
+      layer_forward<T>(layer, ConstView<T>(in, len, ni, Eigen::OuterStride<>(ld)),
+                       View<T>(tape.act[l].get(0) + r0, len, no, Eigen::OuterStride<>(rows)),
+                       View<T>(y, len, no, Eigen::OuterStride<>(ldy)));
+      in = y;
+      ld = ldy;
+    }
+  }
+  return view(out, rows, out_dim);
+}
+
+// Gradient with respect to the network input of the tape's rows r0 .. r0 + dy.rows() (at most
+// kChunk): dx (rows x in) from dy (rows x out), the gradient of the output.
+template <class T, class Net>
+void backward_block(const Net& net, Tape<T>& tape, Index r0, const ConstView<T>& dy, View<T> dx,
+                    Scratch<T>& s) {
+  const Index rows = tape.rows, nl = static_cast<Index>(net.layers.size()), len = dy.rows();
+  const Index wide = widest_layer(net);
+  T* buf[2] = {s.buf[0].get(static_cast<std::size_t>(kChunk * wide)),
+               s.buf[1].get(static_cast<std::size_t>(kChunk * wide))};
+  T* dz = s.dz.get(static_cast<std::size_t>(kChunk * wide));
+  const T* g = dy.data();
+  Index ld = dy.outerStride();
+  for (Index l = nl - 1; l >= 0; --l) {
+    const auto& layer = net.layers[l];
+    const Index ni = layer.w.rows(), no = layer.w.cols();
+    T* d = l == 0 ? dx.data() : buf[l % 2];
+    const Index ldd = l == 0 ? dx.outerStride() : len;
+    layer_backward<T>(layer,
+                      ConstView<T>(tape.act[l].get(0) + r0, len, no, Eigen::OuterStride<>(rows)),
+                      ConstView<T>(g, len, no, Eigen::OuterStride<>(ld)),
+                      View<T>(dz, len, no, Eigen::OuterStride<>(len)),
+                      View<T>(d, len, ni, Eigen::OuterStride<>(ldd)));
+    g = d;
+    ld = ldd;
+  }
+}
+
+// The same over all the tape's rows: dx (rows x in) from dy (rows x out).
+template <class T, class Net>
+void backward(const Net& net, Tape<T>& tape, const ConstView<T>& dy, View<T> dx, Scratch<T>& s) {
+  for (Index r0 = 0; r0 < tape.rows; r0 += kChunk) {
+    const Index len = std::min(kChunk, tape.rows - r0);
+    backward_block<T>(
+        net, tape, r0,
+        ConstView<T>(dy.data() + r0, len, dy.cols(), Eigen::OuterStride<>(dy.outerStride())),
+        View<T>(dx.data() + r0, len, dx.cols(), Eigen::OuterStride<>(dx.outerStride())), s);
+  }
+}
+
+// dR~ = G dM^T and dG = R~ dM for rows r0 .. r0 + cnt of env (rows of one atom; g holds rows
+// from g0 on), written to rows 0 .. cnt of denv and dg, in blocks of kLanes rows held in registers:
+// each row's R~ and G are read once and dR~, dG written once.
+template <class T, class M>
+void embedding_output_gradient(const ConstView<T>& env, const ConstView<T>& g, Index g0,
+                               const M& dm, Index r0, Index cnt, View<T> denv, View<T> dg) {
+  constexpr int kLanes = 32 / sizeof(T);  // two SSE packets
+  using Block = Eigen::Array<T, kLanes, 1>;
+  const Index ng = g.cols();
+  Index r = 0;
+  for (; r + kLanes <= cnt; r += kLanes) {
+    Block e[4], de[4];
+    for (int c = 0; c < 4; ++c) {
+      e[c] = env.col(c).template segment<kLanes>(r0 + r).array();
+      de[c].setZero();
+    }
+    for (Index j = 0; j < ng; ++j) {
+      const Block gj = g.col(j).template segment<kLanes>(r0 - g0 + r).array();
+      dg.col(j).template segment<kLanes>(r).array() =
+          e[0] * dm(0, j) + e[1] * dm(1, j) + e[2] * dm(2, j) + e[3] * dm(3, j);
+      for (int c = 0; c < 4; ++c) de[c] += gj * dm(c, j);
+    }
+    for (int c = 0; c < 4; ++c) denv.col(c).template segment<kLanes>(r).array() = de[c];
+  }
+  for (; r < cnt; ++r) {
+    T de[4] = {0, 0, 0, 0};
+    for (Index j = 0; j < ng; ++j) {
+      dg(r, j) = env(r0 + r, 0) * dm(0, j) + env(r0 + r, 1) * dm(1, j) + env(r0 + r, 2) * dm(2, j) +
+                 env(r0 + r, 3) * dm(3, j);
+      for (int c = 0; c < 4; ++c) de[c] += g(r0 - g0 + r, j) * dm(c, j);
+    }
+    for (int c = 0; c < 4; ++c) denv(r, c) = de[c];
+  }
 }
 
 // DeePMD-kit's compute_smooth_weight: 1 below rmin, 0 above rmax, a quintic in between; and its
@@ -94,34 +309,384 @@ void switching(double r, double rmin, double rmax, double& s, double& ds) {
   }
 }
 
+// Per-row geometry kept for the chain rule: d = x_j - x_i (3), r, s(r), s'(r).
+constexpr int kGeom = 6;
+
+// Buffers at the networks' scalar T.
+template <class T>
+struct Typed {
+  std::vector<NetworkT<T>> embeddings, fittings;  // float32 copies of the weights
+  std::vector<Store<T>> env;                      // per neighbor type: rows x 4
+  std::vector<Tape<T>> embedding;                 // per neighbor type
+  std::vector<Store<T>> padding;  // (centre, neighbor type): suffix sums of padded R~^T G
+  Store<T> padding_env;           // sel x 1
+  Tape<T> padding_tape;
+  Tape<T> block_tape;               // TapeMode::kRecompute: one block of an embedding net
+  Store<T> denv, dg, ds;            // one block of rows: dE/dR~ (x 4), dE/dG (x ng), dE/ds (x 1)
+  Store<T> m, dm, desc, ddesc;      // nloc*4 x ng (row-major), nloc x ndesc
+  Store<T> fit_in, fit_dy, fit_dx;  // atoms of one type x ndesc / 1 / ndesc
+  Tape<T> fitting;
+  Scratch<T> scratch;
+  std::size_t bytes() const {
+    std::size_t b = padding_env.bytes() + padding_tape.bytes() + block_tape.bytes() + denv.bytes() +
+                    dg.bytes() + ds.bytes() + m.bytes() + dm.bytes() + desc.bytes() +
+                    ddesc.bytes() + fit_in.bytes() + fit_dy.bytes() + fit_dx.bytes() +
+                    fitting.bytes() + scratch.bytes();
+    for (const auto* v : {&env, &padding})
+      for (const auto& s : *v) b += s.bytes();
+    for (const auto& t : embedding) b += t.bytes();
+    return b;
+  }
+};
+
 }  // namespace
 
 struct Workspace::Buffers {
-  std::vector<int> slot;   // nloc x nnei neighbor index per slot, -1 for padding
-  std::vector<int> count;  // nloc x ntypes occupied slots (they come first in each type's block)
-  std::vector<int> row_start;   // ntypes x (nloc + 1): first embedding row of each atom
-  std::vector<Matrix> padding;  // (centre, neighbor type): suffix sums of padded slots' R~^T G
-  Matrix padding_env;
-  Tape padding_tape;
-  std::vector<std::pair<double, int>> candidates;
-  Matrix env, diff, denv;                // nloc*nnei x 4 / 3 / 4
-  std::vector<double> radius, sw, dsw;   // nloc*nnei
-  Matrix m, dm;                          // nloc*4 x ng
-  Matrix desc, ddesc;                    // nloc x ndesc
-  std::vector<Tape> embedding, fitting;  // per type
-  std::vector<std::vector<int>> atoms_of_type;
+  TapeMode tape = TapeMode::kStore;
+  Store<std::pair<double, int>> candidates;  // one atom's candidates within rcut
+  Store<int> start;                          // ntypes x (nloc + 1): first row of each atom
+  std::vector<Store<int>> neighbor;          // per neighbor type: rows
+  std::vector<Store<double>> geom;           // per neighbor type: rows x kGeom
+  Store<int> fill;                           // ntypes
+  Store<int> atoms;                          // nloc, grouped by type
+  Typed<double> f64;
+  Typed<float> f32;
+  std::size_t bytes() const {
+    std::size_t b = candidates.bytes() + start.bytes() + fill.bytes() + atoms.bytes() +
+                    f64.bytes() + f32.bytes();
+    for (const auto& s : neighbor) b += s.bytes();
+    for (const auto& s : geom) b += s.bytes();
+    return b;
+  }
 };
 
-Workspace::Workspace() : buffers_(std::make_unique<Buffers>()) {}
+Workspace::Workspace(TapeMode tape) : buffers_(std::make_unique<Buffers>()) {
+  buffers_->tape = tape;
+}
 Workspace::~Workspace() = default;
 Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+std::size_t Workspace::bytes() const { return buffers_->bytes(); }
 
 std::array<double, 9> Result::virial() const {
   std::array<double, 9> v{};
   for (std::size_t a = 0; a < atom_virial.size(); ++a) v[a % 9] += atom_virial[a];
   return v;
 }
+
+namespace {
+double multiply_adds(const Network& net) {
+  double s = 0.0;
+  for (const auto& layer : net.layers) s += static_cast<double>(layer.w.size());
+  return s;
+}
+}  // namespace
+
+double slot_flops(const Model& model, int neighbor_type) {
+  const double ng = model.embedding_width();
+  return 2 * 2 * multiply_adds(model.embeddings[static_cast<std::size_t>(neighbor_type)]) +
+         3 * 2 * 4 * ng;
+}
+
+double atom_flops(const Model& model, int centre_type) {
+  const double ng = model.embedding_width(), axis = model.axis_neuron;
+  return 2 * 2 * multiply_adds(model.fittings[static_cast<std::size_t>(centre_type)]) +
+         3 * 2 * 4 * ng * axis;
+}
+
+std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, TapeMode tape) {
+  const int ntypes = model.ntypes(), ng = model.embedding_width(), nd = model.descriptor_dim();
+  const std::size_t n = static_cast<std::size_t>(nloc);
+  const std::size_t scalar =
+      model.precision == Precision::kFloat32 ? sizeof(float) : sizeof(double);
+  Index wide = 0, max_sel = 0;
+  for (const auto* nets : {&model.embeddings, &model.fittings})
+    for (const Network& net : *nets) wide = std::max(wide, widest_layer(net));
+  for (int t = 0; t < ntypes; ++t) max_sel = std::max<Index>(max_sel, model.sel[t]);
+  auto activations = [](const Network& net) {
+    std::size_t a = 0;
+    for (const auto& l : net.layers) a += static_cast<std::size_t>(l.w.cols());
+    return a;
+  };
+  // A tape shared by several nets (rows each) holds per layer the largest rows x width of them.
+  auto shared_tape = [](const std::vector<Network>& nets, auto rows_of) {
+    std::vector<std::size_t> layer;
+    for (std::size_t k = 0; k < nets.size(); ++k) {
+      const auto& layers = nets[k].layers;
+      layer.resize(std::max(layer.size(), layers.size()), 0);
+      for (std::size_t l = 0; l < layers.size(); ++l)
+        layer[l] = std::max(layer[l], rows_of(k) * static_cast<std::size_t>(layers[l].w.cols()));
+    }
+    std::size_t total = 0;
+    for (std::size_t v : layer) total += v;
+    return total;
+  };
+  // Neighbor selection and geometry (float64 and int), per neighbor type rows = nloc * sel.
+  std::size_t bytes = static_cast<std::size_t>(max_candidates) * sizeof(std::pair<double, int>) +
+                      static_cast<std::size_t>(ntypes) * (n + 1) * sizeof(int) +
+                      static_cast<std::size_t>(ntypes) * sizeof(int) + n * sizeof(int);
+  std::size_t values = 0;  // at the networks' scalar
+  for (int t = 0; t < ntypes; ++t) {
+    const std::size_t rows = n * static_cast<std::size_t>(model.sel[t]);
+    bytes += rows * (sizeof(int) + kGeom * sizeof(double));
+    const Network& net = model.embeddings[t];
+    // R~ (4), and with TapeMode::kStore the embedding net's activations and output.
+    values += rows * (4 + (tape == TapeMode::kStore ? activations(net) + ng : 0));
+    values += static_cast<std::size_t>(ntypes) * 4 * (model.sel[t] + 1) * ng;  // padding sums
+  }
+  // The padding tape holds the longest of its users, sel rows of one net; the backward pass
+  // one block of rows of dE/dR~, dE/dG and dE/ds.
+  values += static_cast<std::size_t>(max_sel) * (1 + ng) +
+            shared_tape(model.embeddings,
+                        [&](std::size_t t) { return static_cast<std::size_t>(model.sel[t]); }) +
+            static_cast<std::size_t>(kChunk) * (4 + ng + 1);
+  if (tape == TapeMode::kRecompute)  // one block of the embedding nets' activations and output
+    values += shared_tape(model.embeddings, [](std::size_t) { return std::size_t{kChunk}; }) +
+              static_cast<std::size_t>(kChunk) * ng;
+  // Descriptor stage: m, dm (nloc*4 x ng), desc, ddesc (nloc x nd), fitting input and input
+  // gradient (nloc x nd), output gradient and output (nloc), fitting activations.
+  values += n * (8 * ng + 4 * static_cast<std::size_t>(nd) + 2) +
+            shared_tape(model.fittings, [&](std::size_t) { return n; });
+  values += 3 * static_cast<std::size_t>(kChunk * wide);  // scratch
+  return bytes + values * scalar;
+}
+
+namespace {
+
+// The kernel at the networks' scalar T; Net is Network (float64) or NetworkT<float>.
+template <class T, class Net>
+void compute_typed(const Model& model, const std::vector<Net>& embeddings,
+                   const std::vector<Net>& fittings, std::span<const int> types, int nloc,
+                   Workspace::Buffers& w, Typed<T>& b, Result& out) {
+  const int ntypes = model.ntypes(), nnei = model.nnei(), ng = model.embedding_width();
+  const int axis = model.axis_neuron, ndesc = model.descriptor_dim();
+  const auto natoms = static_cast<int>(types.size());
+  const auto n = static_cast<Index>(nloc);
+  std::vector<int> sec(ntypes + 1, 0);  // first slot of each neighbor type
+  for (int t = 0; t < ntypes; ++t) sec[t + 1] = sec[t] + model.sel[t];
+  const int* start = w.start.get(0);
+  auto first = [&](int t, int i) { return static_cast<Index>(start[t * (nloc + 1) + i]); };
+
+  // Environment matrix rows, normalised: (R - davg) / dstd, stored per neighbor type for the
+  // occupied slots only (feature-major, rows x 4). Padded rows are R = 0 before the
+  // normalisation, as in DeePMD-kit, so they enter the descriptor as -davg/dstd; that part is
+  // handled below as a constant per (centre type, slot).
+  b.env.resize(ntypes);
+  b.embedding.resize(ntypes);
+  b.padding.resize(static_cast<std::size_t>(ntypes) * ntypes);
+  for (int t = 0; t < ntypes; ++t) {
+    const Index rows = first(t, nloc);
+    View<T> env = view(b.env[t], rows, 4);
+    const double* geom = w.geom[t].get(0);
+    for (int i = 0; i < nloc; ++i) {
+      const double* avg = &model.davg(types[i], 4 * sec[t]);
+      const double* std = &model.dstd(types[i], 4 * sec[t]);
+      for (Index row = first(t, i), k = 0; row < first(t, i + 1); ++row, ++k) {
+        const double* g = geom + kGeom * row;
+        const double inv_r = 1.0 / g[3], s = g[4], s_r2 = s * inv_r * inv_r;
+        const double raw[4] = {s * inv_r, s_r2 * g[0], s_r2 * g[1], s_r2 * g[2]};
+        for (int c = 0; c < 4; ++c) env(row, c) = T((raw[c] - avg[4 * k + c]) / std[4 * k + c]);
+      }
+    }
+  }
+
+  // Embedding nets per neighbor type, batched over the occupied (atom, slot) rows of that type:
+  // M_i = (1/nnei) sum_k R~_k^T G(R~_k0), a 4 x ng matrix per atom. Padded slots (R~ = -davg/dstd)
+  // depend only on the centre type and the slot, so their part is evaluated once per call for
+  // every (centre type, neighbor type) as suffix sums over the slots, pad[n] = sum_{k >= n}.
+  RowsMap<T> m(b.m.get(static_cast<std::size_t>(4 * n * ng)), 4 * n, ng);
+  if (w.tape == TapeMode::kRecompute) {  // a full block, whatever the rows (workspace_bytes())
+    for (const auto& net : embeddings) {
+      b.block_tape.act.resize(std::max(b.block_tape.act.size(), net.layers.size()));
+      for (std::size_t l = 0; l < net.layers.size(); ++l)
+        b.block_tape.act[l].get(static_cast<std::size_t>(kChunk * net.layers[l].w.cols()));
+    }
+    b.block_tape.out.get(static_cast<std::size_t>(kChunk * ng));
+  }
+  for (int t = 0; t < ntypes; ++t) {
+    const int st = model.sel[t];
+    for (int c = 0; c < ntypes; ++c) {
+      View<T> rpad = view(b.padding_env, st, 1);
+      for (int k = 0; k < st; ++k)
+        rpad(k, 0) = T(-model.davg(c, 4 * (sec[t] + k)) / model.dstd(c, 4 * (sec[t] + k)));
+      const View<T> g = forward<T>(embeddings[t], cview(rpad), b.padding_tape, b.scratch);
+      RowsMap<T> pad(b.padding[static_cast<std::size_t>(c) * ntypes + t].get(
+                         static_cast<std::size_t>(4 * (st + 1) * ng)),
+                     4 * (st + 1), ng);
+      pad.bottomRows(4).setZero();
+      for (int k = st - 1; k >= 0; --k)
+        for (int e = 0; e < 4; ++e) {
+          const T r = T(-model.davg(c, 4 * (sec[t] + k) + e) / model.dstd(c, 4 * (sec[t] + k) + e));
+          pad.row(4 * k + e) = pad.row(4 * (k + 1) + e) + r * g.row(k);
+        }
+    }
+    const Index rows = first(t, nloc);
+    const ConstView<T> env = cview(view(b.env[t], rows, 4));
+    for (int i = 0; i < nloc; ++i) {
+      const Index cnt = first(t, i + 1) - first(t, i);
+      const RowsMap<T> pad(b.padding[static_cast<std::size_t>(types[i]) * ntypes + t].get(0),
+                           4 * (st + 1), ng);
+      auto mi = m.middleRows(4 * i, 4);
+      if (t == 0)
+        mi = pad.middleRows(4 * cnt, 4);
+      else
+        mi += pad.middleRows(4 * cnt, 4);
+    }
+    // The embedding net over all rows (kept for the backward pass) or, with Tape::kRecompute,
+    // block by block; M_i += R~^T G over the atom's rows in the block: 4 x ng dot products along
+    // the sample columns.
+    const bool recompute = w.tape == TapeMode::kRecompute;
+    T* stored = recompute
+                    ? nullptr
+                    : forward<T>(embeddings[t],
+                                 ConstView<T>(env.data(), rows, 1, Eigen::OuterStride<>(rows)),
+                                 b.embedding[t], b.scratch)
+                          .data();
+    for (Index c0 = 0, i0 = 0; c0 < rows; c0 += kChunk) {
+      const Index len = std::min(kChunk, rows - c0);
+      while (first(t, static_cast<int>(i0) + 1) <= c0) ++i0;
+      const View<T> g =
+          recompute ? forward<T>(embeddings[t],
+                                 ConstView<T>(env.data() + c0, len, 1, Eigen::OuterStride<>(rows)),
+                                 b.block_tape, b.scratch)
+                    : View<T>(stored + c0, len, ng, Eigen::OuterStride<>(rows));
+      for (Index i = i0; i < nloc && first(t, static_cast<int>(i)) < c0 + len; ++i) {
+        const Index r0 = std::max(first(t, static_cast<int>(i)), c0);
+        const Index cnt = std::min(first(t, static_cast<int>(i) + 1), c0 + len) - r0;
+        auto mi = m.middleRows(4 * i, 4);
+        for (int c = 0; c < 4; ++c)
+          for (int j = 0; j < ng; ++j)
+            mi(c, j) += env.col(c).segment(r0, cnt).dot(g.col(j).segment(r0 - c0, cnt));
+      }
+    }
+  }
+  m /= T(nnei);
+
+  // Descriptor D_i = M_i^T M_i[:, :axis] (ng x axis, row-major).
+  RowsMap<T> desc(b.desc.get(static_cast<std::size_t>(n * ndesc)), n, ndesc);
+  for (int i = 0; i < nloc; ++i) {
+    const auto mi = m.middleRows(4 * i, 4);
+    Eigen::Map<Rows<T>> d(desc.row(i).data(), ng, axis);
+    d.noalias() = mi.transpose() * mi.leftCols(axis);
+  }
+
+  // Fitting nets per centre type, batched over that type's atoms; their reverse pass gives dE/dD.
+  // Energies leave the nets at T and are summed in float64.
+  out.energy = 0.0;
+  out.atom_energy.assign(nloc, 0.0);
+  RowsMap<T> ddesc(b.ddesc.get(static_cast<std::size_t>(n * ndesc)), n, ndesc);
+  int* atoms = w.atoms.get(static_cast<std::size_t>(nloc));
+  // Reserve the fitting buffers for nloc rows, so that their size does not depend on the mix
+  // of types (workspace_bytes()).
+  for (const auto& net : fittings) {
+    b.fitting.act.resize(std::max(b.fitting.act.size(), net.layers.size()));
+    for (std::size_t l = 0; l < net.layers.size(); ++l)
+      b.fitting.act[l].get(static_cast<std::size_t>(n * net.layers[l].w.cols()));
+  }
+  b.fitting.out.get(static_cast<std::size_t>(n));
+  b.fit_in.get(static_cast<std::size_t>(n * ndesc));
+  b.fit_dx.get(static_cast<std::size_t>(n * ndesc));
+  T* ones = b.fit_dy.get(static_cast<std::size_t>(n));
+  for (int t = 0, next = 0; t < ntypes; ++t) {
+    int* mine = atoms + next;
+    Index count = 0;
+    for (int i = 0; i < nloc; ++i)
+      if (types[i] == t) mine[count++] = i;
+    next += static_cast<int>(count);
+    if (count == 0) continue;
+    View<T> in = view(b.fit_in.get(0), count, ndesc);
+    for (Index a = 0; a < count; ++a) in.row(a) = desc.row(mine[a]);
+    const View<T> e = forward<T>(fittings[t], cview(in), b.fitting, b.scratch);
+    for (Index a = 0; a < count; ++a)
+      out.atom_energy[mine[a]] = static_cast<double>(e(a, 0)) + model.energy_bias[t];
+    std::fill(ones, ones + count, T(1));
+    View<T> dx = view(b.fit_dx.get(0), count, ndesc);
+    backward<T>(fittings[t], b.fitting, ConstView<T>(ones, count, 1, Eigen::OuterStride<>(count)),
+                dx, b.scratch);
+    for (Index a = 0; a < count; ++a) ddesc.row(mine[a]) = dx.row(a);
+  }
+  for (double e : out.atom_energy) out.energy += e;
+  out.descriptor.resize(static_cast<std::size_t>(n * ndesc));
+  for (Index k = 0; k < n * ndesc; ++k) out.descriptor[k] = static_cast<double>(desc.data()[k]);
+
+  // dE/dM_i = M1 dD^T + [M dD, 0], with M1 the first axis columns (from D = M^T M1).
+  RowsMap<T> dm(b.dm.get(static_cast<std::size_t>(4 * n * ng)), 4 * n, ng);
+  for (int i = 0; i < nloc; ++i) {
+    const auto mi = m.middleRows(4 * i, 4);
+    const Eigen::Map<const Rows<T>> dd(ddesc.row(i).data(), ng, axis);
+    auto dmi = dm.middleRows(4 * i, 4);
+    dmi.noalias() = mi.leftCols(axis) * dd.transpose();
+    dmi.leftCols(axis).noalias() += mi * dd;
+  }
+  dm /= T(nnei);
+
+  // Back through the embeddings (occupied slots only; padded ones are constants):
+  // dR~_k = G_k dM^T, dG_k = R~_k dM, then dR~_k0 += dE/ds_k, the embedding's input gradient.
+  // Then, in float64, back through the normalisation and the environment matrix to the pair
+  // vector d = x_j - x_i: R0 = s/r, Rc = s d_c / r^2.
+  out.force.assign(3 * static_cast<std::size_t>(natoms), 0.0);
+  out.atom_virial.assign(9 * static_cast<std::size_t>(natoms), 0.0);
+  View<T> denv = view(b.denv, kChunk, 4), dg = view(b.dg, kChunk, ng), ds = view(b.ds, kChunk, 1);
+  for (int t = 0; t < ntypes; ++t) {
+    const Index rows = first(t, nloc);
+    const ConstView<T> env = cview(view(b.env[t], rows, 4));
+    const bool recompute = w.tape == TapeMode::kRecompute;
+    const int* nbr = w.neighbor[t].get(0);
+    const double* geom = w.geom[t].get(0);
+    // Blocks of kChunk rows, each through the whole chain; atom i0 is the first with rows in it.
+    for (Index c0 = 0, i0 = 0; c0 < rows; c0 += kChunk) {
+      const Index len = std::min(kChunk, rows - c0);
+      while (first(t, static_cast<int>(i0) + 1) <= c0) ++i0;
+      // The block's G and activations: kept from the forward pass, or evaluated again.
+      Tape<T>& tape = recompute ? b.block_tape : b.embedding[t];
+      const ConstView<T> g = cview(
+          recompute ? forward<T>(embeddings[t],
+                                 ConstView<T>(env.data() + c0, len, 1, Eigen::OuterStride<>(rows)),
+                                 tape, b.scratch)
+                    : View<T>(tape.out.get(0) + c0, len, ng, Eigen::OuterStride<>(rows)));
+      for (Index i = i0; i < nloc && first(t, static_cast<int>(i)) < c0 + len; ++i) {
+        const Index r0 = std::max(first(t, static_cast<int>(i)), c0);
+        const Index r1 = std::min(first(t, static_cast<int>(i) + 1), c0 + len);
+        embedding_output_gradient<T>(
+            env, g, c0, dm.middleRows(4 * i, 4), r0, r1 - r0,
+            View<T>(denv.data() + (r0 - c0), r1 - r0, 4, Eigen::OuterStride<>(kChunk)),
+            View<T>(dg.data() + (r0 - c0), r1 - r0, ng, Eigen::OuterStride<>(kChunk)));
+      }
+      backward_block<T>(embeddings[t], tape, recompute ? 0 : c0,
+                        ConstView<T>(dg.data(), len, ng, Eigen::OuterStride<>(kChunk)),
+                        View<T>(ds.data(), len, 1, Eigen::OuterStride<>(kChunk)), b.scratch);
+      denv.col(0).head(len) += ds.col(0).head(len);
+      for (Index i = i0; i < nloc && first(t, static_cast<int>(i)) < c0 + len; ++i) {
+        const int a = static_cast<int>(i);
+        const double* std = &model.dstd(types[a], 4 * sec[t]);
+        const Index r0 = std::max(first(t, a), c0), r1 = std::min(first(t, a + 1), c0 + len);
+        for (Index row = r0; row < r1; ++row) {
+          const Index k = row - first(t, a);
+          const int j = nbr[row];
+          const double* d = geom + kGeom * row;
+          const double inv_r = 1.0 / d[3], inv_r2 = inv_r * inv_r, s = d[4], ds_dr = d[5];
+          double dr[4];
+          for (int c = 0; c < 4; ++c)
+            dr[c] = static_cast<double>(denv(row - c0, c)) / std[4 * k + c];
+          const double dot = dr[1] * d[0] + dr[2] * d[1] + dr[3] * d[2];
+          // d/dr of s/r and of s/r^2, divided by r to turn them into gradients along d.
+          const double radial = (dr[0] * (ds_dr * inv_r - s * inv_r2) +
+                                 dot * (ds_dr * inv_r2 - 2 * s * inv_r2 * inv_r)) *
+                                inv_r;
+          double grad[3];
+          for (int c = 0; c < 3; ++c) grad[c] = radial * d[c] + dr[1 + c] * s * inv_r2;
+          for (int c = 0; c < 3; ++c) {
+            out.force[3 * j + c] -= grad[c];
+            out.force[3 * a + c] += grad[c];
+            for (int e = 0; e < 3; ++e) out.atom_virial[9 * j + 3 * c + e] -= grad[c] * d[e];
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
 
 Result compute(const Model& model, std::span<const double> positions, std::span<const int> types,
                int nloc, const NeighborList& neighbors) {
@@ -133,8 +698,7 @@ Result compute(const Model& model, std::span<const double> positions, std::span<
 
 void compute(const Model& model, std::span<const double> positions, std::span<const int> types,
              int nloc, const NeighborList& neighbors, Workspace& workspace, Result& out) {
-  const int ntypes = model.ntypes(), nnei = model.nnei(), ng = model.embedding_width();
-  const int axis = model.axis_neuron, ndesc = model.descriptor_dim();
+  const int ntypes = model.ntypes();
   const auto natoms = static_cast<int>(types.size());
   if (positions.size() != 3 * types.size())
     throw ConfigError("deepmd::compute: " + std::to_string(positions.size()) + " coordinates for " +
@@ -147,199 +711,72 @@ void compute(const Model& model, std::span<const double> positions, std::span<co
                         std::to_string(types[a]) + ", outside the model's " +
                         std::to_string(ntypes) + " types");
   Workspace::Buffers& w = workspace.buffers();
-  std::vector<int> sec(ntypes + 1, 0);  // first slot of each neighbor type
-  for (int t = 0; t < ntypes; ++t) sec[t + 1] = sec[t] + model.sel[t];
+  auto distance2 = [&](int i, int j) {
+    double r2 = 0.0;
+    for (int c = 0; c < 3; ++c) {
+      const double d = positions[3 * j + c] - positions[3 * i + c];
+      r2 += d * d;
+    }
+    return r2;
+  };
 
-  // Neighbor slots: per type, the sel nearest within rcut (DeePMD-kit nlist_distinguish_types);
-  // -1 marks padding.
-  w.slot.assign(static_cast<std::size_t>(nloc) * nnei, -1);
-  w.count.assign(static_cast<std::size_t>(nloc) * ntypes, 0);
-  std::vector<int> fill(ntypes);
+  // Occupied slots: per type, the sel nearest within rcut (DeePMD-kit nlist_distinguish_types),
+  // appended per neighbor type as rows start[t][i] .. start[t][i + 1] of atom i. The row buffers
+  // have room for every slot (nloc * sel[t] rows), what workspace_bytes() charges.
+  int* start = w.start.get(static_cast<std::size_t>(ntypes) * (nloc + 1));
+  int* fill = w.fill.get(static_cast<std::size_t>(ntypes));
+  std::size_t longest = 0;
+  for (int i = 0; i < nloc; ++i)
+    longest = std::max(longest,
+                       static_cast<std::size_t>(neighbors.offsets[i + 1] - neighbors.offsets[i]));
+  auto* candidates = w.candidates.get(longest);
+  w.neighbor.resize(ntypes);
+  w.geom.resize(ntypes);
+  std::vector<int*> neighbor(ntypes);
+  std::vector<double*> geom(ntypes);
+  for (int t = 0; t < ntypes; ++t) {
+    const auto rows = static_cast<std::size_t>(nloc) * model.sel[t];
+    neighbor[t] = w.neighbor[t].get(rows);
+    geom[t] = w.geom[t].get(rows * kGeom);
+    start[t * (nloc + 1)] = 0;
+  }
   for (int i = 0; i < nloc; ++i) {
-    w.candidates.clear();
+    std::size_t count = 0;
     for (int k = neighbors.offsets[i]; k < neighbors.offsets[i + 1]; ++k) {
       const int j = neighbors.indices[k];
       if (j < 0 || j >= natoms || j == i)
         throw ConfigError("deepmd::compute: neighbor list of atom " + std::to_string(i) +
                           " holds invalid index " + std::to_string(j));
-      double r2 = 0.0;
-      for (int c = 0; c < 3; ++c) r2 += std::pow(positions[3 * j + c] - positions[3 * i + c], 2);
-      const double r = std::sqrt(r2);
-      if (r <= model.rcut) w.candidates.emplace_back(r, j);
+      const double r = std::sqrt(distance2(i, j));
+      if (r <= model.rcut) candidates[count++] = {r, j};
     }
-    std::sort(w.candidates.begin(), w.candidates.end());
-    std::copy(sec.begin(), sec.end() - 1, fill.begin());
-    for (const auto& [r, j] : w.candidates) {
+    std::sort(candidates, candidates + count);
+    std::fill(fill, fill + ntypes, 0);
+    for (std::size_t c = 0; c < count; ++c) {
+      const auto [r, j] = candidates[c];
       const int t = types[j];
-      if (fill[t] < sec[t + 1]) w.slot[static_cast<std::size_t>(i) * nnei + fill[t]++] = j;
+      if (fill[t] == model.sel[t]) continue;
+      const int row = start[t * (nloc + 1) + i] + fill[t]++;
+      neighbor[t][row] = j;
+      double* g = geom[t] + kGeom * row;
+      for (int d = 0; d < 3; ++d) g[d] = positions[3 * j + d] - positions[3 * i + d];
+      g[3] = r;
+      switching(r, model.rcut_smth, model.rcut, g[4], g[5]);
     }
-    for (int t = 0; t < ntypes; ++t) w.count[i * ntypes + t] = fill[t] - sec[t];
+    for (int t = 0; t < ntypes; ++t)
+      start[t * (nloc + 1) + i + 1] = start[t * (nloc + 1) + i] + fill[t];
   }
 
-  // Environment matrix rows, normalised: (R - davg) / dstd. Padded rows are R = 0 before the
-  // normalisation, as in DeePMD-kit, so they enter the descriptor as -davg/dstd.
-  const Eigen::Index rows = static_cast<Eigen::Index>(nloc) * nnei;
-  w.env.resize(rows, 4);
-  w.diff.setZero(rows, 3);
-  w.radius.assign(rows, 0.0);
-  w.sw.assign(rows, 0.0);
-  w.dsw.assign(rows, 0.0);
-  for (int i = 0; i < nloc; ++i)
-    for (int k = 0; k < nnei; ++k) {
-      const Eigen::Index row = static_cast<Eigen::Index>(i) * nnei + k;
-      double raw[4] = {0.0, 0.0, 0.0, 0.0};
-      const int j = w.slot[row];
-      if (j >= 0) {
-        for (int c = 0; c < 3; ++c) w.diff(row, c) = positions[3 * j + c] - positions[3 * i + c];
-        const double r = w.diff.row(row).norm();
-        switching(r, model.rcut_smth, model.rcut, w.sw[row], w.dsw[row]);
-        w.radius[row] = r;
-        raw[0] = w.sw[row] / r;
-        for (int c = 0; c < 3; ++c) raw[1 + c] = w.sw[row] * w.diff(row, c) / (r * r);
-      }
-      for (int c = 0; c < 4; ++c)
-        w.env(row, c) =
-            (raw[c] - model.davg(types[i], 4 * k + c)) / model.dstd(types[i], 4 * k + c);
-    }
-
-  // Embedding nets per neighbor type, batched over the occupied (atom, slot) rows of that type:
-  // M_i = (1/nnei) sum_k R~_k^T G(R~_k0), a 4 x ng matrix per atom. Padded slots (R~ = -davg/dstd)
-  // depend only on the centre type and the slot, so their part is evaluated once per call for
-  // every (centre type, neighbor type) as suffix sums over the slots, pad[n] = sum_{k >= n}.
-  w.embedding.resize(ntypes);
-  w.padding.resize(static_cast<std::size_t>(ntypes) * ntypes);
-  w.row_start.resize(static_cast<std::size_t>(ntypes) * (nloc + 1));
-  w.m.resize(static_cast<Eigen::Index>(nloc) * 4, ng);
-  for (int t = 0; t < ntypes; ++t) {
-    const int st = model.sel[t];
-    for (int c = 0; c < ntypes; ++c) {
-      Tape& tape = w.padding_tape;
-      Matrix& rpad = w.padding_env;
-      rpad.resize(st, 4);
-      for (int k = 0; k < st; ++k)
-        for (int e = 0; e < 4; ++e)
-          rpad(k, e) = -model.davg(c, 4 * (sec[t] + k) + e) / model.dstd(c, 4 * (sec[t] + k) + e);
-      tape.input = rpad.leftCols(1);
-      const Matrix& g = forward(model.embeddings[t], tape);
-      Matrix& pad = w.padding[static_cast<std::size_t>(c) * ntypes + t];
-      pad.setZero(4 * (static_cast<Eigen::Index>(st) + 1), ng);
-      for (int k = st - 1; k >= 0; --k)
-        pad.middleRows(4 * k, 4).noalias() =
-            pad.middleRows(4 * (k + 1), 4) + rpad.row(k).transpose() * g.row(k);
-    }
-    int* start = w.row_start.data() + static_cast<std::size_t>(t) * (nloc + 1);
-    start[0] = 0;
-    for (int i = 0; i < nloc; ++i) start[i + 1] = start[i] + w.count[i * ntypes + t];
-    Tape& tape = w.embedding[t];
-    tape.input.resize(start[nloc], 1);
-    for (int i = 0; i < nloc; ++i)
-      for (int k = 0; k < w.count[i * ntypes + t]; ++k)
-        tape.input(start[i] + k, 0) = w.env(static_cast<Eigen::Index>(i) * nnei + sec[t] + k, 0);
-    const Matrix& g = forward(model.embeddings[t], tape);
-    for (int i = 0; i < nloc; ++i) {
-      const int n = w.count[i * ntypes + t];
-      const Matrix& pad = w.padding[static_cast<std::size_t>(types[i]) * ntypes + t];
-      auto mi = w.m.middleRows(4 * i, 4);
-      if (t == 0)
-        mi = pad.middleRows(4 * n, 4);
-      else
-        mi += pad.middleRows(4 * n, 4);
-      mi.noalias() +=
-          w.env.middleRows(static_cast<Eigen::Index>(i) * nnei + sec[t], n).transpose() *
-          g.middleRows(start[i], n);
-    }
+  if (model.precision == Precision::kFloat32) {
+    Typed<float>& b = w.f32;
+    b.embeddings.clear();
+    b.fittings.clear();
+    for (const Network& net : model.embeddings) b.embeddings.push_back(converted<float>(net));
+    for (const Network& net : model.fittings) b.fittings.push_back(converted<float>(net));
+    compute_typed<float>(model, b.embeddings, b.fittings, types, nloc, w, b, out);
+  } else {
+    compute_typed<double>(model, model.embeddings, model.fittings, types, nloc, w, w.f64, out);
   }
-  w.m /= static_cast<double>(nnei);
-
-  // Descriptor D_i = M_i^T M_i[:, :axis] (ng x axis, row-major).
-  w.desc.resize(nloc, ndesc);
-  for (int i = 0; i < nloc; ++i) {
-    const auto mi = w.m.middleRows(4 * i, 4);
-    Eigen::Map<Matrix> d(w.desc.row(i).data(), ng, axis);
-    d.noalias() = mi.transpose() * mi.leftCols(axis);
-  }
-
-  // Fitting nets per centre type, batched over that type's atoms; their reverse pass gives dE/dD.
-  out.energy = 0.0;
-  out.atom_energy.assign(nloc, 0.0);
-  w.ddesc.resize(nloc, ndesc);
-  w.fitting.resize(ntypes);
-  w.atoms_of_type.resize(ntypes);
-  for (auto& atoms : w.atoms_of_type) atoms.clear();
-  for (int i = 0; i < nloc; ++i) w.atoms_of_type[types[i]].push_back(i);
-  for (int t = 0; t < ntypes; ++t) {
-    const std::vector<int>& atoms = w.atoms_of_type[t];
-    if (atoms.empty()) continue;
-    Tape& tape = w.fitting[t];
-    const auto n = static_cast<Eigen::Index>(atoms.size());
-    tape.input.resize(n, ndesc);
-    for (Eigen::Index a = 0; a < n; ++a) tape.input.row(a) = w.desc.row(atoms[a]);
-    const Matrix& e = forward(model.fittings[t], tape);
-    for (Eigen::Index a = 0; a < n; ++a) out.atom_energy[atoms[a]] = e(a, 0) + model.energy_bias[t];
-    output_gradient(tape).setOnes(n, 1);
-    const Matrix& dx = backward(model.fittings[t], tape);
-    for (Eigen::Index a = 0; a < n; ++a) w.ddesc.row(atoms[a]) = dx.row(a);
-  }
-  for (double e : out.atom_energy) out.energy += e;
-  out.descriptor.assign(w.desc.data(), w.desc.data() + w.desc.size());
-
-  // dE/dM_i = M1 dD^T + [M dD, 0], with M1 the first axis columns (from D = M^T M1).
-  w.dm.resize(static_cast<Eigen::Index>(nloc) * 4, ng);
-  for (int i = 0; i < nloc; ++i) {
-    const auto mi = w.m.middleRows(4 * i, 4);
-    const Eigen::Map<const Matrix> dd(w.ddesc.row(i).data(), ng, axis);
-    auto dmi = w.dm.middleRows(4 * i, 4);
-    dmi.noalias() = mi.leftCols(axis) * dd.transpose();
-    dmi.leftCols(axis).noalias() += mi * dd;
-  }
-  w.dm /= static_cast<double>(nnei);
-
-  // Back through the embeddings (occupied slots only; padded ones are constants):
-  // dR~_k = G_k dM^T, dG_k = R~_k dM, then dR~_k0 += dE/ds_k.
-  w.denv.resize(rows, 4);
-  for (int t = 0; t < ntypes; ++t) {
-    const int* start = w.row_start.data() + static_cast<std::size_t>(t) * (nloc + 1);
-    Tape& tape = w.embedding[t];
-    const Matrix& g = tape.outputs.back();
-    Matrix& dg = output_gradient(tape);
-    dg.resize(start[nloc], ng);
-    for (int i = 0; i < nloc; ++i) {
-      const int n = w.count[i * ntypes + t];
-      const auto dmi = w.dm.middleRows(4 * i, 4);
-      const Eigen::Index r0 = static_cast<Eigen::Index>(i) * nnei + sec[t];
-      w.denv.middleRows(r0, n).noalias() = g.middleRows(start[i], n) * dmi.transpose();
-      dg.middleRows(start[i], n).noalias() = w.env.middleRows(r0, n) * dmi;
-    }
-    const Matrix& ds = backward(model.embeddings[t], tape);
-    for (int i = 0; i < nloc; ++i)
-      for (int k = 0; k < w.count[i * ntypes + t]; ++k)
-        w.denv(static_cast<Eigen::Index>(i) * nnei + sec[t] + k, 0) += ds(start[i] + k, 0);
-  }
-
-  // Back through the normalisation and the environment matrix to the pair vector d = x_j - x_i:
-  // R0 = s/r, Rc = s d_c / r^2.
-  out.force.assign(3 * static_cast<std::size_t>(natoms), 0.0);
-  out.atom_virial.assign(9 * static_cast<std::size_t>(natoms), 0.0);
-  for (int i = 0; i < nloc; ++i)
-    for (int k = 0; k < nnei; ++k) {
-      const Eigen::Index row = static_cast<Eigen::Index>(i) * nnei + k;
-      const int j = w.slot[row];
-      if (j < 0) continue;
-      double dr[4];
-      for (int c = 0; c < 4; ++c) dr[c] = w.denv(row, c) / model.dstd(types[i], 4 * k + c);
-      const double r = w.radius[row], s = w.sw[row], ds = w.dsw[row];
-      const double dot = dr[1] * w.diff(row, 0) + dr[2] * w.diff(row, 1) + dr[3] * w.diff(row, 2);
-      // d/dr of s/r and of s/r^2, divided by r to turn them into gradients along d.
-      const double radial =
-          (dr[0] * (ds / r - s / (r * r)) + dot * (ds / (r * r) - 2 * s / (r * r * r))) / r;
-      double grad[3];
-      for (int c = 0; c < 3; ++c) grad[c] = radial * w.diff(row, c) + dr[1 + c] * s / (r * r);
-      for (int c = 0; c < 3; ++c) {
-        out.force[3 * j + c] -= grad[c];
-        out.force[3 * i + c] += grad[c];
-        for (int e = 0; e < 3; ++e) out.atom_virial[9 * j + 3 * c + e] -= grad[c] * w.diff(row, e);
-      }
-    }
 }
 
 Result evaluate(const Model& model, std::span<const double> positions, std::span<const int> types,

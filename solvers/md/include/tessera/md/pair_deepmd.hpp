@@ -1,9 +1,12 @@
 // pair_style deepmd: DeePMD-kit models as md_ipu's potential, with the syntax and output of
 // DeePMD-kit's LAMMPS plugin (doc/third-party/lammps-command.md in DeePMD-kit):
 //
-//   pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N]
+//   pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N] [precision float32|float64]
 //   pair_coeff * * [ELEMENT ...]
 //
+// `precision` is Tessera's own keyword: it runs the models' networks in float32 or float64
+// (deepmd::Precision; the environment matrix, forces and virial stay float64) instead of the
+// precision the model file declares.
 // The first model drives the dynamics. With several models, every out_freq steps all of them
 // are evaluated and the spread of their predictions (the "model deviation" that DP-GEN uses to
 // pick new training configurations) is written to out_file in DeePMD-kit's model_devi.out
@@ -15,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,7 +30,8 @@ namespace tessera::md {
 class PairDeepMD {
  public:
   // Loads the models (every rank reads them); throws ConfigError/FormatError naming the file.
-  PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq);
+  PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq,
+             std::optional<deepmd::Precision> precision = std::nullopt);
 
   // pair_coeff * * NAME...: `names` may be empty (identity map). Throws ConfigError for an
   // element the models do not know or a count that does not match `types`.
@@ -37,12 +42,18 @@ class PairDeepMD {
   double cutoff() const { return models_.front().rcut; }
   int model_count() const { return static_cast<int>(models_.size()); }
   const deepmd::Model& model(int k) const { return models_[static_cast<std::size_t>(k)]; }
+  // Matrix-product flops of one evaluation of model k for an atom of model type `type`, with
+  // every neighbor slot computed (as fixed-shape IPU code would): the cost model's work.
+  double atom_step_flops(int k, int type) const {
+    return flops_[static_cast<std::size_t>(k)][static_cast<std::size_t>(type)];
+  }
   // The models' type index of LAMMPS atom type `type` (1-based).
   int model_type(int type) const { return type_map_[static_cast<std::size_t>(type)]; }
   // What restart files record: the files, the output settings and each type's element.
   const std::vector<std::string>& model_paths() const { return paths_; }
   const std::string& out_file() const { return out_file_; }
   int out_freq() const { return out_freq_; }
+  const std::optional<deepmd::Precision>& precision() const { return precision_; }
   std::vector<std::string> type_elements() const;
   // A run continued from a restart file appends to out_file instead of starting it afresh.
   void append_to_out_file() { append_ = true; }
@@ -71,7 +82,9 @@ class PairDeepMD {
   std::vector<deepmd::Model> models_;
   std::string out_file_;
   int out_freq_;
-  std::vector<int> type_map_;  // [LAMMPS type] -> model type; [0] unused; -1 unmapped
+  std::optional<deepmd::Precision> precision_;
+  std::vector<std::vector<double>> flops_;  // [model][type]
+  std::vector<int> type_map_;               // [LAMMPS type] -> model type; [0] unused; -1 unmapped
   std::ofstream out_;
   bool append_ = false;
 };

@@ -6,10 +6,22 @@
 // descriptor and fitting settings imply, or throws tessera::FormatError (the file is not such a
 // YAML document, or an array has the wrong shape) or tessera::ConfigError (a descriptor, fitting,
 // activation or option this kernel does not implement, named in the message). Every number is
-// kept in float64; a float32 model is refused rather than silently evaluated at another precision.
+// stored in float64; a float32 model file is refused rather than silently converted.
+//
+// Precision: Model::precision selects the arithmetic of the neural networks: the embedding and
+// fitting nets and the descriptor contractions M = R~^T G, D = M^T M< with their gradients.
+// kFloat32 runs them in float32 on float32 copies of the weights, while the environment matrix,
+// the energy sums, forces and virials stay float64. This is DeePMD-kit's mixed precision, where a
+// descriptor or fitting net with `precision: float32` casts the float64 environment matrix or
+// descriptor to float32 and its output back to float64 (deepmd/pt/model/descriptor/se_a.py,
+// `dmatrix.to(dtype=self.prec)` ... `result.to(dtype=env.GLOBAL_PT_FLOAT_PRECISION)`). The
+// default, kFloat64, reproduces DeePMD-kit's float64 results to round-off. Set it after loading:
+//   Model m = load_model(path);
+//   m.precision = Precision::kFloat32;
 #pragma once
 
 #include <Eigen/Core>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -20,6 +32,9 @@ using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 using RowVector = Eigen::Matrix<double, 1, Eigen::Dynamic>;
 
 enum class Activation { kTanh, kLinear };
+
+// Arithmetic of the networks (see the contract above).
+enum class Precision { kFloat64, kFloat32 };
 
 // One DeePMD-kit NativeLayer: y = act(x W + b) [* idt] [+ skip(x)], where the skip is x when
 // out == in and concat(x, x) when out == 2 in (deepmd/dpmodel/utils/network.py).
@@ -48,11 +63,17 @@ struct Model {
   std::vector<Network> embeddings;  // per neighbor type (type_one_side)
   std::vector<Network> fittings;    // per centre type
   std::vector<double> energy_bias;  // per type: fitting bias_atom_e + model out_bias
+  Precision precision = Precision::kFloat64;
 
   int ntypes() const { return static_cast<int>(type_map.size()); }
   int nnei() const;  // sum of sel
   int embedding_width() const { return static_cast<int>(embeddings.front().out_dim()); }
   int descriptor_dim() const { return embedding_width() * axis_neuron; }
+  // Bytes a tile holds for the model, which is replicated per tile on IPU targets: the network
+  // weights, biases and idt at the model's precision (4 or 8 bytes each), davg and dstd (float64,
+  // the environment matrix is float64), energy_bias and sel. Excludes the type_map strings and
+  // the float64 master copy of the weights a float32 model keeps on the host.
+  std::size_t weight_bytes() const;
 };
 
 // Reads and checks a model file; `path` appears in every error message.

@@ -10,9 +10,11 @@
 // atom it images, which the caller adds in (fold back). Per-atom virial follows DeePMD-kit:
 // W_a = -sum_b (dE_b/dx_a) (x) (x_a - x_b), row index = force component; sum_a W_a =
 // -dE/d(strain)^T. Results depend only on the inputs (no threads, fixed summation order).
+// The networks run at model.precision (model.hpp); everything else in float64.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>
@@ -37,17 +39,29 @@ struct Result {
   std::array<double, 9> virial() const;  // sum of atom_virial
 };
 
+// What a workspace keeps between the forward and backward pass of the embedding nets. kStore
+// keeps their activations and outputs for every occupied neighbor slot (fastest; 33 values per
+// slot for the test model, the bulk of the workspace). kRecompute keeps one block of 128 slots
+// and evaluates the embedding nets again in the backward pass: the workspace shrinks by about 3x
+// and compute() takes longer by the embedding forward pass (its tanh), about 1.4x in float64.
+// Both give the same results to round-off.
+enum class TapeMode { kStore, kRecompute };
+
 // Scratch memory of compute(). Keep one per tile (or thread) and pass it to every call: a time
 // step then reuses the previous step's buffers (megabytes for a few hundred atoms) instead of
 // allocating and faulting them in again.
 class Workspace {
  public:
-  Workspace();
+  explicit Workspace(TapeMode tape = TapeMode::kStore);
   ~Workspace();
   Workspace(Workspace&&) noexcept;
   Workspace& operator=(Workspace&&) noexcept;
   struct Buffers;  // opaque; defined in se_a.cpp
   Buffers& buffers() { return *buffers_; }
+  // Bytes its buffers hold now: the most any call so far needed (buffers only grow). Excludes
+  // the float32 copy of the weights a float32 model converts into it, which Model::weight_bytes()
+  // counts.
+  std::size_t bytes() const;
 
  private:
   std::unique_ptr<Buffers> buffers_;
@@ -60,6 +74,21 @@ void compute(const Model& model, std::span<const double> positions, std::span<co
 // The same with a fresh workspace.
 Result compute(const Model& model, std::span<const double> positions, std::span<const int> types,
                int nloc, const NeighborList& neighbors);
+
+// Bytes of the workspace on a tile of nloc local atoms when every neighbor slot is occupied (sel
+// atoms of each type within rcut of every atom): the most compute() can need, so what to charge
+// to tile memory, at the model's precision. max_candidates is the longest candidate list (one
+// atom's neighbor-list row), which compute() sorts in a buffer of that length. Workspace::bytes()
+// after a call with full slots equals it (fewer occupied slots need less).
+std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates,
+                            TapeMode tape = TapeMode::kStore);
+
+// Matrix-product flops of compute() (docs/deepmd.md, "FLOP count"), for benchmarks and the
+// IPU cost model: per occupied neighbor slot of type `neighbor_type`, the embedding net forward
+// and its input gradient and the three contractions with R~; per atom of type `centre_type`, the
+// fitting net forward and input gradient and D = M^T M< with its two gradient products.
+double slot_flops(const Model& model, int neighbor_type);
+double atom_flops(const Model& model, int centre_type);
 
 // Whole-system convenience for tests and tools: builds the periodic images and neighbor lists,
 // calls compute() and folds ghost forces and virials back onto their atoms. cell holds the three

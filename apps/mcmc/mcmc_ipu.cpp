@@ -91,8 +91,18 @@ int main(int argc, char** argv) {
     app.add_option("--int-time", config.integration_time, "hmc: integration time")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    app.add_option("--init", config.init_radius, "initial points uniform in (-init, init)")
-        ->check(CLI::PositiveNumber)
+    app.add_option("--leapfrog-steps", config.leapfrog_steps,
+                   "hmc: a fixed number of leapfrog steps (0: --int-time / step size)")
+        ->check(CLI::Range(0, 100000000))
+        ->capture_default_str();
+    std::string step_adaptation = "dual_averaging";
+    app.add_option("--step-adaptation", step_adaptation,
+                   "step size in warm-up: dual_averaging (Stan) or simple (TFP's policy, hmc; "
+                   "towards --delta, unit metric)")
+        ->capture_default_str();
+    app.add_option("--init", config.init_radius,
+                   "initial points uniform in (-init, init); 0: the origin")
+        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     app.add_option("--temperatures", config.temperatures, "pt: replicas per chain")
         ->check(CLI::Range(2, 1000))
@@ -108,6 +118,7 @@ int main(int argc, char** argv) {
     if (auto code = tessera::parse_command_line(app, argc, argv)) return *code;
     config.kind = parse_sampler(sampler);
     config.metric = parse_metric(metric);
+    config.step_adaptation = parse_step_adaptation(step_adaptation);
     config.warmup = warmup;
     config.draws = draws_wanted;
 

@@ -45,6 +45,17 @@ Metric parse_metric(const std::string& name) {
 
 std::string metric_name(Metric metric) { return metric == Metric::dense_e ? "dense_e" : "diag_e"; }
 
+StepAdaptation parse_step_adaptation(const std::string& name) {
+  if (name == "dual_averaging") return StepAdaptation::dual_averaging;
+  if (name == "simple") return StepAdaptation::simple;
+  throw ConfigError("unknown step-size adaptation '" + name +
+                    "'; the step-size adaptations are dual_averaging, simple");
+}
+
+std::string step_adaptation_name(StepAdaptation adaptation) {
+  return adaptation == StepAdaptation::simple ? "simple" : "dual_averaging";
+}
+
 std::vector<std::string> sampler_columns(SamplerKind kind) {
   switch (kind) {
     case SamplerKind::nuts:
@@ -115,6 +126,7 @@ class HamiltonianSampler : public ChainSampler {
         dense_(config.metric == Metric::dense_e),
         inverse_metric_(Vector::Ones(model.dimension())),
         step_adaptation_(config.delta),
+        simple_adaptation_(config.delta),
         metric_adaptation_(model.dimension(), config.warmup),
         covariance_adaptation_(dense_ ? model.dimension() : 0, config.warmup) {
     const int d = model.dimension();
@@ -130,9 +142,12 @@ class HamiltonianSampler : public ChainSampler {
   Transition iterate(int iteration, std::span<double> q, RngEngine& rng) override {
     gradients_ = 0;
     z_.q = Eigen::Map<const Vector>(q.data(), static_cast<Eigen::Index>(q.size()));
-    if (iteration == 0 && config_.warmup > 0) find_reasonable_step_size(rng);
+    const bool simple = config_.step_adaptation == StepAdaptation::simple;
+    if (iteration == 0 && config_.warmup > 0 && !simple) find_reasonable_step_size(rng);
     Transition t = transition(rng);
-    if (iteration < config_.warmup) {
+    if (iteration < config_.warmup && simple) {
+      step_size_ = simple_adaptation_.learn(step_size_, t.accept_stat);
+    } else if (iteration < config_.warmup) {
       step_size_ = step_adaptation_.learn(t.accept_stat);
       Matrix dense;
       if (dense_ ? covariance_adaptation_.learn(z_.q, dense)
@@ -237,6 +252,7 @@ class HamiltonianSampler : public ChainSampler {
   Matrix dense_inverse_metric_;
   Eigen::LLT<Matrix> cholesky_;  // of the dense inverse metric
   DualAveraging step_adaptation_;
+  SimpleStepSize simple_adaptation_;
   WindowedVariance metric_adaptation_;
   WindowedCovariance covariance_adaptation_;
   PhasePoint z_;
@@ -393,7 +409,9 @@ class StaticHmcSampler final : public HamiltonianSampler {
     const PhasePoint start = z_;
     const double h0 = hamiltonian(z_);
     const int steps =
-        std::max(1, static_cast<int>(std::floor(config_.integration_time / step_size_)));
+        config_.leapfrog_steps > 0
+            ? config_.leapfrog_steps
+            : std::max(1, static_cast<int>(std::floor(config_.integration_time / step_size_)));
     for (int i = 0; i < steps; ++i) leapfrog(z_, step_size_);
     const double h = hamiltonian(z_);
     const double accept = std::isfinite(h) ? std::min(1.0, std::exp(h0 - h)) : 0.0;
@@ -485,8 +503,15 @@ std::unique_ptr<ChainSampler> make_chain_sampler(const Model& model, const Sampl
 }
 
 Vector initial_point(const Model& model, double radius, RngEngine& rng) {
-  boost::random::uniform_real_distribution<double> u(-radius, radius);
   Vector q(model.dimension()), g;
+  if (radius == 0) {  // the origin, as TensorFlow Probability's examples start
+    q.setZero();
+    const double lp = model.log_density_gradient(q, g);
+    if (std::isfinite(lp) && g.allFinite()) return q;
+    throw Error("the log density of " + model.name() +
+                " or its gradient is not finite at the origin; use an --init radius > 0");
+  }
+  boost::random::uniform_real_distribution<double> u(-radius, radius);
   for (int attempt = 0; attempt < 100; ++attempt) {
     for (Eigen::Index i = 0; i < q.size(); ++i) q[i] = u(rng);
     const double lp = model.log_density_gradient(q, g);

@@ -90,6 +90,24 @@ void validate(const Model& model, const RunSettings& s) {
   if (!(s.sampler.delta > 0 && s.sampler.delta < 1))
     throw ConfigError("--delta must lie in (0, 1), not " + std::to_string(s.sampler.delta));
   if (!(s.sampler.step_size > 0)) throw ConfigError("--step-size must be positive");
+  if (!(s.sampler.init_radius >= 0))
+    throw ConfigError("--init must not be negative, not " + std::to_string(s.sampler.init_radius));
+  if (s.sampler.init_radius == 0 && s.sampler.kind == SamplerKind::ensemble)
+    throw ConfigError(
+        "--init 0 puts every walker at the origin, where the ensemble's stretch moves cannot "
+        "separate them; use --init > 0");
+  if (s.sampler.leapfrog_steps < 0)
+    throw ConfigError("--leapfrog-steps must not be negative (0: from --int-time), not " +
+                      std::to_string(s.sampler.leapfrog_steps));
+  if (s.sampler.leapfrog_steps > 0 && s.sampler.kind != SamplerKind::hmc)
+    throw ConfigError("--leapfrog-steps applies to the hmc sampler, not " +
+                      sampler_name(s.sampler.kind));
+  if (s.sampler.step_adaptation == StepAdaptation::simple &&
+      (s.sampler.kind != SamplerKind::hmc || s.sampler.metric != Metric::diag_e))
+    throw ConfigError(
+        "--step-adaptation simple applies to the hmc sampler with --metric diag_e (unit "
+        "metric), not " +
+        sampler_name(s.sampler.kind) + " with " + metric_name(s.sampler.metric));
   if (s.sampler.metric == Metric::dense_e && s.sampler.kind != SamplerKind::nuts &&
       s.sampler.kind != SamplerKind::hmc)
     throw ConfigError("--metric dense_e applies to the nuts and hmc samplers, not " +
@@ -160,6 +178,8 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
     std::optional<TileVector<std::byte>> workspace;
   };
   std::vector<Chain> chain_state(static_cast<std::size_t>(chains));
+  // The model's data, one copy per hosting tile (kept with the tile's first chain).
+  std::vector<std::optional<TileVector<std::byte>>> data_copy(static_cast<std::size_t>(chains));
 
   runtime.superstep("mcmc.init", [&](Tile& t) {
     const int first = first_chain(t.id(), chains, tiles);
@@ -171,8 +191,12 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
       std::span<double> q = t.get(position).subspan(k * d, d);
       std::copy(q0.begin(), q0.end(), q.begin());
       ch.sampler = make_chain_sampler(model, s.sampler, q, *ch.rng);
-      ch.workspace = t.make_vector<std::byte>("mcmc.sampler",
-                                              ch.sampler->workspace_bytes() + sizeof(RngEngine));
+      ch.workspace = t.make_vector<std::byte>(
+          "mcmc.sampler",
+          ch.sampler->workspace_bytes() + sizeof(RngEngine) + model.chain_workspace_bytes());
+      if (k == 0 && model.data_bytes() > 0)
+        data_copy[static_cast<std::size_t>(c)] =
+            t.make_vector<std::byte>("mcmc.model_data", model.data_bytes());
     }
   });
 
@@ -192,7 +216,10 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
         const Transition tr = ch.sampler->iterate(it, q, *ch.rng);
         charge(t, model, tr);
         if (it < s.sampler.warmup) continue;
-        post_draw(t, model, c, sampler_values(s.sampler.kind, tr, s.sampler.integration_time), q);
+        // With a fixed number of leapfrog steps the integration time follows the step size.
+        const double int_time = s.sampler.leapfrog_steps > 0 ? tr.n_leapfrog * tr.step_size
+                                                             : s.sampler.integration_time;
+        post_draw(t, model, c, sampler_values(s.sampler.kind, tr, int_time), q);
       }
     });
     if (it >= s.sampler.warmup) collect(runtime, draws, it - s.sampler.warmup);

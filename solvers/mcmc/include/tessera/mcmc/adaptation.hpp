@@ -9,6 +9,10 @@
 // WindowedCovariance: the same windows for the dense inverse metric (Stan's
 // covar_adaptation.hpp): at each window end the Welford sample covariance Sigma of
 // the window's n draws becomes (n / (n + 5)) Sigma + 1e-3 (5 / (n + 5)) I.
+// SimpleStepSize: TensorFlow Probability's make_simple_step_size_update_policy (the
+// policy of Graphcore's MCMC benchmark; after Andrieu & Thoms 2008, section 4.2): after each
+// transition the step size grows by the factor (1 + increment) when the acceptance
+// probability reached the target, and shrinks by (1 - decrement / (1 + decrement)) when not.
 #pragma once
 
 #include "tessera/mcmc/model.hpp"
@@ -30,6 +34,21 @@ class DualAveraging {
   double delta_, gamma_, t0_, kappa_;
   double mu_ = 0.5;
   double counter_ = 0, s_bar_ = 0, x_bar_ = 0;
+};
+
+class SimpleStepSize {
+ public:
+  // TFP's defaults as Graphcore's benchmark sets them: increment 0.01, decrement 0.1.
+  explicit SimpleStepSize(double target, double increment = 0.01, double decrement = 0.1)
+      : target_(target), increment_(increment), decrement_(decrement) {}
+  // The next step size, given the current one and the last acceptance probability.
+  double learn(double step_size, double accept_prob) const {
+    return accept_prob < target_ ? step_size * (1.0 - decrement_ / (1.0 + decrement_))
+                                 : step_size * (1.0 + increment_);
+  }
+
+ private:
+  double target_, increment_, decrement_;
 };
 
 // Stan's windowed_adaptation.hpp: the schedule shared by the diagonal and dense estimators.

@@ -51,6 +51,10 @@ class Model {
   virtual std::uint64_t gradient_elements() const {
     return static_cast<std::uint64_t>(dimension());
   }
+  // Tile memory the model needs where its chains live (nuts, hmc, rwm): once per tile that
+  // hosts chains (its copy of the data), and per chain (the gradient's working memory).
+  virtual std::size_t data_bytes() const { return 0; }
+  virtual std::size_t chain_workspace_bytes() const { return 0; }
 };
 
 using AutoDiff = Eigen::AutoDiffScalar<Eigen::VectorXd>;

@@ -5,7 +5,8 @@
 //         multinomial sampling of the trajectory, the generalised no-U-turn
 //         criterion (with the checks across merged subtrees), a maximum tree
 //         depth, divergence when the energy error exceeds 1000;
-//   hmc   static HMC: L = max(1, round(integration_time / step size)) leapfrog steps;
+//   hmc   static HMC: L = max(1, floor(integration_time / step size)) leapfrog steps, or a
+//         fixed L (`leapfrog_steps`, as TensorFlow Probability's HamiltonianMonteCarlo);
 //   rwm   adaptive random-walk Metropolis: Gaussian proposals scaled by the
 //         windowed variance estimate, the scale tuned by dual averaging towards
 //         an acceptance rate of 0.234 (Roberts, Gelman & Gilks 1997; 0.44 in 1-D).
@@ -14,6 +15,9 @@
 // Stan's diag_e (diagonal) or dense_e (stan/mcmc/hmc/hamiltonians/dense_e_metric.hpp):
 // kinetic energy 0.5 p^T M^-1 p, dtau/dp = M^-1 p, and p ~ N(0, M) drawn as
 // p = L^-T z with z ~ N(0, I) and M^-1 = L L^T (Cholesky, Eigen's LLT).
+// hmc may instead use TFP's simple step-size policy (`step_adaptation = simple`, see
+// adaptation.hpp): from the given step size (no initial search), towards acceptance
+// `delta` during warm-up, with the unit metric (no metric adaptation).
 #pragma once
 
 #include <memory>
@@ -36,6 +40,12 @@ enum class Metric { diag_e, dense_e };
 Metric parse_metric(const std::string& name);  // ConfigError on an unknown name
 std::string metric_name(Metric metric);
 
+// How nuts/hmc adapt the step size in warm-up.
+enum class StepAdaptation { dual_averaging, simple };
+
+StepAdaptation parse_step_adaptation(const std::string& name);  // ConfigError on an unknown name
+std::string step_adaptation_name(StepAdaptation adaptation);
+
 struct SamplerConfig {
   SamplerKind kind = SamplerKind::nuts;
   int warmup = 1000;               // warm-up iterations, not reported
@@ -45,10 +55,13 @@ struct SamplerConfig {
   double delta = 0.8;              // nuts/hmc: target acceptance statistic
   double step_size = 1.0;          // initial step size (rwm: initial proposal scale)
   double integration_time = 1.0;   // hmc: leapfrog steps x step size
-  double init_radius = 2.0;        // initial points uniform in (-r, r) on the unconstrained scale
+  int leapfrog_steps = 0;          // hmc: fixed leapfrog steps per transition; 0: integration_time
+  double init_radius = 2.0;        // initial points uniform in (-r, r); 0: the origin
   double stretch_scale = 2.0;      // ensemble: the stretch move's a
   int temperatures = 4;            // pt: replicas per chain, beta_k = max_temperature^(-k/(K-1))
   double max_temperature = 10.0;   // pt: temperature of the hottest replica
+  // nuts/hmc: Stan's dual averaging (with the metric windows) or TFP's simple policy (hmc)
+  StepAdaptation step_adaptation = StepAdaptation::dual_averaging;
 };
 
 // The statistics of one transition.
@@ -85,7 +98,8 @@ std::unique_ptr<ChainSampler> make_chain_sampler(const Model& model, const Sampl
                                                  std::span<const double> q, RngEngine& rng);
 
 // Stan's initialisation: uniform(-radius, radius) on every unconstrained coordinate,
-// retried (up to 100 times) until the log density and its gradient are finite.
+// retried (up to 100 times) until the log density and its gradient are finite; radius 0
+// gives the origin.
 Vector initial_point(const Model& model, double radius, RngEngine& rng);
 
 }  // namespace tessera::mcmc

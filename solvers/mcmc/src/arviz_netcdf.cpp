@@ -1,10 +1,9 @@
-#include <unistd.h>
-
 #include <cstdio>
 #include <ctime>
 #include <map>
 #include <netcdf>
 
+#include "tessera/core/atomic_file.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/mcmc/output.hpp"
 
@@ -97,7 +96,7 @@ void write_group(netCDF::NcGroup group, const Draws& draws, const std::vector<Gr
 }  // namespace
 
 void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDescription& run) {
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  const std::string temporary = partial_path(path);
   try {
     netCDF::NcFile file(temporary, netCDF::NcFile::replace, netCDF::NcFile::nc4);
     file.putAtt("model", run.model);
@@ -115,9 +114,11 @@ void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDe
     std::remove(temporary.c_str());
     throw Error("cannot write NetCDF file '" + path + "': " + e.what());
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+  try {
+    publish(path);
+  } catch (const Error&) {
     std::remove(temporary.c_str());
-    throw Error("cannot rename '" + temporary + "' to '" + path + "'; check the directory");
+    throw;
   }
 }
 

@@ -593,7 +593,7 @@ void Simulation::setup_run() {
   domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff);
   apply_pending_scale();
   rebuild(true);
-  force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true);
+  force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
   if (deepmd_ && deepmd_->deviation_due(step_)) write_model_deviation();
   if (nvt_) t_current_ = global_temperature();
 }
@@ -632,7 +632,10 @@ void Simulation::run(std::int64_t steps) {
     const bool last = k + 1 == steps;
     bool observed = last;
     for (auto& o : observers_) observed = observed || (o->every() > 0 && step_ % o->every() == 0);
-    force_and_integrate_second(built, true, observed);
+    // The second half-kick waits for the next step's first superstep unless something looks
+    // at the velocities first (observers, the thermostat, model deviation, the run's end).
+    const bool defer = !observed && !nvt_ && !(deepmd_ && deepmd_->deviation_due(step_));
+    force_and_integrate_second(built, true, observed, defer);
     if (deepmd_ && deepmd_->deviation_due(step_)) write_model_deviation();
     if (nvt_) {
       // The kinetic energy each tile summed after its second half-kick.
@@ -666,9 +669,14 @@ void Simulation::integrate_first(bool pack) {
   }
   const double dtf = 0.5 * dt_ * units_.ftm2v;
   const bool track = neighbor_.check;
+  const Deferred finish = deferred_;
+  deferred_.pending = false;
   runtime_.superstep(
       "md.integrate",
       [&](Tile& t) {
+        if (finish.pending)
+          finish_step(t, finish.step, finish.langevin_target, /*integrate=*/true,
+                      /*deviation=*/false, /*kinetic=*/false);
         TileAtoms& s = state(t);
         auto x = t.get(x_);
         const auto type = t.get(type_);
@@ -1001,8 +1009,16 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
       }
   // Each candidate is written to the list and kept by advancing the end only when it lies
   // within the cutoff: no hard-to-predict branch per candidate. Room for one atom's worst case
-  // (every other atom) is made before its candidates are visited.
+  // (every other atom) is made before its candidates are visited. The list keeps its largest
+  // size from build to build (neigh_begin[nlocal] is its length), and the first build sizes it
+  // from the density, so that builds rarely grow it: a grown vector is zeroed and faulted in.
   const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
+  if (s.neigh.empty()) {
+    double volume = 1;
+    for (std::size_t d = 0; d < 3; ++d) volume *= sub_hi[d] - sub_lo[d] + 2 * rg;
+    const double pairs_per_atom = (full ? 1.0 : 0.5) * 4.18879 * rgsq * rg * nall / volume;
+    s.neigh.resize(static_cast<std::size_t>(1.2 * pairs_per_atom * nlocal) + nall);
+  }
   s.neigh_begin.resize(nlocal + 1);
   s.neigh_begin[0] = 0;
   std::size_t n = 0;
@@ -1015,7 +1031,7 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   const std::int64_t* __restrict ghost_ids = tag.data() - nlocal;  // indexed by atom index
   const int nl = s.nlocal;
   for (std::size_t i = 0; i < nlocal; ++i) {
-    if (s.neigh.size() < n + nall) s.neigh.resize(std::max(2 * s.neigh.size(), n + nall));
+    if (s.neigh.size() < n + nall) s.neigh.resize(std::max(s.neigh.size() * 3 / 2, n + nall));
     int* __restrict out = s.neigh.data();
     const auto b = bin_of(i);
     const auto cell = static_cast<std::ptrdiff_t>(cell_of(b));
@@ -1052,7 +1068,6 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
     candidates += n - first;
     s.neigh_begin[i + 1] = static_cast<int>(n);
   }
-  s.neigh.resize(n);
   s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
   t.charge(list_cost, candidates);
 }
@@ -1116,7 +1131,7 @@ void Simulation::deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation) {
   const std::size_t nall = nlocal + static_cast<std::size_t>(s.nghost);
   if (lists_rebuilt) {
     s.dp_list.offsets.assign(s.neigh_begin.begin(), s.neigh_begin.end());
-    s.dp_list.indices.assign(s.neigh.begin(), s.neigh.end());
+    s.dp_list.indices.assign(s.neigh.begin(), s.neigh.begin() + s.neigh_begin[nlocal]);
     s.dp_types.resize(nall);
     for (std::size_t i = 0; i < nall; ++i) s.dp_types[i] = deepmd_->model_type(type[i]);
     // The kernel's buffers are charged at their bound for these lists, as an IPU program would
@@ -1222,8 +1237,8 @@ void Simulation::write_model_deviation() {
   if (runtime_.rank() == 0) deepmd_->write_deviation(step_, d);
 }
 
-void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial) {
-  const double dtf = 0.5 * dt_ * units_.ftm2v;
+void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial,
+                                            bool defer) {
   // Langevin: f += -m/damp v + sqrt(24 kB T m / (damp dt)) (u - 1/2) (LAMMPS fix langevin).
   double t_target = 0;
   if (langevin_) {
@@ -1252,62 +1267,85 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
           pair_forces<true>(s, x, type, ghost_force);
         else
           pair_forces<false>(s, x, type, ghost_force);
-        t.charge(pair_cost, static_cast<std::uint64_t>(s.neigh.size()));
+        t.charge(pair_cost, static_cast<std::uint64_t>(s.neigh_begin[s.neigh_begin.size() - 1]));
       },
       deviation
           ? std::initializer_list<const ExchangePlan*>{&*plan_reverse_, &*plan_reverse_models_}
           : std::initializer_list<const ExchangePlan*>{&*plan_reverse_});
-  // Add the returned forces in segment order, then Langevin and the second half-kick.
+  // Add the returned forces, then Langevin and the second half-kick: now, or, when nothing
+  // looks at the velocities before the next step, in the next step's first superstep.
+  if (defer) {
+    deferred_ = {true, step_, t_target};
+    return;
+  }
   runtime_.superstep("md.integrate_second", [&](Tile& t) {
-    TileAtoms& s = state(t);
-    const auto type = t.get(type_);
-    const auto back = t.get(send_f_);
-    const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
-    for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
-      const auto i = static_cast<std::size_t>(s.send_atom[k]);
-      s.f[3 * i] += back[3 * k], s.f[3 * i + 1] += back[3 * k + 1],
-          s.f[3 * i + 2] += back[3 * k + 2];
-    }
-    if (deviation) deepmd_deviation_fold(s, t.get(send_f_models_));
-    for (std::size_t i = 0; i < nlocal; ++i)
-      if (!std::isfinite(s.f[3 * i]) || !std::isfinite(s.f[3 * i + 1]) ||
-          !std::isfinite(s.f[3 * i + 2]))
-        throw Error("atom " + fmt_id(s.id[i]) + " has a non-finite force at step " +
-                    std::to_string(step_) +
-                    ": atoms overlap or the system blew up; check the input coordinates, or reduce "
-                    "the timestep");
-    if (langevin_ && integrate) {
-      const double sqrt_t = std::sqrt(t_target);
-      for (std::size_t i = 0; i < nlocal; ++i) {
-        const double m = mass_[static_cast<std::size_t>(type[i])];
-        const double gamma1 = -m / langevin_->damp / units_.ftm2v;
-        const double gamma2 =
-            std::sqrt(m) * std::sqrt(24.0 * units_.boltz / langevin_->damp / dt_ / units_.mvv2e) /
-            units_.ftm2v * sqrt_t;
-        boost::random::minstd_rand engine(s.noise[i]);
-        for (std::size_t d = 0; d < 3; ++d) {
-          const double u = (1.0 / 2147483647) * static_cast<double>(engine());
-          s.f[3 * i + d] += gamma1 * s.v[3 * i + d] + gamma2 * (u - 0.5);
-        }
-        s.noise[i] = static_cast<std::uint32_t>(engine());
-      }
-    }
-    std::array<double, 6> kt{};
+    finish_step(t, step_, t_target, integrate, deviation, /*kinetic=*/true);
+  });
+}
+
+// The end of a step on one tile: returned forces added in segment order (and the other models'
+// for deepmd model deviation), the finite check, Langevin forces, v += dt/2 f/m and, when
+// `kinetic`, the kinetic energy tensor.
+void Simulation::finish_step(Tile& t, std::int64_t step, double t_target, bool integrate,
+                             bool deviation, bool kinetic) {
+  const double dtf = 0.5 * dt_ * units_.ftm2v;
+  TileAtoms& s = state(t);
+  const auto type = t.get(type_);
+  const auto back = t.get(send_f_);
+  const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
+  for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
+    const auto i = static_cast<std::size_t>(s.send_atom[k]);
+    s.f[3 * i] += back[3 * k], s.f[3 * i + 1] += back[3 * k + 1], s.f[3 * i + 2] += back[3 * k + 2];
+  }
+  if (deviation) deepmd_deviation_fold(s, t.get(send_f_models_));
+  for (std::size_t i = 0; i < nlocal; ++i)
+    if (!std::isfinite(s.f[3 * i]) || !std::isfinite(s.f[3 * i + 1]) ||
+        !std::isfinite(s.f[3 * i + 2]))
+      throw Error("atom " + fmt_id(s.id[i]) + " has a non-finite force at step " +
+                  std::to_string(step) +
+                  ": atoms overlap or the system blew up; check the input coordinates, or reduce "
+                  "the timestep");
+  if (langevin_ && integrate) {
+    const double sqrt_t = std::sqrt(t_target);
     for (std::size_t i = 0; i < nlocal; ++i) {
       const double m = mass_[static_cast<std::size_t>(type[i])];
-      double* v = &s.v[3 * i];
-      if (integrate) {
-        const double dtfm = dtf / m;
+      const double gamma1 = -m / langevin_->damp / units_.ftm2v;
+      const double gamma2 = std::sqrt(m) *
+                            std::sqrt(24.0 * units_.boltz / langevin_->damp / dt_ / units_.mvv2e) /
+                            units_.ftm2v * sqrt_t;
+      boost::random::minstd_rand engine(s.noise[i]);
+      for (std::size_t d = 0; d < 3; ++d) {
+        const double u = (1.0 / 2147483647) * static_cast<double>(engine());
+        s.f[3 * i + d] += gamma1 * s.v[3 * i + d] + gamma2 * (u - 0.5);
+      }
+      s.noise[i] = static_cast<std::uint32_t>(engine());
+    }
+  }
+  if (!kinetic) {
+    if (integrate)
+      for (std::size_t i = 0; i < nlocal; ++i) {
+        const double dtfm = dtf / mass_[static_cast<std::size_t>(type[i])];
+        double* v = &s.v[3 * i];
         v[0] += dtfm * s.f[3 * i], v[1] += dtfm * s.f[3 * i + 1], v[2] += dtfm * s.f[3 * i + 2];
       }
-      kt[0] += m * v[0] * v[0], kt[1] += m * v[1] * v[1], kt[2] += m * v[2] * v[2];
-      kt[3] += m * v[0] * v[1], kt[4] += m * v[0] * v[2], kt[5] += m * v[1] * v[2];
-    }
-    for (auto& k : kt) k *= units_.mvv2e;
-    s.ke_tensor = kt;
-    s.ke = 0.5 * (kt[0] + kt[1] + kt[2]);
     t.charge(integrate_cost, nlocal);
-  });
+    return;
+  }
+  std::array<double, 6> kt{};
+  for (std::size_t i = 0; i < nlocal; ++i) {
+    const double m = mass_[static_cast<std::size_t>(type[i])];
+    double* v = &s.v[3 * i];
+    if (integrate) {
+      const double dtfm = dtf / m;
+      v[0] += dtfm * s.f[3 * i], v[1] += dtfm * s.f[3 * i + 1], v[2] += dtfm * s.f[3 * i + 2];
+    }
+    kt[0] += m * v[0] * v[0], kt[1] += m * v[1] * v[1], kt[2] += m * v[2] * v[2];
+    kt[3] += m * v[0] * v[1], kt[4] += m * v[0] * v[2], kt[5] += m * v[1] * v[2];
+  }
+  for (auto& k : kt) k *= units_.mvv2e;
+  s.ke_tensor = kt;
+  s.ke = 0.5 * (kt[0] + kt[1] + kt[2]);
+  t.charge(integrate_cost, nlocal);
 }
 
 }  // namespace tessera::md

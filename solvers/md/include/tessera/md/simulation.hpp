@@ -169,7 +169,9 @@ class Simulation {
   void pack_ghost_positions(Tile& t);
   void build_neighbor_list(Tile& t, bool full);
   void integrate_first(bool pack);
-  void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial);
+  void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial, bool defer);
+  void finish_step(Tile& t, std::int64_t step, double t_target, bool integrate, bool deviation,
+                   bool kinetic);
   void deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation);
   void deepmd_deviation_fold(TileAtoms& s, std::span<const double> returned);
   void write_model_deviation();
@@ -212,6 +214,13 @@ class Simulation {
   Variable<double> ghost_f_models_, send_f_models_;
   std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_, plan_reverse_models_;
   int since_build_ = 0;
+  // A step whose end (returned forces, Langevin, second half-kick) runs at the start of the next.
+  struct Deferred {
+    bool pending = false;
+    std::int64_t step = 0;
+    double langevin_target = 0;
+  };
+  Deferred deferred_;
   std::int64_t run_begin_ = 0, run_end_ = 0;
 
   std::vector<std::shared_ptr<Observer>> observers_;

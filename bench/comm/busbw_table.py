@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Markdown tables of comm_bench results: all-reduce bus bandwidth against the anchor
-measured in the same run (medians of the repetitions).
+"""Markdown tables of comm_bench results: all-reduce bus bandwidth against the anchors
+measured in the same run (medians of the repetitions): memcpy and, when the run has it,
+the direct in-process all-reduce (a); MPI_Allreduce, in wall and in CPU time (b).
 
   comm_bench --benchmark_repetitions=5 --benchmark_out=a.json --benchmark_out_format=json
   mpirun -np 2 comm_bench --benchmark_repetitions=5 --benchmark_out=b.json ...
@@ -45,22 +46,34 @@ def main(paths):
         names = {n for n, _ in m}
         sizes = sorted({s for _, s in m})
         if "BM_AllReduceSimulated" in names:
-            print("| bytes per IPU | comm time | comm busbw | memcpy | busbw / memcpy | algorithm |")
-            print("| --- | --- | --- | --- | --- | --- |")
+            direct = "BM_DirectAllReduce" in names
+            # busbw / memcpy is a ratio of times (same bytes): t_memcpy * 2(p-1)/p / t_comm.
+            print("| bytes per IPU | comm time | comm busbw | memcpy | busbw / memcpy | "
+                  "busbw / memcpy, CPU time | algorithm |"
+                  + (" direct: busbw / memcpy, CPU time | comm / direct, CPU time |"
+                     if direct else ""))
+            print("| --- | --- | --- | --- | --- | --- | --- |" + (" --- | --- |" if direct else ""))
             for s in sizes:
                 c, a = m[("BM_AllReduceSimulated", s)], m[("BM_Memcpy", s)]
                 algo = "ring" if c["ring"] > 0.5 else "tree"
-                print(f"| {size_label(s)} | {time(c['real_time'])} | {rate(c['busbw'])} | "
-                      f"{rate(a['bw'])} | "
-                      f"{100 * c['busbw'] / a['bw']:.1f}% | {algo} |")
+                row = (f"| {size_label(s)} | {time(c['real_time'])} | {rate(c['busbw'])} | "
+                       f"{rate(a['bw'])} | "
+                       f"{100 * c['busbw'] / a['bw']:.1f}% | "
+                       f"{100 * 1.5 * a['cpu_time'] / c['cpu_time']:.1f}% | {algo} |")
+                if direct:
+                    d = m[("BM_DirectAllReduce", s)]
+                    row += (f" {100 * 1.5 * a['cpu_time'] / d['cpu_time']:.1f}% | "
+                            f"{c['cpu_time'] / d['cpu_time']:.2f}× |")
+                print(row)
         if "BM_AllReduceRanks" in names:
             print("| bytes per rank | comm time | MPI_Allreduce time | comm / MPI | "
-                  "comm busbw | MPI busbw |")
-            print("| --- | --- | --- | --- | --- | --- |")
+                  "comm / MPI, CPU time | comm busbw | MPI busbw |")
+            print("| --- | --- | --- | --- | --- | --- | --- |")
             for s in sizes:
                 c, a = m[("BM_AllReduceRanks", s)], m[("BM_MpiAllreduce", s)]
                 print(f"| {size_label(s)} | {time(c['real_time'])} | {time(a['real_time'])} | "
-                      f"{c['real_time'] / a['real_time']:.2f}× | {rate(c['busbw'])} | "
+                      f"{c['real_time'] / a['real_time']:.2f}× | "
+                      f"{c['cpu_time'] / a['cpu_time']:.2f}× | {rate(c['busbw'])} | "
                       f"{rate(a['busbw'])} |")
         print()
 

@@ -6,7 +6,8 @@
 //   build-comm/bench/comm/comm_bench --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true
 //     (a) one process: BM_AllReduceSimulated on the 4 IPUs of a pod4 (--threads, default
-//         2), against BM_Memcpy of the same bytes on one thread;
+//         2), against BM_Memcpy of the same bytes on one thread, and BM_DirectAllReduce,
+//         the least memory traffic any in-process all-reduce of 4 buffers can have;
 //   mpirun -np 2 build-comm/bench/comm/comm_bench --benchmark_repetitions=5 ...
 //     (b) two ranks, one IPU each (the host target, 1 thread per rank): BM_AllReduceRanks
 //         against BM_MpiAllreduce (plain MPI_Allreduce, MPI_SUM) on the same buffer.
@@ -15,6 +16,7 @@
 #include <benchmark/benchmark.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -52,6 +54,33 @@ void BM_Memcpy(benchmark::State& state, std::size_t bytes) {
   state.counters["bw"] =
       benchmark::Counter(static_cast<double>(bytes) * static_cast<double>(state.iterations()),
                          benchmark::Counter::kIsRate);
+}
+
+// The floor for (a): the same all-reduce of p buffers in one process, done directly (each
+// value read once from every buffer, the sum written once to every buffer, one thread).
+// No in-process all-reduce of p separate buffers can move fewer bytes, so its busbw over
+// memcpy's is what the simulation could at best reach: about 2(p-1)/p / p of memcpy
+// when both are limited by memory bandwidth (37.5% for p = 4).
+void BM_DirectAllReduce(benchmark::State& state, std::size_t bytes, int members) {
+  std::vector<std::vector<float>> data(static_cast<std::size_t>(members),
+                                       std::vector<float>(bytes / sizeof(float), 1.0f));
+  const std::size_t n = bytes / sizeof(float), block = 2048;  // 8 KiB: stays in L1
+  std::vector<float> sum(block);
+  for (auto _ : state) {
+    for (std::size_t at = 0; at < n; at += block) {
+      const std::size_t len = std::min(block, n - at);
+      std::memcpy(sum.data(), data[0].data() + at, len * sizeof(float));
+      for (int m = 1; m < members; ++m) {
+        float* __restrict s = sum.data();
+        const float* __restrict x = data[static_cast<std::size_t>(m)].data() + at;
+        for (std::size_t i = 0; i < len; ++i) s[i] += x[i];
+      }
+      for (int m = 0; m < members; ++m)
+        std::memcpy(data[static_cast<std::size_t>(m)].data() + at, sum.data(), len * sizeof(float));
+    }
+    benchmark::ClobberMemory();
+  }
+  set_bandwidth(state, bytes, members);
 }
 
 // All-reduce (sum of floats, automatic algorithm) over the world of `runtime`.
@@ -106,6 +135,11 @@ int main(int argc, char** argv) {
     const std::string size = std::to_string(bytes);
     if (env.size() == 1) {
       benchmark::RegisterBenchmark(("BM_Memcpy/" + size).c_str(), BM_Memcpy, bytes)
+          ->Iterations(iterations)
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(("BM_DirectAllReduce/" + size).c_str(), BM_DirectAllReduce,
+                                   bytes, 4)
           ->Iterations(iterations)
           ->UseRealTime()
           ->Unit(benchmark::kMicrosecond);

@@ -160,15 +160,24 @@ void Runtime::allocate_pieces(
 }
 
 Runtime::ComputeResult Runtime::compute_phase(const TileFunction& compute, bool measure,
-                                              std::initializer_list<const ExchangePlan*> plans) {
+                                              std::initializer_list<const ExchangePlan*> plans,
+                                              const SuperstepOptions* options) {
   const int threads = pool_->threads();
   std::vector<ThreadResult> results(static_cast<std::size_t>(threads));
   const bool host = target_.kind == TargetKind::host;
   const double cycles_per_second = target_.clock_hz;
-  pool_->run(static_cast<int>(tiles_.size()), [&](int thread, int begin, int end) {
+  const std::span<const int> subset = options ? options->tiles : std::span<const int>{};
+  for (int id : subset)
+    if (!is_local(id))
+      throw Error("superstep: SuperstepOptions::tiles names tile " + std::to_string(id) +
+                  ", which this rank does not host (tiles " + std::to_string(first_tile_) + ".." +
+                  std::to_string(first_tile_ + static_cast<int>(tiles_.size()) - 1) + ")");
+  const int count = static_cast<int>(subset.empty() ? tiles_.size() : subset.size());
+  pool_->run(count, [&](int thread, int begin, int end) {
     ThreadResult& r = results[static_cast<std::size_t>(thread)];
     for (int i = begin; i < end; ++i) {
-      Tile& tile = *tiles_[static_cast<std::size_t>(i)];
+      Tile& tile = *tiles_[static_cast<std::size_t>(
+          subset.empty() ? i : subset[static_cast<std::size_t>(i)] - first_tile_)];
       tile.cycles_ = 0;
       try {
         if (measure && host) {
@@ -200,6 +209,17 @@ Runtime::ComputeResult Runtime::compute_phase(const TileFunction& compute, bool 
   for (const ExchangePlan* plan : plans) {
     auto [tile, error] = check_bounds(*plan);
     if (tile < total.failed_tile) total.failed_tile = tile, total.error = error;
+  }
+  if (options && !options->agree) {
+    // The caller vouched that nothing fails: what does is this rank's error alone.
+    if (total.error) std::rethrow_exception(total.error);
+    if (total.posted) {
+      for (auto& tile : tiles_) tile->outbox_.clear();
+      throw Error(
+          "superstep: a tile posted a message in a superstep without agreement "
+          "(SuperstepOptions::agree = false); messages need the agreed sync");
+    }
+    return {total.max_cycles, false};
   }
   if (ranks_ > 1) {
     // One agreement per superstep: the lowest failing tile, the slowest tile, any messages.
@@ -288,8 +308,11 @@ ExchangePlan Runtime::compile(const ExchangePlanBuilder& builder) {
   for (const auto& c : plan.local_)
     ++plan.local_begin_[static_cast<std::size_t>(c.copy.destination_tile - first_tile_) + 1];
   for (std::size_t i = 0; i < tiles_.size(); ++i) plan.local_begin_[i + 1] += plan.local_begin_[i];
-  for (auto& p : plan.sends_) p.buffer.resize(p.bytes);
-  for (auto& p : plan.receives_) p.buffer.resize(p.bytes);
+  plan.disjoint_ = builder.is_disjoint();
+  for (auto& p : plan.sends_)
+    if (!plan.direct(p)) p.buffer.resize(p.bytes);
+  for (auto& p : plan.receives_)
+    if (!plan.direct(p)) p.buffer.resize(p.bytes);
   plan.cost_ = tally.cost();
   if (ranks_ > 1) {
     const std::uint64_t h = plan_hash(builder.copies());
@@ -308,8 +331,14 @@ ExchangePlan Runtime::compile(const ExchangePlanBuilder& builder) {
 
 void Runtime::superstep(std::string_view name, const TileFunction& compute,
                         std::initializer_list<const ExchangePlan*> plans) {
+  superstep(name, compute, plans, SuperstepOptions{});
+}
+
+void Runtime::superstep(std::string_view name, const TileFunction& compute,
+                        std::initializer_list<const ExchangePlan*> plans,
+                        const SuperstepOptions& options) {
   const double start = now_seconds();
-  const ComputeResult computed = compute_phase(compute, true, plans);
+  const ComputeResult computed = compute_phase(compute, options.record, plans, &options);
   SuperstepCost cost;
   cost.compute_cycles = computed.max_cycles;
   cost.sync_cycles = target_.sync_cycles_ipu;
@@ -325,7 +354,12 @@ void Runtime::superstep(std::string_view name, const TileFunction& compute,
     cost.add_exchange(deliver_messages());
     inboxes_filled_ = true;
   }
-  finish_superstep(name, cost, start);
+  if (options.record) finish_superstep(name, cost, start);
+}
+
+void Runtime::record_superstep(std::string_view name, const SuperstepCost& cost,
+                               double wall_seconds) {
+  profile_.record(name, cost, wall_seconds);
 }
 
 void Runtime::exchange(std::string_view name, std::initializer_list<const ExchangePlan*> plans) {
@@ -346,12 +380,19 @@ void Runtime::run_plan(const ExchangePlan& plan) {
   // Post the receives, pack and send, copy locally while MPI works, then unpack.
   std::vector<MPI_Request> requests;
   requests.reserve(plan.sends_.size() + plan.receives_.size());
+  // A direct peer's single contiguous copy goes straight between the pieces.
   for (const auto& r : plan.receives_) {
     requests.emplace_back();
-    MPI_Irecv(r.buffer.data(), static_cast<int>(r.bytes), MPI_BYTE, r.rank, plan_tag, comm_,
-              &requests.back());
+    MPI_Irecv(plan.direct(r) ? destination(r.copies.front()) : r.buffer.data(),
+              static_cast<int>(r.bytes), MPI_BYTE, r.rank, plan_tag, comm_, &requests.back());
   }
   for (const auto& s : plan.sends_) {
+    if (plan.direct(s)) {
+      requests.emplace_back();
+      MPI_Isend(source(s.copies.front()), static_cast<int>(s.bytes), MPI_BYTE, s.rank, plan_tag,
+                comm_, &requests.back());
+      continue;
+    }
     std::byte* out = s.buffer.data();
     for (const Compiled& c : s.copies) {
       copy_blocks(out, c.copy.block_bytes, source(c), c.copy.source_stride, c.copy);
@@ -373,6 +414,7 @@ void Runtime::run_plan(const ExchangePlan& plan) {
     });
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   for (const auto& r : plan.receives_) {
+    if (plan.direct(r)) continue;
     const std::byte* in = r.buffer.data();
     for (const Compiled& c : r.copies) {
       copy_blocks(destination(c), c.copy.destination_stride, in, c.copy.block_bytes, c.copy);

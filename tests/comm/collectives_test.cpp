@@ -143,6 +143,18 @@ TEST_P(Collectives, AllReduceEveryTypeOperationAndAlgorithm) {
   check_all_reduce<std::int64_t>(world_);
 }
 
+// Groups of every 3rd IPU: on 4 ranks (3 IPUs each) no two members share a rank, so small
+// tree all-reduces are combined from the agreement's packets; the results must be the same.
+TEST_P(Collectives, AllReduceOnGroupsSpreadOverTheRanks) {
+  Communicator fours = world_.split(Grouping::orthogonal, 4, "fours");
+  EXPECT_EQ(fours.spread(), rt_.ranks() == 4);
+  EXPECT_FALSE(world_.spread());
+  check_all_reduce<float>(fours);
+  check_all_reduce<double>(fours);
+  check_all_reduce<std::int32_t>(fours);
+  check_all_reduce<std::int64_t>(fours);
+}
+
 TEST_P(Collectives, AllReduceOnReplicaGroups) {
   Communicator every_fourth = world_.split(Grouping::orthogonal, 3, "every_fourth");
   EXPECT_EQ(every_fourth.groups(), 4);
@@ -250,7 +262,9 @@ TEST_P(Collectives, ReduceScatterAllGatherBroadcastReduceSendRecv) {
 }
 
 // Random floats, combined in the documented order: ring chunk c is
-// ((x[c+1] + x[c+2]) + ...) + x[c]; the tree is a binomial tree from member 0.
+// ((x[c+1] + x[c+2]) + ...) + x[c], where chunk c of an all-reduce is the c-th part of
+// each tile's slice (tile-major layout, 3 tiles here); the tree is a binomial tree from
+// member 0.
 // (A table, drawn once: seeding a stream per value would dominate the test's time.)
 float random_value(int ipu, std::size_t i) {
   static const std::vector<std::vector<float>> table = [] {
@@ -275,7 +289,8 @@ std::uint32_t bits(float x) {
 
 TEST_P(Collectives, FloatSumsFollowTheDocumentedOrderBitForBit) {
   for (const Communicator& c : {world_, world_.split(Grouping::orthogonal, 6, "halves"),
-                                world_.split(Grouping::consecutive, 3, "threes")}) {
+                                world_.split(Grouping::consecutive, 3, "threes"),
+                                world_.split(Grouping::orthogonal, 4, "fours")}) {
     const int p = c.size();
     const std::size_t n = 1001;
     for (Algorithm a : {Algorithm::ring, Algorithm::tree}) {
@@ -286,8 +301,12 @@ TEST_P(Collectives, FloatSumsFollowTheDocumentedOrderBitForBit) {
         for (std::size_t i = 0; i < n; ++i) {
           float expected;
           if (a == Algorithm::ring) {
-            int ch = 0;  // chunk of i: the c with c*n/p <= i < (c+1)*n/p
-            while ((static_cast<std::size_t>(ch) + 1) * n / static_cast<std::size_t>(p) <= i) ++ch;
+            // Chunk of i: on the tile whose slice holds i, the part of the slice it is in.
+            const Layout l = layout_for(Collective::all_reduce, n, p,
+                                        tiles_for(rt_.target(), n * sizeof(float), 64));
+            int k = 0, ch = 0;
+            while (l.tile_begin(k + 1) <= i) ++k;
+            while (l.slice_begin(ch + 1, k) <= i) ++ch;
             expected = random_value(c.ipu(g, (ch + 1) % p), i);
             for (int j = 2; j <= p; ++j) expected += random_value(c.ipu(g, (ch + j) % p), i);
           } else {
@@ -368,6 +387,18 @@ TEST_P(Collectives, MismatchedSizesEndWithTheSameErrorOnEveryRank) {
               HasSubstr("not a multiple of 12"));
   EXPECT_THAT(error_of([&] { world_.broadcast<float>(12, odd.out()); }),
               HasSubstr("root or peer outside the group's ranks 0..11"));
+  // The same on groups spread over the ranks (agreement by point-to-point packets on 4 ranks).
+  Communicator fours = world_.split(Grouping::orthogonal, 4, "fours");
+  EXPECT_THAT(error_of([&] { fours.all_reduce<float>(data.out(), Op::sum); }),
+              HasSubstr("communicator 'fours' (3 groups of 4 IPUs), all_reduce: members passed "
+                        "buffers of different sizes (from 10 to 11 elements)"));
+  // Members' buffers must not overlap: all-reduce works in them.
+  Buffers<float> shared(world_, 8, random_value);
+  std::vector<std::span<float>> same(world_.local_ipus().size(), shared.spans.front());
+  EXPECT_THAT(
+      error_of([&] { world_.all_reduce<float>(same, Op::sum); }),
+      HasSubstr("passed a buffer that overlaps another member's buffer (or, out of place, its "
+                "own send buffer in part)"));
   // After the errors the communicator still works.
   Buffers<float> ok(world_, 3, [](int, std::size_t) { return 1.0f; });
   world_.all_reduce<float>(ok.out(), Op::sum);

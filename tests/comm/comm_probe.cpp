@@ -89,8 +89,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     Communicator halves = world.split(Grouping::orthogonal, world.size() / 2, "halves");
+    // Every 3rd IPU: on 4 ranks of 12 IPUs each group's members are on different ranks, and
+    // small tree all-reduces travel with the agreement (Communicator::spread).
+    Communicator fours = world.split(Grouping::orthogonal, 4, "fours");
     const std::size_t n = 1001;
-    for (const Communicator* c : {&world, &halves})
+    for (const Communicator* c : {&world, &halves, &fours})
       for (Algorithm a :
            {Algorithm::ring, Algorithm::tree, Algorithm::hierarchical, Algorithm::automatic}) {
         auto data = random_buffers(*c, n);

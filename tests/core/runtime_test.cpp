@@ -315,5 +315,96 @@ TEST(Runtime, ProfileCountsSuperstepsAndHighWaterMarks) {
   EXPECT_THAT(summary, HasSubstr("worst tile memory 128 B"));
 }
 
+// Tile::view: a piece that is the caller's memory, charged to the tile like an owned one.
+// A ring of copies between views (a "disjoint" plan: between ranks, each pair's single
+// copy goes straight from one caller's buffer into the other's) moves the callers' data.
+TEST_P(RuntimeThreads, ViewsMakeACallersBufferATilesPiece) {
+  Runtime rt(small_target(2, 4), GetParam());
+  const int n = rt.target().total_tiles();
+  auto v = rt.create_variable<float>("viewed", 0);
+  std::vector<std::vector<float>> host(rt.local_tiles().size(), std::vector<float>(4));
+  auto mine = [&](Tile& t) -> std::vector<float>& {
+    return host[static_cast<std::size_t>(t.id() - rt.first_tile())];
+  };
+  ExchangePlanBuilder ring("ring");
+  ring.disjoint();
+  for (int i = 0; i < n; ++i) ring.copy(v, i, 0, v, (i + 1) % n, 2, 2);
+  const ExchangePlan plan = rt.compile(ring);
+  rt.superstep("view",
+               [&](Tile& t) {
+                 std::vector<float>& h = mine(t);
+                 h = {static_cast<float>(t.id()), 0.5f, -1, -1};
+                 t.view(v, std::span<float>(h));
+               },
+               {&plan});
+  EXPECT_TRUE(on_every_tile(rt, [&](Tile& t) {
+    const std::vector<float>& h = mine(t);
+    return t.get(v).data() == h.data() && h[2] == static_cast<float>((t.id() + n - 1) % n) &&
+           h[3] == 0.5f && t.memory().used() == 4 * sizeof(float);
+  }));
+  // Viewing the same number of bytes again changes no charge; resizing makes it owned.
+  rt.superstep("again", [&](Tile& t) { t.view(v, std::span<float>(mine(t))); });
+  EXPECT_TRUE(on_every_tile(rt, [](Tile& t) { return t.memory().used() == 4 * sizeof(float); }));
+  rt.superstep("own", [&](Tile& t) { t.resize(v, 2); });
+  EXPECT_TRUE(on_every_tile(rt, [&](Tile& t) {
+    return t.get(v).data() != mine(t).data() && t.memory().used() == 2 * sizeof(float);
+  }));
+  // A view larger than the tile's memory is out of memory, like an owned piece.
+  std::vector<float> huge(64 * 1024);
+  EXPECT_THAT(error_of([&] {
+                rt.superstep("too big", [&](Tile& t) { t.view(v, std::span<float>(huge)); });
+              }),
+              HasSubstr("out of memory: 'viewed' asked for 256 KiB"));
+}
+
+// SuperstepOptions: compute on a subset of tiles, no agreement, and a superstep recorded
+// only when and as the caller says (Runtime::record_superstep).
+TEST(Runtime, SuperstepOptionsRunSomeTilesWithoutAgreementOrRecord) {
+  Runtime rt(small_target(2, 4), 2);
+  auto x = rt.create_variable<int>("x", 1);
+  std::vector<int> even;
+  for (const auto& t : rt.local_tiles())
+    if (t->id() % 2 == 0) even.push_back(t->id());
+  SuperstepOptions options;
+  options.tiles = even;
+  options.agree = false;
+  options.record = false;
+  const std::uint64_t before = rt.profile().supersteps();
+  rt.superstep(
+      "some", [&](Tile& t) { t.get(x)[0] += 1; }, {}, options);
+  EXPECT_EQ(rt.profile().supersteps(), before);
+  EXPECT_TRUE(on_every_tile(rt, [&](Tile& t) { return t.get(x)[0] == (t.id() % 2 == 0); }));
+  SuperstepCost cost;
+  cost.compute_cycles = 1000;
+  cost.sync_cycles = 10;
+  const double simulated = rt.profile().simulated_seconds();
+  rt.record_superstep("priced", cost, 0.5);
+  EXPECT_NEAR(rt.profile().simulated_seconds() - simulated, rt.target().seconds(1010), 1e-15);
+  // Without agreement, an error is this rank's alone (not collective).
+  try {
+    rt.superstep(
+        "fails", [](Tile&) { throw Error("local trouble"); }, {}, options);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_FALSE(e.collective());
+    EXPECT_STREQ(e.what(), "local trouble");
+  }
+  EXPECT_THAT(error_of([&] {
+                rt.superstep(
+                    "posts", [](Tile& t) { t.post<int>(t.id(), std::vector<int>{1}); }, {},
+                    options);
+              }),
+              HasSubstr("posted a message in a superstep without agreement"));
+  const std::vector<int> elsewhere = {rt.first_tile() + static_cast<int>(rt.local_tiles().size())};
+  if (elsewhere[0] < rt.target().total_tiles()) {
+    options.tiles = elsewhere;
+    EXPECT_THAT(error_of([&] {
+                  rt.superstep(
+                      "elsewhere", [](Tile&) {}, {}, options);
+                }),
+                HasSubstr("which this rank does not host"));
+  }
+}
+
 }  // namespace
 }  // namespace tessera

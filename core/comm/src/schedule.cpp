@@ -237,26 +237,48 @@ int link_domain_block(const Target& target, const std::vector<std::vector<int>>&
   return block;
 }
 
-Layout::Layout(std::size_t n, int chunks, int tiles) : n_(n), chunks_(chunks), tiles_(tiles) {
+Layout::Layout(std::size_t n, int chunks, int tiles, bool tile_major)
+    : n_(n), chunks_(chunks), tiles_(tiles), tile_major_(tile_major) {
   const auto stride = static_cast<std::size_t>(chunks) + 1;
+  const auto p = static_cast<std::size_t>(chunks);
   offsets_.resize(static_cast<std::size_t>(tiles) * stride);
+  chunk_total_.assign(stride, 0);
   for (int k = 0; k < tiles; ++k) {
+    const std::size_t slice = tile_begin(k + 1) - tile_begin(k);  // tile-major
     std::size_t at = 0;
     for (int c = 0; c < chunks; ++c) {
       offsets_[static_cast<std::size_t>(k) * stride + static_cast<std::size_t>(c)] = at;
-      at += slice_begin(c, k + 1) - slice_begin(c, k);
+      const std::size_t length = tile_major ? slice * (static_cast<std::size_t>(c) + 1) / p -
+                                                  slice * static_cast<std::size_t>(c) / p
+                                            : slice_begin(c, k + 1) - slice_begin(c, k);
+      chunk_total_[static_cast<std::size_t>(c) + 1] += length;
+      at += length;
     }
     offsets_[static_cast<std::size_t>(k) * stride + static_cast<std::size_t>(chunks)] = at;
   }
+  for (std::size_t c = 1; c < stride; ++c) chunk_total_[c] += chunk_total_[c - 1];
 }
 
 std::size_t Layout::chunk_begin(int c) const {
   return n_ * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks_);
 }
 
+std::size_t Layout::tile_begin(int k) const {
+  return n_ * static_cast<std::size_t>(k) / static_cast<std::size_t>(tiles_);
+}
+
 std::size_t Layout::slice_begin(int c, int k) const {
+  if (tile_major_) {
+    // Only reached for k < tiles: tile k's part of chunk c lies at its piece offset.
+    return tile_begin(k) + (tile_begin(k + 1) - tile_begin(k)) * static_cast<std::size_t>(c) /
+                               static_cast<std::size_t>(chunks_);
+  }
   const std::size_t length = chunk_begin(c + 1) - chunk_begin(c);
   return chunk_begin(c) + length * static_cast<std::size_t>(k) / static_cast<std::size_t>(tiles_);
+}
+
+Layout layout_for(Collective collective, std::size_t n, int p, int tiles) {
+  return Layout(n, p, tiles, collective == Collective::all_reduce);
 }
 
 int tiles_for(const Target& target, std::uint64_t bytes, std::uint64_t min_tile_bytes) {
@@ -302,10 +324,8 @@ Estimate estimate(const Target& target, const std::vector<std::vector<int>>& gro
   coarse.tiles_per_ipu = 1;
   coarse.exchange_bytes_per_cycle *= tiles;
   const KernelCost kernel = combine_cost(type);
-  auto elements = [&](int first, int last) {
-    return n * static_cast<std::size_t>(last) / static_cast<std::size_t>(p) -
-           n * static_cast<std::size_t>(first) / static_cast<std::size_t>(p);
-  };
+  const Layout layout = layout_for(collective, n, p, tiles);
+  auto elements = [&](int first, int last) { return layout.chunk_elements(first, last); };
   Estimate e;
   std::vector<std::size_t> combined(static_cast<std::size_t>(p), 0);  // per member, this step
   // As the Communicator runs it: a last superstep only if the last step combines.

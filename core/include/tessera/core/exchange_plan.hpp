@@ -55,12 +55,23 @@ class ExchangePlanBuilder {
     return *this;
   }
 
+  // Promises that no copy of the plan writes bytes that another of its copies reads (a
+  // ring step: a tile sends one chunk and receives another). The runtime may then send a
+  // rank pair's traffic straight from the pieces and receive it straight into them when
+  // it is a single contiguous copy, instead of packing it through a buffer.
+  ExchangePlanBuilder& disjoint() {
+    disjoint_ = true;
+    return *this;
+  }
+
   const std::string& name() const { return name_; }
   const std::vector<ExchangeCopy>& copies() const { return copies_; }
+  bool is_disjoint() const { return disjoint_; }
 
  private:
   std::string name_;
   std::vector<ExchangeCopy> copies_;
+  bool disjoint_ = false;
 };
 
 // A compiled plan; made by Runtime::compile and run by Runtime::superstep.
@@ -84,12 +95,17 @@ class ExchangePlan {
     std::size_t bytes = 0;
     mutable std::vector<std::byte> buffer;
   };
+  // Whether a rank pair's traffic can skip the packing buffer (ExchangePlanBuilder::disjoint).
+  bool direct(const PeerTraffic& p) const {
+    return disjoint_ && p.copies.size() == 1 && p.copies.front().copy.blocks == 1;
+  }
   std::string name_;
   // Copies between tiles of this rank, grouped by destination tile:
   // local_[local_begin_[i] .. local_begin_[i + 1]) write to local tile i.
   std::vector<Compiled> local_;
   std::vector<std::size_t> local_begin_;
   std::vector<PeerTraffic> sends_, receives_;
+  bool disjoint_ = false;  // ExchangePlanBuilder::disjoint
   SuperstepCost cost_;
 };
 

@@ -41,6 +41,24 @@ enum class ReduceOp { sum, max, min };
 
 using TileFunction = std::function<void(Tile&)>;
 
+// Options of Runtime::superstep's last form, for libraries that run many short
+// supersteps whose outcome they already know (core/comm's collective steps).
+struct SuperstepOptions {
+  // The compute runs on these local tiles only (global ids); empty: on every local tile.
+  // The other tiles keep their pieces and get no inbox from this superstep.
+  std::span<const int> tiles;
+  // false: skip the sync's cross-rank agreement (one MPI_Allreduce per superstep). The
+  // caller vouches that every rank runs this superstep with the same plans, that compute
+  // cannot throw and posts no messages, and that the plans' copies fit: if one does
+  // throw, or posts, or a copy does not fit, the error is thrown on this rank only.
+  bool agree = true;
+  // false: the superstep is not recorded in the profile. With agree = false the runtime
+  // cannot know the other ranks' slowest tile, so the caller prices what it ran and
+  // records that with Runtime::record_superstep (core/comm runs the independent rings of
+  // a collective's tiles one tile group at a time, and records each step once).
+  bool record = true;
+};
+
 class Runtime {
  public:
   // Hosts this rank's share of `target`'s tiles on `threads` host threads
@@ -93,6 +111,10 @@ class Runtime {
   // One superstep: compute on every tile, sync, then run `plans` and deliver messages.
   void superstep(std::string_view name, const TileFunction& compute,
                  std::initializer_list<const ExchangePlan*> plans = {});
+  // The same with options (SuperstepOptions): a subset of the tiles, no agreement, a
+  // cost the caller knows. Collective like every superstep.
+  void superstep(std::string_view name, const TileFunction& compute,
+                 std::initializer_list<const ExchangePlan*> plans, const SuperstepOptions& options);
   // A superstep with no compute: sync, then run the plans and deliver messages.
   void exchange(std::string_view name, std::initializer_list<const ExchangePlan*> plans);
 
@@ -123,6 +145,11 @@ class Runtime {
   std::vector<T> collect(std::string_view name,
                          const std::function<void(Tile&, std::vector<T>&)>& values);
 
+  // Records a superstep the caller priced itself (SuperstepOptions::record = false) in
+  // the profile, as a superstep run by superstep() would be. Not collective, but every
+  // rank must record the same names and costs to keep the profile the same everywhere.
+  void record_superstep(std::string_view name, const SuperstepCost& cost, double wall_seconds);
+
   // Cost model account of everything run so far.
   const Profile& profile() const { return profile_; }
   // Memory high-water mark of every tile of the target (collective).
@@ -147,7 +174,8 @@ class Runtime {
   // the pieces they touch here, then agrees with the other ranks that no tile
   // failed (throwing the lowest failing tile's error on every rank).
   ComputeResult compute_phase(const TileFunction& compute, bool measure,
-                              std::initializer_list<const ExchangePlan*> plans = {});
+                              std::initializer_list<const ExchangePlan*> plans = {},
+                              const SuperstepOptions* options = nullptr);
   // The lowest tile whose piece a copy of `plan` would overrun, with the error.
   std::pair<int, std::exception_ptr> check_bounds(const ExchangePlan& plan);
   void agree_on_failure(int failed_tile, const std::exception_ptr& error);

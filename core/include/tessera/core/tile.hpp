@@ -50,17 +50,28 @@ struct PieceBase {
   std::byte* bytes = nullptr;
   std::size_t size_bytes = 0;
 };
+// A piece is either owned (`data`) or, after Tile::view, a view of memory the caller
+// owns (`view`), whose bytes stay charged to the tile's memory as if it owned them.
 template <class T>
 struct Piece final : PieceBase {
   Piece(TileMemory& memory, const char* label, std::size_t n)
       : data(n, T{}, TileAllocator<T>(memory, label)) {
     refresh();
   }
+  ~Piece() override { drop_view(); }
   void refresh() {
-    bytes = reinterpret_cast<std::byte*>(data.data());
-    size_bytes = data.size() * sizeof(T);
+    bytes = reinterpret_cast<std::byte*>(viewing ? view.data() : data.data());
+    size_bytes = (viewing ? view.size() : data.size()) * sizeof(T);
+  }
+  std::span<T> span() { return viewing ? view : std::span<T>(data); }
+  void drop_view() noexcept {
+    if (viewing) data.get_allocator().memory()->release(charged, data.get_allocator().label());
+    viewing = false, view = {}, charged = 0;
   }
   TileVector<T> data;
+  std::span<T> view;
+  bool viewing = false;
+  std::size_t charged = 0;  // bytes of the view charged to the tile
 };
 }  // namespace detail
 
@@ -87,19 +98,45 @@ class Tile {
   // This tile's piece of a variable.
   template <class T>
   std::span<T> get(Variable<T> v) {
-    return piece(v).data;
+    return piece(v).span();
   }
   template <class T>
   std::span<const T> get(Variable<T> v) const {
-    return const_cast<Tile*>(this)->piece(v).data;
+    return const_cast<Tile*>(this)->piece(v).span();
   }
+  // Resizes the piece (a view becomes an owned piece of n value-initialised elements).
   template <class T>
   void resize(Variable<T> v, std::size_t n) {
+    if (piece(v).viewing) piece(v).drop_view();
     piece(v).data.resize(n);
     piece(v).refresh();
     pieces_changed_ = true;
   }
-  // Exchanges the contents of two pieces (double buffering without a copy).
+  // Makes this tile's piece of `v` a view of `memory`, which the caller owns and keeps
+  // alive (and does not touch from other threads) while the piece is used, e.g. a user's
+  // buffer that a collective works on in place. The exchange and get() then read and
+  // write `memory` directly. Its bytes are charged to this tile's memory under the
+  // variable's label, as an owned piece of that size would be (TileOutOfMemory if they
+  // do not fit, leaving an empty piece); re-viewing the same number of bytes changes no
+  // charge and cannot throw. The view lasts until the next view() or resize().
+  template <class T>
+  void view(Variable<T> v, std::span<T> memory) {
+    detail::Piece<T>& p = piece(v);
+    const std::size_t bytes = memory.size() * sizeof(T);
+    if (!p.viewing || p.charged != bytes) {
+      p.drop_view();
+      TileVector<T>(p.data.get_allocator()).swap(p.data);  // release an owned piece
+      p.refresh();
+      pieces_changed_ = true;
+      memory_.charge(bytes, p.data.get_allocator().label());
+      p.charged = bytes;
+    }
+    p.view = memory;
+    p.viewing = true;
+    p.refresh();
+    pieces_changed_ = true;
+  }
+  // Exchanges the contents of two owned pieces (double buffering without a copy).
   template <class T>
   void swap(Variable<T> a, Variable<T> b) {
     piece(a).data.swap(piece(b).data);

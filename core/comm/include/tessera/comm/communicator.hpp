@@ -12,6 +12,10 @@
 // runtime's exchange plans, tile to tile; between processes the runtime sends it
 // with non-blocking MPI point-to-point messages. Each member's buffer is spread
 // over the tiles of its IPU (schedule.hpp), and every step is one superstep.
+// An all-reduce works in the user's buffers (recv, or data in place), which must not
+// overlap; a call's plans are compiled once per size, and its steps run one tile group
+// at a time, without a cross-rank agreement per step (docs/comm.md, "How a collective
+// runs"). On a spread() communicator a small all-reduce takes one round of messages.
 //
 // Semantics of the buffers (n = elements per member, p = group size, r = rank):
 //   all_reduce      send n, recv n                     every member gets op over members
@@ -108,6 +112,10 @@ class Communicator {
     return groups_[static_cast<std::size_t>(group)][static_cast<std::size_t>(rank)];
   }
   const std::vector<std::vector<int>>& group_table() const { return groups_; }
+  // Whether every group's members are on different MPI ranks: then no data moves inside a
+  // process, the ranks agree on each call point to point, and a small ring or tree
+  // all-reduce (<= 64 KiB per rank) travels with that agreement: one round of messages.
+  bool spread() const { return spread_; }
   // The IPUs hosted by this MPI rank, ascending: the order of every PerIpu argument.
   const std::vector<int>& local_ipus() const;
   Runtime& runtime() const;
@@ -198,6 +206,10 @@ class Communicator {
   }
   CallReport run(Collective collective, DataType type, Op op, Algorithm algorithm, int root,
                  int peer, std::size_t count, const Bytes& send, const Bytes& recv, bool in_place);
+  struct Compiled;  // a call's layout, schedule and exchange plans, cached in the Context
+  std::unique_ptr<Compiled> compile(Collective collective, Algorithm algorithm, std::size_t esize,
+                                    std::size_t n, int root, int peer,
+                                    const std::string& label) const;
   std::string where(Collective collective) const;
   std::uint64_t id() const;
 
@@ -206,7 +218,8 @@ class Communicator {
   int size_ = 1;
   std::vector<std::vector<int>> groups_;  // IPUs of each group, in rank order
   std::vector<int> group_of_ipu_, rank_of_ipu_;
-  int block_ = 0;  // link_domain_block of the groups
+  int block_ = 0;        // link_domain_block of the groups
+  bool spread_ = false;  // every group's members are on different MPI ranks
 };
 
 }  // namespace tessera::comm

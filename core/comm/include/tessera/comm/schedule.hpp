@@ -3,10 +3,10 @@
 // A collective over a group of p IPUs ("members") runs as a list of steps; in
 // each step some members send a range of chunks of their buffer to another
 // member, either as a plain copy or to be combined with the receiver's own
-// chunks. A member's buffer of n elements is cut into p chunks (chunk c holds
-// elements [c*n/p, (c+1)*n/p)); on the IPU, each chunk is spread over the
-// tiles the collective uses (see Layout), so every tile runs the same schedule
-// on its own slice, in parallel.
+// chunks. A member's buffer of n elements is cut into p chunks and spread over
+// the tiles the collective uses (see Layout: chunk c is elements [c*n/p,
+// (c+1)*n/p) for most collectives, the c-th part of every tile's slice for
+// all-reduce), so every tile runs the same schedule on its own parts, in parallel.
 //
 // Reduction order: each schedule combines the members' values in one fixed
 // order that depends only on the algorithm, p and the root, never on how the
@@ -82,18 +82,33 @@ std::vector<Step> make_schedule(Collective collective, Algorithm algorithm, int 
 int link_domain_block(const Target& target, const std::vector<std::vector<int>>& groups);
 
 // How one member's buffer of n elements lies on the `tiles` tiles of its IPU that the
-// collective uses: tile k holds, for every chunk c, the k-th of `tiles` slices of
-// chunk c, chunk after chunk.
+// collective uses, in one of two orders:
+// - chunk-major: chunk c is elements [c*n/p, (c+1)*n/p) of the buffer (p = chunks), and
+//   tile k holds, for every chunk c, the k-th of `tiles` slices of chunk c, chunk after
+//   chunk. Reduce-scatter and all-gather need it: their chunk c is member c's block.
+// - tile-major: tile k holds the contiguous slice [k*n/tiles, (k+1)*n/tiles) of the
+//   buffer, and chunk c is, on every tile, the c-th of p parts of its slice. A tile's
+//   piece is then one range of the user's buffer, so the collective can work on the
+//   buffer in place (Tile::view); all-reduce uses it.
+// Either way a tile's piece holds its parts of chunks 0..p-1, chunk after chunk.
 class Layout {
  public:
-  Layout(std::size_t n, int chunks, int tiles);
+  Layout(std::size_t n, int chunks, int tiles, bool tile_major = false);
   std::size_t elements() const { return n_; }
   int chunks() const { return chunks_; }
   int tiles() const { return tiles_; }
-  // First element of chunk c in the member's buffer (c == chunks gives n).
+  bool tile_major() const { return tile_major_; }
+  // First element of chunk c in the member's buffer (c == chunks gives n); chunk-major only.
   std::size_t chunk_begin(int c) const;
-  // First element of tile k's slice of chunk c, in the member's buffer.
+  // First element of tile k's slice (the whole piece) in the buffer; tile-major only.
+  std::size_t tile_begin(int k) const;
+  // First element of tile k's part of chunk c, in the member's buffer.
   std::size_t slice_begin(int c, int k) const;
+  // Elements of chunks [first, last) over all tiles (what a transfer of them moves).
+  std::size_t chunk_elements(int first, int last) const {
+    return chunk_total_[static_cast<std::size_t>(last)] -
+           chunk_total_[static_cast<std::size_t>(first)];
+  }
   // Offset of chunk c within tile k's piece (c == chunks gives the piece size).
   std::size_t piece_offset(int k, int c) const {
     return offsets_[static_cast<std::size_t>(k) * (static_cast<std::size_t>(chunks_) + 1) +
@@ -103,8 +118,13 @@ class Layout {
  private:
   std::size_t n_;
   int chunks_, tiles_;
+  bool tile_major_;
   std::vector<std::size_t> offsets_;
+  std::vector<std::size_t> chunk_total_;  // elements of chunks [0, c), over all tiles
 };
+
+// The layout `collective` runs on (tile-major for all-reduce, else chunk-major).
+Layout layout_for(Collective collective, std::size_t n, int p, int tiles);
 
 // Tiles per IPU a collective spreads `bytes` per member over: at least `min_tile_bytes`
 // per tile, at most all tiles. Spreading shares the work and the exchange ports among

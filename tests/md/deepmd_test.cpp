@@ -543,6 +543,35 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text.replace(at, from.size(), to);
 }
 
+// A model trained in float32 (float32 arrays, `precision: float32`) loads as a float32 model and
+// gives exactly what the float64 file gives with its networks switched to float32: the same
+// decimal weights round to the same float32 numbers.
+TEST(DeepmdSeA, Float32ModelFilesRunInFloat32) {
+  SKIP_WITHOUT_DATA();
+  std::string text = read_text(kModel);
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"dtype: float64", "dtype: float32"},
+        {"precision: float64", "precision: float32"}})
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
+      text.replace(at, from.size(), to);
+  const Model as_float32 = parse_model(text, "'float32.yaml'");
+  EXPECT_EQ(as_float32.precision, Precision::kFloat32);
+  Model switched = model();
+  EXPECT_EQ(switched.precision, Precision::kFloat64);
+  switched.precision = Precision::kFloat32;
+  const YAML::Node frame = YAML::LoadFile(kCases)["results"][0];
+  const auto coord = frame["coord"].as<std::vector<double>>();
+  const auto atype = frame["atype"].as<std::vector<int>>();
+  const auto box = frame["box"].as<std::vector<double>>();
+  std::array<double, 9> cell{};
+  std::copy(box.begin(), box.end(), cell.begin());
+  const Result a = evaluate(as_float32, coord, atype, cell);
+  const Result b = evaluate(switched, coord, atype, cell);
+  EXPECT_EQ(a.energy, b.energy);
+  EXPECT_EQ(a.force, b.force);
+  EXPECT_EQ(a.atom_virial, b.atom_virial);
+}
+
 TEST(DeepmdSeA, MalformedModelFilesAreRejected) {
   expect_error<FormatError>("model: [unclosed", "YAML");
   expect_error<FormatError>("backend: PyTorch\n", "has no key 'model'");
@@ -565,8 +594,12 @@ TEST(DeepmdSeA, MalformedModelFilesAreRejected) {
   expect_error<ConfigError>(
       replaced(good, "activation_function: tanh", "activation_function: gelu"),
       "activation function 'gelu'");
-  expect_error<ConfigError>(replaced(good, "dtype: float64", "dtype: float32"),
-                            "only float64 models are supported");
+  expect_error<ConfigError>(replaced(good, "dtype: float64", "dtype: float16"),
+                            "has dtype float16; supported are float64 and float32");
+  expect_error<ConfigError>(
+      replaced(good, "    precision: float64\n    rcut: 6.0",
+               "    precision: float32\n    rcut: 6.0"),
+      "a descriptor in float32 with a fitting net in float64 is not supported");
   expect_error<FormatError>(
       replaced(good, "sel:\n      - 46\n      - 92", "sel:\n      - 46\n      - 91"),
       "model.descriptor.davg: has 1104 values, expected 2 x 548");

@@ -54,9 +54,11 @@ class Reader {
                             std::vector<std::size_t>& shape) const {
     if (!node.IsMap() || !node["@class"] || node["@class"].as<std::string>() != "np.ndarray")
       format_error(where, "is not an np.ndarray");
+    // float32 arrays (a model trained in float32) are read into float64 exactly: their
+    // decimal values round back to the same float32 numbers when the networks run in float32.
     const std::string dtype = text(node, "dtype", where);
-    if (dtype != "float64")
-      config_error(where + " has dtype " + dtype + "; only float64 models are supported");
+    if (dtype != "float64" && dtype != "float32")
+      config_error(where + " has dtype " + dtype + "; supported are float64 and float32");
     std::vector<double> out;
     shape.clear();
     flatten(child(node, "value", where), where, 0, shape, out);
@@ -215,6 +217,7 @@ Model parse_model(const std::string& yaml_text, const std::string& source) {
   if (static_cast<int>(model.sel.size()) != ntypes)
     r.format_error("model.descriptor.sel", "does not have one entry per type");
   model.axis_neuron = r.scalar<int>(d, "axis_neuron", "model.descriptor");
+  const std::string precision = r.text(d, "precision", "model.descriptor");
   const YAML::Node dvars = r.child(d, "@variables", "model.descriptor");
   const auto slots = static_cast<std::size_t>(model.nnei()) * 4;
   model.davg = r.matrix(r.child(dvars, "davg", "model.descriptor.@variables"),
@@ -239,6 +242,17 @@ Model parse_model(const std::string& yaml_text, const std::string& source) {
         "fitting with frame or atomic parameters (numb_fparam/numb_aparam) is not "
         "supported");
   activation(r, r.text(f, "activation_function", "model.fitting"), "model.fitting");
+  // The networks run at the precision the model was trained in; one for descriptor and fitting.
+  if (r.text(f, "precision", "model.fitting") != precision)
+    r.config_error("a descriptor in " + precision + " with a fitting net in " +
+                   r.text(f, "precision", "model.fitting") +
+                   " is not supported; convert the model to one precision");
+  if (precision == "float32")
+    model.precision = Precision::kFloat32;
+  else if (precision != "float64")
+    r.config_error("precision " + precision +
+                   " is not supported; supported are float64 and "
+                   "float32");
   if (r.scalar<bool>(f, "mixed_types", "model.fitting"))
     r.config_error("fitting with mixed_types: true is not supported");
   require_empty(r, f, "exclude_types", "model.fitting");

@@ -6,7 +6,8 @@
 // descriptor and fitting settings imply, or throws tessera::FormatError (the file is not such a
 // YAML document, or an array has the wrong shape) or tessera::ConfigError (a descriptor, fitting,
 // activation or option this kernel does not implement, named in the message). Every number is
-// stored in float64; a float32 model file is refused rather than silently converted.
+// stored in float64; a model whose descriptor and fitting declare `precision: float32` (with
+// float32 arrays) loads with Model::precision = kFloat32.
 //
 // Precision: Model::precision selects the arithmetic of the neural networks: the embedding and
 // fitting nets and the descriptor contractions M = R~^T G, D = M^T M< with their gradients.
@@ -15,7 +16,8 @@
 // descriptor or fitting net with `precision: float32` casts the float64 environment matrix or
 // descriptor to float32 and its output back to float64 (deepmd/pt/model/descriptor/se_a.py,
 // `dmatrix.to(dtype=self.prec)` ... `result.to(dtype=env.GLOBAL_PT_FLOAT_PRECISION)`). The
-// default, kFloat64, reproduces DeePMD-kit's float64 results to round-off. Set it after loading:
+// default, kFloat64, reproduces DeePMD-kit's float64 results to round-off. Override it after
+// loading:
 //   Model m = load_model(path);
 //   m.precision = Precision::kFloat32;
 #pragma once

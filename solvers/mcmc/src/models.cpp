@@ -16,8 +16,9 @@ KernelCost Model::gradient_cost() const { return {100, 30.0, 1}; }
 
 namespace {
 
-std::string indexed(const std::string& name, std::size_t i) {
-  return name + "[" + std::to_string(i + 1) + "]";
+// Appends name[1] .. name[n], Stan's names of a vector's elements.
+void append_indexed(std::vector<std::string>& names, const std::string& name, std::size_t n) {
+  for (std::size_t i = 1; i <= n; ++i) names.push_back(name + "[" + std::to_string(i) + "]");
 }
 
 // Reading data fields, with errors that name the source and the field.
@@ -85,7 +86,7 @@ class StdNormal final : public AutoDiffModel<StdNormal> {
   int dimension() const override { return n_; }
   std::vector<std::string> parameter_names() const override {
     std::vector<std::string> names;
-    for (int i = 0; i < n_; ++i) names.push_back(indexed("x", static_cast<std::size_t>(i)));
+    append_indexed(names, "x", static_cast<std::size_t>(n_));
     return names;
   }
   template <class T>
@@ -116,7 +117,7 @@ class CorrelatedGaussian final : public AutoDiffModel<CorrelatedGaussian> {
   int dimension() const override { return n_; }
   std::vector<std::string> parameter_names() const override {
     std::vector<std::string> names;
-    for (int i = 0; i < n_; ++i) names.push_back(indexed("x", static_cast<std::size_t>(i)));
+    append_indexed(names, "x", static_cast<std::size_t>(n_));
     return names;
   }
   template <class T>
@@ -189,10 +190,10 @@ class EightSchools final : public AutoDiffModel<EightSchools> {
   int dimension() const override { return static_cast<int>(y_.size()) + 2; }
   std::vector<std::string> parameter_names() const override {
     std::vector<std::string> names;
-    for (std::size_t j = 0; j < y_.size(); ++j) names.push_back(indexed("theta_trans", j));
+    append_indexed(names, "theta_trans", y_.size());
     names.push_back("mu");
     names.push_back("tau");
-    for (std::size_t j = 0; j < y_.size(); ++j) names.push_back(indexed("theta", j));
+    append_indexed(names, "theta", y_.size());
     return names;
   }
   template <class T>
@@ -236,7 +237,7 @@ class LogisticRegression final : public AutoDiffModel<LogisticRegression> {
   int dimension() const override { return k_ + 1; }
   std::vector<std::string> parameter_names() const override {
     std::vector<std::string> names{"alpha"};
-    for (int k = 0; k < k_; ++k) names.push_back(indexed("beta", static_cast<std::size_t>(k)));
+    append_indexed(names, "beta", static_cast<std::size_t>(k_));
     return names;
   }
   template <class T>
@@ -348,7 +349,7 @@ class StochasticVolatility final : public AutoDiffModel<StochasticVolatility> {
   int dimension() const override { return static_cast<int>(y_.size()) + 3; }
   std::vector<std::string> parameter_names() const override {
     std::vector<std::string> names{"mu", "phi", "sigma"};
-    for (std::size_t t = 0; t < y_.size(); ++t) names.push_back(indexed("h", t));
+    append_indexed(names, "h", y_.size());
     names.push_back("h_next_mean");
     return names;
   }

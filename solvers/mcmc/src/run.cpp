@@ -114,7 +114,9 @@ void validate(const Model& model, const RunSettings& s) {
                       sampler_name(s.sampler.kind) + "; use --metric diag_e");
 }
 
-Draws empty_draws(const Model& model, const RunSettings& s) {
+// The draws' layout; the rank that holds tile 0 (where draws are collected) also gets room
+// for every chain's draws.
+Draws empty_draws(const Runtime& runtime, const Model& model, const RunSettings& s) {
   Draws d;
   d.columns = sampler_columns(s.sampler.kind);
   d.sampler_columns = static_cast<int>(d.columns.size());
@@ -123,6 +125,9 @@ Draws empty_draws(const Model& model, const RunSettings& s) {
   d.draws = s.sampler.draws;
   d.step_size.assign(static_cast<std::size_t>(s.chains), 0.0);
   d.inverse_metric.resize(static_cast<std::size_t>(s.chains));
+  if (runtime.is_local(0))
+    d.values.assign(
+        static_cast<std::size_t>(s.chains) * static_cast<std::size_t>(d.draws) * d.width(), 0.0);
   return d;
 }
 
@@ -200,11 +205,7 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
     }
   });
 
-  Draws draws = empty_draws(model, s);
-  if (runtime.is_local(0))
-    draws.values.assign(
-        static_cast<std::size_t>(chains) * static_cast<std::size_t>(draws.draws) * draws.width(),
-        0.0);
+  Draws draws = empty_draws(runtime, model, s);
   const int total = s.sampler.warmup + s.sampler.draws;
   for (int it = 0; it < total; ++it) {
     runtime.superstep("mcmc.iteration", [&](Tile& t) {
@@ -292,11 +293,7 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
     }
   });
 
-  Draws draws = empty_draws(model, s);
-  if (runtime.is_local(0))
-    draws.values.assign(
-        static_cast<std::size_t>(walkers) * static_cast<std::size_t>(draws.draws) * draws.width(),
-        0.0);
+  Draws draws = empty_draws(runtime, model, s);
   const int total = s.sampler.warmup + s.sampler.draws;
   const int half = walkers / 2;
   for (int it = 0; it < total; ++it) {
@@ -437,11 +434,7 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
     if (k % 2 == it % 2) return k + 1 < K ? k + 1 : -1;
     return k > 0 ? k - 1 : -1;
   };
-  Draws draws = empty_draws(model, s);
-  if (runtime.is_local(0))
-    draws.values.assign(
-        static_cast<std::size_t>(chains) * static_cast<std::size_t>(draws.draws) * draws.width(),
-        0.0);
+  Draws draws = empty_draws(runtime, model, s);
   const int total = s.sampler.warmup + s.sampler.draws;
   for (int it = 0; it < total; ++it) {
     runtime.superstep("mcmc.pt.move", [&](Tile& t) {

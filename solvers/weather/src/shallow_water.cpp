@@ -320,19 +320,28 @@ void ShallowWater::set_topography(const Function& b) {
   runtime_.exchange("weather.sw.b.halo", {&topography_halo_});
 }
 
-void ShallowWater::set_topography(const std::vector<double>& b) {
+void ShallowWater::require_cell_values(const std::vector<double>& values,
+                                       const std::string& what) const {
   const Grid& g = config_.grid;
-  if (b.size() != static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny))
-    throw ConfigError("topography has " + std::to_string(b.size()) + " values for a " +
+  if (values.size() != static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny))
+    throw ConfigError(what + " has " + std::to_string(values.size()) + " values for a " +
                       std::to_string(g.nx) + " x " + std::to_string(g.ny) + " grid");
+}
+
+void ShallowWater::scatter(const Field& f, const std::vector<double>& values) {
+  const auto nx = static_cast<std::size_t>(config_.grid.nx);
   runtime_.superstep("weather.sw.initialize", [&](Tile& t) {
-    const FieldView a = view(t, d_, b_);
+    const FieldView a = view(t, d_, f);
     const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
     for (int j = 0; j < a.height(); ++j)
       for (int i = 0; i < a.width(); ++i)
-        a(i, j) = b[static_cast<std::size_t>(j0 + j) * static_cast<std::size_t>(g.nx) +
-                    static_cast<std::size_t>(i0 + i)];
+        a(i, j) = values[static_cast<std::size_t>(j0 + j) * nx + static_cast<std::size_t>(i0 + i)];
   });
+}
+
+void ShallowWater::set_topography(const std::vector<double>& b) {
+  require_cell_values(b, "topography");
+  scatter(b_, b);
   runtime_.exchange("weather.sw.b.halo", {&topography_halo_});
   // The halo beyond walls mirrors the interior.
   runtime_.superstep("weather.sw.b.boundary", [&](Tile& t) { apply_boundaries(t, d_, b_); });
@@ -340,9 +349,7 @@ void ShallowWater::set_topography(const std::vector<double>& b) {
 
 void ShallowWater::set_depth(const std::vector<double>& depth) {
   const Grid& g = config_.grid;
-  if (depth.size() != static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny))
-    throw ConfigError("the layer depth has " + std::to_string(depth.size()) + " values for a " +
-                      std::to_string(g.nx) + " x " + std::to_string(g.ny) + " grid");
+  require_cell_values(depth, "the layer depth");
   for (std::size_t k = 0; k < depth.size(); ++k)
     if (!(depth[k] > 0) || !std::isfinite(depth[k]))
       throw ConfigError(
@@ -501,20 +508,8 @@ std::vector<double> ShallowWater::gather_state(int field, const State* from) {
 
 void ShallowWater::set_state(int field, const std::vector<double>& values, const State* into) {
   const State& target = into ? *into : state_;
-  const Grid& g = config_.grid;
-  if (values.size() != static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny))
-    throw ConfigError("state field " + std::to_string(field) + " has " +
-                      std::to_string(values.size()) + " values for a " + std::to_string(g.nx) +
-                      " x " + std::to_string(g.ny) + " grid");
-  const Field& f = target.fields.at(static_cast<std::size_t>(field));
-  runtime_.superstep("weather.sw.initialize", [&](Tile& t) {
-    const FieldView a = view(t, d_, f);
-    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
-    for (int j = 0; j < a.height(); ++j)
-      for (int i = 0; i < a.width(); ++i)
-        a(i, j) = values[static_cast<std::size_t>(j0 + j) * static_cast<std::size_t>(g.nx) +
-                         static_cast<std::size_t>(i0 + i)];
-  });
+  require_cell_values(values, "state field " + std::to_string(field));
+  scatter(target.fields.at(static_cast<std::size_t>(field)), values);
   runtime_.exchange("weather.sw.halo", {target.halo.get()});
 }
 

@@ -135,6 +135,10 @@ class ShallowWater final : public Model {
 
  private:
   void fill(const Field& f, const Function& fn);
+  // Throws ConfigError unless `values` has one value per grid cell; `what` names them.
+  void require_cell_values(const std::vector<double>& values, const std::string& what) const;
+  // Copies row-major cell values (rows from the south) into the tiles' blocks of f.
+  void scatter(const Field& f, const std::vector<double>& values);
   std::uint64_t flops_per_point() const;
   // f = f0 + beta (y - y_mid) on face row j (global index; wrapped on a periodic y axis).
   double coriolis(int j) const;

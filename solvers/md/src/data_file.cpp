@@ -288,16 +288,13 @@ void write_restart(Simulation& sim, const std::string& path) {
         coeffs.push_back({i, j, table[i][j].epsilon, table[i][j].sigma, table[i][j].cutoff});
   h["pair"]["coeffs"] = coeffs;
   if (const PairDeepMD* deepmd = sim.deepmd())
-    h["pair"] = {
-        {"style", "deepmd"},
-        {"models", deepmd->model_paths()},
-        {"out_file", deepmd->out_file()},
-        {"out_freq", deepmd->out_freq()},
-        {"elements", deepmd->type_elements()},
-        {"precision",
-         deepmd->precision()
-             ? (*deepmd->precision() == deepmd::Precision::kFloat32 ? "float32" : "float64")
-             : "model"}};
+    h["pair"] = {{"style", "deepmd"},
+                 {"models", deepmd->model_paths()},
+                 {"out_file", deepmd->out_file()},
+                 {"out_freq", deepmd->out_freq()},
+                 {"elements", deepmd->type_elements()},
+                 {"precision",
+                  deepmd->precision() ? deepmd::precision_name(*deepmd->precision()) : "model"}};
   h["neighbor"] = {{"skin", sim.neighbor().skin},
                    {"every", sim.neighbor().every},
                    {"delay", sim.neighbor().delay},
@@ -370,11 +367,8 @@ void read_restart(Simulation& sim, const std::string& path) {
     const auto& p = h.at("pair");
     if (p.at("style").get<std::string>() == "deepmd") {
       // The models are read again from their files, as LAMMPS's DeePMD plugin does.
-      const std::string precision = p.at("precision").get<std::string>();
-      std::optional<deepmd::Precision> override;
-      if (precision != "model")
-        override =
-            precision == "float32" ? deepmd::Precision::kFloat32 : deepmd::Precision::kFloat64;
+      // "model" (no override) or a precision name.
+      const auto override = deepmd::precision_named(p.at("precision").get<std::string>());
       auto deepmd = std::make_unique<PairDeepMD>(p.at("models").get<std::vector<std::string>>(),
                                                  p.at("out_file").get<std::string>(),
                                                  p.at("out_freq").get<int>(), override);

@@ -552,8 +552,8 @@ void Input::pair_style(const std::vector<std::string>& a) {
       out_file = a[i + 1];
     } else if (a[i] == "out_freq") {
       out_freq = integer("pair_style deepmd out_freq", a[i + 1]);
-    } else if (a[i + 1] == "float32" || a[i + 1] == "float64") {
-      precision = a[i + 1] == "float32" ? deepmd::Precision::kFloat32 : deepmd::Precision::kFloat64;
+    } else if (const auto p = deepmd::precision_named(a[i + 1])) {
+      precision = p;
     } else {
       bad("pair_style deepmd: precision must be float32 or float64, not " + a[i + 1]);
     }

@@ -1134,8 +1134,12 @@ void Simulation::deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation) {
     s.dp_list.indices.assign(s.neigh.begin(), s.neigh.begin() + s.neigh_begin[nlocal]);
     s.dp_types.resize(nall);
     for (std::size_t i = 0; i < nall; ++i) s.dp_types[i] = deepmd_->model_type(type[i]);
-    // The kernel's buffers are charged at their bound for these lists, as an IPU program would
-    // allocate them, before they are filled.
+    // The models (replicated per tile), and the kernel's buffers at their bound for these lists,
+    // are charged as an IPU program would allocate them, before they are filled.
+    std::size_t model_bytes = 0;
+    for (int k = 0; k < deepmd_->model_count(); ++k)
+      model_bytes += deepmd_->model(k).weight_bytes();
+    s.dp_model_bytes.set(model_bytes);
     int longest = 0;
     for (std::size_t i = 0; i < nlocal; ++i)
       longest = std::max(longest, s.neigh_begin[i + 1] - s.neigh_begin[i]);
@@ -1146,9 +1150,6 @@ void Simulation::deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation) {
     s.dp_workspace_bytes.set(bound);
   }
   const std::span<const double> positions(x.data(), 3 * nall);
-  std::size_t model_bytes = 0;
-  for (int k = 0; k < deepmd_->model_count(); ++k) model_bytes += deepmd_->model(k).weight_bytes();
-  s.dp_model_bytes.set(model_bytes);
   auto evaluate = [&](int model) {
     deepmd::compute(deepmd_->model(model), positions, s.dp_types, s.nlocal, s.dp_list,
                     s.dp_workspace, s.dp_result);

@@ -162,6 +162,16 @@ void require_empty(const Reader& r, const YAML::Node& node, const std::string& k
 
 int Model::nnei() const { return std::accumulate(sel.begin(), sel.end(), 0); }
 
+std::string precision_name(Precision precision) {
+  return precision == Precision::kFloat32 ? "float32" : "float64";
+}
+
+std::optional<Precision> precision_named(const std::string& name) {
+  if (name == "float64") return Precision::kFloat64;
+  if (name == "float32") return Precision::kFloat32;
+  return std::nullopt;
+}
+
 std::size_t Model::weight_bytes() const {
   std::size_t net_values = 0;
   for (const auto* nets : {&embeddings, &fittings})
@@ -247,12 +257,11 @@ Model parse_model(const std::string& yaml_text, const std::string& source) {
     r.config_error("a descriptor in " + precision + " with a fitting net in " +
                    r.text(f, "precision", "model.fitting") +
                    " is not supported; convert the model to one precision");
-  if (precision == "float32")
-    model.precision = Precision::kFloat32;
-  else if (precision != "float64")
+  if (const auto p = precision_named(precision))
+    model.precision = *p;
+  else
     r.config_error("precision " + precision +
-                   " is not supported; supported are float64 and "
-                   "float32");
+                   " is not supported; supported are float64 and float32");
   if (r.scalar<bool>(f, "mixed_types", "model.fitting"))
     r.config_error("fitting with mixed_types: true is not supported");
   require_empty(r, f, "exclude_types", "model.fitting");

@@ -24,6 +24,7 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ enum class Activation { kTanh, kLinear };
 
 // Arithmetic of the networks (see the contract above).
 enum class Precision { kFloat64, kFloat32 };
+// DeePMD-kit's names, "float64" and "float32"; precision_named gives nullopt for any other.
+std::string precision_name(Precision precision);
+std::optional<Precision> precision_named(const std::string& name);
 
 // One DeePMD-kit NativeLayer: y = act(x W + b) [* idt] [+ skip(x)], where the skip is x when
 // out == in and concat(x, x) when out == 2 in (deepmd/dpmodel/utils/network.py).

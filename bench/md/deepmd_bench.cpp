@@ -69,6 +69,16 @@ void BM_EigenGemm(benchmark::State& state) {
       ->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_EigenGemm<double>)->GEMM_SHAPES;
 BENCHMARK(BM_EigenGemm<float>)->GEMM_SHAPES;
+// The anchor of the production-size model below: its widest embedding layer, 50 -> 100, over
+// every neighbor slot of the box.
+#define PRODUCTION_SHAPES       \
+  Args({1536 * 138, 50, 100})   \
+      ->Args({4096, 50, 100})   \
+      ->Args({1024, 1600, 240}) \
+      ->Args({1024, 240, 240})  \
+      ->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_EigenGemm<double>)->PRODUCTION_SHAPES;
+BENCHMARK(BM_EigenGemm<float>)->PRODUCTION_SHAPES;
 
 // 512 water molecules at 1 g/cm^3 in a periodic cube: O on a simple cubic 8^3 lattice
 // (3.1 A apart), each molecule rigid (O-H 0.9572 A, H-O-H 104.52 deg, the TIP3P geometry) with a
@@ -200,6 +210,88 @@ void BM_DeepmdStep(benchmark::State& state) {
   state.counters["energy_per_molecule"] = 3 * result.energy / box.nloc;
 }
 BENCHMARK(BM_DeepmdStep)
+    ->ArgsProduct({{64, 32}, {0, 1}})
+    ->ArgNames({"precision", "recompute"})
+    ->Unit(benchmark::kMillisecond);
+
+// A model of production size: the shapes of DeePMD-kit's water example
+// (examples/water/se_e2_a/input.json: sel [46, 92], rcut 6.0, rcut_smth 0.5, embedding
+// [25, 50, 100] without resnet_dt, axis_neuron 16, fitting [240, 240, 240] with resnet_dt), with
+// weights drawn as DeePMD-kit initialises them (normal, std 1/sqrt(in + out); biases std 1; idt
+// mean 1, std 0.001) and the environment statistics of liquid water's order of magnitude. Its
+// energies mean nothing; its cost is that of a trained model of these shapes.
+deepmd::Model production_model() {
+  auto rng = rng_stream(7, 0);
+  boost::random::normal_distribution<double> normal;
+  auto layer = [&](int in, int out, bool tanh, bool idt) {
+    deepmd::Layer l;
+    l.w = deepmd::Matrix(in, out);
+    for (Eigen::Index k = 0; k < l.w.size(); ++k)
+      l.w.data()[k] = normal(rng) / std::sqrt(double(in + out));
+    l.b = deepmd::RowVector(out);
+    for (auto& v : l.b) v = normal(rng);
+    if (idt) {
+      l.idt = deepmd::RowVector(out);
+      for (auto& v : l.idt) v = 1.0 + 0.001 * normal(rng);
+    }
+    l.activation = tanh ? deepmd::Activation::kTanh : deepmd::Activation::kLinear;
+    l.resnet = out == in || out == 2 * in;
+    return l;
+  };
+  deepmd::Model m;
+  m.type_map = {"O", "H"};
+  m.rcut = 6.0;
+  m.rcut_smth = 0.5;
+  m.sel = {46, 92};
+  m.axis_neuron = 16;
+  const int nnei = 46 + 92;
+  m.davg = deepmd::Matrix::Zero(2, 4 * nnei);
+  m.dstd = deepmd::Matrix(2, 4 * nnei);
+  for (Eigen::Index k = 0; k < m.davg.cols(); ++k) {
+    m.davg(0, k) = m.davg(1, k) = k % 4 == 0 ? 0.1 : 0.0;
+    m.dstd(0, k) = m.dstd(1, k) = k % 4 == 0 ? 0.15 : 0.08;
+  }
+  for (int t = 0; t < 2; ++t) {
+    deepmd::Network e;
+    int in = 1;
+    for (int out : {25, 50, 100}) {
+      e.layers.push_back(layer(in, out, true, false));
+      in = out;
+    }
+    m.embeddings.push_back(e);
+    deepmd::Network f;
+    in = 100 * 16;
+    for (int out : {240, 240, 240}) {
+      f.layers.push_back(layer(in, out, true, in == out));
+      in = out;
+    }
+    f.layers.push_back(layer(in, 1, false, false));
+    m.fittings.push_back(f);
+  }
+  m.energy_bias = {-93.5, -187.0};
+  return m;
+}
+
+void BM_DeepmdStepProductionSize(benchmark::State& state) {
+  deepmd::Model model = production_model();
+  if (state.range(0) == 32) model.precision = deepmd::Precision::kFloat32;
+  static const WaterBox box = water_box(model.rcut);
+  const auto mode = state.range(1) == 1 ? deepmd::TapeMode::kRecompute : deepmd::TapeMode::kStore;
+  deepmd::Workspace workspace(mode);
+  deepmd::Result result;
+  deepmd::compute(model, box.x, box.type, box.nloc, box.list, workspace, result);
+  for (auto _ : state) {
+    deepmd::compute(model, box.x, box.type, box.nloc, box.list, workspace, result);
+    benchmark::DoNotOptimize(result.atom_energy.data());
+  }
+  state.counters["time_per_atom"] = benchmark::Counter(
+      box.nloc, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["flop/s"] =
+      benchmark::Counter(kernel_flops(model, box), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["flop_per_atom"] = kernel_flops(model, box) / box.nloc;
+  state.counters["used_bytes_per_atom"] = static_cast<double>(workspace.bytes()) / box.nloc;
+}
+BENCHMARK(BM_DeepmdStepProductionSize)
     ->ArgsProduct({{64, 32}, {0, 1}})
     ->ArgNames({"precision", "recompute"})
     ->Unit(benchmark::kMillisecond);

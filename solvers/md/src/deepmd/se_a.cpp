@@ -16,6 +16,7 @@
 #include <string>
 
 #include "tessera/core/error.hpp"
+#include "tessera/md/deepmd/activation.hpp"
 
 namespace tessera::md::deepmd {
 namespace {
@@ -89,45 +90,27 @@ NetworkT<T> converted(const Network& net) {
   return out;
 }
 
-// tanh in place, vectorised. float64: the Cephes tanh (S. L. Moshier, Cephes Math Library,
-// tanh.c), tanh x = x + x^3 P(x^2)/Q(x^2) for |x| < 0.625 and (e - 1)/(e + 1) with e = exp(2|x|)
-// above, both evaluated on Eigen packets (Eigen vectorises exp) as one quotient each and selected
-// before the single division; |x| is clamped to 20, where tanh rounds to 1. Within a few ulp of
-// libm (tested), where libm's scalar tanh was 20 % of the kernel's time. float32: Eigen's
-// vectorised rational approximation.
-void tanh_inplace(double* p, Index n) {
-  constexpr double P0 = -9.64399179425052238628e-1, P1 = -9.92877231001918586564e1,
-                   P2 = -1.61468768441708447952e3, Q0 = 1.12811678491632931402e2,
-                   Q1 = 2.23548839060100448583e3, Q2 = 4.84406305325125486048e3;
-  using Chunk = Eigen::Array<double, Eigen::Dynamic, 1, 0, kChunk, 1>;
-  for (Index r0 = 0; r0 < n; r0 += kChunk) {
-    Eigen::Map<Eigen::ArrayXd> x(p + r0, std::min(kChunk, n - r0));
-    const Chunk ax = x.abs().min(20.0);
-    const Chunk e = (2.0 * ax).exp();
-    const Chunk z = x.square();
-    const Chunk q = ((z + Q0) * z + Q1) * z + Q2;
-    const auto small = ax < 0.625;
-    const Chunk t =
-        small.select(ax * (q + z * ((P0 * z + P1) * z + P2)), e - 1.0) / small.select(q, e + 1.0);
-    x = (x < 0.0).select(-t, t);
-  }
-}
-void tanh_inplace(float* p, Index n) {
-  Eigen::Map<Eigen::ArrayXf> x(p, n);
-  x = x.tanh();
-}
+// A layer's product is an Eigen GEMM from this inner dimension on; narrower ones (the test
+// model's embedding nets are 1 -> 3 -> 6 -> 12) run as axpy loops over the feature columns,
+// which beat GEMM's packing overhead there.
+constexpr Index kGemmInner = 16;
 
 // One layer on a block of samples: a = act(x W + b), y = a [* idt] [+ skip(x)], where skip is x
 // when out == in and concat(x, x) when out == 2 in (DeePMD-kit NativeLayer.call).
 template <class T, class L>
 void layer_forward(const L& layer, const ConstView<T>& x, View<T> a, View<T> y) {
   const Index in = layer.w.rows(), out = layer.w.cols();
+  const bool gemm = in >= kGemmInner;
+  if (gemm) a.noalias() = x * layer.w;
   for (Index j = 0; j < out; ++j) {
     auto aj = a.col(j).array();
-    aj = x.col(0).array() * layer.w(0, j);
-    for (Index i = 1; i < in; ++i) aj += x.col(i).array() * layer.w(i, j);
+    if (!gemm) {
+      aj = x.col(0).array() * layer.w(0, j);
+      for (Index i = 1; i < in; ++i) aj += x.col(i).array() * layer.w(i, j);
+    }
     aj += layer.b(j);
-    if (layer.activation == Activation::kTanh) tanh_inplace(a.col(j).data(), a.rows());
+    if (layer.activation == Activation::kTanh)
+      tanh_inplace(std::span<T>(a.col(j).data(), static_cast<std::size_t>(a.rows())));
     auto yj = y.col(j).array();
     if (layer.idt.size() > 0)
       yj = aj * layer.idt(j);
@@ -148,10 +131,14 @@ void layer_backward(const L& layer, const ConstView<T>& a, const ConstView<T>& d
     if (layer.idt.size() > 0) dzj *= layer.idt(j);
     if (layer.activation == Activation::kTanh) dzj *= T(1) - a.col(j).array().square();
   }
+  const bool gemm = out >= kGemmInner;
+  if (gemm) dx.noalias() = dz * layer.w.transpose();
   for (Index i = 0; i < in; ++i) {
     auto dxi = dx.col(i).array();
-    dxi = dz.col(0).array() * layer.w(i, 0);
-    for (Index j = 1; j < out; ++j) dxi += dz.col(j).array() * layer.w(i, j);
+    if (!gemm) {
+      dxi = dz.col(0).array() * layer.w(i, 0);
+      for (Index j = 1; j < out; ++j) dxi += dz.col(j).array() * layer.w(i, j);
+    }
     if (layer.resnet && out == in) {
       dxi += dy.col(i).array();
     } else if (layer.resnet && out == 2 * in) {
@@ -382,6 +369,30 @@ double multiply_adds(const Network& net) {
 }
 }  // namespace
 
+namespace {
+// Atoms per block of compute()'s network passes (TapeMode::kStore): as many as keep the
+// embedding nets' tape at full slots within kTapeBudget, a share of a server core's L2 cache,
+// but at least kFitBatch, so that the fitting nets' products stay GEMMs of useful height (a
+// production model's tape takes 300 kB per atom); at most nloc. The same blocks serve
+// TapeMode::kRecompute, which then keeps less than kStore. Depends only on the model and nloc,
+// so the blocks, and with them the results, are the same on every run.
+constexpr std::size_t kTapeBudget = std::size_t{2} << 20;
+constexpr Index kFitBatch = 64;
+
+Index atoms_per_block(const Model& model, int nloc) {
+  const std::size_t scalar =
+      model.precision == Precision::kFloat32 ? sizeof(float) : sizeof(double);
+  std::size_t per_atom = 0;
+  for (int t = 0; t < model.ntypes(); ++t) {
+    std::size_t values = static_cast<std::size_t>(model.embedding_width());
+    for (const auto& l : model.embeddings[t].layers) values += static_cast<std::size_t>(l.w.cols());
+    per_atom += static_cast<std::size_t>(model.sel[t]) * values * scalar;
+  }
+  const auto fit = static_cast<Index>(kTapeBudget / std::max<std::size_t>(per_atom, 1));
+  return std::min<Index>(std::max(fit, kFitBatch), std::max(nloc, 1));
+}
+}  // namespace
+
 double slot_flops(const Model& model, int neighbor_type) {
   const double ng = model.embedding_width();
   return 2 * 2 * multiply_adds(model.embeddings[static_cast<std::size_t>(neighbor_type)]) +
@@ -397,6 +408,7 @@ double atom_flops(const Model& model, int centre_type) {
 std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, TapeMode tape) {
   const int ntypes = model.ntypes(), ng = model.embedding_width(), nd = model.descriptor_dim();
   const std::size_t n = static_cast<std::size_t>(nloc);
+  const auto block = static_cast<std::size_t>(atoms_per_block(model, nloc));
   const std::size_t scalar =
       model.precision == Precision::kFloat32 ? sizeof(float) : sizeof(double);
   Index wide = 0, max_sel = 0;
@@ -424,14 +436,16 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   // Neighbor selection and geometry (float64 and int), per neighbor type rows = nloc * sel.
   std::size_t bytes = static_cast<std::size_t>(max_candidates) * sizeof(std::pair<double, int>) +
                       static_cast<std::size_t>(ntypes) * (n + 1) * sizeof(int) +
-                      static_cast<std::size_t>(ntypes) * sizeof(int) + n * sizeof(int);
+                      static_cast<std::size_t>(ntypes) * sizeof(int) + block * sizeof(int);
   std::size_t values = 0;  // at the networks' scalar
   for (int t = 0; t < ntypes; ++t) {
     const std::size_t rows = n * static_cast<std::size_t>(model.sel[t]);
     bytes += rows * (sizeof(int) + kGeom * sizeof(double));
     const Network& net = model.embeddings[t];
-    // R~ (4), and with TapeMode::kStore the embedding net's activations and output.
-    values += rows * (4 + (tape == TapeMode::kStore ? activations(net) + ng : 0));
+    // R~ (4), and with TapeMode::kStore the embedding net's activations and output for a block.
+    values += rows * 4;
+    if (tape == TapeMode::kStore)
+      values += block * static_cast<std::size_t>(model.sel[t]) * (activations(net) + ng);
     values += static_cast<std::size_t>(ntypes) * 4 * (model.sel[t] + 1) * ng;  // padding sums
   }
   // The padding tape holds the longest of its users, sel rows of one net; the backward pass
@@ -443,10 +457,10 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   if (tape == TapeMode::kRecompute)  // one block of the embedding nets' activations and output
     values += shared_tape(model.embeddings, [](std::size_t) { return std::size_t{kChunk}; }) +
               static_cast<std::size_t>(kChunk) * ng;
-  // Descriptor stage: m, dm (nloc*4 x ng), desc, ddesc (nloc x nd), fitting input and input
-  // gradient (nloc x nd), output gradient and output (nloc), fitting activations.
-  values += n * (8 * ng + 4 * static_cast<std::size_t>(nd) + 2) +
-            shared_tape(model.fittings, [&](std::size_t) { return n; });
+  // Descriptor stage, for a block of atoms: m, dm (4 x ng per atom), desc, ddesc, fitting input
+  // and input gradient (nd per atom), output gradient and output, fitting activations.
+  values += block * (8 * ng + 4 * static_cast<std::size_t>(nd) + 2) +
+            shared_tape(model.fittings, [&](std::size_t) { return block; });
   values += 3 * static_cast<std::size_t>(kChunk * wide);  // scratch
   return bytes + values * scalar;
 }
@@ -490,19 +504,9 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     }
   }
 
-  // Embedding nets per neighbor type, batched over the occupied (atom, slot) rows of that type:
-  // M_i = (1/nnei) sum_k R~_k^T G(R~_k0), a 4 x ng matrix per atom. Padded slots (R~ = -davg/dstd)
-  // depend only on the centre type and the slot, so their part is evaluated once per call for
-  // every (centre type, neighbor type) as suffix sums over the slots, pad[n] = sum_{k >= n}.
-  RowsMap<T> m(b.m.get(static_cast<std::size_t>(4 * n * ng)), 4 * n, ng);
-  if (w.tape == TapeMode::kRecompute) {  // a full block, whatever the rows (workspace_bytes())
-    for (const auto& net : embeddings) {
-      b.block_tape.act.resize(std::max(b.block_tape.act.size(), net.layers.size()));
-      for (std::size_t l = 0; l < net.layers.size(); ++l)
-        b.block_tape.act[l].get(static_cast<std::size_t>(kChunk * net.layers[l].w.cols()));
-    }
-    b.block_tape.out.get(static_cast<std::size_t>(kChunk * ng));
-  }
+  // Padded slots (R~ = -davg/dstd) depend only on the centre type and the slot, so their part of
+  // M is evaluated once per call for every (centre type, neighbor type) as suffix sums over the
+  // slots, pad[n] = sum_{k >= n}.
   for (int t = 0; t < ntypes; ++t) {
     const int st = model.sel[t];
     for (int c = 0; c < ntypes; ++c) {
@@ -520,170 +524,204 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
           pad.row(4 * k + e) = pad.row(4 * (k + 1) + e) + r * g.row(k);
         }
     }
-    const Index rows = first(t, nloc);
-    const ConstView<T> env = cview(view(b.env[t], rows, 4));
-    for (int i = 0; i < nloc; ++i) {
-      const Index cnt = first(t, i + 1) - first(t, i);
-      const RowsMap<T> pad(b.padding[static_cast<std::size_t>(types[i]) * ntypes + t].get(0),
-                           4 * (st + 1), ng);
-      auto mi = m.middleRows(4 * i, 4);
-      if (t == 0)
-        mi = pad.middleRows(4 * cnt, 4);
-      else
-        mi += pad.middleRows(4 * cnt, 4);
-    }
-    // The embedding net over all rows (kept for the backward pass) or, with Tape::kRecompute,
-    // block by block; M_i += R~^T G over the atom's rows in the block: 4 x ng dot products along
-    // the sample columns.
-    const bool recompute = w.tape == TapeMode::kRecompute;
-    T* stored = recompute
-                    ? nullptr
-                    : forward<T>(embeddings[t],
-                                 ConstView<T>(env.data(), rows, 1, Eigen::OuterStride<>(rows)),
-                                 b.embedding[t], b.scratch)
-                          .data();
-    for (Index c0 = 0, i0 = 0; c0 < rows; c0 += kChunk) {
-      const Index len = std::min(kChunk, rows - c0);
-      while (first(t, static_cast<int>(i0) + 1) <= c0) ++i0;
-      const View<T> g =
-          recompute ? forward<T>(embeddings[t],
-                                 ConstView<T>(env.data() + c0, len, 1, Eigen::OuterStride<>(rows)),
-                                 b.block_tape, b.scratch)
-                    : View<T>(stored + c0, len, ng, Eigen::OuterStride<>(rows));
-      for (Index i = i0; i < nloc && first(t, static_cast<int>(i)) < c0 + len; ++i) {
-        const Index r0 = std::max(first(t, static_cast<int>(i)), c0);
-        const Index cnt = std::min(first(t, static_cast<int>(i) + 1), c0 + len) - r0;
-        auto mi = m.middleRows(4 * i, 4);
-        for (int c = 0; c < 4; ++c)
-          for (int j = 0; j < ng; ++j)
-            mi(c, j) += env.col(c).segment(r0, cnt).dot(g.col(j).segment(r0 - c0, cnt));
-      }
-    }
   }
-  m /= T(nnei);
-
-  // Descriptor D_i = M_i^T M_i[:, :axis] (ng x axis, row-major).
-  RowsMap<T> desc(b.desc.get(static_cast<std::size_t>(n * ndesc)), n, ndesc);
-  for (int i = 0; i < nloc; ++i) {
-    const auto mi = m.middleRows(4 * i, 4);
-    Eigen::Map<Rows<T>> d(desc.row(i).data(), ng, axis);
-    d.noalias() = mi.transpose() * mi.leftCols(axis);
+  const bool recompute = w.tape == TapeMode::kRecompute;
+  if (recompute) {  // a full block, whatever the rows (workspace_bytes())
+    for (const auto& net : embeddings) {
+      b.block_tape.act.resize(std::max(b.block_tape.act.size(), net.layers.size()));
+      for (std::size_t l = 0; l < net.layers.size(); ++l)
+        b.block_tape.act[l].get(static_cast<std::size_t>(kChunk * net.layers[l].w.cols()));
+    }
+    b.block_tape.out.get(static_cast<std::size_t>(kChunk * ng));
   }
 
-  // Fitting nets per centre type, batched over that type's atoms; their reverse pass gives dE/dD.
-  // Energies leave the nets at T and are summed in float64.
-  out.energy = 0.0;
-  out.atom_energy.assign(nloc, 0.0);
-  RowsMap<T> ddesc(b.ddesc.get(static_cast<std::size_t>(n * ndesc)), n, ndesc);
-  int* atoms = w.atoms.get(static_cast<std::size_t>(nloc));
-  // Reserve the fitting buffers for nloc rows, so that their size does not depend on the mix
+  // The atoms go through the rest in blocks (atoms_per_block()): the embedding nets forward,
+  // the descriptor, the fitting nets forward and back, and the embedding nets back, so that the
+  // embedding nets' tape holds one block's rows and stays in cache. Per block, atom a of the
+  // block is atom i0 + a, and rows of neighbor type t are first(t, i0) .. first(t, i1).
+  const Index block = atoms_per_block(model, nloc);
+  RowsMap<T> m(b.m.get(static_cast<std::size_t>(4 * block * ng)), 4 * block, ng);
+  RowsMap<T> dm(b.dm.get(static_cast<std::size_t>(4 * block * ng)), 4 * block, ng);
+  RowsMap<T> desc(b.desc.get(static_cast<std::size_t>(block * ndesc)), block, ndesc);
+  RowsMap<T> ddesc(b.ddesc.get(static_cast<std::size_t>(block * ndesc)), block, ndesc);
+  int* atoms = w.atoms.get(static_cast<std::size_t>(block));
+  // Reserve the fitting buffers for a whole block, so that their size does not depend on the mix
   // of types (workspace_bytes()).
   for (const auto& net : fittings) {
     b.fitting.act.resize(std::max(b.fitting.act.size(), net.layers.size()));
     for (std::size_t l = 0; l < net.layers.size(); ++l)
-      b.fitting.act[l].get(static_cast<std::size_t>(n * net.layers[l].w.cols()));
+      b.fitting.act[l].get(static_cast<std::size_t>(block * net.layers[l].w.cols()));
   }
-  b.fitting.out.get(static_cast<std::size_t>(n));
-  b.fit_in.get(static_cast<std::size_t>(n * ndesc));
-  b.fit_dx.get(static_cast<std::size_t>(n * ndesc));
-  T* ones = b.fit_dy.get(static_cast<std::size_t>(n));
-  for (int t = 0, next = 0; t < ntypes; ++t) {
-    int* mine = atoms + next;
-    Index count = 0;
-    for (int i = 0; i < nloc; ++i)
-      if (types[i] == t) mine[count++] = i;
-    next += static_cast<int>(count);
-    if (count == 0) continue;
-    View<T> in = view(b.fit_in.get(0), count, ndesc);
-    for (Index a = 0; a < count; ++a) in.row(a) = desc.row(mine[a]);
-    const View<T> e = forward<T>(fittings[t], cview(in), b.fitting, b.scratch);
-    for (Index a = 0; a < count; ++a)
-      out.atom_energy[mine[a]] = static_cast<double>(e(a, 0)) + model.energy_bias[t];
-    std::fill(ones, ones + count, T(1));
-    View<T> dx = view(b.fit_dx.get(0), count, ndesc);
-    backward<T>(fittings[t], b.fitting, ConstView<T>(ones, count, 1, Eigen::OuterStride<>(count)),
-                dx, b.scratch);
-    for (Index a = 0; a < count; ++a) ddesc.row(mine[a]) = dx.row(a);
+  b.fitting.out.get(static_cast<std::size_t>(block));
+  b.fit_in.get(static_cast<std::size_t>(block * ndesc));
+  b.fit_dx.get(static_cast<std::size_t>(block * ndesc));
+  T* ones = b.fit_dy.get(static_cast<std::size_t>(block));
+  for (int t = 0; t < ntypes; ++t) {  // the tapes for a block of full slots (workspace_bytes())
+    b.embedding[t].act.resize(embeddings[t].layers.size());
+    if (recompute) continue;
+    const auto rows = static_cast<std::size_t>(block * model.sel[t]);
+    for (std::size_t l = 0; l < embeddings[t].layers.size(); ++l)
+      b.embedding[t].act[l].get(rows * static_cast<std::size_t>(embeddings[t].layers[l].w.cols()));
+    b.embedding[t].out.get(rows * static_cast<std::size_t>(ng));
   }
-  for (double e : out.atom_energy) out.energy += e;
+  out.energy = 0.0;
+  out.atom_energy.assign(nloc, 0.0);
   out.descriptor.resize(static_cast<std::size_t>(n * ndesc));
-  for (Index k = 0; k < n * ndesc; ++k) out.descriptor[k] = static_cast<double>(desc.data()[k]);
-
-  // dE/dM_i = M1 dD^T + [M dD, 0], with M1 the first axis columns (from D = M^T M1).
-  RowsMap<T> dm(b.dm.get(static_cast<std::size_t>(4 * n * ng)), 4 * n, ng);
-  for (int i = 0; i < nloc; ++i) {
-    const auto mi = m.middleRows(4 * i, 4);
-    const Eigen::Map<const Rows<T>> dd(ddesc.row(i).data(), ng, axis);
-    auto dmi = dm.middleRows(4 * i, 4);
-    dmi.noalias() = mi.leftCols(axis) * dd.transpose();
-    dmi.leftCols(axis).noalias() += mi * dd;
-  }
-  dm /= T(nnei);
-
-  // Back through the embeddings (occupied slots only; padded ones are constants):
-  // dR~_k = G_k dM^T, dG_k = R~_k dM, then dR~_k0 += dE/ds_k, the embedding's input gradient.
-  // Then, in float64, back through the normalisation and the environment matrix to the pair
-  // vector d = x_j - x_i: R0 = s/r, Rc = s d_c / r^2.
   out.force.assign(3 * static_cast<std::size_t>(natoms), 0.0);
   out.atom_virial.assign(9 * static_cast<std::size_t>(natoms), 0.0);
   View<T> denv = view(b.denv, kChunk, 4), dg = view(b.dg, kChunk, ng), ds = view(b.ds, kChunk, 1);
-  for (int t = 0; t < ntypes; ++t) {
-    const Index rows = first(t, nloc);
-    const ConstView<T> env = cview(view(b.env[t], rows, 4));
-    const bool recompute = w.tape == TapeMode::kRecompute;
-    const int* nbr = w.neighbor[t].get(0);
-    const double* geom = w.geom[t].get(0);
-    // Blocks of kChunk rows, each through the whole chain; atom i0 is the first with rows in it.
-    for (Index c0 = 0, i0 = 0; c0 < rows; c0 += kChunk) {
-      const Index len = std::min(kChunk, rows - c0);
-      while (first(t, static_cast<int>(i0) + 1) <= c0) ++i0;
-      // The block's G and activations: kept from the forward pass, or evaluated again.
-      Tape<T>& tape = recompute ? b.block_tape : b.embedding[t];
-      const ConstView<T> g = cview(
-          recompute ? forward<T>(embeddings[t],
-                                 ConstView<T>(env.data() + c0, len, 1, Eigen::OuterStride<>(rows)),
-                                 tape, b.scratch)
-                    : View<T>(tape.out.get(0) + c0, len, ng, Eigen::OuterStride<>(rows)));
-      for (Index i = i0; i < nloc && first(t, static_cast<int>(i)) < c0 + len; ++i) {
-        const Index r0 = std::max(first(t, static_cast<int>(i)), c0);
-        const Index r1 = std::min(first(t, static_cast<int>(i) + 1), c0 + len);
-        embedding_output_gradient<T>(
-            env, g, c0, dm.middleRows(4 * i, 4), r0, r1 - r0,
-            View<T>(denv.data() + (r0 - c0), r1 - r0, 4, Eigen::OuterStride<>(kChunk)),
-            View<T>(dg.data() + (r0 - c0), r1 - r0, ng, Eigen::OuterStride<>(kChunk)));
+
+  for (int i0 = 0; i0 < nloc; i0 += static_cast<int>(block)) {
+    const int i1 = std::min(nloc, i0 + static_cast<int>(block)), nb = i1 - i0;
+
+    // M_a = (1/nnei) sum_k R~_k^T G(R~_k0), a 4 x ng matrix per atom: the padded slots' part,
+    // then the embedding net per neighbor type over the block's occupied rows of that type (kept
+    // for the backward pass or, with TapeMode::kRecompute, evaluated chunk by chunk) and the
+    // 4 x ng dot products along each atom's rows in each chunk.
+    for (int t = 0; t < ntypes; ++t) {
+      const int st = model.sel[t];
+      for (int a = 0; a < nb; ++a) {
+        const Index cnt = first(t, i0 + a + 1) - first(t, i0 + a);
+        const RowsMap<T> pad(b.padding[static_cast<std::size_t>(types[i0 + a]) * ntypes + t].get(0),
+                             4 * (st + 1), ng);
+        auto ma = m.middleRows(4 * a, 4);
+        if (t == 0)
+          ma = pad.middleRows(4 * cnt, 4);
+        else
+          ma += pad.middleRows(4 * cnt, 4);
       }
-      backward_block<T>(embeddings[t], tape, recompute ? 0 : c0,
-                        ConstView<T>(dg.data(), len, ng, Eigen::OuterStride<>(kChunk)),
-                        View<T>(ds.data(), len, 1, Eigen::OuterStride<>(kChunk)), b.scratch);
-      denv.col(0).head(len) += ds.col(0).head(len);
-      for (Index i = i0; i < nloc && first(t, static_cast<int>(i)) < c0 + len; ++i) {
-        const int a = static_cast<int>(i);
-        const double* std = &model.dstd(types[a], 4 * sec[t]);
-        const Index r0 = std::max(first(t, a), c0), r1 = std::min(first(t, a + 1), c0 + len);
-        for (Index row = r0; row < r1; ++row) {
-          const Index k = row - first(t, a);
-          const int j = nbr[row];
-          const double* d = geom + kGeom * row;
-          const double inv_r = 1.0 / d[3], inv_r2 = inv_r * inv_r, s = d[4], ds_dr = d[5];
-          double dr[4];
+      const Index all_rows = first(t, nloc), r_begin = first(t, i0), rows = first(t, i1) - r_begin;
+      const ConstView<T> env = cview(view(b.env[t], all_rows, 4));
+      auto input = [&](Index r0, Index len) {
+        return ConstView<T>(env.data() + r_begin + r0, len, 1, Eigen::OuterStride<>(all_rows));
+      };
+      T* stored = recompute
+                      ? nullptr
+                      : forward<T>(embeddings[t], input(0, rows), b.embedding[t], b.scratch).data();
+      for (Index c0 = 0, a0 = 0; c0 < rows; c0 += kChunk) {
+        const Index len = std::min(kChunk, rows - c0);
+        while (first(t, i0 + static_cast<int>(a0) + 1) - r_begin <= c0) ++a0;
+        const View<T> g = recompute
+                              ? forward<T>(embeddings[t], input(c0, len), b.block_tape, b.scratch)
+                              : View<T>(stored + c0, len, ng, Eigen::OuterStride<>(rows));
+        for (Index a = a0; a < nb && first(t, i0 + static_cast<int>(a)) - r_begin < c0 + len; ++a) {
+          const Index r0 = std::max(first(t, i0 + static_cast<int>(a)) - r_begin, c0);
+          const Index cnt =
+              std::min(first(t, i0 + static_cast<int>(a) + 1) - r_begin, c0 + len) - r0;
+          auto ma = m.middleRows(4 * a, 4);
           for (int c = 0; c < 4; ++c)
-            dr[c] = static_cast<double>(denv(row - c0, c)) / std[4 * k + c];
-          const double dot = dr[1] * d[0] + dr[2] * d[1] + dr[3] * d[2];
-          // d/dr of s/r and of s/r^2, divided by r to turn them into gradients along d.
-          const double radial = (dr[0] * (ds_dr * inv_r - s * inv_r2) +
-                                 dot * (ds_dr * inv_r2 - 2 * s * inv_r2 * inv_r)) *
-                                inv_r;
-          double grad[3];
-          for (int c = 0; c < 3; ++c) grad[c] = radial * d[c] + dr[1 + c] * s * inv_r2;
-          for (int c = 0; c < 3; ++c) {
-            out.force[3 * j + c] -= grad[c];
-            out.force[3 * a + c] += grad[c];
-            for (int e = 0; e < 3; ++e) out.atom_virial[9 * j + 3 * c + e] -= grad[c] * d[e];
+            for (int j = 0; j < ng; ++j)
+              ma(c, j) += env.col(c).segment(r_begin + r0, cnt).dot(g.col(j).segment(r0 - c0, cnt));
+        }
+      }
+    }
+    m.topRows(4 * nb) /= T(nnei);
+
+    // Descriptor D_a = M_a^T M_a[:, :axis] (ng x axis, row-major).
+    for (int a = 0; a < nb; ++a) {
+      const auto ma = m.middleRows(4 * a, 4);
+      Eigen::Map<Rows<T>> d(desc.row(a).data(), ng, axis);
+      d.noalias() = ma.transpose() * ma.leftCols(axis);
+    }
+    for (Index k = 0; k < nb * ndesc; ++k)
+      out.descriptor[static_cast<std::size_t>(i0 * ndesc + k)] =
+          static_cast<double>(desc.data()[k]);
+
+    // Fitting nets per centre type, batched over the block's atoms of that type; their reverse
+    // pass gives dE/dD. Energies leave the nets at T and are summed in float64.
+    for (int t = 0, next = 0; t < ntypes; ++t) {
+      int* mine = atoms + next;
+      Index count = 0;
+      for (int a = 0; a < nb; ++a)
+        if (types[i0 + a] == t) mine[count++] = a;
+      next += static_cast<int>(count);
+      if (count == 0) continue;
+      View<T> in = view(b.fit_in.get(0), count, ndesc);
+      for (Index k = 0; k < count; ++k) in.row(k) = desc.row(mine[k]);
+      const View<T> e = forward<T>(fittings[t], cview(in), b.fitting, b.scratch);
+      for (Index k = 0; k < count; ++k)
+        out.atom_energy[i0 + mine[k]] = static_cast<double>(e(k, 0)) + model.energy_bias[t];
+      std::fill(ones, ones + count, T(1));
+      View<T> dx = view(b.fit_dx.get(0), count, ndesc);
+      backward<T>(fittings[t], b.fitting, ConstView<T>(ones, count, 1, Eigen::OuterStride<>(count)),
+                  dx, b.scratch);
+      for (Index k = 0; k < count; ++k) ddesc.row(mine[k]) = dx.row(k);
+    }
+
+    // dE/dM_a = M1 dD^T + [M dD, 0], with M1 the first axis columns (from D = M^T M1).
+    for (int a = 0; a < nb; ++a) {
+      const auto ma = m.middleRows(4 * a, 4);
+      const Eigen::Map<const Rows<T>> dd(ddesc.row(a).data(), ng, axis);
+      auto dma = dm.middleRows(4 * a, 4);
+      dma.noalias() = ma.leftCols(axis) * dd.transpose();
+      dma.leftCols(axis).noalias() += ma * dd;
+    }
+    dm.topRows(4 * nb) /= T(nnei);
+
+    // Back through the embeddings (occupied slots only; padded ones are constants):
+    // dR~_k = G_k dM^T, dG_k = R~_k dM, then dR~_k0 += dE/ds_k, the embedding's input gradient.
+    // Then, in float64, back through the normalisation and the environment matrix to the pair
+    // vector d = x_j - x_i: R0 = s/r, Rc = s d_c / r^2.
+    for (int t = 0; t < ntypes; ++t) {
+      const Index all_rows = first(t, nloc), r_begin = first(t, i0), rows = first(t, i1) - r_begin;
+      const ConstView<T> env = cview(view(b.env[t], all_rows, 4));
+      const int* nbr = w.neighbor[t].get(0);
+      const double* geom = w.geom[t].get(0);
+      // Chunks of kChunk rows, each through the whole chain; a0 is the first atom with rows in it.
+      for (Index c0 = 0, a0 = 0; c0 < rows; c0 += kChunk) {
+        const Index len = std::min(kChunk, rows - c0);
+        while (first(t, i0 + static_cast<int>(a0) + 1) - r_begin <= c0) ++a0;
+        // The chunk's G and activations: kept from the forward pass, or evaluated again.
+        Tape<T>& tape = recompute ? b.block_tape : b.embedding[t];
+        const ConstView<T> g =
+            cview(recompute ? forward<T>(embeddings[t],
+                                         ConstView<T>(env.data() + r_begin + c0, len, 1,
+                                                      Eigen::OuterStride<>(all_rows)),
+                                         tape, b.scratch)
+                            : View<T>(tape.out.get(0) + c0, len, ng, Eigen::OuterStride<>(rows)));
+        for (Index a = a0; a < nb && first(t, i0 + static_cast<int>(a)) - r_begin < c0 + len; ++a) {
+          const Index r0 = std::max(first(t, i0 + static_cast<int>(a)) - r_begin, c0);
+          const Index r1 = std::min(first(t, i0 + static_cast<int>(a) + 1) - r_begin, c0 + len);
+          embedding_output_gradient<T>(
+              env, g, r_begin + c0, dm.middleRows(4 * a, 4), r_begin + r0, r1 - r0,
+              View<T>(denv.data() + (r0 - c0), r1 - r0, 4, Eigen::OuterStride<>(kChunk)),
+              View<T>(dg.data() + (r0 - c0), r1 - r0, ng, Eigen::OuterStride<>(kChunk)));
+        }
+        backward_block<T>(embeddings[t], tape, recompute ? 0 : c0,
+                          ConstView<T>(dg.data(), len, ng, Eigen::OuterStride<>(kChunk)),
+                          View<T>(ds.data(), len, 1, Eigen::OuterStride<>(kChunk)), b.scratch);
+        denv.col(0).head(len) += ds.col(0).head(len);
+        for (Index a = a0; a < nb && first(t, i0 + static_cast<int>(a)) - r_begin < c0 + len; ++a) {
+          const int i = i0 + static_cast<int>(a);
+          const double* std = &model.dstd(types[i], 4 * sec[t]);
+          const Index r0 = std::max(first(t, i), r_begin + c0);
+          const Index r1 = std::min(first(t, i + 1), r_begin + c0 + len);
+          for (Index row = r0; row < r1; ++row) {
+            const Index k = row - first(t, i);
+            const int j = nbr[row];
+            const double* d = geom + kGeom * row;
+            const double inv_r = 1.0 / d[3], inv_r2 = inv_r * inv_r, s = d[4], ds_dr = d[5];
+            double dr[4];
+            for (int c = 0; c < 4; ++c)
+              dr[c] = static_cast<double>(denv(row - r_begin - c0, c)) / std[4 * k + c];
+            const double dot = dr[1] * d[0] + dr[2] * d[1] + dr[3] * d[2];
+            // d/dr of s/r and of s/r^2, divided by r to turn them into gradients along d.
+            const double radial = (dr[0] * (ds_dr * inv_r - s * inv_r2) +
+                                   dot * (ds_dr * inv_r2 - 2 * s * inv_r2 * inv_r)) *
+                                  inv_r;
+            double grad[3];
+            for (int c = 0; c < 3; ++c) grad[c] = radial * d[c] + dr[1 + c] * s * inv_r2;
+            for (int c = 0; c < 3; ++c) {
+              out.force[3 * j + c] -= grad[c];
+              out.force[3 * i + c] += grad[c];
+              for (int e = 0; e < 3; ++e) out.atom_virial[9 * j + 3 * c + e] -= grad[c] * d[e];
+            }
           }
         }
       }
     }
   }
+  for (double e : out.atom_energy) out.energy += e;
 }
 
 }  // namespace

@@ -39,12 +39,13 @@ struct Result {
   std::array<double, 9> virial() const;  // sum of atom_virial
 };
 
-// What a workspace keeps between the forward and backward pass of the embedding nets. kStore
-// keeps their activations and outputs for every occupied neighbor slot (fastest; 33 values per
-// slot for the test model, the bulk of the workspace). kRecompute keeps one block of 128 slots
-// and evaluates the embedding nets again in the backward pass: the workspace shrinks by about 3x
-// and compute() takes longer by the embedding forward pass (its tanh), about 1.4x in float64.
-// Both give the same results to round-off.
+// What a workspace keeps between the forward and backward pass of the embedding nets. compute()
+// takes the atoms through the networks in blocks (at least 64 atoms, more while their tape fits
+// in 2 MiB). kStore keeps the nets' activations and outputs for every occupied neighbor slot of a
+// block (fastest; 33 values per slot for the test model, the bulk of the workspace on a tile of
+// few atoms). kRecompute keeps one chunk of 128 slots and evaluates the embedding nets again in
+// the backward pass: less memory, and compute() takes longer by the embedding forward pass (its
+// tanh), about 1.4x in float64. Both give bit-identical results.
 enum class TapeMode { kStore, kRecompute };
 
 // Scratch memory of compute(). Keep one per tile (or thread) and pass it to every call: a time

@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 #include "md_test_support.hpp"
 #include "tessera/core/error.hpp"
@@ -292,6 +294,43 @@ TEST(PairDeepmd, RestartContinuesBitwise) {
       EXPECT_EQ(end_a[i].x[d], end_b[i].x[d]) << "atom " << end_a[i].id;
       EXPECT_EQ(end_a[i].v[d], end_b[i].v[d]) << "atom " << end_a[i].id;
     }
+  std::remove(restart.c_str());
+}
+
+// A restart header edited by hand to an unknown precision or pair style is refused by name
+// (the edits keep the header's length, so only the value is wrong).
+TEST(PairDeepmd, RestartWithUnknownSettingsFails) {
+  SKIP_WITHOUT_DATA();
+  const std::string restart = temp_path("deepmd_edit.restart");
+  Session a(host_target(2), 1);
+  a.input.run_script(setup(kWater, "deepmd " + kModel + " precision float32", "run 0\n"), "first");
+  write_restart(a.sim, restart);
+  auto read = [&] {
+    std::ifstream in(restart, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string good = read();
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(restart, std::ios::binary) << text;
+  };
+  for (const auto& [from, to, message] :
+       {std::tuple<std::string, std::string, std::string>{
+            "\"float32\"", "\"float17\"",
+            "records deepmd precision 'float17'; expected model, float32 or float64"},
+        {"\"deepmd\"", "\"deepmx\"", "records pair style 'deepmx'"}}) {
+    edited(from, to);
+    Session b(host_target(2), 1);
+    try {
+      b.input.run_script("read_restart " + restart + "\n", "continued");
+      ADD_FAILURE() << "accepted " << to;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
   std::remove(restart.c_str());
 }
 

@@ -365,17 +365,23 @@ void read_restart(Simulation& sim, const std::string& path) {
     sim.set_timestep(h.at("timestep").get<double>());
     sim.set_step(h.at("step").get<std::int64_t>());
     const auto& p = h.at("pair");
-    if (p.at("style").get<std::string>() == "deepmd") {
+    const auto style = p.at("style").get<std::string>();
+    if (style != "deepmd" && style != "lj/cut")
+      fail("records pair style '" + style + "'; this md_ipu writes lj/cut or deepmd");
+    if (style == "deepmd") {
       // The models are read again from their files, as LAMMPS's DeePMD plugin does.
       // "model" (no override) or a precision name.
-      const auto override = deepmd::precision_named(p.at("precision").get<std::string>());
+      const auto precision = p.at("precision").get<std::string>();
+      const auto override = deepmd::precision_named(precision);
+      if (!override && precision != "model")
+        fail("records deepmd precision '" + precision + "'; expected model, float32 or float64");
       auto deepmd = std::make_unique<PairDeepMD>(p.at("models").get<std::vector<std::string>>(),
                                                  p.at("out_file").get<std::string>(),
                                                  p.at("out_freq").get<int>(), override);
       deepmd->coeff(p.at("elements").get<std::vector<std::string>>(), types);
       deepmd->append_to_out_file();
       sim.use_deepmd(std::move(deepmd));
-    } else if (p.at("style").get<std::string>() == "lj/cut") {
+    } else {
       sim.pair().settings(p.at("cutoff").get<double>());
       sim.pair().set_shift(p.at("shift").get<bool>());
       sim.pair().set_mix(p.at("mix").get<std::string>());

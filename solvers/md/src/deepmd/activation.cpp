@@ -11,8 +11,6 @@
 //   selected before it. |x| is clamped to 20, beyond which tanh rounds to 1 in float64.
 #include "tessera/md/deepmd/activation.hpp"
 
-#include <Eigen/Core>
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -75,6 +73,33 @@ inline __attribute__((always_inline)) void tanh_block(double* p) {
   std::memcpy(p, &out, sizeof out);
 }
 
+// float32: the rational minimax approximation Eigen uses (Eigen/src/Core/MathFunctionsImpl.h,
+// generic_fast_tanh_float, without FMA): tanh x = x P(x^2) / Q(x^2) on x clamped to
+// +-7.90531110763549805, and x itself below |x| = 0.0004.
+constexpr int kFloatWidth = 4;
+typedef float Floats __attribute__((vector_size(kFloatWidth * sizeof(float))));
+
+inline __attribute__((always_inline)) void tanh_block(float* p) {
+  constexpr float kClamp = 7.90531110763549805f;
+  constexpr float a1 = 4.89352455891786e-03f, a3 = 6.37261928875436e-04f,
+                  a5 = 1.48572235717979e-05f, a7 = 5.12229709037114e-08f,
+                  a9 = -8.60467152213735e-11f, a11 = 2.00018790482477e-13f,
+                  a13 = -2.76076847742355e-16f;
+  constexpr float b0 = 4.89352518554385e-03f, b2 = 2.26843463243900e-03f,
+                  b4 = 1.18534705686654e-04f, b6 = 1.19825839466702e-06f;
+  Floats x;
+  std::memcpy(&x, p, sizeof x);
+  const Floats hi = Floats{} + kClamp, lo = Floats{} - kClamp;
+  const Floats c = x < lo ? lo : (x > hi ? hi : x);
+  const Floats x2 = c * c;
+  const Floats num =
+      c * ((((((a13 * x2 + a11) * x2 + a9) * x2 + a7) * x2 + a5) * x2 + a3) * x2 + a1);
+  const Floats den = ((b6 * x2 + b4) * x2 + b2) * x2 + b0;
+  const Floats ax = x < 0 ? -x : x;
+  const Floats t = ax < 0.0004f ? x : num / den;
+  std::memcpy(p, &t, sizeof t);
+}
+
 }  // namespace
 
 void tanh_inplace(std::span<double> x) {
@@ -88,17 +113,14 @@ void tanh_inplace(std::span<double> x) {
   }
 }
 
-// Through an aligned fixed-size block, so that every element, the tail's too, takes Eigen's
-// packet path (its scalar path may round differently).
 void tanh_inplace(std::span<float> x) {
-  constexpr std::size_t kBlock = 16;
-  Eigen::Array<float, kBlock, 1> block;
-  for (std::size_t k = 0; k < x.size(); k += kBlock) {
-    const std::size_t len = std::min(kBlock, x.size() - k);
-    block.setZero();
-    std::memcpy(block.data(), x.data() + k, len * sizeof(float));
-    block = block.tanh();
-    std::memcpy(x.data() + k, block.data(), len * sizeof(float));
+  std::size_t k = 0;
+  for (; k + kFloatWidth <= x.size(); k += kFloatWidth) tanh_block(x.data() + k);
+  if (k < x.size()) {
+    float tail[kFloatWidth] = {};
+    std::memcpy(tail, x.data() + k, (x.size() - k) * sizeof(float));
+    tanh_block(tail);
+    std::memcpy(x.data() + k, tail, (x.size() - k) * sizeof(float));
   }
 }
 

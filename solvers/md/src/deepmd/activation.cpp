@@ -100,28 +100,23 @@ inline __attribute__((always_inline)) void tanh_block(float* p) {
   std::memcpy(p, &t, sizeof t);
 }
 
+// Whole vectors of kWidthOf<T> elements, then the tail through a padded vector, so that every
+// element gets the same arithmetic.
+template <class T, std::size_t kWidthOf>
+void by_vectors(std::span<T> x) {
+  std::size_t k = 0;
+  for (; k + kWidthOf <= x.size(); k += kWidthOf) tanh_block(x.data() + k);
+  if (k < x.size()) {
+    T tail[kWidthOf] = {};
+    std::memcpy(tail, x.data() + k, (x.size() - k) * sizeof(T));
+    tanh_block(tail);
+    std::memcpy(x.data() + k, tail, (x.size() - k) * sizeof(T));
+  }
+}
+
 }  // namespace
 
-void tanh_inplace(std::span<double> x) {
-  std::size_t k = 0;
-  for (; k + kWidth <= x.size(); k += kWidth) tanh_block(x.data() + k);
-  if (k < x.size()) {  // the tail through a padded block, so it gets the same arithmetic
-    double tail[kWidth] = {};
-    std::memcpy(tail, x.data() + k, (x.size() - k) * sizeof(double));
-    tanh_block(tail);
-    std::memcpy(x.data() + k, tail, (x.size() - k) * sizeof(double));
-  }
-}
-
-void tanh_inplace(std::span<float> x) {
-  std::size_t k = 0;
-  for (; k + kFloatWidth <= x.size(); k += kFloatWidth) tanh_block(x.data() + k);
-  if (k < x.size()) {
-    float tail[kFloatWidth] = {};
-    std::memcpy(tail, x.data() + k, (x.size() - k) * sizeof(float));
-    tanh_block(tail);
-    std::memcpy(x.data() + k, tail, (x.size() - k) * sizeof(float));
-  }
-}
+void tanh_inplace(std::span<double> x) { by_vectors<double, kWidth>(x); }
+void tanh_inplace(std::span<float> x) { by_vectors<float, kFloatWidth>(x); }
 
 }  // namespace tessera::md::deepmd

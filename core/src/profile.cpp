@@ -21,20 +21,37 @@ nlohmann::json cost_json(const SuperstepCost& c, const Target& t) {
 
 }  // namespace
 
-void Profile::record(std::string_view name, const SuperstepCost& cost, double wall_seconds) {
+Profile::Entry& Profile::entry(std::string_view name) {
   auto it = by_name_.find(name);
-  if (it == by_name_.end()) it = by_name_.emplace(std::string(name), Entry{}).first;
+  if (it == by_name_.end()) {
+    it = by_name_.emplace(std::string(name), Entry{}).first;
+    it->second.name = std::make_shared<const std::string>(name);
+  }
+  return it->second;
+}
+
+void Profile::add(Entry& e, const SuperstepCost& cost, double wall_seconds) {
   const double seconds = cost.seconds(*target_);
-  it->second.count += 1;
-  it->second.cost += cost;
-  it->second.simulated_seconds += seconds;
-  it->second.wall_seconds += wall_seconds;
-  if (timeline_.size() < timeline_limit)
-    timeline_.push_back({std::string(name), cost, wall_seconds});
+  e.count += 1;
+  e.cost += cost;
+  e.simulated_seconds += seconds;
+  e.wall_seconds += wall_seconds;
+  if (timeline_.size() < timeline_limit) timeline_.push_back({e.name, cost, wall_seconds});
   ++supersteps_;
   total_ += cost;
   simulated_seconds_ += seconds;
   wall_seconds_ += wall_seconds;
+}
+
+void Profile::record(std::string_view name, const SuperstepCost& cost, double wall_seconds) {
+  add(entry(name), cost, wall_seconds);
+}
+
+void Profile::record(std::string_view name, std::span<const SuperstepCost> costs,
+                     double wall_seconds) {
+  if (costs.empty()) return;
+  Entry& e = entry(name);
+  for (const SuperstepCost& cost : costs) add(e, cost, wall_seconds);
 }
 
 nlohmann::json Profile::to_json(const std::vector<std::uint64_t>& tile_high_water) const {
@@ -55,7 +72,7 @@ nlohmann::json Profile::to_json(const std::vector<std::uint64_t>& tile_high_wate
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : timeline_) {
     auto p = cost_json(s.cost, *target_);
-    p["name"] = s.name;
+    p["name"] = *s.name;
     p["wall_seconds"] = s.wall_seconds;
     steps.push_back(std::move(p));
   }

@@ -362,6 +362,11 @@ void Runtime::record_superstep(std::string_view name, const SuperstepCost& cost,
   profile_.record(name, cost, wall_seconds);
 }
 
+void Runtime::record_supersteps(std::string_view name, std::span<const SuperstepCost> costs,
+                                double wall_seconds) {
+  profile_.record(name, costs, wall_seconds);
+}
+
 void Runtime::exchange(std::string_view name, std::initializer_list<const ExchangePlan*> plans) {
   superstep(
       name, [](Tile&) {}, plans);

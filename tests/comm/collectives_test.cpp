@@ -326,6 +326,66 @@ TEST_P(Collectives, FloatSumsFollowTheDocumentedOrderBitForBit) {
   }
 }
 
+// max and min keep the schedule's operand order: of +0 and -0, or of a NaN and a
+// number, `a < b ? b : a` returns the first operand, so the bits show which came first.
+// "pairs" ({0, 6}, {1, 7}, ...) is spread on 2, 3 and 4 ranks and "fours" on 4: there the
+// results are combined from the agreement's packets, with the rank's own member first,
+// last or in between in the fold, in place and out of place, for sizes sent in one round
+// and in several; on 1 rank by the supersteps.
+TEST_P(Collectives, MaxAndMinKeepTheOperandOrderBitForBit) {
+  auto value = [](int ipu, std::size_t i) {
+    static const float choices[] = {0.0f, -0.0f, std::nanf("1"), std::nanf("2"), 1.0f, -1.0f};
+    return choices[(static_cast<std::size_t>(ipu) * 5 + static_cast<std::size_t>(ipu) / 6 + i * 3 +
+                    i / 6) %
+                   6];
+  };
+  Communicator pairs = world_.split(Grouping::orthogonal, 2, "pairs");
+  EXPECT_EQ(pairs.spread(), rt_.ranks() > 1);
+  for (const Communicator& c : {pairs, world_.split(Grouping::orthogonal, 4, "fours")}) {
+    const int p = c.size();
+    // 1001 floats: 12-24 KB a rank, sent in a few rounds of messages on 3 and 4 ranks.
+    for (std::size_t n : {37u, 1001u})
+      for (Op op : {Op::max, Op::min})
+        for (Algorithm a : {Algorithm::ring, Algorithm::tree})
+          for (bool in_place : {true, false}) {
+            Buffers<float> send(c, n, value), data(c, n, [](int, std::size_t) { return 99.0f; });
+            if (in_place)
+              Communicator(c).all_reduce<float>(send.out(), op, a);
+            else
+              Communicator(c).all_reduce<float>(send.in(), data.out(), op, a);
+            const Buffers<float>& result = in_place ? send : data;
+            for (std::size_t l = 0; l < c.local_ipus().size(); ++l) {
+              const int g = c.group_of_ipu(c.local_ipus()[l]);
+              const Layout layout = layout_for(Collective::all_reduce, n, p,
+                                               tiles_for(rt_.target(), n * sizeof(float), 64));
+              for (std::size_t i = 0; i < n; ++i) {
+                auto x = [&](int m) { return value(c.ipu(g, m % p), i); };
+                float expected;
+                if (a == Algorithm::ring) {
+                  int k = 0, ch = 0;
+                  while (layout.tile_begin(k + 1) <= i) ++k;
+                  while (layout.slice_begin(ch + 1, k) <= i) ++ch;
+                  expected = x(ch + 1);
+                  for (int j = 2; j <= p; ++j) expected = apply(op, expected, x(ch + j));
+                } else {
+                  std::vector<float> v(static_cast<std::size_t>(p));
+                  for (int m = 0; m < p; ++m) v[static_cast<std::size_t>(m)] = x(m);
+                  for (int d = 1; d < p; d *= 2)
+                    for (int q = 0; q + d < p; q += 2 * d)
+                      v[static_cast<std::size_t>(q)] = apply(op, v[static_cast<std::size_t>(q)],
+                                                             v[static_cast<std::size_t>(q + d)]);
+                  expected = v[0];
+                }
+                ASSERT_EQ(bits(result.store[l][i]), bits(expected))
+                    << c.name() << " " << to_string(op) << " " << to_string(a)
+                    << (in_place ? " in place" : " out of place") << " IPU " << c.local_ipus()[l]
+                    << " i " << i;
+              }
+            }
+          }
+  }
+}
+
 TEST_P(Collectives, ReportsTheSimulatedTimeOfTheCallAndRecordsItInTheProfile) {
   const std::size_t n = 4000;
   Buffers<float> data(world_, n, random_value);
@@ -343,11 +403,35 @@ TEST_P(Collectives, ReportsTheSimulatedTimeOfTheCallAndRecordsItInTheProfile) {
     EXPECT_EQ(r.cost.gateway_bytes, e.cost.gateway_bytes);
     EXPECT_GT(r.cost.gateway_bytes, 0u);  // link domains of 4 IPUs
   }
+  // A small all-reduce on a communicator spread over the ranks (one round of messages on
+  // 2-4 ranks) reports and records the supersteps of its schedule all the same.
+  Communicator pairs = world_.split(Grouping::orthogonal, 2, "pairs");
+  Buffers<float> small(pairs, 7, random_value);
+  CallReport spread_report;
+  for (int call = 0; call < 3; ++call)
+    spread_report = pairs.all_reduce<float>(small.out(), Op::sum, Algorithm::ring);
+  const Estimate spread_estimate =
+      estimate(rt_.target(), pairs.group_table(), Collective::all_reduce, Algorithm::ring,
+               DataType::float32, 7, 0, 0, pairs.min_tile_bytes());
+  EXPECT_EQ(spread_report.supersteps, spread_estimate.supersteps);
+  EXPECT_NEAR(spread_report.simulated_seconds, spread_estimate.seconds,
+              0.01 * spread_estimate.seconds);
+  // The profile has every step by name and in the timeline, in the order of the calls.
   const nlohmann::json j = nlohmann::json::parse(rt_.profile().to_json({}).dump());
   bool found = false;
-  for (const auto& s : j["supersteps_by_name"])
+  for (const auto& s : j["supersteps_by_name"]) {
     found = found || s["name"] == "comm.world.all_reduce.ring";
+    if (s["name"] == "comm.pairs.all_reduce.ring") {
+      EXPECT_EQ(s["count"], 3 * spread_estimate.supersteps);
+      EXPECT_NEAR(s["simulated_seconds"].get<double>(), 3 * spread_report.simulated_seconds,
+                  1e-6 * spread_report.simulated_seconds);
+    }
+  }
   EXPECT_TRUE(found);
+  int in_timeline = 0;
+  for (const auto& s : j["timeline"]) in_timeline += s["name"] == "comm.pairs.all_reduce.ring";
+  EXPECT_EQ(in_timeline, 3 * spread_estimate.supersteps);
+  EXPECT_EQ(j["timeline"].back()["name"], "comm.pairs.all_reduce.ring");
   const CallReport b = world_.barrier();
   EXPECT_EQ(b.supersteps, 1);
   EXPECT_GT(b.simulated_seconds, 0.0);

@@ -1,5 +1,7 @@
 #include "tessera/comm/communicator.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -95,21 +97,44 @@ constexpr std::size_t packet_bytes = 64 * 1024;
 // machine), so that a step's combine finds what the exchange just copied in the cache.
 constexpr std::size_t group_bytes = 768 * 1024;
 
+// What one kind of call runs, compiled once: found by comparing a few integers (the last
+// call's plan first), so that a repeated call does no string, map or allocation work.
+struct Communicator::CallPlan {
+  struct Key {
+    std::uint64_t comm;
+    Collective collective;
+    Algorithm requested;
+    DataType type;
+    std::size_t n;
+    int root, peer;
+    std::uint64_t min_tile_bytes;
+    bool operator==(const Key&) const = default;
+  };
+  Key key;
+  Algorithm algorithm;  // what runs (automatic resolved, hierarchical where it applies)
+  std::string label;    // "comm.<communicator>.<collective>.<algorithm>", the profile's name
+  std::shared_ptr<const Compiled> compiled;  // once compiled (Context::compile)
+  std::vector<SuperstepCost> costs;          // [superstep], the combine priced for the type
+};
+
 struct Communicator::Context {
   Runtime* runtime = nullptr;
   MPI_Comm agreement = MPI_COMM_NULL;  // our own context: no message of the runtime matches ours
   int ranks = 1;
+  int me = 0;  // this rank in `agreement`
   double timeout = 60.0;
   std::uint64_t min_tile_bytes = default_min_tile_bytes;
   std::vector<int> local_ipus;
   Variable<std::byte> data, incoming;  // every member's buffer and receive area, per tile
 
   using Compiled = Communicator::Compiled;
+  using CallPlan = Communicator::CallPlan;
   // (communicator, collective, algorithm, element size, n, root, peer, bytes per tile)
   using Key =
       std::tuple<std::uint64_t, int, int, std::size_t, std::size_t, int, int, std::uint64_t>;
-  std::map<Key, std::unique_ptr<Compiled>> compiled;
-  std::map<Key, Algorithm> chosen;
+  std::map<Key, std::shared_ptr<const Compiled>> compiled;
+  std::vector<std::unique_ptr<CallPlan>> plans;  // at most 64, searched linearly
+  CallPlan* last_plan = nullptr;
   // What the last call left on the tiles' memory: views or owned pieces, of how many
   // bytes per member, over how many tiles, with a receive area or not. A call that
   // leaves the same needs no allocation, so it cannot run out of tile memory.
@@ -121,8 +146,22 @@ struct Communicator::Context {
     bool operator==(const Charge&) const = default;
   };
   std::optional<Charge> charge;
-  std::vector<std::byte> scratch;               // behind the pieces that are not the user's buffers
-  std::vector<std::vector<std::byte>> packets;  // exchange(): one receive buffer per rank
+  std::vector<std::byte> scratch;  // behind the pieces that are not the user's buffers
+
+  // The fields every rank contributes to a call's agreement (Communicator::run), and what
+  // the agreement returns: the element-wise maximum over ranks, then minus the minimum.
+  static constexpr std::size_t fields = 15;
+  using Fields = std::array<std::int64_t, fields>;
+  using Agreed = std::array<std::int64_t, 2 * fields>;
+  static constexpr std::size_t head = sizeof(Fields);  // bytes of a packet's fields
+  // Buffers of the point-to-point agreement, kept from call to call (no allocation).
+  std::vector<std::byte> packet;                // what this rank sends
+  std::vector<std::vector<std::byte>> packets;  // [rank] what it received from each rank
+  std::vector<MPI_Request> requests;
+  std::vector<int> from;                   // the rank of each receive request
+  std::vector<std::byte> members;          // the combine's partials (spread small all-reduce)
+  std::vector<const std::byte*> partials;  // where each member's partial is (tree)
+  std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;  // run()'s overlap check
 
   ~Context() {
     int finalized = 0;
@@ -130,91 +169,214 @@ struct Communicator::Context {
     if (!finalized && agreement != MPI_COMM_NULL) MPI_Comm_free(&agreement);
   }
 
+  static Agreed own(const Fields& v) {
+    Agreed all;
+    for (std::size_t i = 0; i < fields; ++i) all[i] = v[i], all[fields + i] = -v[i];
+    return all;
+  }
+
   // Element-wise max over ranks of `v` followed by -v (so the second half gives minus
   // the minimum), with a non-blocking all-reduce polled against the deadline (wait()).
-  std::vector<std::int64_t> agree(const std::string& where, const std::vector<std::int64_t>& v) {
-    std::vector<std::int64_t> all(2 * v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) all[i] = v[i], all[v.size() + i] = -v[i];
+  Agreed agree(const Communicator& c, Collective collective, const Fields& v) {
+    Agreed all = own(v);
     if (ranks == 1) return all;
     MPI_Request request;
     MPI_Iallreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_INT64_T, MPI_MAX,
                    agreement, &request);
-    wait(where, std::span<MPI_Request>(&request, 1), nullptr);
+    wait(c, collective, std::span<MPI_Request>(&request, 1));
     return all;
   }
 
   // The agreement of a spread communicator (every group's members on different ranks):
-  // every rank sends `v` and `payload` (its members' data, or nothing) to every other rank
-  // in one packed message, point to point, all posted at once. Returns what agree() does;
-  // payloads[q] is what rank q sent after its fields (this rank's own entry stays empty).
-  std::vector<std::int64_t> exchange(const std::string& where, const std::vector<std::int64_t>& v,
-                                     std::span<const std::byte> payload, std::size_t max_payload,
-                                     std::vector<std::vector<std::byte>>& payloads) {
-    const std::size_t head = v.size() * sizeof(std::int64_t);
-    std::vector<std::byte> packet(head + payload.size());
+  // every rank sends `v` and `payload` bytes (its members' data, or nothing) that
+  // `fill(at)` writes, to every other rank in one packed message, point to point, all
+  // posted at once. Returns what agree() does. A payload that would make the message
+  // longer than eager_bytes goes in pieces when it is at most piece_limit bytes: the first
+  // with the fields, the others, once the ranks have agreed to use the data, by
+  // finish_exchange(). payload(q) is then what rank q sent after its fields, until the
+  // next call.
+  template <class Fill>
+  Agreed exchange(const Communicator& c, Collective collective, const Fields& v,
+                  std::size_t payload, std::size_t max_payload, Fill&& fill) {
+    if (packet.size() < head + payload) packet.resize(head + payload);
     std::memcpy(packet.data(), v.data(), head);
-    if (!payload.empty()) std::memcpy(packet.data() + head, payload.data(), payload.size());
-    const auto count = static_cast<std::size_t>(ranks);
-    payloads.assign(count, {});
-    std::vector<std::vector<std::byte>>& in = packets;
-    in.resize(count);
-    std::vector<MPI_Request> requests;
-    std::vector<int> from;  // the rank of each receive request
-    int me = 0;
-    MPI_Comm_rank(agreement, &me);
+    if (payload > 0) fill(packet.data() + head);
+    payload_bytes = payload;
+    payload_sent =
+        head + payload <= eager_bytes || payload > piece_limit ? payload : eager_bytes - head;
+    if (packets.size() < static_cast<std::size_t>(ranks))
+      packets.resize(static_cast<std::size_t>(ranks));
+    requests.clear();
+    from.clear();
     for (int q = 0; q < ranks; ++q) {
       if (q == me) continue;
-      if (in[static_cast<std::size_t>(q)].size() < head + max_payload)
-        in[static_cast<std::size_t>(q)].resize(head + max_payload);
+      std::vector<std::byte>& in = packets[static_cast<std::size_t>(q)];
+      if (in.size() < head + max_payload) in.resize(head + max_payload);
       requests.emplace_back();
-      MPI_Irecv(in[static_cast<std::size_t>(q)].data(), static_cast<int>(head + max_payload),
-                MPI_BYTE, q, packet_tag, agreement, &requests.back());
+      MPI_Irecv(in.data(), static_cast<int>(head + max_payload), MPI_BYTE, q, packet_tag, agreement,
+                &requests.back());
       from.push_back(q);
     }
     for (int q = 0; q < ranks; ++q) {
       if (q == me) continue;
       requests.emplace_back();
-      MPI_Isend(packet.data(), static_cast<int>(packet.size()), MPI_BYTE, q, packet_tag, agreement,
-                &requests.back());
+      MPI_Isend(packet.data(), static_cast<int>(head + payload_sent), MPI_BYTE, q, packet_tag,
+                agreement, &requests.back());
     }
-    std::vector<MPI_Status> statuses(requests.size());
-    wait(where, requests, statuses.data());
-    std::vector<std::int64_t> all(2 * v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) all[i] = v[i], all[v.size() + i] = -v[i];
-    for (std::size_t j = 0; j < from.size(); ++j) {
-      const auto q = static_cast<std::size_t>(from[j]);
-      int bytes = 0;
-      MPI_Get_count(&statuses[j], MPI_BYTE, &bytes);
-      std::vector<std::int64_t> theirs(v.size());
-      std::memcpy(theirs.data(), in[q].data(), head);
-      for (std::size_t i = 0; i < v.size(); ++i) {
+    wait(c, collective, requests);
+    Agreed all = own(v);
+    for (int q : from) {
+      Fields theirs;
+      std::memcpy(theirs.data(), packets[static_cast<std::size_t>(q)].data(), head);
+      for (std::size_t i = 0; i < fields; ++i) {
         all[i] = std::max(all[i], theirs[i]);
-        all[v.size() + i] = std::max(all[v.size() + i], -theirs[i]);
+        all[fields + i] = std::max(all[fields + i], -theirs[i]);
       }
-      payloads[q].assign(in[q].begin() + static_cast<std::ptrdiff_t>(head), in[q].begin() + bytes);
     }
     return all;
+  }
+  // Sends the rest of the last exchange()'s payload, in rounds of one message of at most
+  // eager_bytes to every other rank. Collective: every rank calls it after the same
+  // exchange() (their payloads have the same size), or none does.
+  void finish_exchange(const Communicator& c, Collective collective) {
+    while (payload_sent < payload_bytes) {
+      const std::size_t at = head + payload_sent;
+      const std::size_t piece = std::min(eager_bytes, payload_bytes - payload_sent);
+      requests.clear();
+      for (int q = 0; q < ranks; ++q) {
+        if (q == me) continue;
+        requests.emplace_back();
+        MPI_Irecv(packets[static_cast<std::size_t>(q)].data() + at, static_cast<int>(piece),
+                  MPI_BYTE, q, packet_tag, agreement, &requests.back());
+      }
+      for (int q = 0; q < ranks; ++q) {
+        if (q == me) continue;
+        requests.emplace_back();
+        MPI_Isend(packet.data() + at, static_cast<int>(piece), MPI_BYTE, q, packet_tag, agreement,
+                  &requests.back());
+      }
+      wait(c, collective, requests);
+      payload_sent += piece;
+    }
+  }
+  // Open MPI's shared-memory transport sends a message of up to about 4000 bytes eagerly
+  // (btl_vader_eager_limit, 4 KiB with its headers); a longer one waits for the receiver
+  // (rendezvous) and is copied with a system call, 10-20 us on the development VM against
+  // 0.6 us. So a payload of up to piece_limit bytes goes in rounds of eager messages
+  // (measured: 4 KiB in two rounds 1.3 us, in one message 12 us); a longer one in one
+  // message, as the rounds then add up.
+  static constexpr std::size_t eager_bytes = 3968;
+  static constexpr std::size_t piece_limit = 16 * 1024;
+  std::size_t payload_bytes = 0, payload_sent = 0;
+
+  // What rank q sent after its fields in the last exchange().
+  const std::byte* payload(int q) const {
+    return packets[static_cast<std::size_t>(q)].data() + head;
   }
 
   // Waits for `requests`, polled against the deadline: a rank that never joins makes this
   // one throw instead of waiting forever. Pending requests cannot be cancelled; the error
-  // ends the job (run_main aborts it).
-  void wait(const std::string& where, std::span<MPI_Request> requests, MPI_Status* statuses) {
-    const double start = now_seconds();
-    for (long polls = 0;; ++polls) {
+  // ends the job (run_main aborts it). Collectives usually meet within microseconds, so
+  // the loop spins on MPI_Testall, reading the clock only every 256 polls; after 2000
+  // polls it yields the core at every poll (a partner that was descheduled, or another
+  // job on the same cores, gets it at once), and only after 10 ms it sleeps 50 us
+  // between polls, so a rank that waits long does not hold a core.
+  void wait(const Communicator& c, Collective collective, std::span<MPI_Request> requests) {
+    double start = 0;
+    bool sleeping = false;
+    for (unsigned long polls = 0;; ++polls) {
       int done = 0;
-      MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
-                  statuses ? statuses : MPI_STATUSES_IGNORE);
+      MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
       if (done) return;
-      if (now_seconds() - start > timeout)
-        throw CommError(where + ": not every MPI rank joined the call within " +
-                        format_number(timeout) +
-                        " s: a rank exited early, failed, or called another collective or none. "
-                        "If the ranks are only slow, raise the limit with "
-                        "Communicator::set_timeout");
-      // Spin briefly (collectives usually meet within microseconds), then yield the core.
-      if (polls > 2000) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (polls < spin_polls) continue;
+      if (polls == spin_polls) start = now_seconds();
+      if (polls % 256 == 0) {
+        const double waited = now_seconds() - start;
+        if (waited > timeout)
+          throw CommError(c.where(collective) + ": not every MPI rank joined the call within " +
+                          format_number(timeout) +
+                          " s: a rank exited early, failed, or called another collective or "
+                          "none. If the ranks are only slow, raise the limit with "
+                          "Communicator::set_timeout");
+        sleeping = waited > yield_seconds;
+      }
+      if (sleeping)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      else
+        sched_yield();
     }
+  }
+  static constexpr unsigned long spin_polls = 2000;
+  static constexpr double yield_seconds = 0.01;
+
+  // The plan of a call, kept: the last call's plan is checked first, then the others (at
+  // most 64, then all are dropped). Finding or making one involves no other rank (a call
+  // finds its plan before the ranks agree on it); compile() then compiles it, after the
+  // agreement.
+  CallPlan& plan(const Communicator& c, Collective collective, DataType type, Algorithm requested,
+                 std::size_t n, int root, int peer) {
+    const CallPlan::Key key{c.id_, collective, requested, type, n, root, peer, min_tile_bytes};
+    if (last_plan && last_plan->key == key) return *last_plan;
+    for (const auto& known : plans)
+      if (known->key == key) return *(last_plan = known.get());
+    if (plans.size() >= 64) plans.clear(), last_plan = nullptr;
+    const int p = c.size_;
+    auto made = std::make_unique<CallPlan>();
+    made->key = key;
+    // automatic picks by the cost model; a hierarchical request that does not apply runs,
+    // and is reported, as the ring (what make_schedule runs then).
+    Algorithm a = requested;
+    if (p == 1 || collective == Collective::send_recv)
+      a = Algorithm::tree;
+    else if (a == Algorithm::automatic)
+      a = choose_algorithm(runtime->target(), c.groups_, collective, type, n, root, peer,
+                           min_tile_bytes);
+    if (a == Algorithm::hierarchical &&
+        (collective != Collective::all_reduce || c.block_ <= 1 || c.block_ >= p))
+      a = Algorithm::ring;
+    made->algorithm = a;
+    made->label = "comm." + c.name_ + "." + to_string(collective) + "." + to_string(a);
+    plans.push_back(std::move(made));
+    return *(last_plan = plans.back().get());
+  }
+
+  // The compiled call of `call` (layout, schedule, exchange plans), compiled on first use.
+  // Collective: compiling an exchange plan involves every rank (Runtime::compile), so it
+  // runs only after the agreement, and whether it runs depends on `compiled` alone, which
+  // changes only here, the same on every rank (every rank makes the same agreed calls): a
+  // plan holds a compiled call only while `compiled` does.
+  const Compiled& compile(const Communicator& c, CallPlan& call) {
+    if (call.compiled) return *call.compiled;
+    const Target& t = runtime->target();
+    const CallPlan::Key& k = call.key;
+    const std::size_t esize = size_of(k.type);
+    const Key key{k.comm,
+                  static_cast<int>(k.collective),
+                  static_cast<int>(call.algorithm),
+                  esize,
+                  k.n,
+                  k.root,
+                  k.peer,
+                  k.min_tile_bytes};
+    auto found = compiled.find(key);
+    if (found == compiled.end()) {
+      if (compiled.size() >= 64) {
+        compiled.clear();
+        for (const auto& other : plans) other->compiled.reset();
+      }
+      found = compiled
+                  .emplace(key, c.compile(k.collective, call.algorithm, esize, k.n, k.root, k.peer,
+                                          call.label))
+                  .first;
+    }
+    call.compiled = found->second;
+    const Compiled& plan = *call.compiled;
+    call.costs = plan.costs;
+    for (std::size_t s = 0; s < call.costs.size(); ++s)
+      if (plan.most_combined[s] > 0 && t.kind == TargetKind::ipu)
+        call.costs[s].compute_cycles =
+            static_cast<double>(estimate_cycles(t, combine_cost(k.type), plan.most_combined[s]));
+    return plan;
   }
 };
 
@@ -250,6 +412,7 @@ Communicator Communicator::world(Runtime& runtime) {
   context->runtime = &runtime;
   context->ranks = runtime.ranks();
   MPI_Comm_dup(runtime.comm(), &context->agreement);
+  MPI_Comm_rank(context->agreement, &context->me);
   for (int i = 0; i < tiles / t.tiles_per_ipu; ++i)
     context->local_ipus.push_back(runtime.first_tile() / t.tiles_per_ipu + i);
   context->data = runtime.create_variable<std::byte>("comm.data", 0);
@@ -265,6 +428,7 @@ Communicator Communicator::world(Runtime& runtime) {
   c.rank_of_ipu_ = c.groups_[0];
   c.block_ = link_domain_block(t, c.groups_);
   c.spread_ = members_on_different_ranks(c.groups_, t.ipus, runtime.ranks());
+  c.id_ = c.hash();
   return c;
 }
 
@@ -296,6 +460,7 @@ Communicator Communicator::split(Grouping grouping, int size, std::string name) 
   c.block_ = link_domain_block(runtime().target(), c.groups_);
   c.spread_ =
       members_on_different_ranks(c.groups_, runtime().target().ipus, context_->runtime->ranks());
+  c.id_ = c.hash();
   return c;
 }
 
@@ -314,7 +479,7 @@ std::string Communicator::where(Collective collective) const {
 
 // FNV-1a over the name and the groups: ranks compare it to catch calls on different
 // communicators.
-std::uint64_t Communicator::id() const {
+std::uint64_t Communicator::hash() const {
   std::uint64_t h = 1469598103934665603ULL;
   auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
   for (char ch : name_) mix(static_cast<unsigned char>(ch));
@@ -443,10 +608,10 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
                              const Bytes& recv, bool in_place) {
   Context& ctx = *context_;
   Runtime& rt = *ctx.runtime;
-  const std::string here = where(collective);
   const int p = size_;
   const auto& local = ctx.local_ipus;
   const bool data_call = collective != Collective::barrier;
+  const std::size_t esize = size_of(type);
 
   // What this rank's members ask for. The size of the first buffer ("primary": send,
   // or data in place) must agree over all members; n follows from it.
@@ -494,9 +659,9 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
   std::int64_t overlap = 0;
   if (collective == Collective::all_reduce && bad_rank == 0 && bad_ipu == 0 && low == high) {
     // Addresses as integers: buffers of different allocations have no pointer order.
-    std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;  // (start, member) by start
-    const std::size_t esize = size_of(type);
     auto address = [](const std::byte* p) { return reinterpret_cast<std::uintptr_t>(p); };
+    auto& ranges = ctx.ranges;  // (start, member) by start
+    ranges.clear();
     for (std::size_t i = 0; i < local.size(); ++i) {
       const std::size_t bytes = recv.elements[i] * esize;
       if (bytes == 0) continue;
@@ -510,67 +675,56 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
       if (ranges[j].first < ranges[j - 1].first + recv.elements[ranges[j - 1].second] * esize)
         overlap = std::max<std::int64_t>(overlap, local[ranges[j].second] + 1);
   }
-  const std::uint64_t comm_id = id();
-  const std::size_t esize = size_of(type);
-  // The algorithm that runs for n elements: automatic picks by the cost model (cached).
-  auto resolve = [&](std::size_t n) {
-    if (p == 1 || collective == Collective::send_recv) return Algorithm::tree;
-    Algorithm a = algorithm;
-    if (a == Algorithm::automatic) {
-      const Context::Key key{
-          comm_id, static_cast<int>(collective), 0, esize, n, root, peer, ctx.min_tile_bytes};
-      auto it = ctx.chosen.find(key);
-      if (it == ctx.chosen.end())
-        it = ctx.chosen
-                 .emplace(key, choose_algorithm(rt.target(), groups_, collective, type, n, root,
-                                                peer, ctx.min_tile_bytes))
-                 .first;
-      a = it->second;
-    }
-    if (a == Algorithm::hierarchical &&
-        (collective != Collective::all_reduce || block_ <= 1 || block_ >= p))
-      a = Algorithm::ring;  // what make_schedule runs then: say so in the report
-    return a;
-  };
-  std::vector<std::int64_t> mine = {static_cast<std::int64_t>(collective),
-                                    static_cast<std::int64_t>(type),
-                                    static_cast<std::int64_t>(op),
-                                    static_cast<std::int64_t>(algorithm),
-                                    root,
-                                    peer,
-                                    static_cast<std::int64_t>(comm_id >> 33),
-                                    static_cast<std::int64_t>(comm_id & 0x1ffffffffULL),
-                                    low,
-                                    high,
-                                    bad_ipu,
-                                    bad_rank,
-                                    in_place ? 1 : 0,
-                                    overlap,
-                                    0};
+  const Context::Fields mine = {static_cast<std::int64_t>(collective),
+                                static_cast<std::int64_t>(type),
+                                static_cast<std::int64_t>(op),
+                                static_cast<std::int64_t>(algorithm),
+                                root,
+                                peer,
+                                static_cast<std::int64_t>(id_ >> 33),
+                                static_cast<std::int64_t>(id_ & 0x1ffffffffULL),
+                                low,
+                                high,
+                                bad_ipu,
+                                bad_rank,
+                                in_place ? 1 : 0,
+                                overlap,
+                                0};
   // On a spread communicator the ranks agree point to point, and a small ring or tree
   // all-reduce sends its members' data along: with every member's data on every rank, each
   // rank combines its members' results itself, in the schedule's order (below), and the call
-  // costs one round of messages. The data is used only if every rank sent it (field 14).
+  // costs one round of messages (or a few, Context::exchange). The data is used only if
+  // every rank sent it (field 14).
+  // The plan of such a call is found before the agreement (it tells the algorithm), from
+  // this rank's size; if the ranks disagree, the call fails below.
   const bool spread = spread_ && ctx.ranks > 1;
-  std::vector<std::byte> payload;
-  std::vector<std::vector<std::byte>> payloads;
-  if (spread && collective == Collective::all_reduce && bad_rank == 0 && bad_ipu == 0 &&
-      overlap == 0 && low == high &&
-      resolve(static_cast<std::size_t>(low)) != Algorithm::hierarchical &&
-      static_cast<std::size_t>(low) * esize * local.size() <= packet_bytes) {
-    const std::size_t bytes = static_cast<std::size_t>(low) * esize;
-    payload.resize(bytes * local.size());
-    for (std::size_t i = 0; i < local.size(); ++i)
-      if (bytes > 0) std::memcpy(payload.data() + i * bytes, send.data[i], bytes);
-    mine.back() = 1;
+  CallPlan* call = nullptr;
+  Context::Agreed all;
+  if (spread) {
+    bool carry = false;
+    if (collective == Collective::all_reduce && p > 1 && bad_rank == 0 && bad_ipu == 0 &&
+        overlap == 0 && low == high &&
+        static_cast<std::size_t>(low) * esize * local.size() <= packet_bytes) {
+      call =
+          &ctx.plan(*this, collective, type, algorithm, static_cast<std::size_t>(low), root, peer);
+      carry = call->algorithm != Algorithm::hierarchical;
+    }
+    Context::Fields with = mine;
+    with.back() = carry ? 1 : 0;
+    const std::size_t member_bytes = carry ? static_cast<std::size_t>(low) * esize : 0;
+    const std::size_t payload = member_bytes * local.size();
+    all = ctx.exchange(*this, collective, with, payload, packet_bytes, [&](std::byte* at) {
+      for (std::size_t i = 0; i < local.size(); ++i)
+        std::memcpy(at + i * member_bytes, send.data[i], member_bytes);
+    });
+  } else {
+    all = ctx.agree(*this, collective, mine);
   }
-  const std::vector<std::int64_t> all =
-      spread ? ctx.exchange(here, mine, payload, packet_bytes, payloads) : ctx.agree(here, mine);
-  const std::size_t fields = mine.size();
+  constexpr std::size_t fields = Context::fields;
   auto max_of = [&](std::size_t i) { return all[i]; };
   auto min_of = [&](std::size_t i) { return -all[fields + i]; };
   auto fail = [&](const std::string& what) {
-    CommError e(here + ": " + what);
+    CommError e(where(collective) + ": " + what);
     e.set_collective();
     throw e;
   };
@@ -632,35 +786,25 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
   const SuperstepCost total_before = rt.profile().total();
   const double simulated_before = rt.profile().simulated_seconds();
   const std::uint64_t steps_before = rt.profile().supersteps();
-  auto report = [&](Algorithm used) {
+  auto report = [&](Algorithm used, double end) {
     CallReport r;
     r.algorithm = used;
     r.supersteps = static_cast<int>(rt.profile().supersteps() - steps_before);
     r.cost = difference(rt.profile().total(), total_before);
     r.simulated_seconds = rt.profile().simulated_seconds() - simulated_before;
-    r.wall_seconds = now_seconds() - start;
+    r.wall_seconds = end - start;
     return r;
   };
   if (!data_call) {
     rt.superstep("comm." + name_ + ".barrier", [](Tile&) {});
-    return report(Algorithm::tree);
+    return report(Algorithm::tree, now_seconds());
   }
 
-  Context::Key key{comm_id,           static_cast<int>(collective), 0, esize, n, root, peer,
-                   ctx.min_tile_bytes};
-  algorithm = resolve(n);
-  std::get<2>(key) = static_cast<int>(algorithm);
-  const std::string label =
-      "comm." + name_ + "." + to_string(collective) + "." + to_string(algorithm);
-
-  auto found = ctx.compiled.find(key);
-  if (found == ctx.compiled.end()) {
-    // Every rank makes the same calls, so every rank's cache holds the same entries.
-    if (ctx.compiled.size() >= 64) ctx.compiled.clear();
-    found = ctx.compiled.emplace(key, compile(collective, algorithm, esize, n, root, peer, label))
-                .first;
-  }
-  const Compiled& plan = *found->second;
+  if (!call || call->key.n != n)
+    call = &ctx.plan(*this, collective, type, algorithm, n, root, peer);
+  algorithm = call->algorithm;
+  const std::string& label = call->label;
+  const Compiled& plan = ctx.compile(*this, *call);
   const Layout& layout = plan.layout;
   const std::size_t steps = plan.steps.size();
   const int first_local = local.front();
@@ -776,35 +920,71 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
   // are those of the supersteps below.
   const bool from_packets =
       spread && collective == Collective::all_reduce && min_of(14) == 1 && p > 1;
-  if (from_packets) {
+  if (from_packets) ctx.finish_exchange(*this, collective);
+  if (from_packets && n > 0) {
+    // Every member but this rank's own is on another rank (spread), its data in that
+    // rank's packet. The result is computed in recv, which first gets the own member's
+    // data (in place it holds it already), so that no other buffer is written but the
+    // scratch of partials, and no operand is copied that the fold can read where it is.
     const std::size_t bytes = n * esize;
     const std::size_t per_rank = local.size();
-    std::vector<std::byte> v(static_cast<std::size_t>(p) * bytes);
-    for (std::size_t i = 0; i < local.size() && bytes > 0; ++i) {
+    if (ctx.members.size() < static_cast<std::size_t>(p) * bytes)
+      ctx.members.resize(static_cast<std::size_t>(p) * bytes);
+    std::byte* scratch = ctx.members.data();
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      std::byte* out = recv.data[i];
+      if (send.data[i] != out) std::memcpy(out, send.data[i], bytes);
       const int g = group_of_ipu(local[i]);
-      for (int m = 0; m < p; ++m) {
-        const auto x = static_cast<std::size_t>(ipu(g, m));
-        const auto first = static_cast<std::size_t>(first_local);
-        const std::byte* from = x >= first && x < first + per_rank
-                                    ? send.data[x - first]
-                                    : payloads[x / per_rank].data() + (x % per_rank) * bytes;
-        std::memcpy(v.data() + static_cast<std::size_t>(m) * bytes, from, bytes);
-      }
-      auto x = [&](int m) { return v.data() + static_cast<std::size_t>(m % p) * bytes; };
+      const int own = rank_of_ipu(local[i]);
+      // Member m's data (m taken modulo p); the own member's is `out` itself.
+      auto x = [&](int m) -> const std::byte* {
+        const auto at = static_cast<std::size_t>(ipu(g, m % p));
+        return ctx.payload(static_cast<int>(at / per_rank)) + (at % per_rank) * bytes;
+      };
       if (algorithm == Algorithm::tree) {
+        // Binomial: member q - d absorbs member q as (own op incoming), d = 1, 2, 4, ...;
+        // the result is member 0's. Member 0's partial is built in `out` when it is this
+        // rank's member, else in the scratch (out still holds the own member's value,
+        // which the fold reads), as are the other members' partials.
+        if (p == 2 && own == 1) {
+          detail::combine(type, op, out, x(0), n, true);
+          continue;
+        }
+        std::vector<const std::byte*>& partial = ctx.partials;
+        partial.resize(static_cast<std::size_t>(p));
+        for (int m = 0; m < p; ++m) partial[static_cast<std::size_t>(m)] = m == own ? out : x(m);
         for (int d = 1; d < p; d *= 2)
-          for (int q = d; q < p; q += 2 * d) detail::combine(type, op, x(q - d), x(q), n, false);
-        std::memcpy(recv.data[i], v.data(), bytes);
+          for (int q = d; q < p; q += 2 * d) {
+            const auto w = static_cast<std::size_t>(q - d);
+            std::byte* into =
+                (q - d == own) ? out : scratch + w * bytes;  // never member `own`'s original
+            if (partial[w] != into) std::memcpy(into, partial[w], bytes);
+            partial[w] = into;
+            detail::combine(type, op, into, partial[static_cast<std::size_t>(q)], n, false);
+          }
+        if (own != 0) std::memcpy(out, partial[0], bytes);
         continue;
       }
-      // Ring: chunk c is ((x[c+1] op x[c+2]) op ...) op x[c], on every tile's part of it.
+      // Ring: chunk c is ((x[c+1] op x[c+2]) op ...) op x[c+p], on every tile's part of
+      // it. With `out` holding the own member's part: the members before it in that order
+      // are folded into the scratch (or read where they are, if only one), combined as
+      // (partial op own) into out, and the members after it combined as (out op x).
       for (int k = 0; k < layout.tiles(); ++k)
         for (int c = 0; c < p; ++c) {
           const std::size_t at = layout.slice_begin(c, k) * esize;
           const std::size_t length = layout.piece_offset(k, c + 1) - layout.piece_offset(k, c);
-          std::byte* out = recv.data[i] + at;
-          std::memcpy(out, x(c + 1) + at, length * esize);
-          for (int j = 2; j <= p; ++j) detail::combine(type, op, out, x(c + j) + at, length, false);
+          if (length == 0) continue;
+          const int before = ((own - c - 1) % p + p) % p;  // members c+1 .. own-1
+          if (before == 1) {
+            detail::combine(type, op, out + at, x(c + 1) + at, length, true);
+          } else if (before > 1) {
+            std::memcpy(scratch, x(c + 1) + at, length * esize);
+            for (int j = 2; j <= before; ++j)
+              detail::combine(type, op, scratch, x(c + j) + at, length, false);
+            detail::combine(type, op, out + at, scratch, length, true);
+          }
+          for (int j = before + 2; j <= p; ++j)
+            detail::combine(type, op, out + at, x(c + j) + at, length, false);
         }
     }
   }
@@ -845,15 +1025,9 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
         for (int id : group.tiles)
           unload(*rt.local_tiles()[static_cast<std::size_t>(id - rt.first_tile())]);
     }
-  const double wall = (now_seconds() - start) / static_cast<double>(supersteps);
-  for (std::size_t s = 0; s < supersteps; ++s) {
-    SuperstepCost cost = plan.costs[s];
-    if (plan.most_combined[s] > 0 && rt.target().kind == TargetKind::ipu)
-      cost.compute_cycles = static_cast<double>(
-          estimate_cycles(rt.target(), combine_cost(type), plan.most_combined[s]));
-    rt.record_superstep(label, cost, wall);
-  }
-  return report(algorithm);
+  const double end = now_seconds();
+  rt.record_supersteps(label, call->costs, (end - start) / static_cast<double>(supersteps));
+  return report(algorithm, end);
 }
 
 }  // namespace tessera::comm

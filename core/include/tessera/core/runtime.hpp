@@ -149,6 +149,9 @@ class Runtime {
   // the profile, as a superstep run by superstep() would be. Not collective, but every
   // rank must record the same names and costs to keep the profile the same everywhere.
   void record_superstep(std::string_view name, const SuperstepCost& cost, double wall_seconds);
+  // record_superstep of each cost in order, all of one name (one look-up of the name).
+  void record_supersteps(std::string_view name, std::span<const SuperstepCost> costs,
+                         double wall_seconds);
 
   // Cost model account of everything run so far.
   const Profile& profile() const { return profile_; }

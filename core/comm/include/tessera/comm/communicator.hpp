@@ -15,7 +15,8 @@
 // An all-reduce works in the user's buffers (recv, or data in place), which must not
 // overlap; a call's plans are compiled once per size, and its steps run one tile group
 // at a time, without a cross-rank agreement per step (docs/comm.md, "How a collective
-// runs"). On a spread() communicator a small all-reduce takes one round of messages.
+// runs"). On a spread() communicator a small all-reduce takes one round of messages
+// (a few rounds of eager-sized messages from about 4 KB to 16 KB per rank).
 //
 // Semantics of the buffers (n = elements per member, p = group size, r = rank):
 //   all_reduce      send n, recv n                     every member gets op over members
@@ -47,6 +48,7 @@
 // A Communicator must not outlive its Runtime.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -114,7 +116,8 @@ class Communicator {
   const std::vector<std::vector<int>>& group_table() const { return groups_; }
   // Whether every group's members are on different MPI ranks: then no data moves inside a
   // process, the ranks agree on each call point to point, and a small ring or tree
-  // all-reduce (<= 64 KiB per rank) travels with that agreement: one round of messages.
+  // all-reduce (<= 64 KiB per rank) travels with that agreement: one round of messages
+  // (from about 4 KB to 16 KB per rank, a few rounds of eager-sized messages).
   bool spread() const { return spread_; }
   // The IPUs hosted by this MPI rank, ascending: the order of every PerIpu argument.
   const std::vector<int>& local_ipus() const;
@@ -191,9 +194,31 @@ class Communicator {
   struct Context;  // shared by a world and the communicators split from it
 
  private:
+  // A short list kept inline up to 8 entries (the usual 1-4 IPUs per rank), so that a
+  // call's arguments cost no allocation; longer lists go to the heap.
+  template <class V>
+  class Few {
+   public:
+    void push_back(V v) {
+      if (size_ < inline_.size()) {
+        inline_[size_] = v;
+      } else {
+        if (heap_.empty()) heap_.assign(inline_.begin(), inline_.end());
+        heap_.push_back(v);
+      }
+      ++size_;
+    }
+    std::size_t size() const { return size_; }
+    V operator[](std::size_t i) const { return size_ <= inline_.size() ? inline_[i] : heap_[i]; }
+
+   private:
+    std::array<V, 8> inline_{};
+    std::vector<V> heap_;
+    std::size_t size_ = 0;
+  };
   struct Bytes {
-    std::vector<std::byte*> data;
-    std::vector<std::size_t> elements;
+    Few<std::byte*> data;
+    Few<std::size_t> elements;
   };
   template <class T>
   static Bytes bytes(PerIpu<T> buffers) {
@@ -207,19 +232,21 @@ class Communicator {
   CallReport run(Collective collective, DataType type, Op op, Algorithm algorithm, int root,
                  int peer, std::size_t count, const Bytes& send, const Bytes& recv, bool in_place);
   struct Compiled;  // a call's layout, schedule and exchange plans, cached in the Context
+  struct CallPlan;  // what one kind of call runs, found without string or map work
   std::unique_ptr<Compiled> compile(Collective collective, Algorithm algorithm, std::size_t esize,
                                     std::size_t n, int root, int peer,
                                     const std::string& label) const;
   std::string where(Collective collective) const;
-  std::uint64_t id() const;
+  std::uint64_t hash() const;
 
   std::shared_ptr<Context> context_;
   std::string name_;
   int size_ = 1;
   std::vector<std::vector<int>> groups_;  // IPUs of each group, in rank order
   std::vector<int> group_of_ipu_, rank_of_ipu_;
-  int block_ = 0;        // link_domain_block of the groups
-  bool spread_ = false;  // every group's members are on different MPI ranks
+  int block_ = 0;         // link_domain_block of the groups
+  bool spread_ = false;   // every group's members are on different MPI ranks
+  std::uint64_t id_ = 0;  // hash() of the name and groups, to tell communicators apart
 };
 
 }  // namespace tessera::comm

@@ -459,6 +459,20 @@ TEST(DeepmdSeA, WeightBytesCountTheReplicatedModel) {
   EXPECT_EQ(float32_model().weight_bytes(), 1230 * 4 + fixed);
 }
 
+// The cost model's counts for the test model, counted by hand (docs/deepmd.md, "FLOP count"):
+// per occupied slot 2 * 2 * (1*3 + 3*6 + 6*12) + 3 * 2 * 4 * 12 = 660 flops and 3 + 6 + 12 tanh;
+// per atom 2 * 2 * (24*10 + 10*10 + 10*10 + 10*1) + 3 * 2 * 4 * 12 * 2 = 2376 flops and
+// 10 + 10 + 10 tanh (the output layer is linear).
+TEST(DeepmdSeA, FlopAndTanhCountsOfTheTestModel) {
+  SKIP_WITHOUT_DATA();
+  for (int t : {0, 1}) {
+    EXPECT_EQ(slot_flops(model(), t), 660.0);
+    EXPECT_EQ(atom_flops(model(), t), 2376.0);
+    EXPECT_EQ(slot_tanh(model(), t), 21.0);
+    EXPECT_EQ(atom_tanh(model(), t), 30.0);
+  }
+}
+
 // The workspace compute() leaves behind holds exactly workspace_bytes() when every neighbor slot
 // is occupied (a model cut down to sel = {2, 3} on a dense box), at both precisions, and at most
 // that with the full model's partly filled slots.

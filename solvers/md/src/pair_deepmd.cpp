@@ -23,12 +23,18 @@ PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_fil
     if (precision_) models_.back().precision = *precision_;
   }
   for (const auto& m : models_) {
-    double slots = 0;
-    for (int t = 0; t < m.ntypes(); ++t)
-      slots += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_flops(m, t);
-    std::vector<double> per_type;
-    for (int t = 0; t < m.ntypes(); ++t) per_type.push_back(slots + deepmd::atom_flops(m, t));
-    flops_.push_back(per_type);
+    double slot_flops = 0, slot_tanh = 0;
+    for (int t = 0; t < m.ntypes(); ++t) {
+      slot_flops += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_flops(m, t);
+      slot_tanh += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_tanh(m, t);
+    }
+    std::vector<double> flops, tanh;
+    for (int t = 0; t < m.ntypes(); ++t) {
+      flops.push_back(slot_flops + deepmd::atom_flops(m, t));
+      tanh.push_back(slot_tanh + deepmd::atom_tanh(m, t));
+    }
+    flops_.push_back(flops);
+    tanh_.push_back(tanh);
   }
   const deepmd::Model& first = models_.front();
   for (std::size_t k = 1; k < models_.size(); ++k) {

@@ -26,9 +26,14 @@ constexpr KernelCost list_cost{200, 40.0, 1};      // per candidate pair in the 
 constexpr KernelCost pack_cost{20, 8.0, 1};        // per ghost atom packed
 // pair_style deepmd, per flop of the networks: float64 is emulated like lj/cut's arithmetic
 // (about 6 cycles a flop); float32 runs on the 2-wide float SIMD at about a flop per lane and
-// cycle. Estimates, not measurements.
+// cycle. Per tanh: the Cephes formulas (deepmd/activation.cpp) take about 30 flops and a
+// division on the branch a scalar worker evaluates, some 200 cycles in emulated float64; the
+// float32 rational approximation 11 multiply-adds and a division, about 20 cycles on the 2-wide
+// SIMD. Estimates, not measurements.
 constexpr KernelCost deepmd_float64_cost{200, 6.0, 1};
 constexpr KernelCost deepmd_float32_cost{200, 1.0, 2};
+constexpr KernelCost deepmd_float64_tanh_cost{0, 200.0, 1};
+constexpr KernelCost deepmd_float32_tanh_cost{0, 20.0, 2};
 
 std::string fmt_id(std::int64_t id) { return std::to_string(id); }
 
@@ -1154,12 +1159,16 @@ void Simulation::deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation) {
     deepmd::compute(deepmd_->model(model), positions, s.dp_types, s.nlocal, s.dp_list,
                     s.dp_workspace, s.dp_result);
     const deepmd::Result& r = s.dp_result;
-    double flops = 0;
-    for (std::size_t i = 0; i < nlocal; ++i)
+    double flops = 0, tanh = 0;
+    for (std::size_t i = 0; i < nlocal; ++i) {
       flops += deepmd_->atom_step_flops(model, s.dp_types[i]);
-    t.charge(deepmd_->model(model).precision == deepmd::Precision::kFloat32 ? deepmd_float32_cost
-                                                                            : deepmd_float64_cost,
+      tanh += deepmd_->atom_step_tanh(model, s.dp_types[i]);
+    }
+    const bool float32 = deepmd_->model(model).precision == deepmd::Precision::kFloat32;
+    t.charge(float32 ? deepmd_float32_cost : deepmd_float64_cost,
              static_cast<std::uint64_t>(flops));
+    t.charge(float32 ? deepmd_float32_tanh_cost : deepmd_float64_tanh_cost,
+             static_cast<std::uint64_t>(tanh));
     s.dp_io_bytes.set(capacity_bytes(s.dp_list.offsets) + capacity_bytes(s.dp_list.indices) +
                       capacity_bytes(s.dp_types) + capacity_bytes(r.atom_energy) +
                       capacity_bytes(r.force) + capacity_bytes(r.atom_virial) +

@@ -367,6 +367,12 @@ double multiply_adds(const Network& net) {
   for (const auto& layer : net.layers) s += static_cast<double>(layer.w.size());
   return s;
 }
+double tanh_count(const Network& net) {
+  double s = 0.0;
+  for (const auto& layer : net.layers)
+    if (layer.activation == Activation::kTanh) s += static_cast<double>(layer.w.cols());
+  return s;
+}
 }  // namespace
 
 namespace {
@@ -403,6 +409,14 @@ double atom_flops(const Model& model, int centre_type) {
   const double ng = model.embedding_width(), axis = model.axis_neuron;
   return 2 * 2 * multiply_adds(model.fittings[static_cast<std::size_t>(centre_type)]) +
          3 * 2 * 4 * ng * axis;
+}
+
+double slot_tanh(const Model& model, int neighbor_type) {
+  return tanh_count(model.embeddings[static_cast<std::size_t>(neighbor_type)]);
+}
+
+double atom_tanh(const Model& model, int centre_type) {
+  return tanh_count(model.fittings[static_cast<std::size_t>(centre_type)]);
 }
 
 std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, TapeMode tape) {

@@ -47,6 +47,10 @@ class PairDeepMD {
   double atom_step_flops(int k, int type) const {
     return flops_[static_cast<std::size_t>(k)][static_cast<std::size_t>(type)];
   }
+  // Its tanh evaluations (deepmd::slot_tanh, atom_tanh), every neighbor slot computed.
+  double atom_step_tanh(int k, int type) const {
+    return tanh_[static_cast<std::size_t>(k)][static_cast<std::size_t>(type)];
+  }
   // The models' type index of LAMMPS atom type `type` (1-based).
   int model_type(int type) const { return type_map_[static_cast<std::size_t>(type)]; }
   // What restart files record: the files, the output settings and each type's element.
@@ -84,6 +88,7 @@ class PairDeepMD {
   int out_freq_;
   std::optional<deepmd::Precision> precision_;
   std::vector<std::vector<double>> flops_;  // [model][type]
+  std::vector<std::vector<double>> tanh_;   // [model][type]
   std::vector<int> type_map_;               // [LAMMPS type] -> model type; [0] unused; -1 unmapped
   std::ofstream out_;
   bool append_ = false;

@@ -90,6 +90,12 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates,
 // fitting net forward and input gradient and D = M^T M< with its two gradient products.
 double slot_flops(const Model& model, int neighbor_type);
 double atom_flops(const Model& model, int centre_type);
+// tanh evaluations of compute(), which the flops above leave out: per occupied neighbor slot the
+// embedding net's tanh layers' widths, per atom the fitting net's (21 and 30 for the test model).
+// The IPU cost model charges them apart (an emulated float64 tanh costs as much as a few dozen
+// flops).
+double slot_tanh(const Model& model, int neighbor_type);
+double atom_tanh(const Model& model, int centre_type);
 
 // Whole-system convenience for tests and tools: builds the periodic images and neighbor lists,
 // calls compute() and folds ghost forces and virials back onto their atoms. cell holds the three

@@ -44,8 +44,8 @@ std::string read_text(const std::string& path) {
 
 // The vectorised tanh against libm: float64 within 4 ulp over the whole range (both branches,
 // their junction at 0.625, the clamp at 20), float32 within 8 ulp of the float64 value; the
-// result of an element does not depend on where it sits (tail or vector body); NaN and the
-// infinities pass through.
+// result of an element does not depend on where it sits (tail or vector body); NaN, the
+// infinities and -0 come out as from libm.
 TEST(DeepmdActivation, TanhMatchesLibm) {
   std::vector<double> x;
   for (double v = -25.0; v <= 25.0; v += 1.37e-4) x.push_back(v);
@@ -65,11 +65,12 @@ TEST(DeepmdActivation, TanhMatchesLibm) {
   }
   std::printf("  float64 tanh: max %.1f ulp from libm\n", worst);
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> special = {inf, -inf, std::numeric_limits<double>::quiet_NaN()};
+  std::vector<double> special = {inf, -inf, std::numeric_limits<double>::quiet_NaN(), -0.0};
   tanh_inplace(std::span<double>(special));
   EXPECT_EQ(special[0], 1.0);
   EXPECT_EQ(special[1], -1.0);
   EXPECT_TRUE(std::isnan(special[2]));
+  EXPECT_TRUE(special[3] == 0.0 && std::signbit(special[3]));
 
   std::vector<float> f;
   for (double v = -12.0; v <= 12.0; v += 1.37e-4) f.push_back(static_cast<float>(v));
@@ -84,6 +85,9 @@ TEST(DeepmdActivation, TanhMatchesLibm) {
     tanh_inplace(std::span<float>(&alone, 1));
     ASSERT_EQ(alone, g[k]) << "x = " << f[k];
   }
+  float zero = -0.0f;
+  tanh_inplace(std::span<float>(&zero, 1));
+  EXPECT_TRUE(zero == 0.0f && std::signbit(zero));
 }
 
 TEST(DeepmdSeA, LoadsTheReferenceModel) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace tessera::md::deepmd {
 namespace {
@@ -67,7 +68,13 @@ inline __attribute__((always_inline)) void tanh_block(double* p) {
   const Vec up = scale * (qe + pe), down = qe - pe;
   const auto small = a < 0.625;
   const Vec t = (small ? a * (q_small + p_small) : up - down) / (small ? q_small : up + down);
-  const Vec signed_t = x < 0 ? -t : t;
+  // t >= 0: give it x's sign bit, so that tanh(-0) = -0 as in libm.
+  Ints t_bits, x_bits;
+  std::memcpy(&t_bits, &t, sizeof t_bits);
+  std::memcpy(&x_bits, &x, sizeof x_bits);
+  t_bits |= x_bits & std::numeric_limits<std::int64_t>::min();
+  Vec signed_t;
+  std::memcpy(&signed_t, &t_bits, sizeof signed_t);
   // NaN compares false everywhere above; keep it.
   const Vec out = x == x ? signed_t : x;
   std::memcpy(p, &out, sizeof out);

@@ -474,12 +474,57 @@ TEST(DeepmdSeA, FlopAndTanhCountsOfTheTestModel) {
     EXPECT_EQ(atom_flops(model(), t), 2376.0);
     EXPECT_EQ(slot_tanh(model(), t), 21.0);
     EXPECT_EQ(atom_tanh(model(), t), 30.0);
+    // Recomputing runs the embedding forward again: 186 flops and 21 tanh more per slot.
+    EXPECT_EQ(slot_flops(model(), t, TapeMode::kRecompute), 846.0);
+    EXPECT_EQ(slot_tanh(model(), t, TapeMode::kRecompute), 42.0);
   }
 }
 
+// A tile's view of a dense solid: `nloc` local atoms at the centre of a cubic lattice of
+// 1.05 A spacing (types O, H, H repeating), followed by the lattice sites within rcut + 0.5 A of
+// them as ghosts, so that every local atom has every neighbor slot of the test model occupied
+// (more than 46 O and 92 H within rcut); candidates are all atoms within rcut + 0.5 A. Several
+// blocks of atoms (64 in float64) for nloc > 64.
+struct Tile {
+  std::vector<double> x;
+  std::vector<int> type;
+  NeighborList list{{0}, {}};
+};
+Tile dense_tile(int nloc) {
+  constexpr int kHalf = 12;
+  constexpr double kSpacing = 1.05, kReach = 6.5;
+  std::vector<std::array<double, 3>> sites;
+  for (int i = -kHalf; i <= kHalf; ++i)
+    for (int j = -kHalf; j <= kHalf; ++j)
+      for (int k = -kHalf; k <= kHalf; ++k)
+        sites.push_back({i * kSpacing, j * kSpacing, k * kSpacing});
+  auto norm = [](const std::array<double, 3>& a) { return std::hypot(a[0], a[1], a[2]); };
+  std::stable_sort(sites.begin(), sites.end(),
+                   [&](const auto& a, const auto& b) { return norm(a) < norm(b); });
+  const double local_radius = norm(sites[static_cast<std::size_t>(nloc - 1)]);
+  Tile tile;
+  for (std::size_t a = 0; a < sites.size() && norm(sites[a]) <= local_radius + kReach; ++a) {
+    tile.x.insert(tile.x.end(), sites[a].begin(), sites[a].end());
+    tile.type.push_back(a % 3 == 0 ? 0 : 1);
+  }
+  const auto natoms = static_cast<int>(tile.type.size());
+  for (int i = 0; i < nloc; ++i) {
+    for (int j = 0; j < natoms; ++j) {
+      const double d =
+          std::hypot(tile.x[3 * j] - tile.x[3 * i], tile.x[3 * j + 1] - tile.x[3 * i + 1],
+                     tile.x[3 * j + 2] - tile.x[3 * i + 2]);
+      if (j != i && d <= kReach) tile.list.indices.push_back(j);
+    }
+    tile.list.offsets.push_back(static_cast<int>(tile.list.indices.size()));
+  }
+  return tile;
+}
+
 // The workspace compute() leaves behind holds exactly workspace_bytes() when every neighbor slot
-// is occupied (a model cut down to sel = {2, 3} on a dense box), at both precisions, and at most
-// that with the full model's partly filled slots.
+// is occupied (a model cut down to sel = {2, 3} on a dense box; the full model on a dense tile
+// of 1, 64, 65 and 130 atoms, that is one block, a block and one atom, and two blocks and part
+// of a third), at both precisions and in both tape modes, and at most that with the full
+// model's partly filled slots.
 TEST(DeepmdSeA, WorkspaceBytesAreTheWorkspaceSize) {
   SKIP_WITHOUT_DATA();
   Model small = model();
@@ -510,6 +555,22 @@ TEST(DeepmdSeA, WorkspaceBytesAreTheWorkspaceSize) {
       EXPECT_LE(fresh.bytes(), workspace_bytes(full, 18, 17, mode));
       EXPECT_GT(fresh.bytes(), 0u);
     }
+  for (int nloc : {1, 64, 65, 130}) {
+    const Tile tile = dense_tile(nloc);
+    int longest = 0;
+    for (int i = 0; i < nloc; ++i)
+      longest = std::max(longest, tile.list.offsets[i + 1] - tile.list.offsets[i]);
+    for (Precision p : {Precision::kFloat64, Precision::kFloat32})
+      for (TapeMode mode : {TapeMode::kStore, TapeMode::kRecompute}) {
+        Model full = model();
+        full.precision = p;
+        Workspace workspace(mode);
+        Result r;
+        compute(full, tile.x, tile.type, nloc, tile.list, workspace, r);
+        EXPECT_EQ(workspace.bytes(), workspace_bytes(full, nloc, longest, mode))
+            << nloc << " atoms, " << precision_name(p);
+      }
+  }
   // The stored tape holds one block of atoms (64 for this model), so what it adds to the
   // workspace stops growing with nloc past a block; recomputing keeps less.
   auto tape = [](int nloc) {
@@ -527,12 +588,10 @@ TEST(DeepmdSeA, WorkspaceBytesAreTheWorkspaceSize) {
   EXPECT_GT(workspace_bytes(small, 100, 50), b64 / 2);
 }
 
-// Edge cases of the batched layout: a tile without local atoms, and atoms without neighbors
-// (all slots padded; no rows for the embedding nets), at both precisions. An atom alone has the
-// energy it has beside another beyond rcut, and no force.
-// TapeMode::kRecompute evaluates the embedding nets again, block by block, with the same
-// per-row arithmetic: bit-identical results, at both precisions, on a box with several blocks
-// (more than 128 rows) per neighbor type.
+// TapeMode::kRecompute evaluates the embedding nets again, chunk by chunk, with the same
+// per-row arithmetic: bit-identical results, at both precisions, on a box with several chunks
+// (more than 128 rows) per neighbor type, and on a dense tile of 130 atoms (three blocks in
+// float64).
 TEST(DeepmdSeA, RecomputedTapeGivesIdenticalResults) {
   SKIP_WITHOUT_DATA();
   const Config c = random_config(13, 40, false);
@@ -552,10 +611,20 @@ TEST(DeepmdSeA, RecomputedTapeGivesIdenticalResults) {
     EXPECT_EQ(a.atom_virial, b.atom_virial);
     EXPECT_LT(again.bytes(), store.bytes());
   }
+  const Tile tile = dense_tile(130);
+  for (const Model& m : {model(), float32_model()}) {
+    Workspace store(TapeMode::kStore), again(TapeMode::kRecompute);
+    Result a, b;
+    compute(m, tile.x, tile.type, 130, tile.list, store, a);
+    compute(m, tile.x, tile.type, 130, tile.list, again, b);
+    EXPECT_EQ(a.atom_energy, b.atom_energy);
+    EXPECT_EQ(a.force, b.force);
+    EXPECT_EQ(a.atom_virial, b.atom_virial);
+  }
 }
 
 // compute() takes the atoms through the networks in blocks (64 atoms for the test model in
-// float64, 128 in float32): on 125 atoms, numbering them backwards puts other atoms together in
+// float64, 115 in float32): on 125 atoms, numbering them backwards puts other atoms together in
 // a block, and changes the results by round-off only.
 TEST(DeepmdSeA, BlocksOfAtomsChangeOnlyRoundOff) {
   SKIP_WITHOUT_DATA();
@@ -602,6 +671,9 @@ TEST(DeepmdSeA, BlocksOfAtomsChangeOnlyRoundOff) {
   }
 }
 
+// Edge cases of the batched layout: a tile without local atoms, and atoms without neighbors
+// (all slots padded; no rows for the embedding nets), at both precisions. An atom alone has the
+// energy it has beside another beyond rcut, and no force.
 TEST(DeepmdSeA, EmptyTilesAndIsolatedAtoms) {
   SKIP_WITHOUT_DATA();
   for (const Model& m : {model(), float32_model()}) {

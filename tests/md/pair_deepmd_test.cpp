@@ -297,8 +297,9 @@ TEST(PairDeepmd, RestartContinuesBitwise) {
   std::remove(restart.c_str());
 }
 
-// A restart header edited by hand to an unknown precision or pair style is refused by name
-// (the edits keep the header's length, so only the value is wrong).
+// A restart header edited by hand to an unknown precision or pair style is refused by name,
+// before it changes the simulation (the edits keep the header's length, so only the value is
+// wrong).
 TEST(PairDeepmd, RestartWithUnknownSettingsFails) {
   SKIP_WITHOUT_DATA();
   const std::string restart = temp_path("deepmd_edit.restart");
@@ -330,6 +331,7 @@ TEST(PairDeepmd, RestartWithUnknownSettingsFails) {
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
     }
+    EXPECT_FALSE(b.sim.has_box()) << "the refused file changed the simulation";
   }
   std::remove(restart.c_str());
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "tessera/core/atomic_file.hpp"
@@ -354,6 +355,18 @@ void read_restart(Simulation& sim, const std::string& path) {
       fail("was written with another atom layout");
     if (at + header_bytes + natoms * sizeof(AtomRecord) != data.size())
       fail("is truncated or has trailing bytes");
+    // The pair settings are checked before the simulation is changed at all.
+    const auto& p = h.at("pair");
+    const auto style = p.at("style").get<std::string>();
+    if (style != "deepmd" && style != "lj/cut")
+      fail("records pair style '" + style + "'; this md_ipu writes lj/cut or deepmd");
+    std::optional<deepmd::Precision> override;  // "model" (none) or a precision name
+    if (style == "deepmd") {
+      const auto precision = p.at("precision").get<std::string>();
+      override = deepmd::precision_named(precision);
+      if (!override && precision != "model")
+        fail("records deepmd precision '" + precision + "'; expected model, float32 or float64");
+    }
     sim.set_units(Units::of(h.at("units").get<std::string>()));
     Box box;
     box.lo = h.at("box").at("lo").get<std::array<double, 3>>();
@@ -364,17 +377,8 @@ void read_restart(Simulation& sim, const std::string& path) {
     for (int t = 1; t <= types; ++t) sim.set_mass(t, masses.at(static_cast<std::size_t>(t - 1)));
     sim.set_timestep(h.at("timestep").get<double>());
     sim.set_step(h.at("step").get<std::int64_t>());
-    const auto& p = h.at("pair");
-    const auto style = p.at("style").get<std::string>();
-    if (style != "deepmd" && style != "lj/cut")
-      fail("records pair style '" + style + "'; this md_ipu writes lj/cut or deepmd");
     if (style == "deepmd") {
       // The models are read again from their files, as LAMMPS's DeePMD plugin does.
-      // "model" (no override) or a precision name.
-      const auto precision = p.at("precision").get<std::string>();
-      const auto override = deepmd::precision_named(precision);
-      if (!override && precision != "model")
-        fail("records deepmd precision '" + precision + "'; expected model, float32 or float64");
       auto deepmd = std::make_unique<PairDeepMD>(p.at("models").get<std::vector<std::string>>(),
                                                  p.at("out_file").get<std::string>(),
                                                  p.at("out_freq").get<int>(), override);

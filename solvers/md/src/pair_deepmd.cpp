@@ -22,20 +22,19 @@ PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_fil
     models_.push_back(deepmd::load_model(path));
     if (precision_) models_.back().precision = *precision_;
   }
-  for (const auto& m : models_) {
-    double slot_flops = 0, slot_tanh = 0;
-    for (int t = 0; t < m.ntypes(); ++t) {
-      slot_flops += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_flops(m, t);
-      slot_tanh += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_tanh(m, t);
+  for (const auto tape : {deepmd::TapeMode::kStore, deepmd::TapeMode::kRecompute})
+    for (const auto& m : models_) {
+      Cost slots;
+      for (int t = 0; t < m.ntypes(); ++t) {
+        slots.flops += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_flops(m, t, tape);
+        slots.tanh += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_tanh(m, t, tape);
+      }
+      std::vector<Cost> per_type;
+      for (int t = 0; t < m.ntypes(); ++t)
+        per_type.push_back(
+            {slots.flops + deepmd::atom_flops(m, t), slots.tanh + deepmd::atom_tanh(m, t)});
+      costs_[tape == deepmd::TapeMode::kRecompute].push_back(per_type);
     }
-    std::vector<double> flops, tanh;
-    for (int t = 0; t < m.ntypes(); ++t) {
-      flops.push_back(slot_flops + deepmd::atom_flops(m, t));
-      tanh.push_back(slot_tanh + deepmd::atom_tanh(m, t));
-    }
-    flops_.push_back(flops);
-    tanh_.push_back(tanh);
-  }
   const deepmd::Model& first = models_.front();
   for (std::size_t k = 1; k < models_.size(); ++k) {
     // DeePMD-kit's model deviation compares models of one system: same elements, same cutoff.

@@ -1161,8 +1161,8 @@ void Simulation::deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation) {
     const deepmd::Result& r = s.dp_result;
     double flops = 0, tanh = 0;
     for (std::size_t i = 0; i < nlocal; ++i) {
-      flops += deepmd_->atom_step_flops(model, s.dp_types[i]);
-      tanh += deepmd_->atom_step_tanh(model, s.dp_types[i]);
+      flops += deepmd_->atom_step_flops(model, s.dp_types[i], s.dp_tape);
+      tanh += deepmd_->atom_step_tanh(model, s.dp_types[i], s.dp_tape);
     }
     const bool float32 = deepmd_->model(model).precision == deepmd::Precision::kFloat32;
     t.charge(float32 ? deepmd_float32_cost : deepmd_float64_cost,

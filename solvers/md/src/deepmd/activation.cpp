@@ -45,7 +45,8 @@ inline __attribute__((always_inline)) void tanh_block(double* p) {
   std::memcpy(&x, p, sizeof x);
   const Vec ax = x < 0 ? -x : x;
   const Vec a = ax < 20.0 ? ax : broadcast(20.0);
-  // Small branch: numerator and denominator of x + x z P/Q, over Q.
+  // Small branch: x z P(z) and Q(z) of x + x z P/Q (x added after the division, so that
+  // tiny x come out as x).
   const Vec z = a * a;
   const Vec q_small = ((z + kQ0) * z + kQ1) * z + kQ2;
   const Vec p_small = ((kP0 * z + kP1) * z + kP2) * z;
@@ -67,7 +68,8 @@ inline __attribute__((always_inline)) void tanh_block(double* p) {
   std::memcpy(&scale, &scale_bits, sizeof scale);
   const Vec up = scale * (qe + pe), down = qe - pe;
   const auto small = a < 0.625;
-  const Vec t = (small ? a * (q_small + p_small) : up - down) / (small ? q_small : up + down);
+  const Vec quotient = (small ? a * p_small : up - down) / (small ? q_small : up + down);
+  const Vec t = small ? a + quotient : quotient;
   // t >= 0: give it x's sign bit, so that tanh(-0) = -0 as in libm.
   Ints t_bits, x_bits;
   std::memcpy(&t_bits, &t, sizeof t_bits);

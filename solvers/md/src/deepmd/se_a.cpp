@@ -399,9 +399,10 @@ Index atoms_per_block(const Model& model, int nloc) {
 }
 }  // namespace
 
-double slot_flops(const Model& model, int neighbor_type) {
+double slot_flops(const Model& model, int neighbor_type, TapeMode tape) {
   const double ng = model.embedding_width();
-  return 2 * 2 * multiply_adds(model.embeddings[static_cast<std::size_t>(neighbor_type)]) +
+  const double passes = tape == TapeMode::kRecompute ? 3 : 2;  // forward (again), backward
+  return passes * 2 * multiply_adds(model.embeddings[static_cast<std::size_t>(neighbor_type)]) +
          3 * 2 * 4 * ng;
 }
 
@@ -411,8 +412,9 @@ double atom_flops(const Model& model, int centre_type) {
          3 * 2 * 4 * ng * axis;
 }
 
-double slot_tanh(const Model& model, int neighbor_type) {
-  return tanh_count(model.embeddings[static_cast<std::size_t>(neighbor_type)]);
+double slot_tanh(const Model& model, int neighbor_type, TapeMode tape) {
+  return (tape == TapeMode::kRecompute ? 2 : 1) *
+         tanh_count(model.embeddings[static_cast<std::size_t>(neighbor_type)]);
 }
 
 double atom_tanh(const Model& model, int centre_type) {
@@ -638,7 +640,7 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       d.noalias() = ma.transpose() * ma.leftCols(axis);
     }
     for (Index k = 0; k < nb * ndesc; ++k)
-      out.descriptor[static_cast<std::size_t>(i0 * ndesc + k)] =
+      out.descriptor[static_cast<std::size_t>(static_cast<Index>(i0) * ndesc + k)] =
           static_cast<double>(desc.data()[k]);
 
     // Fitting nets per centre type, batched over the block's atoms of that type; their reverse

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tessera/md/deepmd/model.hpp"
+#include "tessera/md/deepmd/se_a.hpp"
 
 namespace tessera::md {
 
@@ -44,12 +45,13 @@ class PairDeepMD {
   const deepmd::Model& model(int k) const { return models_[static_cast<std::size_t>(k)]; }
   // Matrix-product flops of one evaluation of model k for an atom of model type `type`, with
   // every neighbor slot computed (as fixed-shape IPU code would): the cost model's work.
-  double atom_step_flops(int k, int type) const {
-    return flops_[static_cast<std::size_t>(k)][static_cast<std::size_t>(type)];
+  // What the kernel computes in `tape` mode (deepmd::slot_flops).
+  double atom_step_flops(int k, int type, deepmd::TapeMode tape) const {
+    return cost(k, type, tape).flops;
   }
   // Its tanh evaluations (deepmd::slot_tanh, atom_tanh), every neighbor slot computed.
-  double atom_step_tanh(int k, int type) const {
-    return tanh_[static_cast<std::size_t>(k)][static_cast<std::size_t>(type)];
+  double atom_step_tanh(int k, int type, deepmd::TapeMode tape) const {
+    return cost(k, type, tape).tanh;
   }
   // The models' type index of LAMMPS atom type `type` (1-based).
   int model_type(int type) const { return type_map_[static_cast<std::size_t>(type)]; }
@@ -87,9 +89,15 @@ class PairDeepMD {
   std::string out_file_;
   int out_freq_;
   std::optional<deepmd::Precision> precision_;
-  std::vector<std::vector<double>> flops_;  // [model][type]
-  std::vector<std::vector<double>> tanh_;   // [model][type]
-  std::vector<int> type_map_;               // [LAMMPS type] -> model type; [0] unused; -1 unmapped
+  struct Cost {
+    double flops = 0, tanh = 0;
+  };
+  const Cost& cost(int k, int type, deepmd::TapeMode tape) const {
+    return costs_[tape == deepmd::TapeMode::kRecompute][static_cast<std::size_t>(k)]
+                 [static_cast<std::size_t>(type)];
+  }
+  std::vector<std::vector<Cost>> costs_[2];  // [kStore, kRecompute][model][type]
+  std::vector<int> type_map_;                // [LAMMPS type] -> model type; [0] unused; -1 unmapped
   std::ofstream out_;
   bool append_ = false;
 };

@@ -88,13 +88,15 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates,
 // IPU cost model: per occupied neighbor slot of type `neighbor_type`, the embedding net forward
 // and its input gradient and the three contractions with R~; per atom of type `centre_type`, the
 // fitting net forward and input gradient and D = M^T M< with its two gradient products.
-double slot_flops(const Model& model, int neighbor_type);
+// TapeMode::kRecompute adds the embedding net's forward pass a second time to each slot (the
+// work compute() does; the benchmark counts the useful flops, kStore's).
+double slot_flops(const Model& model, int neighbor_type, TapeMode tape = TapeMode::kStore);
 double atom_flops(const Model& model, int centre_type);
 // tanh evaluations of compute(), which the flops above leave out: per occupied neighbor slot the
-// embedding net's tanh layers' widths, per atom the fitting net's (21 and 30 for the test model).
-// The IPU cost model charges them apart (an emulated float64 tanh costs as much as a few dozen
-// flops).
-double slot_tanh(const Model& model, int neighbor_type);
+// embedding net's tanh layers' widths (twice with kRecompute), per atom the fitting net's (21
+// and 30 for the test model with kStore). The IPU cost model charges them apart (an emulated
+// float64 tanh costs as much as a few dozen flops).
+double slot_tanh(const Model& model, int neighbor_type, TapeMode tape = TapeMode::kStore);
 double atom_tanh(const Model& model, int centre_type);
 
 // Whole-system convenience for tests and tools: builds the periodic images and neighbor lists,

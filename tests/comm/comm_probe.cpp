@@ -5,6 +5,8 @@
 //                         for any number of threads and MPI ranks.
 //   --case early-exit     rank 1 leaves before an all_reduce; the others must time out
 //                         with a message naming the communicator and the operation.
+//   --case retry-after-timeout  the same, and rank 0 catches the timeout and calls again:
+//                         it must be refused (the timed-out call's messages are still posted).
 //   --case size-mismatch  rank r passes 100 + r elements; every rank must stop with the
 //                         same error, printed once.
 //   --communicator pairs  the last two on the groups {i, i + 6} of a 12-IPU target,
@@ -18,6 +20,7 @@
 #include <cstring>
 
 #include "tessera/comm/communicator.hpp"
+#include "tessera/core/error.hpp"
 #include "tessera/core/environment.hpp"
 #include "tessera/core/options.hpp"
 #include "tessera/core/rng.hpp"
@@ -71,7 +74,7 @@ int main(int argc, char** argv) {
     std::string which = "checksum";
     double timeout = 60;
     app.add_option("--case", which, "What to run")
-        ->check(CLI::IsMember({"checksum", "early-exit", "size-mismatch"}));
+        ->check(CLI::IsMember({"checksum", "early-exit", "retry-after-timeout", "size-mismatch"}));
     app.add_option("--timeout", timeout, "Seconds to wait for the other ranks")
         ->check(CLI::PositiveNumber);
     std::string on = "world";
@@ -88,9 +91,16 @@ int main(int argc, char** argv) {
     // the agreement, in one round or, from about 4 KB a rank, in a few).
     Communicator pairs = world.split(Grouping::orthogonal, 2, "pairs");
     Communicator& called = on == "pairs" ? pairs : world;
-    if (which == "early-exit") {
+    if (which == "early-exit" || which == "retry-after-timeout") {
       if (runtime.rank() == 1) return 0;
       auto data = random_buffers(called, 100);
+      if (which == "retry-after-timeout") {
+        try {
+          called.all_reduce<float>(views(data), Op::sum);
+        } catch (const CommError&) {
+          // A caller that catches the timeout and tries again must be refused.
+        }
+      }
       called.all_reduce<float>(views(data), Op::sum);
       return 0;
     }

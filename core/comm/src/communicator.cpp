@@ -123,6 +123,7 @@ struct Communicator::Context {
   int ranks = 1;
   int me = 0;  // this rank in `agreement`
   double timeout = 60.0;
+  std::string timed_out;  // the call that timed out, if one did (see wait())
   std::uint64_t min_tile_bytes = default_min_tile_bytes;
   std::vector<int> local_ipus;
   Variable<std::byte> data, incoming;  // every member's buffer and receive area, per tile
@@ -292,12 +293,15 @@ struct Communicator::Context {
       if (polls == spin_polls) start = now_seconds();
       if (polls % 256 == 0) {
         const double waited = now_seconds() - start;
-        if (waited > timeout)
+        if (waited > timeout) {
+          // The requests stay posted, into buffers later calls reuse: no call may follow.
+          timed_out = c.where(collective);
           throw CommError(c.where(collective) + ": not every MPI rank joined the call within " +
                           format_number(timeout) +
                           " s: a rank exited early, failed, or called another collective or "
                           "none. If the ranks are only slow, raise the limit with "
                           "Communicator::set_timeout");
+        }
         sleeping = waited > yield_seconds;
       }
       if (sleeping)
@@ -607,6 +611,11 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
                              int root, int peer, std::size_t count, const Bytes& send,
                              const Bytes& recv, bool in_place) {
   Context& ctx = *context_;
+  if (!ctx.timed_out.empty())
+    throw CommError(where(collective) +
+                    ": the communicators of this runtime cannot be used "
+                    "after a call timed out (" +
+                    ctx.timed_out + ")");
   Runtime& rt = *ctx.runtime;
   const int p = size_;
   const auto& local = ctx.local_ipus;

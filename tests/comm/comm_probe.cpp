@@ -20,8 +20,8 @@
 #include <cstring>
 
 #include "tessera/comm/communicator.hpp"
-#include "tessera/core/error.hpp"
 #include "tessera/core/environment.hpp"
+#include "tessera/core/error.hpp"
 #include "tessera/core/options.hpp"
 #include "tessera/core/rng.hpp"
 

@@ -59,26 +59,21 @@ WindowedVariance::WindowedVariance(int dimension, int warmup, int init_buffer, i
       m2_(Vector::Zero(dimension)) {}
 
 bool WindowedVariance::learn(const Vector& q, Vector& inverse_metric) {
-  if (!enabled_) return false;
-  if (in_window()) {
-    ++n_;
-    const Vector delta = q - mean_;
-    mean_ += delta / n_;
-    m2_ += delta.cwiseProduct(q - mean_);
-  }
-  if (window_end()) {
-    next_window();
-    const double n = n_;
-    const Vector variance = n > 1 ? Vector(m2_ / (n - 1.0)) : Vector::Ones(q.size());
-    inverse_metric = (n / (n + 5.0)) * variance.array() + 1e-3 * (5.0 / (n + 5.0));
-    n_ = 0;
-    mean_.setZero();
-    m2_.setZero();
-    ++counter_;
-    return true;
-  }
-  ++counter_;
-  return false;
+  return iterate(
+      [&] {
+        ++n_;
+        const Vector delta = q - mean_;
+        mean_ += delta / n_;
+        m2_ += delta.cwiseProduct(q - mean_);
+      },
+      [&] {
+        const double n = n_;
+        const Vector variance = n > 1 ? Vector(m2_ / (n - 1.0)) : Vector::Ones(q.size());
+        inverse_metric = (n / (n + 5.0)) * variance.array() + 1e-3 * (5.0 / (n + 5.0));
+        n_ = 0;
+        mean_.setZero();
+        m2_.setZero();
+      });
 }
 
 WindowedCovariance::WindowedCovariance(int dimension, int warmup, int init_buffer, int term_buffer,
@@ -88,32 +83,28 @@ WindowedCovariance::WindowedCovariance(int dimension, int warmup, int init_buffe
       m2_(Matrix::Zero(dimension, dimension)) {}
 
 bool WindowedCovariance::learn(const Vector& q, Matrix& inverse_metric) {
-  if (!enabled_) return false;
-  if (in_window()) {
-    // Welford's update of the co-moment matrix (Stan's welford_covar_estimator.hpp).
-    ++n_;
-    const Vector delta = q - mean_;
-    mean_ += delta / n_;
-    m2_ += (q - mean_) * delta.transpose();
-  }
-  if (window_end()) {
-    next_window();
-    const double n = n_;
-    const auto d = q.size();
-    Matrix covariance = n > 1 ? Matrix(m2_ / (n - 1.0)) : Matrix::Identity(d, d);
-    // Welford's co-moment (q - mean_new)(q - mean_old)^T is symmetric only up to rounding;
-    // the kinetic energy and its gradient M^-1 p must use the same, exactly symmetric matrix.
-    covariance = 0.5 * (covariance + covariance.transpose()).eval();
-    inverse_metric = (n / (n + 5.0)) * covariance;
-    inverse_metric.diagonal().array() += 1e-3 * (5.0 / (n + 5.0));
-    n_ = 0;
-    mean_.setZero();
-    m2_.setZero();
-    ++counter_;
-    return true;
-  }
-  ++counter_;
-  return false;
+  return iterate(
+      [&] {
+        // Welford's update of the co-moment matrix (Stan's welford_covar_estimator.hpp).
+        ++n_;
+        const Vector delta = q - mean_;
+        mean_ += delta / n_;
+        m2_ += (q - mean_) * delta.transpose();
+      },
+      [&] {
+        const double n = n_;
+        const auto d = q.size();
+        Matrix covariance = n > 1 ? Matrix(m2_ / (n - 1.0)) : Matrix::Identity(d, d);
+        // Welford's co-moment (q - mean_new)(q - mean_old)^T is symmetric only up to rounding;
+        // the kinetic energy and its gradient M^-1 p must use the same, exactly symmetric
+        // matrix.
+        covariance = 0.5 * (covariance + covariance.transpose()).eval();
+        inverse_metric = (n / (n + 5.0)) * covariance;
+        inverse_metric.diagonal().array() += 1e-3 * (5.0 / (n + 5.0));
+        n_ = 0;
+        mean_.setZero();
+        m2_.setZero();
+      });
 }
 
 }  // namespace tessera::mcmc

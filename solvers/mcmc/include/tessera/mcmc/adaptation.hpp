@@ -60,6 +60,20 @@ class AdaptationWindows {
   bool in_window() const;
   bool window_end() const;
   void next_window();
+  // One warm-up iteration of an estimator: add() when the iteration lies in a window; at a
+  // window's end, estimate() (which also restarts the estimator) and true.
+  template <class Add, class Estimate>
+  bool iterate(Add&& add, Estimate&& estimate) {
+    if (!enabled_) return false;
+    if (in_window()) add();
+    const bool end = window_end();
+    if (end) {
+      next_window();
+      estimate();
+    }
+    ++counter_;
+    return end;
+  }
   int warmup_, init_buffer_, term_buffer_, base_window_;
   bool enabled_ = true;
   int counter_ = 0, window_size_ = 0, next_window_ = 0;

@@ -483,6 +483,31 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
 
 namespace {
 
+// The rows of one neighbor type that belong to the atoms of a block: atom a of the block has
+// rows begin(a) .. begin(a + 1), counted from the block's first row of the type, first().
+struct BlockRows {
+  const int* start;  // the type's first row of each of the block's atoms, and of the next atom
+  Index atoms;
+  Index first() const { return start[0]; }
+  Index size() const { return begin(atoms); }
+  Index begin(Index a) const { return start[a] - start[0]; }
+  // Calls f(a, r0, r1) for every atom with rows in the chunk c0 .. c0 + len, with its rows
+  // r0 .. r1 clipped to the chunk. a0 is the first atom that may have rows in it: keep it from
+  // chunk to chunk, starting at 0.
+  template <class F>
+  void atoms_in(Index c0, Index len, Index& a0, F&& f) const {
+    while (begin(a0 + 1) <= c0) ++a0;
+    for (Index a = a0; a < atoms && begin(a) < c0 + len; ++a)
+      f(a, std::max(begin(a), c0), std::min(begin(a + 1), c0 + len));
+  }
+};
+
+// Rows r .. r + len of the R~ column that is the embedding net's input.
+template <class T>
+ConstView<T> embedding_input(const ConstView<T>& env, Index r, Index len) {
+  return ConstView<T>(env.data() + r, len, 1, Eigen::OuterStride<>(env.outerStride()));
+}
+
 // The kernel at the networks' scalar T; Net is Network (float64) or NetworkT<float>.
 template <class T, class Net>
 void compute_typed(const Model& model, const std::vector<Net>& embeddings,
@@ -596,8 +621,9 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     // 4 x ng dot products along each atom's rows in each chunk.
     for (int t = 0; t < ntypes; ++t) {
       const int st = model.sel[t];
+      const BlockRows block_rows{start + t * (nloc + 1) + i0, nb};
       for (int a = 0; a < nb; ++a) {
-        const Index cnt = first(t, i0 + a + 1) - first(t, i0 + a);
+        const Index cnt = block_rows.begin(a + 1) - block_rows.begin(a);
         const RowsMap<T> pad(b.padding[static_cast<std::size_t>(types[i0 + a]) * ntypes + t].get(0),
                              4 * (st + 1), ng);
         auto ma = m.middleRows(4 * a, 4);
@@ -606,29 +632,25 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
         else
           ma += pad.middleRows(4 * cnt, 4);
       }
-      const Index all_rows = first(t, nloc), r_begin = first(t, i0), rows = first(t, i1) - r_begin;
-      const ConstView<T> env = cview(view(b.env[t], all_rows, 4));
-      auto input = [&](Index r0, Index len) {
-        return ConstView<T>(env.data() + r_begin + r0, len, 1, Eigen::OuterStride<>(all_rows));
-      };
-      T* stored = recompute
-                      ? nullptr
-                      : forward<T>(embeddings[t], input(0, rows), b.embedding[t], b.scratch).data();
+      const Index r_begin = block_rows.first(), rows = block_rows.size();
+      const ConstView<T> env = cview(view(b.env[t], first(t, nloc), 4));
+      T* stored = recompute ? nullptr
+                            : forward<T>(embeddings[t], embedding_input(env, r_begin, rows),
+                                         b.embedding[t], b.scratch)
+                                  .data();
       for (Index c0 = 0, a0 = 0; c0 < rows; c0 += kChunk) {
         const Index len = std::min(kChunk, rows - c0);
-        while (first(t, i0 + static_cast<int>(a0) + 1) - r_begin <= c0) ++a0;
         const View<T> g = recompute
-                              ? forward<T>(embeddings[t], input(c0, len), b.block_tape, b.scratch)
+                              ? forward<T>(embeddings[t], embedding_input(env, r_begin + c0, len),
+                                           b.block_tape, b.scratch)
                               : View<T>(stored + c0, len, ng, Eigen::OuterStride<>(rows));
-        for (Index a = a0; a < nb && first(t, i0 + static_cast<int>(a)) - r_begin < c0 + len; ++a) {
-          const Index r0 = std::max(first(t, i0 + static_cast<int>(a)) - r_begin, c0);
-          const Index cnt =
-              std::min(first(t, i0 + static_cast<int>(a) + 1) - r_begin, c0 + len) - r0;
+        block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
           auto ma = m.middleRows(4 * a, 4);
           for (int c = 0; c < 4; ++c)
             for (int j = 0; j < ng; ++j)
-              ma(c, j) += env.col(c).segment(r_begin + r0, cnt).dot(g.col(j).segment(r0 - c0, cnt));
-        }
+              ma(c, j) +=
+                  env.col(c).segment(r_begin + r0, r1 - r0).dot(g.col(j).segment(r0 - c0, r1 - r0));
+        });
       }
     }
     m.topRows(4 * nb) /= T(nnei);
@@ -679,40 +701,34 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     // Then, in float64, back through the normalisation and the environment matrix to the pair
     // vector d = x_j - x_i: R0 = s/r, Rc = s d_c / r^2.
     for (int t = 0; t < ntypes; ++t) {
-      const Index all_rows = first(t, nloc), r_begin = first(t, i0), rows = first(t, i1) - r_begin;
-      const ConstView<T> env = cview(view(b.env[t], all_rows, 4));
+      const BlockRows block_rows{start + t * (nloc + 1) + i0, nb};
+      const Index r_begin = block_rows.first(), rows = block_rows.size();
+      const ConstView<T> env = cview(view(b.env[t], first(t, nloc), 4));
       const int* nbr = w.neighbor[t].get(0);
       const double* geom = w.geom[t].get(0);
-      // Chunks of kChunk rows, each through the whole chain; a0 is the first atom with rows in it.
+      // Chunks of kChunk rows, each through the whole chain.
       for (Index c0 = 0, a0 = 0; c0 < rows; c0 += kChunk) {
         const Index len = std::min(kChunk, rows - c0);
-        while (first(t, i0 + static_cast<int>(a0) + 1) - r_begin <= c0) ++a0;
         // The chunk's G and activations: kept from the forward pass, or evaluated again.
         Tape<T>& tape = recompute ? b.block_tape : b.embedding[t];
         const ConstView<T> g =
-            cview(recompute ? forward<T>(embeddings[t],
-                                         ConstView<T>(env.data() + r_begin + c0, len, 1,
-                                                      Eigen::OuterStride<>(all_rows)),
+            cview(recompute ? forward<T>(embeddings[t], embedding_input(env, r_begin + c0, len),
                                          tape, b.scratch)
                             : View<T>(tape.out.get(0) + c0, len, ng, Eigen::OuterStride<>(rows)));
-        for (Index a = a0; a < nb && first(t, i0 + static_cast<int>(a)) - r_begin < c0 + len; ++a) {
-          const Index r0 = std::max(first(t, i0 + static_cast<int>(a)) - r_begin, c0);
-          const Index r1 = std::min(first(t, i0 + static_cast<int>(a) + 1) - r_begin, c0 + len);
+        block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
           embedding_output_gradient<T>(
               env, g, r_begin + c0, dm.middleRows(4 * a, 4), r_begin + r0, r1 - r0,
               View<T>(denv.data() + (r0 - c0), r1 - r0, 4, Eigen::OuterStride<>(kChunk)),
               View<T>(dg.data() + (r0 - c0), r1 - r0, ng, Eigen::OuterStride<>(kChunk)));
-        }
+        });
         backward_block<T>(embeddings[t], tape, recompute ? 0 : c0,
                           ConstView<T>(dg.data(), len, ng, Eigen::OuterStride<>(kChunk)),
                           View<T>(ds.data(), len, 1, Eigen::OuterStride<>(kChunk)), b.scratch);
         denv.col(0).head(len) += ds.col(0).head(len);
-        for (Index a = a0; a < nb && first(t, i0 + static_cast<int>(a)) - r_begin < c0 + len; ++a) {
+        block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
           const int i = i0 + static_cast<int>(a);
           const double* std = &model.dstd(types[i], 4 * sec[t]);
-          const Index r0 = std::max(first(t, i), r_begin + c0);
-          const Index r1 = std::min(first(t, i + 1), r_begin + c0 + len);
-          for (Index row = r0; row < r1; ++row) {
+          for (Index row = r_begin + r0; row < r_begin + r1; ++row) {
             const Index k = row - first(t, i);
             const int j = nbr[row];
             const double* d = geom + kGeom * row;
@@ -733,7 +749,7 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
               for (int e = 0; e < 3; ++e) out.atom_virial[9 * j + 3 * c + e] -= grad[c] * d[e];
             }
           }
-        }
+        });
       }
     }
   }

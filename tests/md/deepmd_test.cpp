@@ -172,6 +172,17 @@ Config random_config(std::uint64_t stream, int n, bool periodic) {
   return c;
 }
 
+// Candidate lists of atoms 0 .. n - 1 (all local) holding every other atom.
+NeighborList all_others(int n) {
+  NeighborList list{{0}, {}};
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j)
+      if (j != i) list.indices.push_back(j);
+    list.offsets.push_back(static_cast<int>(list.indices.size()));
+  }
+  return list;
+}
+
 Model float32_model();
 
 TEST(DeepmdSeA, ForcesAreMinusTheEnergyGradient) {
@@ -335,22 +346,13 @@ TEST(DeepmdSeA, KeepsTheSelNearestOfEachType) {
 TEST(DeepmdSeA, ReusedWorkspaceGivesIdenticalResults) {
   SKIP_WITHOUT_DATA();
   const Config big = random_config(6, 15, false), small = random_config(7, 6, false);
-  auto full_list = [](int n) {
-    NeighborList list{{0}, {}};
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j)
-        if (j != i) list.indices.push_back(j);
-      list.offsets.push_back(static_cast<int>(list.indices.size()));
-    }
-    return list;
-  };
   for (const Model& m : {model(), float32_model()}) {
     Workspace workspace;
     Result reused;
     for (const Config* c : {&big, &small, &big, &small}) {
       const int n = static_cast<int>(c->type.size());
-      compute(m, c->x, c->type, n, full_list(n), workspace, reused);
-      const Result fresh = compute(m, c->x, c->type, n, full_list(n));
+      compute(m, c->x, c->type, n, all_others(n), workspace, reused);
+      const Result fresh = compute(m, c->x, c->type, n, all_others(n));
       EXPECT_EQ(reused.atom_energy, fresh.atom_energy);
       EXPECT_EQ(reused.force, fresh.force);
       EXPECT_EQ(reused.atom_virial, fresh.atom_virial);
@@ -535,12 +537,7 @@ TEST(DeepmdSeA, WorkspaceBytesAreTheWorkspaceSize) {
   small.davg = davg;
   small.dstd = dstd;
   const Config c = random_config(12, 18, false);
-  NeighborList list{{0}, {}};
-  for (int i = 0; i < 18; ++i) {
-    for (int j = 0; j < 18; ++j)
-      if (j != i) list.indices.push_back(j);
-    list.offsets.push_back(static_cast<int>(list.indices.size()));
-  }
+  const NeighborList list = all_others(18);
   for (Precision p : {Precision::kFloat64, Precision::kFloat32})
     for (TapeMode mode : {TapeMode::kStore, TapeMode::kRecompute}) {
       small.precision = p;
@@ -595,12 +592,7 @@ TEST(DeepmdSeA, WorkspaceBytesAreTheWorkspaceSize) {
 TEST(DeepmdSeA, RecomputedTapeGivesIdenticalResults) {
   SKIP_WITHOUT_DATA();
   const Config c = random_config(13, 40, false);
-  NeighborList list{{0}, {}};
-  for (int i = 0; i < 40; ++i) {
-    for (int j = 0; j < 40; ++j)
-      if (j != i) list.indices.push_back(j);
-    list.offsets.push_back(static_cast<int>(list.indices.size()));
-  }
+  const NeighborList list = all_others(40);
   for (const Model& m : {model(), float32_model()}) {
     Workspace store(TapeMode::kStore), again(TapeMode::kRecompute);
     Result a, b;
@@ -647,12 +639,7 @@ TEST(DeepmdSeA, BlocksOfAtomsChangeOnlyRoundOff) {
   };
   const std::vector<double> x_rev = reversed(x, 3);
   const std::vector<int> type_rev(type.rbegin(), type.rend());
-  NeighborList list{{0}, {}};
-  for (int i = 0; i < kAtoms; ++i) {
-    for (int j = 0; j < kAtoms; ++j)
-      if (j != i) list.indices.push_back(j);
-    list.offsets.push_back(static_cast<int>(list.indices.size()));
-  }
+  const NeighborList list = all_others(kAtoms);
   for (const Model& m : {model(), float32_model()}) {
     const Result a = compute(m, x, type, kAtoms, list);
     const Result b = compute(m, x_rev, type_rev, kAtoms, list);

@@ -98,16 +98,7 @@ BENCHMARK(BM_BnnGradient<double>)->UseRealTime()->Unit(benchmark::kMicrosecond);
 void BM_BnnTimeToResult(benchmark::State& state) {
   const int transitions = static_cast<int>(state.range(0));
   const BnnAlphaModel model(alpha_data().train, alpha_data().test.features, 40, Precision::float32);
-  RunSettings s;
-  s.sampler.kind = SamplerKind::hmc;
-  s.sampler.leapfrog_steps = 1000;
-  s.sampler.step_size = 0.01;
-  s.sampler.delta = 0.2;
-  s.sampler.step_adaptation = StepAdaptation::simple;
-  s.sampler.init_radius = 0;
-  s.sampler.warmup = transitions / 2;
-  s.sampler.draws = transitions - transitions / 2;
-  s.chains = 4;
+  const RunSettings s = case_study_sampler(1000, transitions / 2, transitions - transitions / 2, 4);
   double seconds = 0;
   for (auto _ : state) {
     Runtime runtime(Target::preset("host", 2, 1), 2, MPI_COMM_SELF);

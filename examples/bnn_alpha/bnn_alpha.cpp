@@ -47,17 +47,12 @@ struct Settings {
   int refresh = 10;
 };
 
+// The case study's sampler with the settings the command line may change.
 RunSettings run_settings(const Settings& s, int chains) {
-  RunSettings r;
-  r.sampler.kind = SamplerKind::hmc;
-  r.sampler.leapfrog_steps = s.leapfrog_steps;
+  RunSettings r = case_study_sampler(s.leapfrog_steps, s.burn_in, s.draws, chains);
   r.sampler.step_size = s.step_size;
   r.sampler.delta = s.target_accept;
-  r.sampler.step_adaptation = StepAdaptation::simple;
   r.sampler.init_radius = s.init;
-  r.sampler.warmup = s.burn_in;
-  r.sampler.draws = s.draws;
-  r.chains = chains;
   r.seed = s.seed;
   return r;
 }

@@ -232,16 +232,7 @@ TEST(BnnAlpha, PosteriorPredictiveRecoversTheGeneratingFunction) {
   const BnnAlphaModel model(train, test.features, h, Precision::float32, prior);
 
   Runtime runtime(Target::preset("host", 2, 1), 2, MPI_COMM_SELF);
-  RunSettings s;
-  s.sampler.kind = SamplerKind::hmc;
-  s.sampler.leapfrog_steps = 100;
-  s.sampler.step_size = 0.01;
-  s.sampler.delta = 0.2;
-  s.sampler.step_adaptation = StepAdaptation::simple;
-  s.sampler.init_radius = 0;
-  s.sampler.warmup = 200;
-  s.sampler.draws = 200;
-  s.chains = 4;
+  RunSettings s = case_study_sampler(100, 200, 200, 4);
   s.seed = 3;
   const Draws draws = sample(runtime, model, s);
   const std::vector<ColumnSummary> summary = summarize(draws);
@@ -272,16 +263,7 @@ TEST(BnnAlpha, DrawsOnPod4AreBitwiseIdenticalOverRanksAndThreads) {
   const AlphaData data = load_alpha_data(kCsv);
   const BnnAlphaModel model(first_rows(data.train, 200), data.test.features.topRows(5), 40,
                             Precision::float32);
-  RunSettings s;
-  s.sampler.kind = SamplerKind::hmc;
-  s.sampler.leapfrog_steps = 20;
-  s.sampler.step_size = 0.01;
-  s.sampler.delta = 0.2;
-  s.sampler.step_adaptation = StepAdaptation::simple;
-  s.sampler.init_radius = 0;
-  s.sampler.warmup = 5;
-  s.sampler.draws = 5;
-  s.chains = 4;
+  RunSettings s = case_study_sampler(20, 5, 5, 4);
   s.seed = 9;
   Target one = Target::preset("host", 1, 1);
   Runtime alone(one, 1, MPI_COMM_SELF);

@@ -252,6 +252,20 @@ double rolling_sd(const std::vector<double>& v, std::size_t end, std::size_t n) 
 
 }  // namespace
 
+RunSettings case_study_sampler(int leapfrog_steps, int warmup, int draws, int chains) {
+  RunSettings r;
+  r.sampler.kind = SamplerKind::hmc;
+  r.sampler.leapfrog_steps = leapfrog_steps;
+  r.sampler.step_size = 0.01;
+  r.sampler.delta = 0.2;
+  r.sampler.step_adaptation = StepAdaptation::simple;
+  r.sampler.init_radius = 0;
+  r.sampler.warmup = warmup;
+  r.sampler.draws = draws;
+  r.chains = chains;
+  return r;
+}
+
 AlphaData load_alpha_data(const std::string& path, int test_days) {
   if (test_days < 1)
     throw ConfigError("the held-out period needs at least 1 day, not " + std::to_string(test_days));

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "tessera/mcmc/model.hpp"
+#include "tessera/mcmc/run.hpp"
 
 namespace tessera::mcmc {
 
@@ -110,6 +111,12 @@ struct AlphaData {
   BnnData train, test;
   std::vector<double> train_time, test_time;  // fractional year of the predicted day
 };
+
+// The case study's sampler (mcmc_tfp.py): plain HMC whose step size starts at 0.01 and is
+// adapted during the warm-up by TFP's SimpleStepSizeAdaptation towards an acceptance of 0.2,
+// every chain starting at the origin. Published: 1000 leapfrog steps, 100 warm-up and 400
+// kept transitions.
+RunSettings case_study_sampler(int leapfrog_steps, int warmup, int draws, int chains);
 
 // Reads the closes from `csv_path` and builds the features; FormatError naming the file
 // and line on a missing file, missing column, malformed number, non-positive price or too

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera {
 
 // PATH.part: where PATH is written before it is published.

@@ -11,9 +11,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/cost_model.hpp"
+#include "tessera/core/error.hpp"
 #include "tessera/core/tile.hpp"
 
 namespace tessera {

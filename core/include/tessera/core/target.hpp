@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera {
 
 enum class TargetKind {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tessera/core/cycle_estimate.hpp"
+#include "tessera/core/error.hpp"
 #include "tessera/core/target.hpp"
 #include "tessera/core/tile_memory.hpp"
 

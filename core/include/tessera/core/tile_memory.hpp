@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera {
 
 class TileMemory {

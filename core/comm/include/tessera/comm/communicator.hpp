@@ -59,6 +59,7 @@
 
 #include "tessera/comm/schedule.hpp"
 #include "tessera/core/cost_model.hpp"
+#include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
 
 namespace tessera::comm {

@@ -27,10 +27,12 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/mcmc/model.hpp"
 #include "tessera/mcmc/run.hpp"
 

@@ -17,6 +17,9 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unsupported/Eigen/AutoDiff>

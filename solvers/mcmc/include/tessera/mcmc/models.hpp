@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/mcmc/model.hpp"
 
 namespace tessera::mcmc {

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/mcmc/run.hpp"
 
 namespace tessera::mcmc {

@@ -19,11 +19,13 @@
 // before the other half moves.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/mcmc/model.hpp"
 #include "tessera/mcmc/sampler.hpp"

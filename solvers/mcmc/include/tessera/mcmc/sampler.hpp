@@ -20,11 +20,13 @@
 // `delta` during warm-up, with the unit metric (no metric adaptation).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/rng.hpp"
 #include "tessera/mcmc/model.hpp"
 

@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "tessera/core/error.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {

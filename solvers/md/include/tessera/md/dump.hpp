@@ -8,11 +8,13 @@
 // FILE atomically, so FILE is never half written.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "tessera/core/atomic_file.hpp"
+#include "tessera/core/error.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {

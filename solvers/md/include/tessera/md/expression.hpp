@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera::md {
 
 // `lookup(name)` gives v_NAME (name with the v_ prefix) and thermo keywords, or

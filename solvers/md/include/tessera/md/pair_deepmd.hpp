@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <optional>
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/md/deepmd/model.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
 

@@ -7,8 +7,11 @@
 // Life cycle as in LAMMPS: settings (global cutoff) -> coeff -> modify -> init.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
+
+#include "tessera/core/error.hpp"
 
 namespace tessera::md {
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/md/console.hpp"
 #include "tessera/md/simulation.hpp"
 

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera::md {
 
 struct Units {

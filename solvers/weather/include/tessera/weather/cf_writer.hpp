@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/weather/grid.hpp"
 
 namespace tessera::weather {

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <initializer_list>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera::weather {
 
 enum class Stagger { center, face_x, face_y, corner };

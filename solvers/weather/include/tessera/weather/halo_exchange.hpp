@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/weather/field.hpp"
 

@@ -32,12 +32,14 @@
 // transport tests.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/weather/model.hpp"
 #include "tessera/weather/operators.hpp"

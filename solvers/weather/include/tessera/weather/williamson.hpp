@@ -17,6 +17,7 @@
 
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/weather/spherical_shallow_water.hpp"
 
 namespace tessera::weather::williamson {

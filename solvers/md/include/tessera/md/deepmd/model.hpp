@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera::md::deepmd {
 
 // Row-major so that a batch of samples (atoms or neighbor slots) is a block of contiguous rows.

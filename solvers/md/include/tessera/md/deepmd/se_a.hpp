@@ -20,6 +20,7 @@
 #include <span>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/md/deepmd/model.hpp"
 
 namespace tessera::md::deepmd {

@@ -49,7 +49,24 @@ int run_main(int argc, char** argv, const std::function<int(int, char**)>& body)
   return 1;
 }
 
+void require_mpi(const std::string& who) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized)
+    throw Error(who +
+                " needs MPI, which is not initialised: build it inside "
+                "tessera::run_main(argc, argv, body), which initialises MPI for the body, or "
+                "keep a tessera::Environment(argc, argv) alive around it, or call MPI_Init_thread "
+                "before it");
+  if (finalized)
+    throw Error(who +
+                " needs MPI, which is already finalised: build and destroy it inside "
+                "tessera::run_main's body (or before MPI_Finalize)");
+}
+
 int default_threads(MPI_Comm comm) {
+  require_mpi("tessera::default_threads");
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int local_ranks = 1;

@@ -85,6 +85,7 @@ std::size_t padded(std::size_t bytes) { return (bytes + 7) & ~std::size_t{7}; }
 
 Runtime::Runtime(Target target, int threads, MPI_Comm comm)
     : target_(std::move(target)), profile_(target_) {
+  require_mpi("a tessera::Runtime");
   target_.validate();
   MPI_Comm_dup(comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
@@ -113,16 +114,23 @@ Runtime::Runtime(Target target, int threads, MPI_Comm comm)
 }
 
 namespace {
+// `comm`, once MPI is known to be running. The arguments of the delegating constructor
+// below are evaluated in no fixed order, so each MPI call among them goes through this.
+MPI_Comm running(MPI_Comm comm) {
+  require_mpi("a tessera::Runtime");
+  return comm;
+}
+
 int world_size(MPI_Comm comm) {
   int n = 1;
-  MPI_Comm_size(comm, &n);
+  MPI_Comm_size(running(comm), &n);
   return n;
 }
 }  // namespace
 
 Runtime::Runtime(const RuntimeOptions& options, MPI_Comm comm)
-    : Runtime(resolve_target(options, resolve_threads(options, comm), world_size(comm)),
-              resolve_threads(options, comm), comm) {
+    : Runtime(resolve_target(options, resolve_threads(options, running(comm)), world_size(comm)),
+              resolve_threads(options, running(comm)), comm) {
   profile_path_ = options.profile_path;
 }
 

@@ -10,11 +10,18 @@
 // standard error and exit code 1. An error every rank agreed on is printed by
 // rank 0 alone; any other error, seen by one rank only, is printed by that rank,
 // which then aborts the job so that no rank waits forever (LAMMPS's one()).
+//
+// Everything that talks to MPI (a Runtime, default_threads) first calls require_mpi, so
+// that a program which never initialised MPI gets a tessera::Error saying what to do
+// instead of MPI aborting the process.
 #pragma once
 
 #include <mpi.h>
 
 #include <functional>
+#include <string>
+
+#include "tessera/core/error.hpp"
 
 namespace tessera {
 
@@ -35,8 +42,12 @@ class Environment {
 
 int run_main(int argc, char** argv, const std::function<int(int, char**)>& body);
 
+// Throws Error when MPI is not running (never initialised, or already finalised): `who`
+// (say "a tessera::Runtime") needs MPI, and the message says how to provide it.
+void require_mpi(const std::string& who);
+
 // Host threads for one rank by default: the hardware threads of the node
-// divided by the ranks of `comm` that share the node, at least 1.
+// divided by the ranks of `comm` that share the node, at least 1 (collective over `comm`).
 int default_threads(MPI_Comm comm);
 
 }  // namespace tessera

@@ -1,7 +1,14 @@
+// Written with netCDF-C's API (not the C++4 bindings the md and weather writers use): the
+// C library is then all that tessera::mcmc needs, so an MCMC-only code that installs
+// Tessera needs no netCDF-C++4.
+#include <netcdf.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <map>
-#include <netcdf>
+#include <string>
+#include <vector>
 
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/error.hpp"
@@ -48,29 +55,51 @@ std::vector<Group> group_columns(const Draws& draws, std::size_t first, std::siz
   return groups;
 }
 
-void write_group(netCDF::NcGroup group, const Draws& draws, const std::vector<Group>& vars,
-                 bool stats) {
-  using namespace netCDF;
-  const NcDim chain = group.addDim("chain", static_cast<std::size_t>(draws.chains));
-  const NcDim draw = group.addDim("draw", static_cast<std::size_t>(draws.draws));
+// A netCDF-C status: NC_NOERR, or NcFailure with nc_strerror's text.
+struct NcFailure {
+  int status;
+};
+
+void check(int status) {
+  if (status != NC_NOERR) throw NcFailure{status};
+}
+
+void put_text(int group, int variable, const char* name, const std::string& value) {
+  check(nc_put_att_text(group, variable, name, value.size(), value.c_str()));
+}
+
+int define_var(int group, const std::string& name, nc_type type, const std::vector<int>& dims) {
+  int id = 0;
+  check(nc_def_var(group, name.c_str(), type, static_cast<int>(dims.size()), dims.data(), &id));
+  return id;
+}
+
+void write_group(int group, const Draws& draws, const std::vector<Group>& vars, bool stats) {
+  int chain = 0, draw = 0;
+  check(nc_def_dim(group, "chain", static_cast<std::size_t>(draws.chains), &chain));
+  check(nc_def_dim(group, "draw", static_cast<std::size_t>(draws.draws), &draw));
   std::vector<long long> index(static_cast<std::size_t>(std::max(draws.chains, draws.draws)));
   for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<long long>(i);
-  group.addVar("chain", ncInt64, chain).putVar(index.data());
-  group.addVar("draw", ncInt64, draw).putVar(index.data());
+  check(nc_put_var_longlong(group, define_var(group, "chain", NC_INT64, {chain}), index.data()));
+  check(nc_put_var_longlong(group, define_var(group, "draw", NC_INT64, {draw}), index.data()));
   char created[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%S", std::gmtime(&now));
-  group.putAtt("created_at", created);
-  group.putAtt("inference_library", "tessera.mcmc");
+  put_text(group, NC_GLOBAL, "created_at", created);
+  put_text(group, NC_GLOBAL, "inference_library", "tessera.mcmc");
   for (const Group& g : vars) {
     std::string name = g.name;
     if (stats) {
       const auto it = arviz_names().find(draws.columns[g.columns[0]]);
       if (it != arviz_names().end()) name = it->second;
     }
-    std::vector<NcDim> dims{chain, draw};
+    std::vector<int> dims{chain, draw};
     const std::size_t k = g.columns.size();
-    if (g.vector) dims.push_back(group.addDim(g.name + "_dim_0", k));
+    if (g.vector) {
+      int dim = 0;
+      check(nc_def_dim(group, (g.name + "_dim_0").c_str(), k, &dim));
+      dims.push_back(dim);
+    }
     std::vector<double> values(static_cast<std::size_t>(draws.chains) *
                                static_cast<std::size_t>(draws.draws) * k);
     std::size_t i = 0;
@@ -80,39 +109,50 @@ void write_group(netCDF::NcGroup group, const Draws& draws, const std::vector<Gr
     if (stats && (name == "diverging")) {
       std::vector<signed char> flags(values.size());
       for (std::size_t j = 0; j < values.size(); ++j) flags[j] = values[j] != 0 ? 1 : 0;
-      NcVar v = group.addVar(name, ncByte, dims);
-      v.putAtt("dtype", "bool");  // xarray decodes int8 with dtype=bool as booleans
-      v.putVar(flags.data());
+      const int v = define_var(group, name, NC_BYTE, dims);
+      put_text(group, v, "dtype", "bool");  // xarray decodes int8 with dtype=bool as booleans
+      check(nc_put_var_schar(group, v, flags.data()));
     } else if (stats && (name == "tree_depth" || name == "n_steps")) {
       std::vector<long long> ints(values.size());
       for (std::size_t j = 0; j < values.size(); ++j) ints[j] = static_cast<long long>(values[j]);
-      group.addVar(name, ncInt64, dims).putVar(ints.data());
+      check(nc_put_var_longlong(group, define_var(group, name, NC_INT64, dims), ints.data()));
     } else {
-      group.addVar(name, ncDouble, dims).putVar(values.data());
+      check(nc_put_var_double(group, define_var(group, name, NC_DOUBLE, dims), values.data()));
     }
   }
+}
+
+int define_group(int parent, const char* name) {
+  int id = 0;
+  check(nc_def_grp(parent, name, &id));
+  return id;
 }
 
 }  // namespace
 
 void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDescription& run) {
   const std::string temporary = partial_path(path);
+  int file = -1;
   try {
-    netCDF::NcFile file(temporary, netCDF::NcFile::replace, netCDF::NcFile::nc4);
-    file.putAtt("model", run.model);
-    file.putAtt("sampler", sampler_name(run.sampler.kind));
-    file.putAtt("seed", std::to_string(run.seed));
+    check(nc_create(temporary.c_str(), NC_CLOBBER | NC_NETCDF4, &file));
+    put_text(file, NC_GLOBAL, "model", run.model);
+    put_text(file, NC_GLOBAL, "sampler", sampler_name(run.sampler.kind));
+    put_text(file, NC_GLOBAL, "seed", std::to_string(run.seed));
     write_group(
-        file.addGroup("posterior"), draws,
+        define_group(file, "posterior"), draws,
         group_columns(draws, static_cast<std::size_t>(draws.sampler_columns), draws.width()),
         false);
     std::vector<Group> stats;
     for (std::size_t c = 0; c < static_cast<std::size_t>(draws.sampler_columns); ++c)
       stats.push_back({draws.columns[c], {c}, false});
-    write_group(file.addGroup("sample_stats"), draws, stats, true);
-  } catch (const netCDF::exceptions::NcException& e) {
+    write_group(define_group(file, "sample_stats"), draws, stats, true);
+    const int closed = nc_close(file);
+    file = -1;
+    check(closed);
+  } catch (const NcFailure& e) {
+    if (file >= 0) nc_close(file);
     std::remove(temporary.c_str());
-    throw Error("cannot write NetCDF file '" + path + "': " + e.what());
+    throw Error("cannot write NetCDF file '" + path + "': " + nc_strerror(e.status));
   }
   try {
     publish(path);

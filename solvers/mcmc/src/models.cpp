@@ -505,7 +505,7 @@ std::unique_ptr<Model> make_model(const std::string& name, const nlohmann::json&
 
 nlohmann::json read_data_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw FormatError("cannot open data file '" + path + "'; check the --data path");
+  if (!in) throw FormatError("cannot open data file '" + path + "'; check the path");
   try {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {

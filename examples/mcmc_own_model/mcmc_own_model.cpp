@@ -85,8 +85,9 @@ int main(int argc, char** argv) {
     const std::string data_file = argv[1], prefix = argv[2];
     const LinearRegression model = read_model(data_file);
 
-    // The machine: "host" has one tile per hardware thread (of every MPI rank); an IPU
-    // preset such as "gc200" is simulated, with its tiles' memory limits and cost model.
+    // The machine: "host" has one tile per host thread (the node's hardware threads,
+    // shared among its MPI ranks); an IPU preset such as "gc200" is simulated, with its
+    // tiles' memory limits and cost model.
     tessera::RuntimeOptions machine;
     machine.target = argc == 4 ? argv[3] : "host";
     tessera::Runtime runtime(machine);

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numbers>
 
 #include "tessera/core/error.hpp"
@@ -84,6 +85,16 @@ TEST(BnnAlpha, PublishedNetworkHas963Parameters) {
   EXPECT_EQ(names[262], "w1[2,1]");
   EXPECT_EQ(names.back(), "b3");
   EXPECT_EQ(full.constrain(x).back(), x[962]);
+  // The parameters block is the weights, unconstrained: unconstrain is the identity.
+  const std::vector<std::string> block = lean.parameter_block_names();
+  ASSERT_EQ(block.size(), 963u);
+  EXPECT_EQ(std::vector<std::string>(names.begin() + 261, names.end()), block);
+  const std::vector<double> weights = lean.parameter_block_values(x);
+  EXPECT_EQ(lean.unconstrain(weights), x);
+  EXPECT_EQ(full.constrain(full.unconstrain(weights)), full.constrain(x));
+  std::vector<double> infinite = weights;
+  infinite[3] = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(lean.unconstrain(infinite), SupportError);
 }
 
 TEST(BnnAlpha, FeaturesAreReturnsAndVolatilitiesInBasisPoints) {

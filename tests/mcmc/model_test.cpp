@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -78,7 +79,88 @@ TEST_P(EveryModel, GradientMatchesAutoDiffAndCentralDifferences) {
   }
 }
 
+// unconstrain() inverts the transforms: the parameters block's values of x map back to x,
+// and constrain() of that point reports the same values for the block's names.
+TEST_P(EveryModel, UnconstrainInvertsConstrain) {
+  const auto m = model(GetParam());
+  const std::vector<std::string> block = m->parameter_block_names(),
+                                 reported = m->parameter_names();
+  RngEngine rng = rng_stream(8, 0);
+  for (int trial = 0; trial < 5; ++trial) {
+    const Vector x = initial_point(*m, 2.0, rng);
+    const std::vector<double> values = m->parameter_block_values(x);
+    ASSERT_EQ(values.size(), block.size());
+    const Vector back = m->unconstrain(values);
+    ASSERT_EQ(back.size(), m->dimension());
+    for (int i = 0; i < m->dimension(); ++i)
+      EXPECT_NEAR(back[i], x[i], 1e-12 * (1 + std::abs(x[i]))) << GetParam() << " coordinate " << i;
+    const std::vector<double> again = m->constrain(back);
+    for (std::size_t b = 0; b < block.size(); ++b) {
+      const auto at = std::find(reported.begin(), reported.end(), block[b]);
+      if (at == reported.end()) continue;  // not reported (stochastic_volatility's h_std)
+      const double v = again[static_cast<std::size_t>(at - reported.begin())];
+      EXPECT_NEAR(v, values[b], 1e-12 * (1 + std::abs(values[b]))) << GetParam() << " " << block[b];
+    }
+  }
+  EXPECT_THROW(m->unconstrain(std::vector<double>(block.size() + 1, 0.5)), ConfigError);
+}
+
 INSTANTIATE_TEST_SUITE_P(Builtin, EveryModel, ::testing::ValuesIn(builtin_models()));
+
+// Values outside a parameter's support are refused by name.
+TEST(Unconstrain, OutOfSupportValuesNameTheParameter) {
+  auto expect_support_error = [](const Model& m, std::vector<double> v, const std::string& name,
+                                 const std::string& message) {
+    try {
+      m.unconstrain(v);
+      FAIL() << "no error for " << name;
+    } catch (const SupportError& e) {
+      EXPECT_EQ(e.parameter(), name);
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  };
+  const auto schools = model("eight_schools_noncentered");
+  std::vector<double> v(10, 0.0);
+  v[9] = -1;
+  expect_support_error(*schools, v, "tau",
+                       "parameter 'tau' = -1 lies outside its support (0, inf)");
+  v[9] = 1;
+  v[3] = std::numeric_limits<double>::infinity();
+  expect_support_error(*schools, v, "theta_trans[4]",
+                       "parameter 'theta_trans[4]' = inf is not finite");
+  const auto garch = model("garch11");
+  expect_support_error(*garch, {0, 1, 1.5, 0.1}, "alpha1",
+                       "parameter 'alpha1' = 1.5 lies outside its support (0, 1)");
+  expect_support_error(*garch, {0, 1, 0.5, 0.6}, "beta1",
+                       "parameter 'beta1' = 0.6 lies outside its support (0, 0.5)");
+  expect_support_error(*garch, {0, 0, 0.5, 0.1}, "alpha0",
+                       "parameter 'alpha0' = 0 lies outside its support (0, inf)");
+  const auto sv = model("stochastic_volatility");
+  std::vector<double> w(9, 0.0);
+  w[2] = 1;
+  w[1] = -1;
+  expect_support_error(*sv, w, "phi", "parameter 'phi' = -1 lies outside its support (-1, 1)");
+}
+
+// The inverse transforms against the forward ones, and the simplex's checks.
+TEST(Transforms, InversesUndoTheTransforms) {
+  for (double u : {-20.0, -2.0, 0.0, 0.7, 15.0}) {
+    double lj = 0;
+    EXPECT_NEAR(lower_bounded_inverse(lower_bounded(u, 0.0, lj), 0.0, "a"), u, 1e-12);
+    // lower + exp(u) keeps exp(u)'s digits only down to lower's round-off.
+    EXPECT_NEAR(lower_bounded_inverse(lower_bounded(u, 1.5, lj), 1.5, "a"), u,
+                1e-15 / std::exp(u) + 1e-12);
+    EXPECT_NEAR(bounded_inverse(bounded(u, -1.0, 3.0, lj), -1.0, 3.0, "b"), u,
+                1e-9 * (1 + std::abs(u)));
+  }
+  const std::vector<double> u{0.3, -1.2, 0.8};
+  double lj = 0;
+  const std::vector<double> back = simplex_inverse(simplex(u, lj), "s");
+  ASSERT_EQ(back.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_NEAR(back[k], u[k], 1e-12);
+  EXPECT_THROW(simplex_inverse({0.5, 0.6}, "s"), SupportError);
+  EXPECT_THROW(simplex_inverse({1.2, -0.2}, "s"), SupportError);
+}
 
 // Stochastic volatility at a point where h is known by hand: mu = 0, phi = 0 (u = 0),
 // sigma = 1 (v = 0), h_std = 0, so h_t = 0 and log p = -sum y_t^2 / 2, plus the Jacobians

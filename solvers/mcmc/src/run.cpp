@@ -365,6 +365,15 @@ class TemperedModel final : public Model {
     return beta_ * lp;
   }
   std::vector<double> constrain(const Vector& x) const override { return base_.constrain(x); }
+  std::vector<std::string> parameter_block_names() const override {
+    return base_.parameter_block_names();
+  }
+  std::vector<double> parameter_block_values(const Vector& x) const override {
+    return base_.parameter_block_values(x);
+  }
+  Vector unconstrain(std::span<const double> values) const override {
+    return base_.unconstrain(values);
+  }
   KernelCost gradient_cost() const override { return base_.gradient_cost(); }
   std::uint64_t gradient_elements() const override { return base_.gradient_elements(); }
 

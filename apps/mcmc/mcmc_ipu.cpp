@@ -111,6 +111,12 @@ int main(int argc, char** argv) {
                    "pt: temperature of the hottest replica")
         ->check(CLI::Range(1.0001, 1e12))
         ->capture_default_str();
+    app.add_option("--thin", config.thin,
+                   "keep every N-th iteration (CmdStan's thin; also of a saved warm-up)")
+        ->check(CLI::Range(1, 100000000))
+        ->capture_default_str();
+    app.add_flag("--save-warmup", config.save_warmup,
+                 "also write the warm-up draws (CmdStan's save_warmup; not in the summary)");
     app.add_option("--refresh", refresh, "progress every N iterations")
         ->check(CLI::Range(1, 100000000))
         ->capture_default_str();
@@ -123,7 +129,7 @@ int main(int argc, char** argv) {
     config.draws = draws_wanted;
 
     nlohmann::json data = nlohmann::json::object();
-    std::string source = "(none)";
+    std::string source = "(none)";  // in error messages; the CSV header leaves the file empty
     if (!data_file.empty()) {
       data = read_data_file(data_file);
       source = data_file;
@@ -160,7 +166,7 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     if (root) {
-      RunDescription run{model->name(), source, config, seed, elapsed};
+      RunDescription run{model->name(), data_file, config, seed, ""};
       if (!output.empty()) {
         const auto wants = [&](const char* f) {
           return std::find(formats.begin(), formats.end(), f) != formats.end();

@@ -48,12 +48,17 @@ std::vector<Group> group_columns(const Draws& draws, std::size_t first, std::siz
   return groups;
 }
 
+// One group of draws: the kept sampling draws, or (warmup) the saved warm-up draws.
 void write_group(netCDF::NcGroup group, const Draws& draws, const std::vector<Group>& vars,
-                 bool stats) {
+                 bool stats, bool warmup) {
   using namespace netCDF;
+  const int n = warmup ? draws.warmup_draws : draws.draws;
+  const auto at = [&](int c, int d, std::size_t col) {
+    return warmup ? draws.warmup_at(c, d, col) : draws.at(c, d, col);
+  };
   const NcDim chain = group.addDim("chain", static_cast<std::size_t>(draws.chains));
-  const NcDim draw = group.addDim("draw", static_cast<std::size_t>(draws.draws));
-  std::vector<long long> index(static_cast<std::size_t>(std::max(draws.chains, draws.draws)));
+  const NcDim draw = group.addDim("draw", static_cast<std::size_t>(n));
+  std::vector<long long> index(static_cast<std::size_t>(std::max(draws.chains, n)));
   for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<long long>(i);
   group.addVar("chain", ncInt64, chain).putVar(index.data());
   group.addVar("draw", ncInt64, draw).putVar(index.data());
@@ -72,11 +77,11 @@ void write_group(netCDF::NcGroup group, const Draws& draws, const std::vector<Gr
     const std::size_t k = g.columns.size();
     if (g.vector) dims.push_back(group.addDim(g.name + "_dim_0", k));
     std::vector<double> values(static_cast<std::size_t>(draws.chains) *
-                               static_cast<std::size_t>(draws.draws) * k);
+                               static_cast<std::size_t>(n) * k);
     std::size_t i = 0;
     for (int c = 0; c < draws.chains; ++c)
-      for (int d = 0; d < draws.draws; ++d)
-        for (std::size_t col : g.columns) values[i++] = draws.at(c, d, col);
+      for (int d = 0; d < n; ++d)
+        for (std::size_t col : g.columns) values[i++] = at(c, d, col);
     if (stats && (name == "diverging")) {
       std::vector<signed char> flags(values.size());
       for (std::size_t j = 0; j < values.size(); ++j) flags[j] = values[j] != 0 ? 1 : 0;
@@ -102,14 +107,19 @@ void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDe
     file.putAtt("model", run.model);
     file.putAtt("sampler", sampler_name(run.sampler.kind));
     file.putAtt("seed", std::to_string(run.seed));
-    write_group(
-        file.addGroup("posterior"), draws,
-        group_columns(draws, static_cast<std::size_t>(draws.sampler_columns), draws.width()),
-        false);
+    file.putAtt("thin", netCDF::ncInt, run.sampler.thin);
+    const std::vector<Group> parameters =
+        group_columns(draws, static_cast<std::size_t>(draws.sampler_columns), draws.width());
     std::vector<Group> stats;
     for (std::size_t c = 0; c < static_cast<std::size_t>(draws.sampler_columns); ++c)
       stats.push_back({draws.columns[c], {c}, false});
-    write_group(file.addGroup("sample_stats"), draws, stats, true);
+    write_group(file.addGroup("posterior"), draws, parameters, false, false);
+    write_group(file.addGroup("sample_stats"), draws, stats, true, false);
+    // ArviZ's groups of the saved warm-up (from_cmdstan(save_warmup=True)).
+    if (draws.warmup_draws > 0) {
+      write_group(file.addGroup("warmup_posterior"), draws, parameters, false, true);
+      write_group(file.addGroup("warmup_sample_stats"), draws, stats, true, true);
+    }
   } catch (const netCDF::exceptions::NcException& e) {
     std::remove(temporary.c_str());
     throw Error("cannot write NetCDF file '" + path + "': " + e.what());

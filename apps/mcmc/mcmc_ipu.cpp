@@ -11,10 +11,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "tessera/core/environment.hpp"
@@ -22,6 +24,7 @@
 #include "tessera/core/options.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/mcmc/diagnostics.hpp"
+#include "tessera/mcmc/init.hpp"
 #include "tessera/mcmc/models.hpp"
 #include "tessera/mcmc/output.hpp"
 #include "tessera/mcmc/run.hpp"
@@ -100,9 +103,10 @@ int main(int argc, char** argv) {
                    "step size in warm-up: dual_averaging (Stan) or simple (TFP's policy, hmc; "
                    "towards --delta, unit metric)")
         ->capture_default_str();
-    app.add_option("--init", config.init_radius,
-                   "initial points uniform in (-init, init); 0: the origin")
-        ->check(CLI::NonNegativeNumber)
+    std::string init = "2";
+    app.add_option("--init", init,
+                   "a radius R: initial points uniform in (-R, R) on the unconstrained scale "
+                   "(0: the origin); or a JSON file of initial values (CmdStan's layout)")
         ->capture_default_str();
     app.add_option("--temperatures", config.temperatures, "pt: replicas per chain")
         ->check(CLI::Range(2, 1000))
@@ -141,6 +145,19 @@ int main(int argc, char** argv) {
       data["N"] = dimension;
     }
     const std::unique_ptr<Model> model = make_model(model_name, data, source);
+    // --init as CmdStan reads it: a number is a radius, anything else names a file.
+    std::optional<InitialValues> initial_values;
+    std::string init_file;
+    {
+      double radius = 0;
+      const auto [end, ec] = std::from_chars(init.data(), init.data() + init.size(), radius);
+      if (ec == std::errc() && end == init.data() + init.size()) {
+        config.init_radius = radius;  // sample() rejects a negative radius
+      } else {
+        initial_values = read_init_file(init, *model);
+        init_file = init;
+      }
+    }
 
     tessera::Runtime runtime(options);
     const bool root = runtime.rank() == 0;
@@ -149,10 +166,13 @@ int main(int argc, char** argv) {
                   model->dimension(), sampler.c_str(), chains,
                   config.kind == SamplerKind::ensemble ? "walkers" : "chains",
                   runtime.target().total_tiles());
+    if (root && initial_values && !initial_values->missing.empty())
+      std::printf("%s\n", missing_parameters_note(*initial_values, config.init_radius).c_str());
     RunSettings settings;
     settings.sampler = config;
     settings.chains = chains;
     settings.seed = seed;
+    settings.init = initial_values;
     settings.progress = [&](int done, int total) {
       if (done != 1 && done % refresh != 0 && done != total && done != warmup + 1) return;
       std::printf("Iteration: %*d / %d [%3d%%]  (%s)\n",
@@ -166,7 +186,7 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     if (root) {
-      RunDescription run{model->name(), data_file, config, seed, ""};
+      RunDescription run{model->name(), data_file, config, seed, init_file};
       if (!output.empty()) {
         const auto wants = [&](const char* f) {
           return std::find(formats.begin(), formats.end(), f) != formats.end();

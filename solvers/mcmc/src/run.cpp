@@ -4,6 +4,7 @@
 #include <boost/random/uniform_int_distribution.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <optional>
 
@@ -124,8 +125,15 @@ void validate(const Model& model, const RunSettings& s) {
   if (!(s.sampler.delta > 0 && s.sampler.delta < 1))
     throw ConfigError("--delta must lie in (0, 1), not " + std::to_string(s.sampler.delta));
   if (!(s.sampler.step_size > 0)) throw ConfigError("--step-size must be positive");
-  if (!(s.sampler.init_radius >= 0))
-    throw ConfigError("--init must not be negative, not " + std::to_string(s.sampler.init_radius));
+  if (!(s.sampler.init_radius >= 0)) {
+    char radius[32];
+    std::snprintf(radius, sizeof radius, "%g", s.sampler.init_radius);
+    throw ConfigError(std::string("--init must not be negative, not ") + radius);
+  }
+  if (s.init && s.sampler.kind == SamplerKind::ensemble)
+    throw ConfigError("--init " + s.init->source +
+                      " puts every walker at the same point, where the ensemble's stretch moves "
+                      "cannot separate them; use --init with a radius > 0");
   if (s.sampler.init_radius == 0 && s.sampler.kind == SamplerKind::ensemble)
     throw ConfigError(
         "--init 0 puts every walker at the origin, where the ensemble's stretch moves cannot "
@@ -173,6 +181,13 @@ void keep_on_rank_zero(const Runtime& runtime, Draws& draws) {
   if (runtime.is_local(0)) return;
   draws.values.clear();
   draws.warmup_values.clear();
+}
+
+// A chain's initial point: the user's values (with random ones for what they leave out) or
+// Stan's random inits.
+Vector start(const Model& model, const RunSettings& s, RngEngine& rng) {
+  return s.init ? initial_point(model, *s.init, s.sampler.init_radius, rng)
+                : initial_point(model, s.sampler.init_radius, rng);
 }
 
 // Posts one draw to tile 0: the tag, the chain, its sampler values, then the
@@ -240,7 +255,7 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
       const int c = first + static_cast<int>(k);
       Chain& ch = chain_state[static_cast<std::size_t>(c)];
       ch.rng = rng_stream(s.seed, static_cast<std::uint64_t>(c));
-      const Vector q0 = initial_point(model, s.sampler.init_radius, *ch.rng);
+      const Vector q0 = start(model, s, *ch.rng);
       std::span<double> q = t.get(position).subspan(k * d, d);
       std::copy(q0.begin(), q0.end(), q.begin());
       ch.sampler = make_chain_sampler(model, s.sampler, q, *ch.rng);
@@ -334,7 +349,7 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
     for (int w = first; w < first + local_walkers(t); ++w) {
       RngEngine& rng = rngs[static_cast<std::size_t>(w)].emplace(
           rng_stream(s.seed, static_cast<std::uint64_t>(w)));
-      const Vector q0 = initial_point(model, s.sampler.init_radius, rng);
+      const Vector q0 = start(model, s, rng);
       std::copy(
           q0.begin(), q0.end(),
           t.get(positions).begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(w) * d));
@@ -483,7 +498,7 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
       rep.rng = rng_stream(s.seed, static_cast<std::uint64_t>(r));
       if (k + 1 < K) rep.pair_up = pair_stream(c, k);
       if (k > 0) rep.pair_down = pair_stream(c, k - 1);
-      const Vector q0 = initial_point(model, s.sampler.init_radius, *rep.rng);
+      const Vector q0 = start(model, s, *rep.rng);
       std::span<double> q = t.get(position).subspan(i * d, d);
       std::copy(q0.begin(), q0.end(), q.begin());
       rep.sampler = make_chain_sampler(*tempered[static_cast<std::size_t>(k)], local, q, *rep.rng);

@@ -21,10 +21,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tessera/core/runtime.hpp"
+#include "tessera/mcmc/init.hpp"
 #include "tessera/mcmc/model.hpp"
 #include "tessera/mcmc/sampler.hpp"
 
@@ -73,6 +75,9 @@ struct RunSettings {
   SamplerConfig sampler;
   int chains = 4;
   std::uint64_t seed = 1;
+  // User-supplied initial values (--init FILE.json), the same for every chain; the parameters
+  // it leaves out are drawn per chain within sampler.init_radius. Not for the ensemble.
+  std::optional<InitialValues> init;
   // Called on rank 0 after iteration `done` (1-based) of `total`.
   std::function<void(int done, int total)> progress;
 };

@@ -201,7 +201,16 @@ int main(int argc, char** argv) {
           std::printf("wrote %s.nc\n", output.c_str());
         }
       }
-      if (!no_summary) std::printf("\n%s", summary_table(draws, summarize(draws)).c_str());
+      // The summary, then the problems CmdStan's diagnose would report (R-hat and ESS only
+      // with the summary, which computes them).
+      const std::vector<ColumnSummary> summary =
+          no_summary ? std::vector<ColumnSummary>{} : summarize(draws);
+      if (!no_summary) std::printf("\n%s", summary_table(draws, summary).c_str());
+      const std::vector<std::string> warnings =
+          diagnostic_warnings(draws, summary, config.max_depth);
+      if (!warnings.empty()) std::printf("\n");
+      for (const std::string& line : warnings) std::printf("%s\n", line.c_str());
+      if (!warnings.empty()) std::printf("\n");
       std::printf("draws checksum %016" PRIx64 "\n", checksum(draws));
       std::printf("sampling took %.3f s of wall time\n", elapsed);
     }

@@ -2,12 +2,13 @@
 //
 //   mcmc_ipu --model NAME [--data FILE.json | --dimension N] --sampler nuts|hmc|rwm|ensemble|pt
 //            --chains N --warmup N --draws N --seed S [--metric diag_e|dense_e]
-//            [--output PREFIX] [--target ...]
+//            [--init RADIUS|FILE.json] [--thin N] [--save-warmup] [--output PREFIX] [--target ...]
 //
 // Writes PREFIX_1.csv ... PREFIX_N.csv (CmdStan's CSV, one per chain) and
-// PREFIX.nc (ArviZ's NetCDF layout), prints CmdStan-style progress and a
-// stansummary-style table. The chains (ensemble: walkers) are spread over the
-// target's tiles; the draws do not depend on the thread or rank count.
+// PREFIX.nc (ArviZ's NetCDF layout), prints CmdStan-style progress, a
+// stansummary-style table and the warnings of CmdStan's diagnose. The chains
+// (ensemble: walkers) are spread over the target's tiles; the draws do not depend
+// on the thread or rank count.
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -2,19 +2,22 @@
 //
 //   mcmc_ipu --model NAME [--data FILE.json | --dimension N] --sampler nuts|hmc|rwm|ensemble|pt
 //            --chains N --warmup N --draws N --seed S [--metric diag_e|dense_e]
-//            [--output PREFIX] [--target ...]
+//            [--init RADIUS|FILE.json] [--thin N] [--save-warmup] [--output PREFIX] [--target ...]
 //
 // Writes PREFIX_1.csv ... PREFIX_N.csv (CmdStan's CSV, one per chain) and
-// PREFIX.nc (ArviZ's NetCDF layout), prints CmdStan-style progress and a
-// stansummary-style table. The chains (ensemble: walkers) are spread over the
-// target's tiles; the draws do not depend on the thread or rank count.
+// PREFIX.nc (ArviZ's NetCDF layout), prints CmdStan-style progress, a
+// stansummary-style table and the warnings of CmdStan's diagnose. The chains
+// (ensemble: walkers) are spread over the target's tiles; the draws do not depend
+// on the thread or rank count.
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "tessera/core/environment.hpp"
@@ -22,6 +25,7 @@
 #include "tessera/core/options.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/mcmc/diagnostics.hpp"
+#include "tessera/mcmc/init.hpp"
 #include "tessera/mcmc/models.hpp"
 #include "tessera/mcmc/output.hpp"
 #include "tessera/mcmc/run.hpp"
@@ -100,9 +104,10 @@ int main(int argc, char** argv) {
                    "step size in warm-up: dual_averaging (Stan) or simple (TFP's policy, hmc; "
                    "towards --delta, unit metric)")
         ->capture_default_str();
-    app.add_option("--init", config.init_radius,
-                   "initial points uniform in (-init, init); 0: the origin")
-        ->check(CLI::NonNegativeNumber)
+    std::string init = "2";
+    app.add_option("--init", init,
+                   "a radius R: initial points uniform in (-R, R) on the unconstrained scale "
+                   "(0: the origin); or a JSON file of initial values (CmdStan's layout)")
         ->capture_default_str();
     app.add_option("--temperatures", config.temperatures, "pt: replicas per chain")
         ->check(CLI::Range(2, 1000))
@@ -111,6 +116,12 @@ int main(int argc, char** argv) {
                    "pt: temperature of the hottest replica")
         ->check(CLI::Range(1.0001, 1e12))
         ->capture_default_str();
+    app.add_option("--thin", config.thin,
+                   "keep every N-th iteration (CmdStan's thin; also of a saved warm-up)")
+        ->check(CLI::Range(1, 100000000))
+        ->capture_default_str();
+    app.add_flag("--save-warmup", config.save_warmup,
+                 "also write the warm-up draws (CmdStan's save_warmup; not in the summary)");
     app.add_option("--refresh", refresh, "progress every N iterations")
         ->check(CLI::Range(1, 100000000))
         ->capture_default_str();
@@ -123,7 +134,7 @@ int main(int argc, char** argv) {
     config.draws = draws_wanted;
 
     nlohmann::json data = nlohmann::json::object();
-    std::string source = "(none)";
+    std::string source = "(none)";  // in error messages; the CSV header leaves the file empty
     if (!data_file.empty()) {
       data = read_data_file(data_file);
       source = data_file;
@@ -135,6 +146,19 @@ int main(int argc, char** argv) {
       data["N"] = dimension;
     }
     const std::unique_ptr<Model> model = make_model(model_name, data, source);
+    // --init as CmdStan reads it: a number is a radius, anything else names a file.
+    std::optional<InitialValues> initial_values;
+    std::string init_file;
+    {
+      double radius = 0;
+      const auto [end, ec] = std::from_chars(init.data(), init.data() + init.size(), radius);
+      if (ec == std::errc() && end == init.data() + init.size()) {
+        config.init_radius = radius;  // sample() rejects a negative radius
+      } else {
+        initial_values = read_init_file(init, *model);
+        init_file = init;
+      }
+    }
 
     tessera::Runtime runtime(options);
     const bool root = runtime.rank() == 0;
@@ -143,10 +167,13 @@ int main(int argc, char** argv) {
                   model->dimension(), sampler.c_str(), chains,
                   config.kind == SamplerKind::ensemble ? "walkers" : "chains",
                   runtime.target().total_tiles());
+    if (root && initial_values && !initial_values->missing.empty())
+      std::printf("%s\n", missing_parameters_note(*initial_values, config.init_radius).c_str());
     RunSettings settings;
     settings.sampler = config;
     settings.chains = chains;
     settings.seed = seed;
+    settings.init = initial_values;
     settings.progress = [&](int done, int total) {
       if (done != 1 && done % refresh != 0 && done != total && done != warmup + 1) return;
       std::printf("Iteration: %*d / %d [%3d%%]  (%s)\n",
@@ -160,7 +187,7 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     if (root) {
-      RunDescription run{model->name(), source, config, seed, elapsed};
+      RunDescription run{model->name(), data_file, config, seed, init_file};
       if (!output.empty()) {
         const auto wants = [&](const char* f) {
           return std::find(formats.begin(), formats.end(), f) != formats.end();
@@ -175,7 +202,16 @@ int main(int argc, char** argv) {
           std::printf("wrote %s.nc\n", output.c_str());
         }
       }
-      if (!no_summary) std::printf("\n%s", summary_table(draws, summarize(draws)).c_str());
+      // The summary, then the problems CmdStan's diagnose would report (R-hat and ESS only
+      // with the summary, which computes them).
+      const std::vector<ColumnSummary> summary =
+          no_summary ? std::vector<ColumnSummary>{} : summarize(draws);
+      if (!no_summary) std::printf("\n%s", summary_table(draws, summary).c_str());
+      const std::vector<std::string> warnings =
+          diagnostic_warnings(draws, summary, config.max_depth);
+      if (!warnings.empty()) std::printf("\n");
+      for (const std::string& line : warnings) std::printf("%s\n", line.c_str());
+      if (!warnings.empty()) std::printf("\n");
       std::printf("draws checksum %016" PRIx64 "\n", checksum(draws));
       std::printf("sampling took %.3f s of wall time\n", elapsed);
     }

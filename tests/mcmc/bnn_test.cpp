@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numbers>
 
 #include "tessera/core/error.hpp"
@@ -22,6 +23,7 @@
 #include "tessera/core/runtime.hpp"
 #include "tessera/mcmc/adaptation.hpp"
 #include "tessera/mcmc/diagnostics.hpp"
+#include "tessera/mcmc/init.hpp"
 #include "tessera/mcmc/models.hpp"
 #include "tessera/mcmc/run.hpp"
 
@@ -84,6 +86,42 @@ TEST(BnnAlpha, PublishedNetworkHas963Parameters) {
   EXPECT_EQ(names[262], "w1[2,1]");
   EXPECT_EQ(names.back(), "b3");
   EXPECT_EQ(full.constrain(x).back(), x[962]);
+  // The parameters block is the weights, unconstrained: unconstrain is the identity.
+  const std::vector<std::string> block = lean.parameter_block_names();
+  ASSERT_EQ(block.size(), 963u);
+  EXPECT_EQ(std::vector<std::string>(names.begin() + 261, names.end()), block);
+  const std::vector<double> weights = lean.parameter_block_values(x);
+  EXPECT_EQ(lean.unconstrain(weights), x);
+  EXPECT_EQ(full.constrain(full.unconstrain(weights)), full.constrain(x));
+  std::vector<double> infinite = weights;
+  infinite[3] = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(lean.unconstrain(infinite), SupportError);
+}
+
+// An init file in CmdStan's layout: the K x H matrix w1 as K rows of H, vectors as arrays.
+TEST(BnnAlpha, InitFileGivesTheWeightsInCmdStansLayout) {
+  const BnnData d{Eigen::MatrixXd::Zero(4, 3), Eigen::VectorXd::Zero(4)};
+  const BnnAlphaModel model(d, Eigen::MatrixXd(), 2, Precision::float64);
+  const nlohmann::json file{{"w1", {{11, 12}, {21, 22}, {31, 32}}},
+                            {"b1", {1, 2}},
+                            {"w2", {3, 4}},
+                            {"b2", 5},
+                            {"w3", 6},
+                            {"b3", 7}};
+  RngEngine rng = rng_stream(1, 0);
+  const Vector x = initial_point(model, parse_initial_values(file, model, "w.json"), 2, rng);
+  // x = W1 column-major (x[k + K j] = w1[k,j]), b1, w2, b2, w3, b3.
+  EXPECT_EQ(x, (Vector{{11, 21, 31, 12, 22, 32, 1, 2, 3, 4, 5, 6, 7}}));
+  nlohmann::json ragged = file;
+  ragged["w1"][1] = {21};
+  try {
+    parse_initial_values(ragged, model, "w.json");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "init file 'w.json': parameter 'w1' element [2] must be an array of 2 numbers, "
+                 "not an array of 1");
+  }
 }
 
 TEST(BnnAlpha, FeaturesAreReturnsAndVolatilitiesInBasisPoints) {

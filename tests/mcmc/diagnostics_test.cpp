@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/random/normal_distribution.hpp>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 
 #include "tessera/core/rng.hpp"
 
@@ -94,6 +97,165 @@ TEST(Diagnostics, ClosedFormsOnLongSequences) {
   Chains shifted = iid;
   for (double& v : shifted[0]) v += 1.0;
   EXPECT_GT(rhat(shifted), 1.1);
+}
+
+// nuts-shaped draws: the seven sampler columns and x; x, lp__ and energy__ iid normal (so
+// every diagnostic is healthy), tree depth 3, no divergence, unless `change` alters a row.
+Draws nuts_draws(int chains, int n, const std::function<void(int, int, double*)>& change = {}) {
+  Draws d;
+  d.columns = {"lp__",         "accept_stat__", "stepsize__", "treedepth__",
+               "n_leapfrog__", "divergent__",   "energy__",   "x"};
+  d.sampler_columns = 7;
+  d.chains = chains;
+  d.draws = n;
+  d.values.resize(static_cast<std::size_t>(chains * n) * d.width());
+  for (int c = 0; c < chains; ++c) {
+    RngEngine rng = rng_stream(21, static_cast<std::uint64_t>(c));
+    boost::random::normal_distribution<double> normal;
+    for (int i = 0; i < n; ++i) {
+      double* row = &d.values[(static_cast<std::size_t>(c * n + i)) * d.width()];
+      const double x = normal(rng);
+      const double row_values[] = {-0.5 * x * x, 0.9, 0.8, 3, 7, 0, 1 + normal(rng), x};
+      std::copy(std::begin(row_values), std::end(row_values), row);
+      if (change) change(c, i, row);
+    }
+  }
+  return d;
+}
+
+std::vector<std::string> warnings_of(const Draws& d, int max_depth = 10,
+                                     const WarningThresholds& limits = {}) {
+  return diagnostic_warnings(d, summarize(d), max_depth, limits);
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+bool contains(const std::vector<std::string>& lines, const std::string& text) {
+  return std::find(lines.begin(), lines.end(), text) != lines.end();
+}
+
+// A healthy run (4 chains of 1000 iid draws) prints no warning.
+TEST(Warnings, HealthyDrawsGiveNone) {
+  const std::vector<std::string> lines = warnings_of(nuts_draws(4, 1000));
+  EXPECT_TRUE(lines.empty()) << joined(lines);
+}
+
+TEST(Warnings, DivergencesInCmdStansWords) {
+  const Draws d = nuts_draws(4, 1000, [](int c, int i, double* row) {
+    if (c == 2 && i % 250 == 0) row[5] = 1;  // 4 of 4000
+  });
+  EXPECT_EQ(warnings_of(d), (std::vector<std::string>{
+                                "4 of 4000 (0.10%) transitions ended with a divergence.",
+                                "These divergent transitions indicate that HMC is not fully able "
+                                "to explore the posterior distribution.",
+                                "Try increasing adapt delta closer to 1.",
+                                "If this doesn't remove all divergences, try to reparameterize "
+                                "the model."}));
+}
+
+TEST(Warnings, TransitionsAtTheMaximumTreeDepth) {
+  const Draws d = nuts_draws(4, 1000, [](int c, int i, double* row) {
+    if (c == 0 && i < 8) row[3] = 10;
+  });
+  EXPECT_EQ(warnings_of(d),
+            (std::vector<std::string>{
+                "8 of 4000 (0.20%) transitions hit the maximum treedepth limit of 10, or 2^10 "
+                "leapfrog steps.",
+                "Trajectories that are prematurely terminated due to this limit will result in "
+                "slow exploration.",
+                "For optimal performance, increase this limit."}));
+  EXPECT_TRUE(warnings_of(d, 11).empty());  // depth 10 is below a limit of 11
+}
+
+// A chain whose energy wanders (a random walk: E-BFMI far below 0.3) is named alone.
+TEST(Warnings, LowEbfmiNamesTheChain) {
+  double walk = 0;
+  const Draws d = nuts_draws(3, 1000, [&](int c, int, double* row) {
+    if (c != 1) return;
+    walk += row[6] - 1;
+    row[6] = walk;
+  });
+  const std::vector<std::string> lines = warnings_of(d);
+  ASSERT_EQ(lines.size(), 2u) << joined(lines);
+  const double e = ebfmi(d.column(1, 6));
+  EXPECT_LT(e, 0.3);
+  char expected[256];
+  std::snprintf(expected, sizeof expected,
+                "Chain 2: the E-BFMI, %.2f, is below the nominal threshold of 0.30 which suggests "
+                "that HMC may have trouble exploring the target distribution.",
+                e);
+  EXPECT_EQ(lines[0], expected);
+  EXPECT_EQ(lines[1], "If possible, try to reparameterize the model.");
+}
+
+// One chain shifted by one standard deviation: R-hat well above 1.01, x named (lp__ is not,
+// as in CmdStan's diagnose). The ESS checks are switched off to see this one alone.
+TEST(Warnings, HighRhatNamesTheParameters) {
+  const Draws d = nuts_draws(4, 1000, [](int c, int, double* row) {
+    if (c == 0) row[7] += 1.0;
+  });
+  EXPECT_GT(summarize(d)[1].rhat, 1.01);
+  WarningThresholds rhat_only;
+  rhat_only.ess_per_chain = 0;
+  EXPECT_EQ(warnings_of(d, 10, rhat_only),
+            (std::vector<std::string>{
+                "The following parameters had rank-normalized split R-hat greater than 1.01:",
+                "  x", "Such high values indicate incomplete mixing and biased estimation.",
+                "You should consider regularizing your model with additional prior information or "
+                "a more effective parameterization."}));
+}
+
+// AR(1) draws with phi = 0.99: ESS about S / 200, far below 100 per chain, for the bulk and
+// the tail (R-hat switched off).
+TEST(Warnings, LowEssNamesTheParameters) {
+  const Chains slow = ar1(0.99, 4, 1000, 5);
+  const Draws d = nuts_draws(4, 1000, [&](int c, int i, double* row) {
+    row[7] = slow[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)];
+  });
+  WarningThresholds ess_only;
+  ess_only.rhat = INFINITY;
+  const std::vector<std::string> lines = warnings_of(d, 10, ess_only);
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "The following parameters had a bulk effective sample size (ESS_bulk) "
+                       "below 400 (100 per chain):",
+                       "  x",
+                       "Such low values indicate that posterior means and medians may be "
+                       "unreliable.",
+                       "Running the chains for more iterations may help.", "",
+                       "The following parameters had a tail effective sample size (ESS_tail) "
+                       "below 400 (100 per chain):",
+                       "  x",
+                       "Such low values indicate that posterior variances and tail quantiles may "
+                       "be unreliable.",
+                       "Running the chains for more iterations may help."}));
+  // Without the summary (mcmc_ipu --no-summary) R-hat and ESS are not checked.
+  EXPECT_TRUE(diagnostic_warnings(d, {}, 10).empty());
+}
+
+// The case of issue 13: R-hat 1.2 and ESS 14 together, all in CmdStan's order.
+TEST(Warnings, EveryProblemAtOnceInDiagnosesOrder) {
+  const Chains slow = ar1(0.995, 4, 200, 6);
+  const Draws d = nuts_draws(4, 200, [&](int c, int i, double* row) {
+    row[7] = slow[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)] + (c == 0 ? 3 : 0);
+    if (i == 0) row[3] = 10, row[5] = 1;
+  });
+  const std::vector<std::string> lines = warnings_of(d);
+  const auto at = [&](const std::string& start) {
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (lines[i].rfind(start, 0) == 0) return static_cast<long>(i);
+    return -1L;
+  };
+  EXPECT_EQ(at("4 of 800 (0.50%) transitions hit"), 0);
+  EXPECT_GT(at("4 of 800 (0.50%) transitions ended with a divergence."), at("4 of 800"));
+  EXPECT_GT(at("The following parameters had a bulk"), at("4 of 800 (0.50%) transitions ended"));
+  EXPECT_GT(at("The following parameters had a tail"), at("The following parameters had a bulk"));
+  EXPECT_GT(at("The following parameters had rank-normalized split R-hat"),
+            at("The following parameters had a tail"));
+  EXPECT_TRUE(contains(lines, "  x"));
 }
 
 }  // namespace

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/rng.hpp"
+#include "tessera/mcmc/init.hpp"
 #include "tessera/mcmc/models.hpp"
 #include "tessera/mcmc/sampler.hpp"
 
@@ -78,7 +80,88 @@ TEST_P(EveryModel, GradientMatchesAutoDiffAndCentralDifferences) {
   }
 }
 
+// unconstrain() inverts the transforms: the parameters block's values of x map back to x,
+// and constrain() of that point reports the same values for the block's names.
+TEST_P(EveryModel, UnconstrainInvertsConstrain) {
+  const auto m = model(GetParam());
+  const std::vector<std::string> block = m->parameter_block_names(),
+                                 reported = m->parameter_names();
+  RngEngine rng = rng_stream(8, 0);
+  for (int trial = 0; trial < 5; ++trial) {
+    const Vector x = initial_point(*m, 2.0, rng);
+    const std::vector<double> values = m->parameter_block_values(x);
+    ASSERT_EQ(values.size(), block.size());
+    const Vector back = m->unconstrain(values);
+    ASSERT_EQ(back.size(), m->dimension());
+    for (int i = 0; i < m->dimension(); ++i)
+      EXPECT_NEAR(back[i], x[i], 1e-12 * (1 + std::abs(x[i]))) << GetParam() << " coordinate " << i;
+    const std::vector<double> again = m->constrain(back);
+    for (std::size_t b = 0; b < block.size(); ++b) {
+      const auto at = std::find(reported.begin(), reported.end(), block[b]);
+      if (at == reported.end()) continue;  // not reported (stochastic_volatility's h_std)
+      const double v = again[static_cast<std::size_t>(at - reported.begin())];
+      EXPECT_NEAR(v, values[b], 1e-12 * (1 + std::abs(values[b]))) << GetParam() << " " << block[b];
+    }
+  }
+  EXPECT_THROW(m->unconstrain(std::vector<double>(block.size() + 1, 0.5)), ConfigError);
+}
+
 INSTANTIATE_TEST_SUITE_P(Builtin, EveryModel, ::testing::ValuesIn(builtin_models()));
+
+// Values outside a parameter's support are refused by name.
+TEST(Unconstrain, OutOfSupportValuesNameTheParameter) {
+  auto expect_support_error = [](const Model& m, std::vector<double> v, const std::string& name,
+                                 const std::string& message) {
+    try {
+      m.unconstrain(v);
+      FAIL() << "no error for " << name;
+    } catch (const SupportError& e) {
+      EXPECT_EQ(e.parameter(), name);
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  };
+  const auto schools = model("eight_schools_noncentered");
+  std::vector<double> v(10, 0.0);
+  v[9] = -1;
+  expect_support_error(*schools, v, "tau",
+                       "parameter 'tau' = -1 lies outside its support (0, inf)");
+  v[9] = 1;
+  v[3] = std::numeric_limits<double>::infinity();
+  expect_support_error(*schools, v, "theta_trans[4]",
+                       "parameter 'theta_trans[4]' = inf is not finite");
+  const auto garch = model("garch11");
+  expect_support_error(*garch, {0, 1, 1.5, 0.1}, "alpha1",
+                       "parameter 'alpha1' = 1.5 lies outside its support (0, 1)");
+  expect_support_error(*garch, {0, 1, 0.5, 0.6}, "beta1",
+                       "parameter 'beta1' = 0.6 lies outside its support (0, 0.5)");
+  expect_support_error(*garch, {0, 0, 0.5, 0.1}, "alpha0",
+                       "parameter 'alpha0' = 0 lies outside its support (0, inf)");
+  const auto sv = model("stochastic_volatility");
+  std::vector<double> w(9, 0.0);
+  w[2] = 1;
+  w[1] = -1;
+  expect_support_error(*sv, w, "phi", "parameter 'phi' = -1 lies outside its support (-1, 1)");
+}
+
+// The inverse transforms against the forward ones, and the simplex's checks.
+TEST(Transforms, InversesUndoTheTransforms) {
+  for (double u : {-20.0, -2.0, 0.0, 0.7, 15.0}) {
+    double lj = 0;
+    EXPECT_NEAR(lower_bounded_inverse(lower_bounded(u, 0.0, lj), 0.0, "a"), u, 1e-12);
+    // lower + exp(u) keeps exp(u)'s digits only down to lower's round-off.
+    EXPECT_NEAR(lower_bounded_inverse(lower_bounded(u, 1.5, lj), 1.5, "a"), u,
+                1e-15 / std::exp(u) + 1e-12);
+    EXPECT_NEAR(bounded_inverse(bounded(u, -1.0, 3.0, lj), -1.0, 3.0, "b"), u,
+                1e-9 * (1 + std::abs(u)));
+  }
+  const std::vector<double> u{0.3, -1.2, 0.8};
+  double lj = 0;
+  const std::vector<double> back = simplex_inverse(simplex(u, lj), "s");
+  ASSERT_EQ(back.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_NEAR(back[k], u[k], 1e-12);
+  EXPECT_THROW(simplex_inverse({0.5, 0.6}, "s"), SupportError);
+  EXPECT_THROW(simplex_inverse({1.2, -0.2}, "s"), SupportError);
+}
 
 // Stochastic volatility at a point where h is known by hand: mu = 0, phi = 0 (u = 0),
 // sigma = 1 (v = 0), h_std = 0, so h_t = 0 and log p = -sum y_t^2 / 2, plus the Jacobians
@@ -163,6 +246,100 @@ TEST(Transforms, SimplexSumsToOneWithTheRightJacobian) {
       jacobian(i, j) = (xu[static_cast<std::size_t>(i)] - xd[static_cast<std::size_t>(i)]) / 2e-6;
   }
   EXPECT_NEAR(lj, std::log(std::abs(jacobian.determinant())), 1e-6);
+}
+
+// --init FILE.json: a full file gives the unconstrained point of its values, whatever the
+// stream; a partial one keeps its values and draws the rest per stream, as CmdStan does.
+TEST(InitFile, GivenValuesBecomeTheStartingPoint) {
+  const auto m = model("eight_schools_noncentered");
+  const json full{
+      {"theta_trans", {0.1, -0.2, 0.3, 0.4, 0.5, -0.6, 0.7, 0.8}}, {"mu", 1.5}, {"tau", 2}};
+  const InitialValues init = parse_initial_values(full, *m, "init.json");
+  EXPECT_TRUE(init.missing.empty());
+  RngEngine rng = rng_stream(3, 0);
+  const Vector x = initial_point(*m, init, 2.0, rng);
+  std::vector<double> expected;
+  for (double v : full["theta_trans"]) expected.push_back(v);
+  expected.push_back(1.5);
+  expected.push_back(2.0);
+  EXPECT_EQ(x, m->unconstrain(expected));
+  EXPECT_NEAR(x[9], std::log(2.0), 1e-15);
+  RngEngine other = rng_stream(4, 1);
+  EXPECT_EQ(initial_point(*m, init, 2.0, other), x);
+
+  const InitialValues partial = parse_initial_values(json{{"mu", -3.0}}, *m, "mu.json");
+  EXPECT_EQ(partial.missing, (std::vector<std::string>{"theta_trans", "tau"}));
+  EXPECT_EQ(missing_parameters_note(partial, 2.0),
+            "init file 'mu.json' gives no value of theta_trans, tau; as in CmdStan, they start "
+            "at random values, uniform in (-2, 2) on the unconstrained scale");
+  RngEngine a = rng_stream(5, 0), b = rng_stream(5, 1);
+  const Vector xa = initial_point(*m, partial, 2.0, a), xb = initial_point(*m, partial, 2.0, b);
+  EXPECT_EQ(xa[8], -3.0);
+  EXPECT_EQ(xb[8], -3.0);
+  EXPECT_NE(xa[0], xb[0]);
+  for (int i = 0; i < 10; ++i)
+    if (i != 8) {
+      EXPECT_LT(std::abs(xa[i]), 2.0);
+    }
+  // garch11's beta1 < 1 - alpha1: random values of the other parameters are redrawn until
+  // they fit the given alpha1.
+  const auto garch = model("garch11");
+  const InitialValues alpha = parse_initial_values(json{{"alpha1", 0.9}}, *garch, "a.json");
+  RngEngine g = rng_stream(6, 0);
+  const std::vector<double> start =
+      garch->parameter_block_values(initial_point(*garch, alpha, 2, g));
+  EXPECT_NEAR(start[2], 0.9, 1e-12);
+  EXPECT_LT(start[3], 0.1);
+}
+
+void expect_init_error(const Model& m, const json& file, const std::string& message) {
+  try {
+    RngEngine rng = rng_stream(1, 0);
+    initial_point(m, parse_initial_values(file, m, "bad_init.json"), 2.0, rng);
+    FAIL() << "no error for " << file.dump();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "init file 'bad_init.json': " + message);
+  }
+}
+
+TEST(InitFile, ErrorsNameTheFileAndTheParameter) {
+  const auto schools = model("eight_schools_noncentered");
+  const json zeros = {0, 0, 0, 0, 0, 0, 0, 0};
+  expect_init_error(*schools, json{{"sigma", 1}},
+                    "'sigma' is not a parameter of eight_schools_noncentered; the parameters are "
+                    "theta_trans, mu, tau");
+  expect_init_error(*schools, json{{"theta", zeros}},
+                    "'theta' is a derived quantity of eight_schools_noncentered, not a parameter, "
+                    "and cannot be initialised; the parameters are theta_trans, mu, tau");
+  expect_init_error(*schools, json{{"theta_trans", {1, 2}}},
+                    "parameter 'theta_trans' must be an array of 8 numbers, not an array of 2");
+  expect_init_error(*schools, json{{"mu", {1, 2}}}, "parameter 'mu' is not a number ([1,2])");
+  expect_init_error(*schools, json{{"theta_trans", 1.0}},
+                    "parameter 'theta_trans' must be an array of 8 numbers, not 1.0");
+  json null_element{{"theta_trans", zeros}, {"mu", 0}, {"tau", 1}};
+  null_element["theta_trans"][2] = nullptr;
+  expect_init_error(*schools, null_element,
+                    "parameter 'theta_trans' element [3] is not a number (null)");
+  expect_init_error(*schools, json{{"theta_trans", zeros}, {"mu", 0}, {"tau", -1}},
+                    "parameter 'tau' = -1 lies outside its support (0, inf)");
+  expect_init_error(*schools, json{{"tau", 0}},
+                    "parameter 'tau' = 0 lies outside its support (0, inf) (in 100 attempts with "
+                    "random values of theta_trans, mu, which the file leaves out)");
+  expect_init_error(*schools, json{{"theta_trans", zeros}, {"mu", "Inf"}, {"tau", 1}},
+                    "parameter 'mu' = inf is not finite");
+  expect_init_error(*model("std_normal"), json{{"x", {1e200, 0, 0, 0, 0, 0, 0}}},
+                    "the log density of std_normal is -inf at the initial values; give values "
+                    "where the density is positive");
+  expect_init_error(*schools, json::array(),
+                    "it must be a JSON object of parameter values by name, as CmdStan's init "
+                    "files are");
+  try {
+    read_init_file("/no/such/init.json", *schools);
+    FAIL();
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open init file '/no/such/init.json'"),
+              std::string::npos);
+  }
 }
 
 void expect_format_error(const std::string& name, const json& data, const std::string& message) {

@@ -40,10 +40,15 @@ class Output : public ::testing::Test {
     s.chains = 3;
     s.seed = 9;
     draws_ = sample(runtime, *model_, s);
-    run_ = {"eight_schools_noncentered", "schools.json", s.sampler, 9, 0.25};
+    run_ = {"eight_schools_noncentered", "schools.json", s.sampler, 9, ""};
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string write_and_path(const std::string& name, const Draws& draws,
+                             const RunDescription& run) const {
+    write_cmdstan_csv(path(name), draws, 0, run);
+    return path(name);
+  }
 
   fs::path dir_;
   std::unique_ptr<Model> model_;
@@ -112,6 +117,156 @@ TEST_F(Output, CsvHasCmdStansLayout) {
       std::string::npos);
   EXPECT_EQ(text.rfind("# model = eight_schools_noncentered\n# method = sample (Default)\n", 0),
             0u);
+}
+
+// Stan's timing trailer (stan::services::util::mcmc_writer::write_timing): whole
+// milliseconds, the total their sum; read back per phase. A real run measures both phases.
+TEST_F(Output, CsvEndsWithStansTimingTrailer) {
+  EXPECT_GT(draws_.warmup_seconds, 0.0);
+  EXPECT_GT(draws_.sampling_seconds, 0.0);
+  Draws timed = draws_;
+  timed.warmup_seconds = 1.23456;
+  timed.sampling_seconds = 0.0789;
+  const std::string text = cmdstan_csv(timed, 1, run_);
+  const std::string trailer =
+      "# \n"
+      "#  Elapsed Time: 1.234 seconds (Warm-up)\n"
+      "#                0.078 seconds (Sampling)\n"
+      "#                1.312 seconds (Total)\n"
+      "# \n";
+  ASSERT_GE(text.size(), trailer.size());
+  EXPECT_EQ(text.substr(text.size() - trailer.size()), trailer);
+  std::ofstream(path("timed.csv")) << text;
+  const CmdStanCsv csv = read_cmdstan_csv(path("timed.csv"));
+  EXPECT_EQ(csv.warmup_seconds, 1.234);
+  EXPECT_EQ(csv.sampling_seconds, 0.078);
+}
+
+// --thin and --save-warmup as CmdStan's thin and save_warmup: iterations 0, thin, 2 thin, ...
+// of each phase, the warm-up rows before the adaptation block, the header recording both;
+// the draws are those of the unthinned run (thinning only drops rows).
+TEST_F(Output, ThinAndSaveWarmupKeepCmdStansRows) {
+  Target target = Target::preset("host", 1, 1);
+  Runtime runtime(target, 1, MPI_COMM_SELF);
+  RunSettings s;
+  s.sampler.warmup = 100;
+  s.sampler.draws = 50;
+  s.sampler.save_warmup = true;
+  s.chains = 2;
+  s.seed = 9;
+  const Draws all = sample(runtime, *model_, s);
+  ASSERT_EQ(all.warmup_draws, 100);
+  s.sampler.thin = 3;
+  const Draws thinned = sample(runtime, *model_, s);
+  ASSERT_EQ(thinned.draws, 17);         // 0, 3, ..., 48
+  ASSERT_EQ(thinned.warmup_draws, 34);  // 0, 3, ..., 99
+  for (int c = 0; c < 2; ++c)
+    for (std::size_t k = 0; k < all.width(); ++k) {
+      for (int d = 0; d < thinned.draws; ++d)
+        ASSERT_EQ(thinned.at(c, d, k), all.at(c, 3 * d, k)) << "draw " << d;
+      for (int d = 0; d < thinned.warmup_draws; ++d)
+        ASSERT_EQ(thinned.warmup_at(c, d, k), all.warmup_at(c, 3 * d, k)) << "warm-up " << d;
+    }
+  RunDescription run = run_;
+  run.sampler = s.sampler;
+  RunSettings zero = s;
+  zero.sampler.thin = 0;
+  try {
+    sample(runtime, *model_, zero);
+    FAIL() << "no error for thin 0";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "--thin must be at least 1, not 0");
+  }
+  write_cmdstan_csv(path("thin.csv"), thinned, 1, run);
+  const CmdStanCsv csv = read_cmdstan_csv(path("thin.csv"));
+  EXPECT_EQ(csv.settings.at("thin"), "3");
+  EXPECT_EQ(csv.settings.at("save_warmup"), "1");
+  ASSERT_EQ(csv.warmup_rows.size(), 34u);
+  ASSERT_EQ(csv.rows.size(), 17u);
+  for (std::size_t k = 0; k < all.width(); ++k) {
+    EXPECT_EQ(csv.warmup_rows[33][k], thinned.warmup_at(1, 33, k));
+    EXPECT_EQ(csv.rows[0][k], thinned.at(1, 0, k));
+  }
+  const std::string text = cmdstan_csv(thinned, 1, run);
+  const std::size_t adaptation = text.find("# Adaptation terminated");
+  const std::size_t first_row = text.find('\n', text.find("\nlp__,") + 1) + 1;
+  std::size_t rows_before = 0;
+  for (std::size_t at = first_row; at < adaptation; at = text.find('\n', at) + 1) ++rows_before;
+  EXPECT_EQ(rows_before, 34u);
+  // A file whose warm-up rows do not match its header is refused.
+  std::string shortened = text;
+  shortened.erase(first_row, text.find('\n', first_row) + 1 - first_row);
+  std::ofstream(path("short.csv")) << shortened;
+  EXPECT_THROW(read_cmdstan_csv(path("short.csv")), FormatError);
+  // The NetCDF file carries ArviZ's warm-up groups.
+  write_arviz_netcdf(path("thin.nc"), thinned, run);
+  netCDF::NcFile nc(path("thin.nc"), netCDF::NcFile::read);
+  EXPECT_EQ(nc.getGroup("warmup_posterior").getDim("draw").getSize(), 34u);
+  EXPECT_EQ(nc.getGroup("warmup_sample_stats").getDim("draw").getSize(), 34u);
+  EXPECT_EQ(nc.getGroup("posterior").getDim("draw").getSize(), 17u);
+  std::vector<double> mu(2 * 34);
+  nc.getGroup("warmup_posterior").getVar("mu").getVar(mu.data());
+  EXPECT_EQ(mu[34 + 5], thinned.warmup_at(1, 5, thinned.index("mu")));
+  // Without save_warmup, no warm-up rows and no warm-up groups.
+  EXPECT_EQ(read_cmdstan_csv(write_and_path("plain.csv", draws_, run_)).warmup_rows.size(), 0u);
+  write_arviz_netcdf(path("plain.nc"), draws_, run_);
+  EXPECT_TRUE(
+      netCDF::NcFile(path("plain.nc"), netCDF::NcFile::read).getGroup("warmup_posterior").isNull());
+}
+
+// Every sampler's header claims only what it did: the ensemble adapts nothing, rwm and pt
+// tune towards their own fixed target, TFP's policy keeps the unit metric and no windows,
+// a fixed number of leapfrog steps replaces int_time; no warm-up engages no adaptation.
+TEST_F(Output, HeadersClaimOnlyWhatTheSamplerDid) {
+  auto header = [&](SamplerConfig config) {
+    RunDescription run = run_;
+    run.sampler = config;
+    const std::string text = cmdstan_csv(draws_, 0, run);
+    return text.substr(0, text.find("\nlp__"));
+  };
+  auto has = [](const std::string& text, const std::string& line) {
+    return text.find(line) != std::string::npos;
+  };
+  SamplerConfig nuts = run_.sampler;
+  const std::string n = header(nuts);
+  EXPECT_TRUE(has(n, "#       engaged = 1\n#       delta = 0.8\n#       init_buffer = 75"));
+  EXPECT_TRUE(has(n,
+                  "#         engine = nuts (Default)\n#           nuts\n"
+                  "#             max_depth = 10 (Default)\n"));
+  EXPECT_TRUE(has(n, "#         metric = diag_e (Default)\n"));
+  SamplerConfig ensemble = nuts;
+  ensemble.kind = SamplerKind::ensemble;
+  const std::string e = header(ensemble);
+  EXPECT_TRUE(has(e, "#       engaged = 0\n#     algorithm = ensemble\n"));
+  EXPECT_FALSE(has(e, "delta"));
+  EXPECT_FALSE(has(e, "init_buffer"));
+  EXPECT_FALSE(has(cmdstan_csv(draws_, 0, {"m", "", ensemble, 1, ""}), "Adaptation terminated"));
+  SamplerConfig rwm = nuts;
+  rwm.kind = SamplerKind::rwm;
+  const std::string r = header(rwm);
+  EXPECT_TRUE(has(r, "#       engaged = 1\n#       delta = 0.234\n"));
+  EXPECT_FALSE(has(r, "metric"));
+  SamplerConfig simple = nuts;
+  simple.kind = SamplerKind::hmc;
+  simple.step_adaptation = StepAdaptation::simple;
+  simple.leapfrog_steps = 7;
+  const std::string h = header(simple);
+  EXPECT_TRUE(has(h, "#       step_adaptation = simple\n#     algorithm = hmc"));
+  EXPECT_FALSE(has(h, "init_buffer"));
+  EXPECT_TRUE(has(h,
+                  "#         engine = static\n#           static\n"
+                  "#             leapfrog_steps = 7\n"));
+  EXPECT_FALSE(has(h, "int_time"));
+  EXPECT_TRUE(has(h, "#         metric = unit_e\n"));
+  SamplerConfig cold = nuts;
+  cold.warmup = 0;
+  EXPECT_TRUE(has(header(cold), "#     num_warmup = 0\n"));
+  EXPECT_TRUE(has(header(cold), "#       engaged = 0\n"));
+  EXPECT_TRUE(has(header(nuts), "#     save_warmup = 0 (Default)\n#     thin = 1 (Default)\n"));
+  EXPECT_TRUE(has(header(nuts), "# init = 2 (Default)\n"));
+  RunDescription no_data = run_;
+  no_data.data_file = "";
+  EXPECT_TRUE(has(cmdstan_csv(draws_, 0, no_data), "# data\n#   file =  (Default)\n"));
 }
 
 void expect_csv_error(const std::string& file, const std::string& text,

@@ -44,10 +44,21 @@ class ScaledNormal final : public AutoDiffModel<ScaledNormal> {
   std::vector<double> constrain(const Vector& x) const override {
     return {x.data(), x.data() + x.size()};
   }
+  Vector unconstrain(std::span<const double> v) const override {
+    return Eigen::Map<const Vector>(v.data(), static_cast<Eigen::Index>(v.size()));
+  }
 
  private:
   std::vector<double> scales_;
 };
+
+// The test model's unconstrain() inverts constrain() (the identity).
+TEST(ScaledNormal, UnconstrainInvertsConstrain) {
+  const ScaledNormal model({1.0, 2.0, 3.0});
+  const Vector x{{0.5, -1.25, 3.0}};
+  EXPECT_EQ(model.unconstrain(model.parameter_block_values(x)), x);
+  EXPECT_EQ(model.constrain(model.unconstrain(model.constrain(x))), model.constrain(x));
+}
 
 struct ChainRun {
   std::vector<double> x;          // first coordinate

@@ -108,6 +108,7 @@ class CorrelatedPair final : public AutoDiffModel<CorrelatedPair> {
     return -0.5 * (a * a - 2.0 * kRho * a * b + b * b) / (1.0 - kRho * kRho);
   }
   std::vector<double> constrain(const Vector& x) const override { return {x[0], x[1]}; }
+  Vector unconstrain(std::span<const double> v) const override { return Vector{{v[0], v[1]}}; }
 };
 
 // Bulk-ESS of the slowest coordinate per leapfrog step (gradient) over all chains.
@@ -173,7 +174,20 @@ class TwoModes final : public AutoDiffModel<TwoModes> {
     return log(exp(-0.5 * a * a) + exp(-0.5 * b * b));
   }
   std::vector<double> constrain(const Vector& x) const override { return {x[0]}; }
+  Vector unconstrain(std::span<const double> v) const override { return Vector{{v[0]}}; }
 };
+
+// The test models' unconstrain() inverts constrain() (both are the identity).
+TEST(TestModels, UnconstrainInvertsConstrain) {
+  const CorrelatedPair pair;
+  const Vector x{{0.5, -1.25}};
+  EXPECT_EQ(pair.unconstrain(pair.parameter_block_values(x)), x);
+  EXPECT_EQ(pair.constrain(pair.unconstrain(pair.constrain(x))), pair.constrain(x));
+  const TwoModes modes;
+  const Vector y{{3.5}};
+  EXPECT_EQ(modes.unconstrain(modes.parameter_block_values(y)), y);
+  EXPECT_EQ(modes.constrain(modes.unconstrain(modes.constrain(y))), modes.constrain(y));
+}
 
 TEST(ParallelTempering, VisitsBothModesInProportion) {
   const TwoModes model;

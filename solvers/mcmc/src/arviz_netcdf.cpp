@@ -74,11 +74,17 @@ int define_var(int group, const std::string& name, nc_type type, const std::vect
   return id;
 }
 
-void write_group(int group, const Draws& draws, const std::vector<Group>& vars, bool stats) {
+// One group of draws: the kept sampling draws, or (warmup) the saved warm-up draws.
+void write_group(int group, const Draws& draws, const std::vector<Group>& vars, bool stats,
+                 bool warmup) {
+  const int n = warmup ? draws.warmup_draws : draws.draws;
+  const auto at = [&](int c, int d, std::size_t col) {
+    return warmup ? draws.warmup_at(c, d, col) : draws.at(c, d, col);
+  };
   int chain = 0, draw = 0;
   check(nc_def_dim(group, "chain", static_cast<std::size_t>(draws.chains), &chain));
-  check(nc_def_dim(group, "draw", static_cast<std::size_t>(draws.draws), &draw));
-  std::vector<long long> index(static_cast<std::size_t>(std::max(draws.chains, draws.draws)));
+  check(nc_def_dim(group, "draw", static_cast<std::size_t>(n), &draw));
+  std::vector<long long> index(static_cast<std::size_t>(std::max(draws.chains, n)));
   for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<long long>(i);
   check(nc_put_var_longlong(group, define_var(group, "chain", NC_INT64, {chain}), index.data()));
   check(nc_put_var_longlong(group, define_var(group, "draw", NC_INT64, {draw}), index.data()));
@@ -101,11 +107,11 @@ void write_group(int group, const Draws& draws, const std::vector<Group>& vars, 
       dims.push_back(dim);
     }
     std::vector<double> values(static_cast<std::size_t>(draws.chains) *
-                               static_cast<std::size_t>(draws.draws) * k);
+                               static_cast<std::size_t>(n) * k);
     std::size_t i = 0;
     for (int c = 0; c < draws.chains; ++c)
-      for (int d = 0; d < draws.draws; ++d)
-        for (std::size_t col : g.columns) values[i++] = draws.at(c, d, col);
+      for (int d = 0; d < n; ++d)
+        for (std::size_t col : g.columns) values[i++] = at(c, d, col);
     if (stats && (name == "diverging")) {
       std::vector<signed char> flags(values.size());
       for (std::size_t j = 0; j < values.size(); ++j) flags[j] = values[j] != 0 ? 1 : 0;
@@ -138,14 +144,20 @@ void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDe
     put_text(file, NC_GLOBAL, "model", run.model);
     put_text(file, NC_GLOBAL, "sampler", sampler_name(run.sampler.kind));
     put_text(file, NC_GLOBAL, "seed", std::to_string(run.seed));
-    write_group(
-        define_group(file, "posterior"), draws,
-        group_columns(draws, static_cast<std::size_t>(draws.sampler_columns), draws.width()),
-        false);
+    const int thin = run.sampler.thin;
+    check(nc_put_att_int(file, NC_GLOBAL, "thin", NC_INT, 1, &thin));
+    const std::vector<Group> parameters =
+        group_columns(draws, static_cast<std::size_t>(draws.sampler_columns), draws.width());
     std::vector<Group> stats;
     for (std::size_t c = 0; c < static_cast<std::size_t>(draws.sampler_columns); ++c)
       stats.push_back({draws.columns[c], {c}, false});
-    write_group(define_group(file, "sample_stats"), draws, stats, true);
+    write_group(define_group(file, "posterior"), draws, parameters, false, false);
+    write_group(define_group(file, "sample_stats"), draws, stats, true, false);
+    // ArviZ's groups of the saved warm-up (from_cmdstan(save_warmup=True)).
+    if (draws.warmup_draws > 0) {
+      write_group(define_group(file, "warmup_posterior"), draws, parameters, false, true);
+      write_group(define_group(file, "warmup_sample_stats"), draws, stats, true, true);
+    }
     const int closed = nc_close(file);
     file = -1;
     check(closed);

@@ -80,6 +80,12 @@ std::vector<std::string> BnnAlphaModel::parameter_names() const {
   for (Eigen::Index t = 0; t < predict_.rows(); ++t)
     names.push_back("alpha[" + std::to_string(t + 1) + "]");
   if (report_ != BnnReport::weights) return names;
+  for (const std::string& n : parameter_block_names()) names.push_back(n);
+  return names;
+}
+
+std::vector<std::string> BnnAlphaModel::parameter_block_names() const {
+  std::vector<std::string> names;
   for (int j = 0; j < hidden_; ++j)
     for (int k = 0; k < inputs_; ++k)
       names.push_back("w1[" + std::to_string(k + 1) + "," + std::to_string(j + 1) + "]");
@@ -87,6 +93,22 @@ std::vector<std::string> BnnAlphaModel::parameter_names() const {
   for (int j = 0; j < hidden_; ++j) names.push_back("w2[" + std::to_string(j + 1) + "]");
   for (const char* n : {"b2", "w3", "b3"}) names.emplace_back(n);
   return names;
+}
+
+std::vector<double> BnnAlphaModel::parameter_block_values(const Vector& x) const {
+  return {x.data(), x.data() + x.size()};
+}
+
+Vector BnnAlphaModel::unconstrain(std::span<const double> values) const {
+  if (values.size() != static_cast<std::size_t>(dimension()))
+    throw ConfigError("bnn_alpha: unconstrain() takes the " + std::to_string(dimension()) +
+                      " weights, not " + std::to_string(values.size()));
+  // Every weight is an unconstrained real: only non-finite values lie outside the support.
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      throw SupportError(parameter_block_names()[i],
+                         "= " + std::to_string(values[i]) + " is not finite");
+  return Eigen::Map<const Vector>(values.data(), static_cast<Eigen::Index>(values.size()));
 }
 
 template <class S>

@@ -50,48 +50,95 @@ std::vector<std::string> split(const std::string& line) {
   return out;
 }
 
+// Stan's timing figure: whole milliseconds (Stan's duration_cast) in seconds, in the
+// stream's default format, as stan::services::util::mcmc_writer::write_timing prints it.
+std::string elapsed(double seconds) {
+  std::ostringstream out;
+  out << std::floor(std::max(seconds, 0.0) * 1000.0) / 1000.0;
+  return out.str();
+}
+
+// The fixed acceptance target of rwm's scale (and so of pt's replicas), as chain_sampler.cpp
+// sets it: Roberts, Gelman & Gilks' 0.234, or 0.44 in one dimension.
+double random_walk_target(const Draws& draws) {
+  const int parameters =
+      static_cast<int>(draws.inverse_metric.empty() ? 0 : draws.inverse_metric.front().size());
+  return parameters == 1 ? 0.44 : 0.234;
+}
+
+void write_row(std::ostringstream& out, const Draws& draws, bool warmup, int chain, int d) {
+  for (std::size_t c = 0; c < draws.width(); ++c)
+    out << (c ? "," : "") << number(warmup ? draws.warmup_at(chain, d, c) : draws.at(chain, d, c));
+  out << "\n";
+}
+
 }  // namespace
 
 std::string cmdstan_csv(const Draws& draws, int chain, const RunDescription& run) {
   const SamplerConfig& s = run.sampler;
   const bool hamiltonian = s.kind == SamplerKind::nuts || s.kind == SamplerKind::hmc;
+  const bool simple = hamiltonian && s.step_adaptation == StepAdaptation::simple;
+  const bool adapts = s.kind != SamplerKind::ensemble;  // the ensemble has no adaptation
+  auto defaulted = [](bool is_default) { return is_default ? " (Default)" : ""; };
   std::ostringstream out;
   out << "# model = " << run.model << "\n"
       << "# method = sample (Default)\n"
       << "#   sample\n"
-      << "#     num_samples = " << s.draws << "\n"
-      << "#     num_warmup = " << s.warmup << "\n"
-      << "#     save_warmup = 0 (Default)\n"
-      << "#     thin = 1 (Default)\n"
+      << "#     num_samples = " << s.draws << defaulted(s.draws == 1000) << "\n"
+      << "#     num_warmup = " << s.warmup << defaulted(s.warmup == 1000) << "\n"
+      << "#     save_warmup = " << (s.save_warmup ? 1 : 0) << defaulted(!s.save_warmup) << "\n"
+      << "#     thin = " << s.thin << defaulted(s.thin == 1) << "\n"
       << "#     adapt\n"
-      << "#       engaged = " << (s.warmup > 0 ? 1 : 0) << "\n"
-      << "#       delta = " << number(s.delta) << "\n"
-      << "#       init_buffer = 75 (Default)\n"
-      << "#       term_buffer = 50 (Default)\n"
-      << "#       window = 25 (Default)\n"
-      << "#     algorithm = " << (hamiltonian ? "hmc" : sampler_name(s.kind)) << "\n";
+      << "#       engaged = " << (adapts && s.warmup > 0 ? 1 : 0) << "\n";
+  if (adapts) {
+    // rwm and pt tune their proposal scale towards a fixed target, not --delta.
+    const double delta = hamiltonian ? s.delta : random_walk_target(draws);
+    out << "#       delta = " << number(delta) << "\n";
+    if (simple)
+      out << "#       step_adaptation = simple\n";  // TFP's policy: no metric windows
+    else
+      out << "#       init_buffer = 75 (Default)\n"
+          << "#       term_buffer = 50 (Default)\n"
+          << "#       window = 25 (Default)\n";
+  }
+  out << "#     algorithm = " << (hamiltonian ? "hmc (Default)" : sampler_name(s.kind)) << "\n";
   if (hamiltonian) {
+    const bool nuts = s.kind == SamplerKind::nuts;
     out << "#       hmc\n"
-        << "#         engine = " << (s.kind == SamplerKind::nuts ? "nuts" : "static") << "\n";
-    if (s.kind == SamplerKind::nuts)
-      out << "#           nuts\n#             max_depth = " << s.max_depth << "\n";
+        << "#         engine = " << (nuts ? "nuts (Default)" : "static") << "\n";
+    if (nuts)
+      out << "#           nuts\n#             max_depth = " << s.max_depth
+          << defaulted(s.max_depth == 10) << "\n";
+    else if (s.leapfrog_steps > 0)  // a fixed L: the integration time follows the step size
+      out << "#           static\n#             leapfrog_steps = " << s.leapfrog_steps << "\n";
     else
       out << "#           static\n#             int_time = " << number(s.integration_time) << "\n";
-    out << "#         metric = " << metric_name(s.metric)
-        << (s.metric == Metric::diag_e ? " (Default)" : "") << "\n"
-        << "#         stepsize = " << number(s.step_size) << "\n";
+    // TFP's policy keeps the unit metric (Stan's unit_e).
+    const std::string metric = simple ? "unit_e" : metric_name(s.metric);
+    out << "#         metric = " << metric << defaulted(metric == "diag_e") << "\n"
+        << "#         stepsize = " << number(s.step_size) << defaulted(s.step_size == 1.0) << "\n"
+        << "#         stepsize_jitter = 0 (Default)\n";
+  } else if (s.kind == SamplerKind::ensemble) {
+    out << "#       ensemble\n#         stretch_scale = " << number(s.stretch_scale) << "\n";
+  } else if (s.kind == SamplerKind::pt) {
+    out << "#       pt\n#         temperatures = " << s.temperatures
+        << "\n#         max_temperature = " << number(s.max_temperature) << "\n";
   }
   out << "#     num_chains = 1 (Default)\n"
       << "# id = " << chain + 1 << "\n"
-      << "# data\n#   file = " << run.data_file << "\n"
-      << "# init = " << number(s.init_radius) << "\n"
+      << "# data\n#   file = " << run.data_file << defaulted(run.data_file.empty()) << "\n"
+      << "# init = "
+      << (run.init_file.empty() ? number(s.init_radius) + defaulted(s.init_radius == 2.0)
+                                : run.init_file)
+      << "\n"
       << "# random\n#   seed = " << run.seed << "\n"
       << "# output\n#   sig_figs = -1 (shortest round-trip)\n"
       << "# stan_version_major = 2\n# stan_version_minor = 33\n# stan_version_patch = 0\n"
       << "# generator = tessera mcmc_ipu\n";
   for (std::size_t c = 0; c < draws.width(); ++c) out << (c ? "," : "") << dotted(draws.columns[c]);
   out << "\n";
-  if (s.kind != SamplerKind::ensemble) {
+  for (int d = 0; d < draws.warmup_draws; ++d) write_row(out, draws, true, chain, d);
+  if (adapts) {
     const auto uc = static_cast<std::size_t>(chain);
     const std::vector<double>& metric = draws.inverse_metric[uc];
     out << "# Adaptation terminated\n# Step size = " << number(draws.step_size[uc]) << "\n";
@@ -112,13 +159,20 @@ std::string cmdstan_csv(const Draws& draws, int chain, const RunDescription& run
       out << "\n";
     }
   }
-  for (int d = 0; d < draws.draws; ++d) {
-    for (std::size_t c = 0; c < draws.width(); ++c)
-      out << (c ? "," : "") << number(draws.at(chain, d, c));
-    out << "\n";
-  }
-  out << "# \n#  Elapsed Time: " << number(run.elapsed_seconds)
-      << " seconds (Total, all chains)\n# \n";
+  for (int d = 0; d < draws.draws; ++d) write_row(out, draws, false, chain, d);
+  // Stan's trailer (mcmc_writer::write_timing); the total is the sum of the rounded phases.
+  // The chains share the run's phases (see Draws::warmup_seconds).
+  const std::string title = " Elapsed Time: ", indent(title.size(), ' ');
+  const double warm = std::stod(elapsed(draws.warmup_seconds)),
+               sampling = std::stod(elapsed(draws.sampling_seconds));
+  std::ostringstream total;
+  total << warm + sampling;
+  // Stan's sample writer puts "# " before each message and before an empty one.
+  out << "# \n"
+      << "# " << title << elapsed(draws.warmup_seconds) << " seconds (Warm-up)\n"
+      << "# " << indent << elapsed(draws.sampling_seconds) << " seconds (Sampling)\n"
+      << "# " << indent << total.str() << " seconds (Total)\n"
+      << "# \n";
   return out.str();
 }
 
@@ -150,11 +204,33 @@ CmdStanCsv read_cmdstan_csv(const std::string& path) {
       throw fail("'" + field + "' is not a number");
     return v;
   };
+  // Stan's trailer: "#  Elapsed Time: X seconds (Warm-up)", "#   Y seconds (Sampling)".
+  auto seconds = [&](const std::string& body, const std::string& phase) {
+    std::string figure = body.substr(0, body.find(" seconds (" + phase + ")"));
+    if (const std::size_t colon = figure.find(':'); colon != std::string::npos)
+      figure.erase(0, colon + 1);
+    return parse(figure);
+  };
+  bool adaptation_seen = false;
+  std::size_t rows_before_adaptation = 0;
   while (std::getline(in, line)) {
     ++number_of_line;
     if (line.empty()) continue;
     if (line[0] == '#') {
       std::string body = line.substr(1);
+      if (body.find(" seconds (Warm-up)") != std::string::npos) {
+        csv.warmup_seconds = seconds(body, "Warm-up");
+        continue;
+      }
+      if (body.find(" seconds (Sampling)") != std::string::npos) {
+        csv.sampling_seconds = seconds(body, "Sampling");
+        continue;
+      }
+      if (body.find("Adaptation terminated") != std::string::npos) {
+        adaptation_seen = true;
+        rows_before_adaptation = csv.rows.size();
+        continue;
+      }
       if (metric_next) {
         for (const std::string& f : split(body)) csv.inverse_metric.push_back(parse(f));
         // The diagonal takes one row; a dense metric takes rows until the draws begin.
@@ -194,6 +270,31 @@ CmdStanCsv read_cmdstan_csv(const std::string& path) {
     csv.rows.push_back(std::move(row));
   }
   if (csv.columns.empty()) throw FormatError("CmdStan CSV file '" + path + "' has no header row");
+  // The saved warm-up (save_warmup = 1) is the first 1 + (num_warmup - 1) / thin rows, before
+  // the adaptation block where there is one.
+  auto setting = [&](const std::string& key, int otherwise) {
+    const auto it = csv.settings.find(key);
+    if (it == csv.settings.end()) return otherwise;
+    try {
+      return std::stoi(it->second);
+    } catch (const std::exception&) {
+      throw FormatError("CmdStan CSV file '" + path + "': " + key + " = '" + it->second +
+                        "' is not an integer");
+    }
+  };
+  const int thin = setting("thin", 1);
+  const std::size_t warmup_rows =
+      setting("save_warmup", 0) == 1 && thin >= 1
+          ? static_cast<std::size_t>(kept_iterations(setting("num_warmup", 0), thin))
+          : 0;
+  if (warmup_rows > csv.rows.size() || (adaptation_seen && rows_before_adaptation != warmup_rows))
+    throw FormatError("CmdStan CSV file '" + path + "': " +
+                      std::to_string(adaptation_seen ? rows_before_adaptation : csv.rows.size()) +
+                      " rows before the draws, but num_warmup, save_warmup and thin ask for " +
+                      std::to_string(warmup_rows) + " saved warm-up rows");
+  csv.warmup_rows.assign(csv.rows.begin(),
+                         csv.rows.begin() + static_cast<std::ptrdiff_t>(warmup_rows));
+  csv.rows.erase(csv.rows.begin(), csv.rows.begin() + static_cast<std::ptrdiff_t>(warmup_rows));
   return csv;
 }
 

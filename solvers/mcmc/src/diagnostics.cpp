@@ -316,4 +316,114 @@ std::string summary_table(const Draws& draws, const std::vector<ColumnSummary>& 
   return out;
 }
 
+namespace {
+
+std::string fixed2(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f", v);
+  return text;
+}
+
+std::string names_line(const std::vector<std::string>& names) {
+  std::string line = "  ";
+  for (std::size_t i = 0; i < names.size(); ++i) line += (i ? ", " : "") + names[i];
+  return line;
+}
+
+}  // namespace
+
+std::vector<std::string> diagnostic_warnings(const Draws& draws,
+                                             const std::vector<ColumnSummary>& summary,
+                                             int max_depth, const WarningThresholds& limits) {
+  std::vector<std::string> lines;
+  auto paragraph = [&](std::initializer_list<std::string> text) {
+    if (!lines.empty()) lines.emplace_back();
+    lines.insert(lines.end(), text.begin(), text.end());
+  };
+  const auto has = [&](const std::string& n) {
+    return std::find(draws.columns.begin(), draws.columns.end(), n) != draws.columns.end();
+  };
+  const long transitions = static_cast<long>(draws.chains) * draws.draws;
+  const auto count = [&](const std::string& column, auto&& bad) {
+    long n = 0;
+    const std::size_t col = draws.index(column);
+    for (int c = 0; c < draws.chains; ++c)
+      for (int d = 0; d < draws.draws; ++d) n += bad(draws.at(c, d, col)) ? 1 : 0;
+    return n;
+  };
+  const auto of = [&](long n) {
+    return std::to_string(n) + " of " + std::to_string(transitions) + " (" +
+           fixed2(100.0 * static_cast<double>(n) / static_cast<double>(transitions)) + "%)";
+  };
+  if (transitions == 0) return lines;
+  if (has("treedepth__")) {
+    const long n = count("treedepth__", [&](double v) { return v >= max_depth; });
+    const std::string depth = std::to_string(max_depth);
+    if (n > 0)
+      paragraph({of(n) + " transitions hit the maximum treedepth limit of " + depth + ", or 2^" +
+                     depth + " leapfrog steps.",
+                 "Trajectories that are prematurely terminated due to this limit will result in "
+                 "slow exploration.",
+                 "For optimal performance, increase this limit."});
+  }
+  if (has("divergent__")) {
+    const long n = count("divergent__", [](double v) { return v != 0; });
+    if (n > 0)
+      paragraph({of(n) + " transitions ended with a divergence.",
+                 "These divergent transitions indicate that HMC is not fully able to explore the "
+                 "posterior distribution.",
+                 "Try increasing adapt delta closer to 1.",
+                 "If this doesn't remove all divergences, try to reparameterize the model."});
+  }
+  if (has("energy__") && draws.draws >= 2) {
+    std::vector<std::string> low;
+    for (int c = 0; c < draws.chains; ++c) {
+      const double e = ebfmi(draws.column(c, draws.index("energy__")));
+      if (e < limits.ebfmi)
+        low.push_back("Chain " + std::to_string(c + 1) + ": the E-BFMI, " + fixed2(e) +
+                      ", is below the nominal threshold of " + fixed2(limits.ebfmi) +
+                      " which suggests that HMC may have trouble exploring the target "
+                      "distribution.");
+    }
+    if (!low.empty()) {
+      if (!lines.empty()) lines.emplace_back();
+      lines.insert(lines.end(), low.begin(), low.end());
+      lines.emplace_back("If possible, try to reparameterize the model.");
+    }
+  }
+  std::vector<std::string> bulk, tail, mixing;
+  const double ess_limit = limits.ess_per_chain * draws.chains;
+  for (const ColumnSummary& s : summary) {
+    if (s.name.find("__") != std::string::npos) continue;  // lp__, as diagnose
+    if (s.ess_bulk < ess_limit) bulk.push_back(s.name);    // NaN compares false
+    if (s.ess_tail < ess_limit) tail.push_back(s.name);
+    if (s.rhat > limits.rhat) mixing.push_back(s.name);
+  }
+  char limit[64];
+  std::snprintf(limit, sizeof limit, "%g (%g per chain)", ess_limit, limits.ess_per_chain);
+  if (!bulk.empty())
+    paragraph({std::string("The following parameters had a bulk effective sample size (ESS_bulk) "
+                           "below ") +
+                   limit + ":",
+               names_line(bulk),
+               "Such low values indicate that posterior means and medians may be unreliable.",
+               "Running the chains for more iterations may help."});
+  if (!tail.empty())
+    paragraph({std::string("The following parameters had a tail effective sample size (ESS_tail) "
+                           "below ") +
+                   limit + ":",
+               names_line(tail),
+               "Such low values indicate that posterior variances and tail quantiles may be "
+               "unreliable.",
+               "Running the chains for more iterations may help."});
+  if (!mixing.empty())
+    paragraph({"The following parameters had rank-normalized split R-hat greater than " +
+                   fixed2(limits.rhat) + ":",
+               names_line(mixing),
+               "Such high values indicate incomplete mixing and biased estimation.",
+               "You should consider regularizing your model with additional prior information or "
+               "a more effective parameterization."});
+  return lines;
+}
+
 }  // namespace tessera::mcmc

@@ -1,5 +1,6 @@
 #include "tessera/mcmc/models.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <numbers>
@@ -13,6 +14,60 @@ namespace tessera::mcmc {
 // emulates in software (no FP64 unit): ~30 cycles per term on one worker, as
 // heat2d assumes; an estimate, not a measurement.
 KernelCost Model::gradient_cost() const { return {100, 30.0, 1}; }
+
+std::vector<double> Model::parameter_block_values(const Vector& x) const {
+  std::vector<double> values = constrain(x);
+  values.resize(parameter_block_names().size());
+  return values;
+}
+
+namespace {
+
+// The shortest text that reads back as v (0.6, not 0.59999999999999998).
+std::string number_text(double v) {
+  char buffer[32];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+  return {buffer, end};
+}
+
+}  // namespace
+
+double lower_bounded_inverse(double value, double lower, const std::string& name) {
+  if (!(value > lower) || !std::isfinite(value))
+    throw SupportError(name, "= " + number_text(value) + " lies outside its support (" +
+                                 number_text(lower) + ", inf)");
+  return std::log(value - lower);
+}
+
+double bounded_inverse(double value, double lower, double upper, const std::string& name) {
+  if (!(value > lower && value < upper))
+    throw SupportError(name, "= " + number_text(value) + " lies outside its support (" +
+                                 number_text(lower) + ", " + number_text(upper) + ")");
+  const double p = (value - lower) / (upper - lower);
+  return std::log(p) - std::log1p(-p);
+}
+
+std::vector<double> simplex_inverse(const std::vector<double>& x, const std::string& name) {
+  double total = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    if (!(x[k] > 0) || !std::isfinite(x[k]))
+      throw SupportError(name + "[" + std::to_string(k + 1) + "]",
+                         "= " + number_text(x[k]) + " must be positive (a simplex)");
+    total += x[k];
+  }
+  if (x.size() < 2 || std::abs(total - 1.0) > 1e-8)
+    throw SupportError(name, "sums to " + number_text(total) + ", not 1 (a simplex of " +
+                                 std::to_string(x.size()) + " entries)");
+  const std::size_t k_minus_1 = x.size() - 1;
+  std::vector<double> u(k_minus_1);
+  double stick = 1.0;
+  for (std::size_t k = 0; k < k_minus_1; ++k) {
+    const double z = x[k] / stick;
+    u[k] = std::log(z) - std::log1p(-z) + std::log(static_cast<double>(k_minus_1 - k));
+    stick -= x[k];
+  }
+  return u;
+}
 
 namespace {
 
@@ -75,6 +130,31 @@ class Data {
   std::string source_, model_;
 };
 
+// The length check every unconstrain() starts with.
+void expect_length(const Model& model, std::span<const double> values) {
+  const std::size_t n = model.parameter_block_names().size();
+  if (values.size() != n)
+    throw ConfigError(model.name() + ": unconstrain() takes the " + std::to_string(n) +
+                      " values of the parameters block, not " + std::to_string(values.size()));
+}
+
+// An unconstrained real parameter's value: any finite number.
+double real_value(double value, const std::string& name) {
+  if (!std::isfinite(value)) throw SupportError(name, "= " + number_text(value) + " is not finite");
+  return value;
+}
+
+// The parameters block's values as they are, each checked by real_value; the caller then
+// transforms the constrained entries.
+Vector identity(const Model& model, std::span<const double> values) {
+  expect_length(model, values);
+  const std::vector<std::string> names = model.parameter_block_names();
+  Vector x(static_cast<Eigen::Index>(values.size()));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    x[static_cast<Eigen::Index>(i)] = real_value(values[i], names[i]);
+  return x;
+}
+
 double log1p_exp(double x) {
   return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
@@ -101,6 +181,9 @@ class StdNormal final : public AutoDiffModel<StdNormal> {
   }
   std::vector<double> constrain(const Vector& x) const override {
     return {x.data(), x.data() + x.size()};
+  }
+  Vector unconstrain(std::span<const double> values) const override {
+    return identity(*this, values);
   }
 
  private:
@@ -149,6 +232,9 @@ class CorrelatedGaussian final : public AutoDiffModel<CorrelatedGaussian> {
   std::vector<double> constrain(const Vector& x) const override {
     return {x.data(), x.data() + x.size()};
   }
+  Vector unconstrain(std::span<const double> values) const override {
+    return identity(*this, values);
+  }
 
  private:
   int n_;
@@ -177,6 +263,9 @@ class Rosenbrock final : public AutoDiffModel<Rosenbrock, 2> {
     return -(100.0 * a * a + b * b) / 20.0;
   }
   std::vector<double> constrain(const Vector& x) const override { return {x[0], x[1]}; }
+  Vector unconstrain(std::span<const double> values) const override {
+    return identity(*this, values);
+  }
 };
 
 // posteriordb eight_schools_noncentered: theta = mu + tau * theta_trans,
@@ -221,6 +310,17 @@ class EightSchools final : public AutoDiffModel<EightSchools> {
     out.push_back(tau);
     for (std::size_t j = 0; j < J; ++j) out.push_back(mu + tau * x[static_cast<Eigen::Index>(j)]);
     return out;
+  }
+  // The parameters block is (theta_trans, mu, tau); theta is a transformed parameter.
+  std::vector<std::string> parameter_block_names() const override {
+    std::vector<std::string> names = parameter_names();
+    names.resize(y_.size() + 2);
+    return names;
+  }
+  Vector unconstrain(std::span<const double> values) const override {
+    Vector x = identity(*this, values);
+    x[x.size() - 1] = lower_bounded_inverse(values.back(), 0.0, "tau");
+    return x;
   }
 
  private:
@@ -271,6 +371,9 @@ class LogisticRegression final : public AutoDiffModel<LogisticRegression> {
   }
   std::vector<double> constrain(const Vector& p) const override {
     return {p.data(), p.data() + p.size()};
+  }
+  Vector unconstrain(std::span<const double> values) const override {
+    return identity(*this, values);
   }
   std::uint64_t gradient_elements() const override {
     return static_cast<std::uint64_t>(x_.rows()) * static_cast<std::uint64_t>(k_ + 1);
@@ -328,6 +431,18 @@ class Garch11 final : public AutoDiffModel<Garch11, 4> {
       sigma = std::sqrt(alpha0 + alpha1 * e * e + beta1 * sigma * sigma);
     }
     return {mu, alpha0, alpha1, beta1, sigma};
+  }
+  // sigma_next is a generated quantity.
+  std::vector<std::string> parameter_block_names() const override {
+    return {"mu", "alpha0", "alpha1", "beta1"};
+  }
+  Vector unconstrain(std::span<const double> values) const override {
+    Vector x = identity(*this, values);
+    x[1] = lower_bounded_inverse(values[1], 0.0, "alpha0");
+    x[2] = bounded_inverse(values[2], 0.0, 1.0, "alpha1");
+    // beta1's upper bound is 1 - alpha1, as in posteriordb's program.
+    x[3] = bounded_inverse(values[3], 0.0, 1.0 - values[2], "beta1");
+    return x;
   }
   std::uint64_t gradient_elements() const override { return y_.size() * 4; }
 
@@ -427,6 +542,25 @@ class StochasticVolatility final : public AutoDiffModel<StochasticVolatility> {
     }
     out.push_back(mu + phi * (h - mu));  // E[h_{T+1} | h_T]
     return out;
+  }
+  // The parameters block of the non-centred program: mu, phi, sigma and h_std (h is a
+  // transformed parameter).
+  std::vector<std::string> parameter_block_names() const override {
+    std::vector<std::string> names{"mu", "phi", "sigma"};
+    append_indexed(names, "h_std", y_.size());
+    return names;
+  }
+  std::vector<double> parameter_block_values(const Vector& x) const override {
+    double lj = 0;
+    std::vector<double> out{x[0], bounded(x[1], -1.0, 1.0, lj), std::exp(x[2])};
+    out.insert(out.end(), x.data() + 3, x.data() + x.size());
+    return out;
+  }
+  Vector unconstrain(std::span<const double> values) const override {
+    Vector x = identity(*this, values);
+    x[1] = bounded_inverse(values[1], -1.0, 1.0, "phi");
+    x[2] = lower_bounded_inverse(values[2], 0.0, "sigma");
+    return x;
   }
 
  private:

@@ -2,7 +2,9 @@
 
 #include <boost/random/uniform_01.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <optional>
 
@@ -20,6 +22,10 @@ std::size_t Draws::index(const std::string& name) const {
   for (std::size_t i = 0; i < columns.size(); ++i)
     if (columns[i] == name) return i;
   throw ConfigError("no column '" + name + "' in the draws");
+}
+
+int kept_iterations(int iterations, int thin) {
+  return iterations > 0 ? 1 + (iterations - 1) / thin : 0;
 }
 
 namespace {
@@ -64,7 +70,36 @@ void gather_adaptation(Runtime& runtime, Draws& draws, std::size_t d,
   }
 }
 
+// The row of iteration `it` (0-based, warm-up first) among the kept draws of its phase, or
+// -1 when it is not reported: CmdStan keeps iteration m of a phase when m % thin == 0, and
+// warm-up iterations only with save_warmup.
+int kept_row(const SamplerConfig& s, int it) {
+  const bool warmup = it < s.warmup;
+  if (warmup && !s.save_warmup) return -1;
+  const int m = warmup ? it : it - s.warmup;
+  return m % s.thin == 0 ? m / s.thin : -1;
+}
+
+// The warm-up / sampling split of the wall time (see Draws::warmup_seconds): started before
+// the first iteration, split when the first sampling iteration begins.
+class PhaseClock {
+ public:
+  void iteration(int it, int warmup) {
+    if (it == warmup) split_ = std::chrono::steady_clock::now();
+  }
+  void finish(Draws& draws) const {
+    const auto end = std::chrono::steady_clock::now();
+    draws.warmup_seconds = std::chrono::duration<double>(split_ - start_).count();
+    draws.sampling_seconds = std::chrono::duration<double>(end - split_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), split_ = start_;
+};
+
 void validate(const Model& model, const RunSettings& s) {
+  if (s.sampler.thin < 1)
+    throw ConfigError("--thin must be at least 1, not " + std::to_string(s.sampler.thin));
   if (s.chains < 1)
     throw ConfigError("--chains must be at least 1, not " + std::to_string(s.chains));
   if (s.sampler.warmup < 0) throw ConfigError("--warmup must not be negative");
@@ -90,8 +125,15 @@ void validate(const Model& model, const RunSettings& s) {
   if (!(s.sampler.delta > 0 && s.sampler.delta < 1))
     throw ConfigError("--delta must lie in (0, 1), not " + std::to_string(s.sampler.delta));
   if (!(s.sampler.step_size > 0)) throw ConfigError("--step-size must be positive");
-  if (!(s.sampler.init_radius >= 0))
-    throw ConfigError("--init must not be negative, not " + std::to_string(s.sampler.init_radius));
+  if (!(s.sampler.init_radius >= 0)) {
+    char radius[32];
+    std::snprintf(radius, sizeof radius, "%g", s.sampler.init_radius);
+    throw ConfigError(std::string("--init must not be negative, not ") + radius);
+  }
+  if (s.init && s.sampler.kind == SamplerKind::ensemble)
+    throw ConfigError("--init " + s.init->source +
+                      " puts every walker at the same point, where the ensemble's stretch moves "
+                      "cannot separate them; use --init with a radius > 0");
   if (s.sampler.init_radius == 0 && s.sampler.kind == SamplerKind::ensemble)
     throw ConfigError(
         "--init 0 puts every walker at the origin, where the ensemble's stretch moves cannot "
@@ -122,13 +164,30 @@ Draws empty_draws(const Runtime& runtime, const Model& model, const RunSettings&
   d.sampler_columns = static_cast<int>(d.columns.size());
   for (const std::string& n : model.parameter_names()) d.columns.push_back(n);
   d.chains = s.chains;
-  d.draws = s.sampler.draws;
+  d.draws = kept_iterations(s.sampler.draws, s.sampler.thin);
+  d.warmup_draws = s.sampler.save_warmup ? kept_iterations(s.sampler.warmup, s.sampler.thin) : 0;
   d.step_size.assign(static_cast<std::size_t>(s.chains), 0.0);
   d.inverse_metric.resize(static_cast<std::size_t>(s.chains));
-  if (runtime.is_local(0))
-    d.values.assign(
-        static_cast<std::size_t>(s.chains) * static_cast<std::size_t>(d.draws) * d.width(), 0.0);
+  if (runtime.is_local(0)) {
+    const auto per_draw = static_cast<std::size_t>(s.chains) * d.width();
+    d.values.assign(per_draw * static_cast<std::size_t>(d.draws), 0.0);
+    d.warmup_values.assign(per_draw * static_cast<std::size_t>(d.warmup_draws), 0.0);
+  }
   return d;
+}
+
+// The draws live on rank 0 only.
+void keep_on_rank_zero(const Runtime& runtime, Draws& draws) {
+  if (runtime.is_local(0)) return;
+  draws.values.clear();
+  draws.warmup_values.clear();
+}
+
+// A chain's initial point: the user's values (with random ones for what they leave out) or
+// Stan's random inits.
+Vector start(const Model& model, const RunSettings& s, RngEngine& rng) {
+  return s.init ? initial_point(model, *s.init, s.sampler.init_radius, rng)
+                : initial_point(model, s.sampler.init_radius, rng);
 }
 
 // Posts one draw to tile 0: the tag, the chain, its sampler values, then the
@@ -143,18 +202,22 @@ void post_draw(Tile& tile, const Model& model, int chain, std::span<const double
   tile.post<double>(0, row);
 }
 
-// Copies the draw rows in tile 0's inbox into `draws` (rank 0 only).
-void collect(Runtime& runtime, Draws& draws, int draw) {
-  if (!runtime.is_local(0)) return;
+// Copies the draw rows of iteration `it` in tile 0's inbox into `draws` (rank 0 only), when
+// the iteration is kept.
+void collect(Runtime& runtime, Draws& draws, const SamplerConfig& s, int it) {
+  const int draw = kept_row(s, it);
+  if (!runtime.is_local(0) || draw < 0) return;
+  const bool warmup = it < s.warmup;
+  std::vector<double>& values = warmup ? draws.warmup_values : draws.values;
+  const auto rows = static_cast<std::size_t>(warmup ? draws.warmup_draws : draws.draws);
   for (const Message& m : runtime.local_tiles()[0]->inbox()) {
     const std::span<const double> row = m.as<double>();
     if (row.empty() || row[0] != kDrawTag) continue;
     const auto chain = static_cast<std::size_t>(row[1]);
-    std::copy(row.begin() + 2, row.end(),
-              draws.values.begin() +
-                  static_cast<std::ptrdiff_t>((chain * static_cast<std::size_t>(draws.draws) +
-                                               static_cast<std::size_t>(draw)) *
-                                              draws.width()));
+    std::copy(
+        row.begin() + 2, row.end(),
+        values.begin() + static_cast<std::ptrdiff_t>(
+                             (chain * rows + static_cast<std::size_t>(draw)) * draws.width()));
   }
 }
 
@@ -192,7 +255,7 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
       const int c = first + static_cast<int>(k);
       Chain& ch = chain_state[static_cast<std::size_t>(c)];
       ch.rng = rng_stream(s.seed, static_cast<std::uint64_t>(c));
-      const Vector q0 = initial_point(model, s.sampler.init_radius, *ch.rng);
+      const Vector q0 = start(model, s, *ch.rng);
       std::span<double> q = t.get(position).subspan(k * d, d);
       std::copy(q0.begin(), q0.end(), q.begin());
       ch.sampler = make_chain_sampler(model, s.sampler, q, *ch.rng);
@@ -207,7 +270,9 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
 
   Draws draws = empty_draws(runtime, model, s);
   const int total = s.sampler.warmup + s.sampler.draws;
+  PhaseClock clock;
   for (int it = 0; it < total; ++it) {
+    clock.iteration(it, s.sampler.warmup);
     runtime.superstep("mcmc.iteration", [&](Tile& t) {
       const int first = first_chain(t.id(), chains, tiles);
       for (std::size_t k = 0; k < local_chains(t); ++k) {
@@ -216,22 +281,23 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
         std::span<double> q = t.get(position).subspan(k * d, d);
         const Transition tr = ch.sampler->iterate(it, q, *ch.rng);
         charge(t, model, tr);
-        if (it < s.sampler.warmup) continue;
+        if (kept_row(s.sampler, it) < 0) continue;
         // With a fixed number of leapfrog steps the integration time follows the step size.
         const double int_time = s.sampler.leapfrog_steps > 0 ? tr.n_leapfrog * tr.step_size
                                                              : s.sampler.integration_time;
         post_draw(t, model, c, sampler_values(s.sampler.kind, tr, int_time), q);
       }
     });
-    if (it >= s.sampler.warmup) collect(runtime, draws, it - s.sampler.warmup);
+    collect(runtime, draws, s.sampler, it);
     if (s.progress && runtime.rank() == 0) s.progress(it + 1, total);
   }
+  clock.finish(draws);
 
   gather_adaptation(
       runtime, draws, s.sampler.metric == Metric::dense_e ? d * d : d,
       [&](int c) { return tile_of(c, chains, tiles); },
       [&](int c) { return chain_state[static_cast<std::size_t>(c)].sampler.get(); });
-  if (!runtime.is_local(0)) draws.values.clear();
+  keep_on_rank_zero(runtime, draws);
   return draws;
 }
 
@@ -283,7 +349,7 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
     for (int w = first; w < first + local_walkers(t); ++w) {
       RngEngine& rng = rngs[static_cast<std::size_t>(w)].emplace(
           rng_stream(s.seed, static_cast<std::uint64_t>(w)));
-      const Vector q0 = initial_point(model, s.sampler.init_radius, rng);
+      const Vector q0 = start(model, s, rng);
       std::copy(
           q0.begin(), q0.end(),
           t.get(positions).begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(w) * d));
@@ -296,7 +362,9 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
   Draws draws = empty_draws(runtime, model, s);
   const int total = s.sampler.warmup + s.sampler.draws;
   const int half = walkers / 2;
+  PhaseClock clock;
   for (int it = 0; it < total; ++it) {
+    clock.iteration(it, s.sampler.warmup);
     for (int parity = 0; parity < 2; ++parity) {
       runtime.superstep("mcmc.ensemble.half_step", [&](Tile& t) {
         if (local_walkers(t) == 0) return;
@@ -330,7 +398,7 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
           }
           broadcast(t, w);
         }
-        if (parity == 1 && it >= s.sampler.warmup) {
+        if (parity == 1 && kept_row(s.sampler, it) >= 0) {
           for (int w = first; w < first + local_walkers(t); ++w) {
             const auto uw = static_cast<std::size_t>(w);
             const double stats[2] = {t.get(lps)[uw], accepted[uw]};
@@ -339,10 +407,11 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
         }
       });
     }
-    if (it >= s.sampler.warmup) collect(runtime, draws, it - s.sampler.warmup);
+    collect(runtime, draws, s.sampler, it);
     if (s.progress && runtime.rank() == 0) s.progress(it + 1, total);
   }
-  if (!runtime.is_local(0)) draws.values.clear();
+  clock.finish(draws);
+  keep_on_rank_zero(runtime, draws);
   return draws;
 }
 
@@ -365,6 +434,15 @@ class TemperedModel final : public Model {
     return beta_ * lp;
   }
   std::vector<double> constrain(const Vector& x) const override { return base_.constrain(x); }
+  std::vector<std::string> parameter_block_names() const override {
+    return base_.parameter_block_names();
+  }
+  std::vector<double> parameter_block_values(const Vector& x) const override {
+    return base_.parameter_block_values(x);
+  }
+  Vector unconstrain(std::span<const double> values) const override {
+    return base_.unconstrain(values);
+  }
   KernelCost gradient_cost() const override { return base_.gradient_cost(); }
   std::uint64_t gradient_elements() const override { return base_.gradient_elements(); }
 
@@ -420,7 +498,7 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
       rep.rng = rng_stream(s.seed, static_cast<std::uint64_t>(r));
       if (k + 1 < K) rep.pair_up = pair_stream(c, k);
       if (k > 0) rep.pair_down = pair_stream(c, k - 1);
-      const Vector q0 = initial_point(model, s.sampler.init_radius, *rep.rng);
+      const Vector q0 = start(model, s, *rep.rng);
       std::span<double> q = t.get(position).subspan(i * d, d);
       std::copy(q0.begin(), q0.end(), q.begin());
       rep.sampler = make_chain_sampler(*tempered[static_cast<std::size_t>(k)], local, q, *rep.rng);
@@ -436,7 +514,9 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
   };
   Draws draws = empty_draws(runtime, model, s);
   const int total = s.sampler.warmup + s.sampler.draws;
+  PhaseClock clock;
   for (int it = 0; it < total; ++it) {
+    clock.iteration(it, s.sampler.warmup);
     runtime.superstep("mcmc.pt.move", [&](Tile& t) {
       const int first = first_chain(t.id(), replicas, tiles);
       for (std::size_t i = 0; i < local_replicas(t); ++i) {
@@ -478,20 +558,21 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
             }
           }
         }
-        if (k != 0 || it < s.sampler.warmup) continue;
+        if (k != 0 || kept_row(s.sampler, it) < 0) continue;
         Transition shown = rep.last;
         shown.lp = rep.lp;
         post_draw(t, model, c, sampler_values(SamplerKind::pt, shown, 0),
                   t.get(position).subspan(i * d, d));
       }
     });
-    if (it >= s.sampler.warmup) collect(runtime, draws, it - s.sampler.warmup);
+    collect(runtime, draws, s.sampler, it);
     if (s.progress && runtime.rank() == 0) s.progress(it + 1, total);
   }
+  clock.finish(draws);
   gather_adaptation(
       runtime, draws, d, [&](int c) { return tile_of(c * K, replicas, tiles); },
       [&](int c) { return state[static_cast<std::size_t>(c * K)].sampler.get(); });
-  if (!runtime.is_local(0)) draws.values.clear();
+  keep_on_rank_zero(runtime, draws);
   return draws;
 }
 

@@ -76,6 +76,11 @@ class BnnAlphaModel final : public Model {
   // observations would cost minutes, so the reference check is by finite differences.
   double autodiff_log_density_gradient(const Vector& x, Vector& gradient) const override;
   std::vector<double> constrain(const Vector& x) const override;
+  // The parameters block: the weights w1[k,j], b1[j], w2[j], b2, w3, b3 in x's order (all
+  // unconstrained).
+  std::vector<std::string> parameter_block_names() const override;
+  std::vector<double> parameter_block_values(const Vector& x) const override;
+  Vector unconstrain(std::span<const double> values) const override;
   // One gradient as a kernel over the N observations: GEMM work at the AMP rate (FP32)
   // plus elementwise work (see bnn.cpp for the figures).
   KernelCost gradient_cost() const override;

@@ -53,4 +53,26 @@ std::vector<ColumnSummary> summarize(const Draws& draws);
 // per chain below it when the sampler reports them.
 std::string summary_table(const Draws& draws, const std::vector<ColumnSummary>& summary);
 
+// When the warnings below speak: posterior's and the Stan warning guide's thresholds.
+struct WarningThresholds {
+  double rhat = 1.01;          // R-hat above this
+  double ess_per_chain = 100;  // bulk- or tail-ESS below this times the chain count
+  double ebfmi = 0.3;          // a chain's E-BFMI below this (CmdStan's diagnose)
+};
+
+// The problems a run's draws show, as the lines to print after the summary, in CmdStan's
+// diagnose wording (src/cmdstan/diagnose.cpp) and order; paragraphs separated by an empty
+// line, nothing when the run looks healthy:
+//   transitions at the maximum tree depth (treedepth__ >= max_depth; nuts), with count and
+//   percent; divergent transitions (divergent__), with count, percent and CmdStan's advice
+//   (increase adapt delta, reparameterise); chains whose E-BFMI (energy__, per chain, as
+//   ArviZ) is below the threshold; parameters whose bulk-ESS or tail-ESS is below
+//   ess_per_chain x chains (named, bulk and tail apart); parameters whose R-hat exceeds the
+//   threshold. The last two use `summary` (summarize(draws); empty: not checked) and leave
+//   out lp__, as diagnose does, and parameters whose diagnostics are undefined (NaN:
+//   constant or non-finite draws).
+std::vector<std::string> diagnostic_warnings(const Draws& draws,
+                                             const std::vector<ColumnSummary>& summary,
+                                             int max_depth, const WarningThresholds& limits = {});
+
 }  // namespace tessera::mcmc

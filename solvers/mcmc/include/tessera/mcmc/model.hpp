@@ -7,6 +7,12 @@
 // included, constants dropped), its gradient, and the map from x to the
 // reported values.
 //
+// Stan's parameters block is the part of the reported values that determines x:
+// parameter_block_names() / parameter_block_values(x) (by default the leading
+// parameter_names() that are parameters, and constrain(x)'s first values), and
+// unconstrain() maps such values back to x, the inverse of the transforms (how a
+// user's initial values, CmdStan's --init FILE.json, become a starting point).
+//
 // Built-in and user models derive from AutoDiffModel<Derived> and write the
 // log density once, as a template over the scalar type:
 //   template <class T> T log_density_t(const Eigen::Matrix<T, Eigen::Dynamic, 1>& x) const;
@@ -21,16 +27,30 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unsupported/Eigen/AutoDiff>
 #include <vector>
 
 #include "tessera/core/cycle_estimate.hpp"
+#include "tessera/core/error.hpp"
 
 namespace tessera::mcmc {
 
 using Vector = Eigen::VectorXd;
 using Matrix = Eigen::MatrixXd;
+
+// A constrained value outside its parameter's support (a negative scale, a probability
+// above 1), raised by unconstrain(); parameter() is the Stan name (`tau`, `theta[2]`).
+class SupportError : public ConfigError {
+ public:
+  SupportError(std::string parameter, const std::string& what)
+      : ConfigError("parameter '" + parameter + "' " + what), parameter_(std::move(parameter)) {}
+  const std::string& parameter() const { return parameter_; }
+
+ private:
+  std::string parameter_;
+};
 
 class Model {
  public:
@@ -49,6 +69,18 @@ class Model {
   virtual double autodiff_log_density_gradient(const Vector& x, Vector& gradient) const = 0;
   // The reported values at x (length parameter_names().size()).
   virtual std::vector<double> constrain(const Vector& x) const = 0;
+  // Stan's parameters block: the names of the constrained values that determine x, in the
+  // order unconstrain() takes them. By default all of parameter_names(); models that also
+  // report derived quantities (transformed parameters, generated quantities) list fewer.
+  virtual std::vector<std::string> parameter_block_names() const { return parameter_names(); }
+  // Their values at x; by default the first parameter_block_names().size() values of
+  // constrain(x).
+  virtual std::vector<double> parameter_block_values(const Vector& x) const;
+  // The unconstrained point of the parameters block's values (the inverse of the
+  // constraining transforms: unconstrain(parameter_block_values(x)) == x up to round-off).
+  // Throws SupportError naming the parameter when a value lies outside its support, and
+  // ConfigError when `values` has the wrong length.
+  virtual Vector unconstrain(std::span<const double> values) const = 0;
   // Estimated IPU cost of one gradient evaluation: a kernel over gradient_elements() items.
   virtual KernelCost gradient_cost() const;
   virtual std::uint64_t gradient_elements() const {
@@ -127,6 +159,14 @@ T bounded(const T& u, const B& lower, const B& upper, T& log_jacobian) {
   const T inv_logit = u < 0.0 ? T(exp(u) / (1.0 + exp(u))) : T(1.0 / (1.0 + exp(-u)));
   return lower + (upper - lower) * inv_logit;
 }
+
+// The inverses of the transforms, for unconstrain(): the u of a constrained value, or
+// SupportError naming `name` when the value is outside the support (or not finite).
+double lower_bounded_inverse(double value, double lower, const std::string& name);
+double bounded_inverse(double value, double lower, double upper, const std::string& name);
+// The K - 1 unconstrained values of a K-simplex (entries positive, summing to 1 within 1e-8,
+// Stan's tolerance).
+std::vector<double> simplex_inverse(const std::vector<double>& x, const std::string& name);
 
 // The K-simplex from K - 1 unconstrained values by Stan's stick-breaking transform:
 // z_k = inv_logit(u_k - log(K - k)), x_k = (1 - sum_{j<k} x_j) z_k, x_K = the rest.

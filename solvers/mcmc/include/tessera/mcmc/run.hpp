@@ -22,23 +22,33 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/mcmc/init.hpp"
 #include "tessera/mcmc/model.hpp"
 #include "tessera/mcmc/sampler.hpp"
 
 namespace tessera::mcmc {
 
-// Reported draws: for each chain and iteration after warm-up, the sampler columns,
-// then the model's parameter values.
+// Reported draws: for each chain and kept iteration after warm-up (every thin-th), the
+// sampler columns, then the model's parameter values; with save_warmup, the kept warm-up
+// iterations likewise, apart (diagnostics and summaries use `values` only).
 struct Draws {
   std::vector<std::string> columns;
   int sampler_columns = 0;
-  int chains = 0, draws = 0;
-  std::vector<double> values;  // chains x draws x columns
+  int chains = 0, draws = 0;          // draws: kept sampling iterations per chain
+  std::vector<double> values;         // chains x draws x columns
+  int warmup_draws = 0;               // kept warm-up iterations per chain (0 without save_warmup)
+  std::vector<double> warmup_values;  // chains x warmup_draws x columns
+  // Wall time of the warm-up and of the sampling iterations, in seconds (CmdStan's
+  // "Elapsed Time"). The chains advance together, one superstep (ensemble, pt: two) per
+  // iteration for all of them, so these are the run's phases and every chain's alike; the
+  // initial points and the gathering of the adaptation are outside both, as in Stan.
+  double warmup_seconds = 0, sampling_seconds = 0;
   // After warm-up, per chain: the step size and the inverse metric (nuts, hmc, rwm): its
   // diagonal, or for dense_e the d x d matrix (column-major; symmetric).
   std::vector<double> step_size;
@@ -51,6 +61,12 @@ struct Draws {
                       width() +
                   column];
   }
+  double warmup_at(int chain, int draw, std::size_t column) const {
+    return warmup_values[(static_cast<std::size_t>(chain) * static_cast<std::size_t>(warmup_draws) +
+                          static_cast<std::size_t>(draw)) *
+                             width() +
+                         column];
+  }
   // One column of one chain, in draw order.
   std::vector<double> column(int chain, std::size_t column) const;
   // The index of a column by name; throws ConfigError when absent.
@@ -61,6 +77,9 @@ struct RunSettings {
   SamplerConfig sampler;
   int chains = 4;
   std::uint64_t seed = 1;
+  // User-supplied initial values (--init FILE.json), the same for every chain; the parameters
+  // it leaves out are drawn per chain within sampler.init_radius. Not for the ensemble.
+  std::optional<InitialValues> init;
   // Called on rank 0 after iteration `done` (1-based) of `total`.
   std::function<void(int done, int total)> progress;
 };

@@ -64,7 +64,13 @@ struct SamplerConfig {
   double max_temperature = 10.0;   // pt: temperature of the hottest replica
   // nuts/hmc: Stan's dual averaging (with the metric windows) or TFP's simple policy (hmc)
   StepAdaptation step_adaptation = StepAdaptation::dual_averaging;
+  int thin = 1;              // CmdStan's thin: keep iterations 0, thin, 2 thin, ... of each phase
+  bool save_warmup = false;  // CmdStan's save_warmup: also report the (thinned) warm-up
 };
+
+// Iterations of a phase of `iterations` that thinning by `thin` keeps (0, thin, 2 thin, ...):
+// 1 + (iterations - 1) / thin, or 0 for an empty phase.
+int kept_iterations(int iterations, int thin);
 
 // The statistics of one transition.
 struct Transition {

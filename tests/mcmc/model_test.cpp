@@ -395,3 +395,34 @@ TEST(Data, UnknownModelListsTheBuiltins) {
 }
 
 }  // namespace
+
+namespace {
+
+// A user's model need not invert its transforms: only initial values from a file need
+// unconstrain(), and the default says so by name.
+class WithoutUnconstrain final : public tessera::mcmc::AutoDiffModel<WithoutUnconstrain> {
+ public:
+  std::string name() const override { return "my_model"; }
+  int dimension() const override { return 1; }
+  std::vector<std::string> parameter_names() const override { return {"mu"}; }
+  template <class T>
+  T log_density_t(const Eigen::Matrix<T, Eigen::Dynamic, 1>& x) const {
+    return -0.5 * x[0] * x[0];
+  }
+  std::vector<double> constrain(const tessera::mcmc::Vector& x) const override { return {x[0]}; }
+};
+
+TEST(Model, UnconstrainByDefaultSaysTheModelLacksIt) {
+  const WithoutUnconstrain model;
+  const std::vector<double> values{0.5};
+  try {
+    model.unconstrain(values);
+    FAIL() << "no error";
+  } catch (const tessera::ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "model my_model does not define unconstrain(), which initial values from a file "
+                 "need; give an --init radius instead, or add unconstrain() to the model");
+  }
+}
+
+}  // namespace

@@ -15,6 +15,12 @@ namespace tessera::mcmc {
 // heat2d assumes; an estimate, not a measurement.
 KernelCost Model::gradient_cost() const { return {100, 30.0, 1}; }
 
+Vector Model::unconstrain(std::span<const double>) const {
+  throw ConfigError("model " + name() + " does not define unconstrain(), which initial values " +
+                    "from a file need; give an --init radius instead, or add unconstrain() to " +
+                    "the model");
+}
+
 std::vector<double> Model::parameter_block_values(const Vector& x) const {
   std::vector<double> values = constrain(x);
   values.resize(parameter_block_names().size());

@@ -79,8 +79,9 @@ class Model {
   // The unconstrained point of the parameters block's values (the inverse of the
   // constraining transforms: unconstrain(parameter_block_values(x)) == x up to round-off).
   // Throws SupportError naming the parameter when a value lies outside its support, and
-  // ConfigError when `values` has the wrong length.
-  virtual Vector unconstrain(std::span<const double> values) const = 0;
+  // ConfigError when `values` has the wrong length. Only initial values from a file need it:
+  // the default throws ConfigError saying the model does not provide it.
+  virtual Vector unconstrain(std::span<const double> values) const;
   // Estimated IPU cost of one gradient evaluation: a kernel over gradient_elements() items.
   virtual KernelCost gradient_cost() const;
   virtual std::uint64_t gradient_elements() const {

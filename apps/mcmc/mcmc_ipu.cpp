@@ -92,6 +92,11 @@ int main(int argc, char** argv) {
     app.add_option("--step-size", config.step_size, "initial step size")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
+    app.add_option("--stepsize-jitter", config.step_size_jitter,
+                   "nuts/hmc: each transition's step size uniform within +-jitter of the adapted "
+                   "one (CmdStan's stepsize_jitter; hmc: varies the integration time)")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
     app.add_option("--int-time", config.integration_time, "hmc: integration time")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();

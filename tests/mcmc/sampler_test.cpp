@@ -263,3 +263,42 @@ TEST(Adaptation, RandomWalkReachesTheOptimalAcceptance) {
 }
 
 }  // namespace
+
+namespace {
+
+// Stan's stepsize_jitter: each transition's step size is uniform on nominal x (1 +- jitter),
+// the nominal one being the adapted step size; hmc keeps L = floor(T / nominal), so its
+// integration time L epsilon varies too. Without jitter every step size is the nominal one.
+TEST(StepSizeJitter, SpreadsTheStepSizeUniformlyAroundTheAdaptedOne) {
+  const auto model = tessera::mcmc::make_model("std_normal", nlohmann::json{{"N", 3}}, "test");
+  for (tessera::mcmc::SamplerKind kind :
+       {tessera::mcmc::SamplerKind::nuts, tessera::mcmc::SamplerKind::hmc}) {
+    tessera::mcmc::SamplerConfig config;
+    config.kind = kind;
+    config.warmup = 200;
+    config.draws = 4000;
+    config.step_size_jitter = 0.4;
+    std::array<double, 3> q{0.1, -0.2, 0.3};
+    const ChainRun run = run_chain(*model, config, 5, q);
+    double low = 1e300, high = 0, mean = 0;
+    for (const auto& t : run.stats) {
+      low = std::min(low, t.step_size / run.step_size);
+      high = std::max(high, t.step_size / run.step_size);
+      mean += t.step_size / run.step_size / static_cast<double>(run.stats.size());
+    }
+    EXPECT_GE(low, 0.6);
+    EXPECT_LT(low, 0.61);
+    EXPECT_LE(high, 1.4);
+    EXPECT_GT(high, 1.39);
+    EXPECT_NEAR(mean, 1.0, 0.02);  // uniform: sd 0.4 / sqrt(3 x 4000) = 0.0037
+    if (kind == tessera::mcmc::SamplerKind::hmc) {
+      const int steps = static_cast<int>(std::floor(config.integration_time / run.step_size));
+      for (const auto& t : run.stats) EXPECT_EQ(t.n_leapfrog, std::max(1, steps));
+    }
+    config.step_size_jitter = 0;
+    const ChainRun fixed = run_chain(*model, config, 5, q);
+    for (const auto& t : fixed.stats) EXPECT_EQ(t.step_size, fixed.step_size);
+  }
+}
+
+}  // namespace

@@ -144,6 +144,11 @@ class HamiltonianSampler : public ChainSampler {
     z_.q = Eigen::Map<const Vector>(q.data(), static_cast<Eigen::Index>(q.size()));
     const bool simple = config_.step_adaptation == StepAdaptation::simple;
     if (iteration == 0 && config_.warmup > 0 && !simple) find_reasonable_step_size(rng);
+    // Stan's sample_stepsize(): this transition's step size, uniform within +-jitter of the
+    // nominal one (no draw without jitter, so the streams stay as they were).
+    epsilon_ = step_size_;
+    if (config_.step_size_jitter > 0)
+      epsilon_ *= 1.0 + config_.step_size_jitter * (2.0 * uniform(rng) - 1.0);
     Transition t = transition(rng);
     if (iteration < config_.warmup && simple) {
       step_size_ = simple_adaptation_.learn(step_size_, t.accept_stat);
@@ -246,7 +251,8 @@ class HamiltonianSampler : public ChainSampler {
 
   const Model& model_;
   SamplerConfig config_;
-  double step_size_;
+  double step_size_;    // the nominal step size, adapted in warm-up
+  double epsilon_ = 0;  // this transition's step size (the nominal one, jittered)
   bool dense_;
   Vector inverse_metric_;  // diag_e: the diagonal; dense_e: the matrix, column-major
   Matrix dense_inverse_metric_;
@@ -329,7 +335,7 @@ class NutsSampler final : public HamiltonianSampler {
     Transition t;
     t.lp = z_.lp;
     t.accept_stat = n_leapfrog > 0 ? sum_metro_prob / n_leapfrog : 0;
-    t.step_size = step_size_;
+    t.step_size = epsilon_;
     t.treedepth = depth;
     t.n_leapfrog = n_leapfrog;
     t.divergent = divergent_;
@@ -346,7 +352,7 @@ class NutsSampler final : public HamiltonianSampler {
                   Vector& rho, Vector& p_beg, Vector& p_end, double h0, double sign,
                   int& n_leapfrog, double& log_sum_weight, double& sum_metro_prob, RngEngine& rng) {
     if (depth == 0) {
-      leapfrog(z_, sign * step_size_);
+      leapfrog(z_, sign * epsilon_);
       ++n_leapfrog;
       const double h = hamiltonian(z_);
       if (h - h0 > 1000.0) divergent_ = true;
@@ -412,14 +418,16 @@ class StaticHmcSampler final : public HamiltonianSampler {
         config_.leapfrog_steps > 0
             ? config_.leapfrog_steps
             : std::max(1, static_cast<int>(std::floor(config_.integration_time / step_size_)));
-    for (int i = 0; i < steps; ++i) leapfrog(z_, step_size_);
+    // L comes from the nominal step size, so jitter varies the integration time L epsilon
+    // (Stan's base_static_hmc), which breaks the resonances of a fixed time on Gaussians.
+    for (int i = 0; i < steps; ++i) leapfrog(z_, epsilon_);
     const double h = hamiltonian(z_);
     const double accept = std::isfinite(h) ? std::min(1.0, std::exp(h0 - h)) : 0.0;
     if (!(uniform(rng) < accept)) z_ = start;
     Transition t;
     t.lp = z_.lp;
     t.accept_stat = accept;
-    t.step_size = step_size_;
+    t.step_size = epsilon_;
     t.n_leapfrog = steps;
     t.energy = hamiltonian(z_);
     return t;

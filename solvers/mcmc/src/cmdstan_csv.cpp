@@ -117,7 +117,8 @@ std::string cmdstan_csv(const Draws& draws, int chain, const RunDescription& run
     const std::string metric = simple ? "unit_e" : metric_name(s.metric);
     out << "#         metric = " << metric << defaulted(metric == "diag_e") << "\n"
         << "#         stepsize = " << number(s.step_size) << defaulted(s.step_size == 1.0) << "\n"
-        << "#         stepsize_jitter = 0 (Default)\n";
+        << "#         stepsize_jitter = " << number(s.step_size_jitter)
+        << defaulted(s.step_size_jitter == 0.0) << "\n";
   } else if (s.kind == SamplerKind::ensemble) {
     out << "#       ensemble\n#         stretch_scale = " << number(s.stretch_scale) << "\n";
   } else if (s.kind == SamplerKind::pt) {

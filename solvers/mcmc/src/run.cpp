@@ -138,6 +138,13 @@ void validate(const Model& model, const RunSettings& s) {
     throw ConfigError(
         "--init 0 puts every walker at the origin, where the ensemble's stretch moves cannot "
         "separate them; use --init > 0");
+  if (!(s.sampler.step_size_jitter >= 0 && s.sampler.step_size_jitter <= 1))
+    throw ConfigError("--stepsize-jitter must lie in [0, 1], not " +
+                      std::to_string(s.sampler.step_size_jitter));
+  if (s.sampler.step_size_jitter > 0 && s.sampler.kind != SamplerKind::nuts &&
+      s.sampler.kind != SamplerKind::hmc)
+    throw ConfigError("--stepsize-jitter applies to the nuts and hmc samplers, not " +
+                      sampler_name(s.sampler.kind));
   if (s.sampler.leapfrog_steps < 0)
     throw ConfigError("--leapfrog-steps must not be negative (0: from --int-time), not " +
                       std::to_string(s.sampler.leapfrog_steps));

@@ -56,6 +56,9 @@ struct SamplerConfig {
   Metric metric = Metric::diag_e;  // nuts/hmc: the metric adapted in warm-up
   double delta = 0.8;              // nuts/hmc: target acceptance statistic
   double step_size = 1.0;          // initial step size (rwm: initial proposal scale)
+  // nuts/hmc: each transition's step size uniform in nominal x (1 +- jitter), jitter in [0, 1]
+  // (Stan's stepsize_jitter); hmc keeps L from the nominal step size, so the time varies.
+  double step_size_jitter = 0.0;
   double integration_time = 1.0;   // hmc: leapfrog steps x step size
   int leapfrog_steps = 0;          // hmc: fixed leapfrog steps per transition; 0: integration_time
   double init_radius = 2.0;        // initial points uniform in (-r, r); 0: the origin

@@ -41,6 +41,18 @@ json eight_schools_data() {
 
 json garch_data() { return json{{"T", 5}, {"y", {4.9, 5.2, 3.8, 6.0, 5.1}}, {"sigma1", 0.5}}; }
 
+// Nine shrubs in posteriordb's mesquite layout (the first rows of its data).
+json mesquite_data() {
+  return json{{"N", 9},
+              {"weight", {401.3, 513.7, 1179.2, 308, 855.2, 268.7, 155.5, 1253.2, 328}},
+              {"diam1", {1.8, 1.7, 2.8, 1.3, 3.3, 1.4, 1.5, 3.9, 1.8}},
+              {"diam2", {1.15, 1.5, 2.55, 0.85, 1.9, 1.4, 0.5, 2.3, 1.35}},
+              {"canopy_height", {1, 1.33, 0.6, 1.2, 1.05, 1, 0.9, 1.3, 0.6}},
+              {"total_height", {1.3, 1.35, 2.16, 1.8, 1.55, 1.2, 1, 1.7, 0.8}},
+              {"density", {1, 1, 1, 1, 1, 1, 1, 2, 1}},
+              {"group", {0, 0, 0, 0, 0, 0, 0, 0, 0}}};
+}
+
 std::unique_ptr<Model> model(const std::string& name) {
   json data = json::object();
   if (name == "std_normal" || name == "correlated_gaussian") data = json{{"N", 7}};
@@ -48,6 +60,7 @@ std::unique_ptr<Model> model(const std::string& name) {
   if (name == "logistic_regression") data = logistic_data();
   if (name == "eight_schools_noncentered") data = eight_schools_data();
   if (name == "garch11") data = garch_data();
+  if (name == "logmesquite") data = mesquite_data();
   return make_model(name, data, "test");
 }
 
@@ -376,6 +389,17 @@ TEST(Data, ErrorsNameTheSourceAndTheField) {
   expect_format_error("logistic_regression",
                       json{{"N", 2}, {"K", 2}, {"x", {{1, 2}, {2}}}, {"y", {0, 1}}},
                       "field 'x' row 2 must have K = 2 values");
+  json zero_weight = mesquite_data();
+  zero_weight["weight"][2] = 0;
+  expect_format_error("logmesquite", zero_weight,
+                      "field 'weight' element 3 is not positive (the model is on log weight)");
+  json negative_diameter = mesquite_data();
+  negative_diameter["diam2"][0] = -1.5;
+  expect_format_error("logmesquite", negative_diameter,
+                      "field 'diam2' element 1 is not positive (its log is a covariate)");
+  json short_group = mesquite_data();
+  short_group["group"] = {0, 1};
+  expect_format_error("logmesquite", short_group, "field 'group' has 2 values but N = 9");
   expect_format_error("correlated_gaussian", json{{"N", 3}, {"rho", 1.0}},
                       "field 'rho' is 1.000000; it must lie in (-1, 1)");
   expect_format_error("stochastic_volatility", json{{"T", 2.5}, {"y", {1, 2}}},

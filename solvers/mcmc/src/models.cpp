@@ -391,6 +391,70 @@ class LogisticRegression final : public AutoDiffModel<LogisticRegression> {
   Eigen::VectorXd y_;
 };
 
+// posteriordb logmesquite: log weight_n ~ N(x_n . beta, sigma) with
+// x_n = (1, log diam1, log diam2, log canopy_height, log total_height, log density, group),
+// flat priors on beta[1..7] and on sigma > 0 (the Stan program has no prior statements).
+// x = (beta, log sigma). With A = X^T X, b = X^T y and c = y^T y kept from the data,
+// S(beta) = c - 2 beta.b + beta.A beta, so a gradient costs O(k^2), not O(N k).
+class LogMesquite final : public AutoDiffModel<LogMesquite, 8> {
+ public:
+  static constexpr int kBeta = 7;
+  LogMesquite(Eigen::MatrixXd x, Eigen::VectorXd y)
+      : x_(std::move(x)),
+        y_(std::move(y)),
+        xtx_(x_.transpose() * x_),
+        xty_(x_.transpose() * y_),
+        yty_(y_.squaredNorm()) {}
+  std::string name() const override { return "logmesquite"; }
+  int dimension() const override { return kBeta + 1; }
+  std::vector<std::string> parameter_names() const override {
+    std::vector<std::string> names;
+    append_indexed(names, "beta", kBeta);
+    names.push_back("sigma");
+    return names;
+  }
+  template <class T>
+  T log_density_t(const Eigen::Matrix<T, Eigen::Dynamic, 1>& u) const {
+    T lp = T(0.0);
+    const T sigma = lower_bounded(u[kBeta], 0.0, lp);
+    T sum_squares = T(0.0);
+    for (Eigen::Index n = 0; n < x_.rows(); ++n) {
+      T r = T(y_[n]);
+      for (int j = 0; j < kBeta; ++j) r -= x_(n, j) * u[j];
+      sum_squares += r * r;
+    }
+    return lp - static_cast<double>(x_.rows()) * u[kBeta] - 0.5 * sum_squares / (sigma * sigma);
+  }
+  double analytic_gradient(const Vector& u, Vector& g) const {
+    const auto beta = u.head<kBeta>();
+    const Eigen::Matrix<double, kBeta, 1> a_beta = xtx_ * beta;
+    const double s = yty_ - 2 * beta.dot(xty_) + beta.dot(a_beta);
+    const double precision = std::exp(-2 * u[kBeta]), n = static_cast<double>(x_.rows());
+    g.resize(kBeta + 1);
+    g.head<kBeta>() = precision * (xty_ - a_beta);
+    g[kBeta] = 1 - n + s * precision;
+    return (1 - n) * u[kBeta] - 0.5 * s * precision;
+  }
+  std::vector<double> constrain(const Vector& u) const override {
+    std::vector<double> out(u.data(), u.data() + kBeta);
+    out.push_back(std::exp(u[kBeta]));
+    return out;
+  }
+  Vector unconstrain(std::span<const double> values) const override {
+    Vector u = identity(*this, values);
+    u[kBeta] = lower_bounded_inverse(values.back(), 0.0, "sigma");
+    return u;
+  }
+  std::uint64_t gradient_elements() const override { return kBeta * (kBeta + 1); }
+
+ private:
+  Eigen::MatrixXd x_;
+  Eigen::VectorXd y_;
+  Eigen::Matrix<double, kBeta, kBeta> xtx_;
+  Eigen::Matrix<double, kBeta, 1> xty_;
+  double yty_;
+};
+
 // posteriordb garch11: sigma_1 = sigma1, sigma_t^2 = alpha0 + alpha1 (y_{t-1} - mu)^2 +
 // beta1 sigma_{t-1}^2, y_t ~ N(mu, sigma_t), flat priors on mu, alpha0 > 0,
 // 0 < alpha1 < 1, 0 < beta1 < 1 - alpha1. x = (mu, log alpha0, logit alpha1, logit-scaled beta1).
@@ -576,10 +640,10 @@ class StochasticVolatility final : public AutoDiffModel<StochasticVolatility> {
 }  // namespace
 
 std::vector<std::string> builtin_models() {
-  return {"std_normal",           "correlated_gaussian",
-          "rosenbrock",           "eight_schools_noncentered",
-          "logistic_regression",  "garch11",
-          "stochastic_volatility"};
+  return {"std_normal",          "correlated_gaussian",
+          "rosenbrock",          "eight_schools_noncentered",
+          "logistic_regression", "garch11",
+          "logmesquite",         "stochastic_volatility"};
 }
 
 std::unique_ptr<Model> make_model(const std::string& name, const nlohmann::json& json,
@@ -632,6 +696,34 @@ std::unique_ptr<Model> make_model(const std::string& name, const nlohmann::json&
     const double sigma1 = data.real("sigma1");
     if (!(sigma1 > 0)) data.fail("sigma1", "must be positive");
     return std::make_unique<Garch11>(std::move(y), sigma1);
+  }
+  if (name == "logmesquite") {
+    const int n = data.integer("N", 1);
+    const auto column = [&](const char* field) {
+      return data.vector(field, static_cast<std::size_t>(n), "N");
+    };
+    Eigen::MatrixXd x(n, LogMesquite::kBeta);
+    Eigen::VectorXd y(n);
+    const char* logged[] = {"diam1", "diam2", "canopy_height", "total_height", "density"};
+    x.col(0).setOnes();
+    for (int j = 0; j < 5; ++j) {
+      const std::vector<double> v = column(logged[j]);
+      for (int i = 0; i < n; ++i) {
+        if (!(v[static_cast<std::size_t>(i)] > 0))
+          data.fail(logged[j], "element " + std::to_string(i + 1) +
+                                   " is not positive (its log is a covariate)");
+        x(i, j + 1) = std::log(v[static_cast<std::size_t>(i)]);
+      }
+    }
+    const std::vector<double> group = column("group"), weight = column("weight");
+    for (int i = 0; i < n; ++i) {
+      x(i, 6) = group[static_cast<std::size_t>(i)];
+      if (!(weight[static_cast<std::size_t>(i)] > 0))
+        data.fail("weight", "element " + std::to_string(i + 1) +
+                                " is not positive (the model is on log weight)");
+      y[i] = std::log(weight[static_cast<std::size_t>(i)]);
+    }
+    return std::make_unique<LogMesquite>(std::move(x), std::move(y));
   }
   if (name == "stochastic_volatility") {
     const int T = data.integer("T", 2);

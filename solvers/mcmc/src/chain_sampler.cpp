@@ -299,18 +299,20 @@ class NutsSampler final : public HamiltonianSampler {
       double log_sum_weight_subtree = -kInf;
       if (uniform(rng) > 0.5) {
         z_ = z_fwd;
+        // The old tree becomes the backward subtree: its forward end is the old tree's.
         rho_bck = rho;
-        p_bck_fwd = p_fwd_bck;
-        p_sharp_bck_fwd = p_sharp_fwd_bck;
+        p_bck_fwd = p_fwd_fwd;
+        p_sharp_bck_fwd = p_sharp_fwd_fwd;
         valid_subtree =
             build_tree(depth, z_propose, p_sharp_fwd_bck, p_sharp_fwd_fwd, rho_fwd, p_fwd_bck,
                        p_fwd_fwd, h0, 1.0, n_leapfrog, log_sum_weight_subtree, sum_metro_prob, rng);
         z_fwd = z_;
       } else {
         z_ = z_bck;
+        // The old tree becomes the forward subtree: its backward end is the old tree's.
         rho_fwd = rho;
-        p_fwd_bck = p_bck_fwd;
-        p_sharp_fwd_bck = p_sharp_bck_fwd;
+        p_fwd_bck = p_bck_bck;
+        p_sharp_fwd_bck = p_sharp_bck_bck;
         valid_subtree = build_tree(depth, z_propose, p_sharp_bck_fwd, p_sharp_bck_bck, rho_bck,
                                    p_bck_fwd, p_bck_bck, h0, -1.0, n_leapfrog,
                                    log_sum_weight_subtree, sum_metro_prob, rng);

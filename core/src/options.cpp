@@ -2,11 +2,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tessera/core/environment.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/json_file.hpp"
 
 namespace tessera {
 
@@ -40,14 +40,7 @@ Target resolve_target(const RuntimeOptions& o, int threads, int processes) {
   const bool is_file =
       o.target.size() > 5 && o.target.compare(o.target.size() - 5, 5, ".json") == 0;
   if (is_file) {
-    std::ifstream in(o.target);
-    if (!in) throw ConfigError("cannot open target file '" + o.target + "'");
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw FormatError("target file '" + o.target + "' is not valid JSON: " + e.what());
-    }
+    const nlohmann::json j = read_json_file(o.target, "target file");
     if (!j.is_object() || !j.contains("base") || !j["base"].is_string())
       throw ConfigError(
           "target file '" + o.target +

@@ -174,6 +174,15 @@ TEST_F(TargetFile, MissingBaseSaysWhatToWrite) {
   EXPECT_THAT(error_of([&] { resolve_target(o, 1, 1); }), HasSubstr("\"base\": a preset name"));
 }
 
+// A number beyond double range is the parser's out_of_range, not a parse error: still named.
+TEST_F(TargetFile, NumberOutOfRangeIsNamed) {
+  write(R"({"base": "gc200", "clock_hz": 1e999})");
+  RuntimeOptions o;
+  o.target = path;
+  EXPECT_THAT(error_of([&] { resolve_target(o, 1, 1); }),
+              HasSubstr("target file '" + path + "' holds a number out of range"));
+}
+
 TEST_F(TargetFile, MissingFileIsNamed) {
   RuntimeOptions o;
   o.target = "/nonexistent/machine.json";

@@ -4,11 +4,11 @@
 #include <boost/random/uniform_real_distribution.hpp>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <map>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/json_file.hpp"
 
 namespace tessera::mcmc {
 
@@ -145,16 +145,8 @@ InitialValues parse_initial_values(const nlohmann::json& json, const Model& mode
 }
 
 InitialValues read_init_file(const std::string& path, const Model& model) {
-  std::ifstream in(path);
-  if (!in)
-    throw FormatError("cannot open init file '" + path +
-                      "'; --init takes a radius (a number >= 0) or a JSON file of initial values");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw FormatError("init file '" + path + "' is not valid JSON: " + e.what());
-  }
+  const nlohmann::json json = read_json_file(
+      path, "init file", "; --init takes a radius (a number >= 0) or a JSON file of initial values");
   return parse_initial_values(json, model, path);
 }
 

@@ -2,11 +2,11 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <numbers>
 #include <sstream>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/json_file.hpp"
 
 namespace tessera::mcmc {
 
@@ -736,13 +736,7 @@ std::unique_ptr<Model> make_model(const std::string& name, const nlohmann::json&
 }
 
 nlohmann::json read_data_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FormatError("cannot open data file '" + path + "'; check the path");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw FormatError("data file '" + path + "' is not valid JSON: " + e.what());
-  }
+  return read_json_file(path, "data file", "; check the path");
 }
 
 }  // namespace tessera::mcmc

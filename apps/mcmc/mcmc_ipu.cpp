@@ -86,18 +86,21 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--metric", metric, "nuts/hmc: adapted metric, diag_e or dense_e")
         ->capture_default_str();
-    app.add_option("--delta", config.delta, "nuts/hmc: target acceptance statistic")
+    tessera::require_finite(
+        app.add_option("--delta", config.delta, "nuts/hmc: target acceptance statistic"))
         ->check(CLI::Range(0.01, 0.999))
         ->capture_default_str();
-    app.add_option("--step-size", config.step_size, "initial step size")
+    tessera::require_finite(app.add_option("--step-size", config.step_size, "initial step size"))
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    app.add_option("--stepsize-jitter", config.step_size_jitter,
-                   "nuts/hmc: each transition's step size uniform within +-jitter of the adapted "
-                   "one (CmdStan's stepsize_jitter; hmc: varies the integration time)")
+    tessera::require_finite(
+        app.add_option("--stepsize-jitter", config.step_size_jitter,
+                       "nuts/hmc: each transition's step size uniform within +-jitter of the "
+                       "adapted one (CmdStan's stepsize_jitter; hmc: varies the integration time)"))
         ->check(CLI::Range(0.0, 1.0))
         ->capture_default_str();
-    app.add_option("--int-time", config.integration_time, "hmc: integration time")
+    tessera::require_finite(
+        app.add_option("--int-time", config.integration_time, "hmc: integration time"))
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     app.add_option("--leapfrog-steps", config.leapfrog_steps,
@@ -117,8 +120,8 @@ int main(int argc, char** argv) {
     app.add_option("--temperatures", config.temperatures, "pt: replicas per chain")
         ->check(CLI::Range(2, 1000))
         ->capture_default_str();
-    app.add_option("--max-temperature", config.max_temperature,
-                   "pt: temperature of the hottest replica")
+    tessera::require_finite(app.add_option("--max-temperature", config.max_temperature,
+                                           "pt: temperature of the hottest replica"))
         ->check(CLI::Range(1.0001, 1e12))
         ->capture_default_str();
     app.add_option("--thin", config.thin,

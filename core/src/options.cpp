@@ -1,6 +1,7 @@
 #include "tessera/core/options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,16 @@ void add_runtime_options(CLI::App& app, RuntimeOptions& o, const std::string& de
       ->group(group);
   app.add_option("--profile", o.profile_path, "Write the cost-model profile to this JSON file")
       ->group(group);
+}
+
+CLI::Option* require_finite(CLI::Option* option) {
+  return option->check(CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || std::isfinite(value)) return {};
+        return "Value " + text + " is not a finite number";
+      },
+      "FINITE"));
 }
 
 Target resolve_target(const RuntimeOptions& o, int threads, int processes) {

@@ -423,7 +423,7 @@ TEST(BnnAlpha, BadOptionsAreRejected) {
   s.sampler.metric = Metric::diag_e;
   s.sampler.step_adaptation = StepAdaptation::dual_averaging;
   s.sampler.init_radius = -1;
-  expect_message([&] { sample(runtime, *model, s); }, "--init must not be negative, not -1");
+  expect_message([&] { sample(runtime, *model, s); }, "--init must be a finite radius >= 0 (or a file), not -1");
   s.sampler.init_radius = 0;
   s.sampler.kind = SamplerKind::ensemble;
   s.chains = 4;

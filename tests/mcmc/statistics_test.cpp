@@ -151,6 +151,22 @@ TEST(Run, DenseMetricNeedsAHamiltonianSampler) {
   }
 }
 
+// A NaN setting from a research code is refused by name, not sampled with (issue 21).
+TEST(Run, NanIntegrationTimeIsRefused) {
+  const CorrelatedPair model;
+  Target target = Target::preset("host", 1, 1);
+  Runtime runtime(target, 1, MPI_COMM_SELF);
+  RunSettings s;
+  s.sampler.kind = SamplerKind::hmc;
+  s.sampler.integration_time = std::nan("");
+  try {
+    sample(runtime, model, s);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "--int-time must be a finite positive number, not nan");
+  }
+}
+
 // Two well separated modes, 0.5 N(-4, 0.5^2) + 0.5 N(4, 0.5^2), 16 standard deviations
 // apart; parallel tempering (8 replicas up to T = 100, where the modes
 // merge) visits both in proportion, P(x > 0) = 1/2 and E x^2 = 16.25, within 4 MCSE.

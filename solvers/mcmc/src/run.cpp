@@ -98,6 +98,13 @@ class PhaseClock {
 };
 
 void validate(const Model& model, const RunSettings& s) {
+  // Each real setting finite and in range: NaN fails every comparison, so each test is written
+  // as !(inside) to refuse it.
+  const auto text = [](double v) {
+    char out[32];
+    std::snprintf(out, sizeof out, "%g", v);
+    return std::string(out);
+  };
   if (s.sampler.thin < 1)
     throw ConfigError("--thin must be at least 1, not " + std::to_string(s.sampler.thin));
   if (s.chains < 1)
@@ -115,21 +122,27 @@ void validate(const Model& model, const RunSettings& s) {
     if (s.sampler.temperatures < 2 || s.sampler.temperatures > 1000)
       throw ConfigError("--temperatures must lie in [2, 1000], not " +
                         std::to_string(s.sampler.temperatures));
-    if (!(s.sampler.max_temperature > 1.0))
-      throw ConfigError("--max-temperature must exceed 1, not " +
-                        std::to_string(s.sampler.max_temperature));
+    if (!(s.sampler.max_temperature > 1.0 && std::isfinite(s.sampler.max_temperature)))
+      throw ConfigError("--max-temperature must be a finite number above 1, not " +
+                        text(s.sampler.max_temperature));
   }
   if (s.sampler.max_depth < 1 || s.sampler.max_depth > 30)
     throw ConfigError("--max-depth must lie in [1, 30], not " +
                       std::to_string(s.sampler.max_depth));
   if (!(s.sampler.delta > 0 && s.sampler.delta < 1))
     throw ConfigError("--delta must lie in (0, 1), not " + std::to_string(s.sampler.delta));
-  if (!(s.sampler.step_size > 0)) throw ConfigError("--step-size must be positive");
-  if (!(s.sampler.init_radius >= 0)) {
-    char radius[32];
-    std::snprintf(radius, sizeof radius, "%g", s.sampler.init_radius);
-    throw ConfigError(std::string("--init must not be negative, not ") + radius);
-  }
+  if (!(s.sampler.step_size > 0 && std::isfinite(s.sampler.step_size)))
+    throw ConfigError("--step-size must be a finite positive number, not " +
+                      text(s.sampler.step_size));
+  if (!(s.sampler.integration_time > 0 && std::isfinite(s.sampler.integration_time)))
+    throw ConfigError("--int-time must be a finite positive number, not " +
+                      text(s.sampler.integration_time));
+  if (!(s.sampler.init_radius >= 0 && std::isfinite(s.sampler.init_radius)))
+    throw ConfigError("--init must be a finite radius >= 0 (or a file), not " +
+                      text(s.sampler.init_radius));
+  if (!(s.sampler.stretch_scale > 1 && std::isfinite(s.sampler.stretch_scale)))
+    throw ConfigError("the ensemble's stretch scale must be a finite number above 1, not " +
+                      text(s.sampler.stretch_scale));
   if (s.init && s.sampler.kind == SamplerKind::ensemble)
     throw ConfigError("--init " + s.init->source +
                       " puts every walker at the same point, where the ensemble's stretch moves "

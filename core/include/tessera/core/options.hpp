@@ -16,6 +16,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace tessera {
@@ -32,6 +33,11 @@ struct RuntimeOptions {
 // Registers the options on `app`; `default_target` is this program's default preset.
 void add_runtime_options(CLI::App& app, RuntimeOptions& options,
                          const std::string& default_target = "host");
+
+// Adds to a floating-point option the check that its value is a finite number: CLI11's
+// Range, PositiveNumber and NonNegativeNumber let "nan" through (every comparison with NaN is
+// false), and "inf" through PositiveNumber. Returns the option, to chain further checks.
+CLI::Option* require_finite(CLI::Option* option);
 
 // The target the options describe: the preset or JSON file, then the command-line
 // overrides, validated. `threads` and `processes` size the `host` preset.

@@ -107,6 +107,12 @@ int main(int argc, char** argv) {
                    "hmc: a fixed number of leapfrog steps (0: --int-time / step size)")
         ->check(CLI::Range(0, 100000000))
         ->capture_default_str();
+    app.add_option(
+           "--max-leapfrog-steps", config.max_leapfrog_steps,
+           "hmc: most leapfrog steps of one transition from --int-time / step size "
+           "(bounds an iteration's work; transitions that hit it are counted and warned of)")
+        ->check(CLI::Range(1, 100000000))
+        ->capture_default_str();
     std::string step_adaptation = "dual_averaging";
     app.add_option("--step-adaptation", step_adaptation,
                    "step size in warm-up: dual_averaging (Stan) or simple (TFP's policy, hmc; "

@@ -138,6 +138,7 @@ class HamiltonianSampler : public ChainSampler {
 
   double step_size() const override { return step_size_; }
   const Vector& inverse_metric() const override { return inverse_metric_; }
+  long cut_short_transitions() const override { return cut_short_; }
 
   Transition iterate(int iteration, std::span<double> q, RngEngine& rng) override {
     gradients_ = 0;
@@ -166,6 +167,7 @@ class HamiltonianSampler : public ChainSampler {
     }
     Eigen::Map<Vector>(q.data(), static_cast<Eigen::Index>(q.size())) = z_.q;
     t.gradients = gradients_;
+    if (t.cut_short && iteration >= config_.warmup) ++cut_short_;
     return t;
   }
 
@@ -263,6 +265,7 @@ class HamiltonianSampler : public ChainSampler {
   WindowedCovariance covariance_adaptation_;
   PhasePoint z_;
   int gradients_ = 0;
+  long cut_short_ = 0;  // transitions after warm-up cut at max_leapfrog_steps
 };
 
 class NutsSampler final : public HamiltonianSampler {
@@ -416,10 +419,12 @@ class StaticHmcSampler final : public HamiltonianSampler {
     sample_momentum(rng);
     const PhasePoint start = z_;
     const double h0 = hamiltonian(z_);
-    const int steps =
-        config_.leapfrog_steps > 0
-            ? config_.leapfrog_steps
-            : std::max(1, static_cast<int>(std::floor(config_.integration_time / step_size_)));
+    // floor(T / epsilon) as a double first: a tiny adapted step size would overflow an int.
+    const double wanted = std::max(1.0, std::floor(config_.integration_time / step_size_));
+    const bool cut_short = config_.leapfrog_steps == 0 && !(wanted <= config_.max_leapfrog_steps);
+    const int steps = config_.leapfrog_steps > 0 ? config_.leapfrog_steps
+                      : cut_short                ? config_.max_leapfrog_steps
+                                                 : static_cast<int>(wanted);
     // L comes from the nominal step size, so jitter varies the integration time L epsilon
     // (Stan's base_static_hmc), which breaks the resonances of a fixed time on Gaussians.
     for (int i = 0; i < steps; ++i) leapfrog(z_, epsilon_);
@@ -432,6 +437,7 @@ class StaticHmcSampler final : public HamiltonianSampler {
     t.step_size = epsilon_;
     t.n_leapfrog = steps;
     t.energy = hamiltonian(z_);
+    t.cut_short = cut_short;
     return t;
   }
 };

@@ -111,8 +111,12 @@ std::string cmdstan_csv(const Draws& draws, int chain, const RunDescription& run
           << defaulted(s.max_depth == 10) << "\n";
     else if (s.leapfrog_steps > 0)  // a fixed L: the integration time follows the step size
       out << "#           static\n#             leapfrog_steps = " << s.leapfrog_steps << "\n";
-    else
+    else {
       out << "#           static\n#             int_time = " << number(s.integration_time) << "\n";
+      // Tessera's bound on one transition's work; CmdStan has none, so only a changed one shows.
+      if (s.max_leapfrog_steps != SamplerConfig{}.max_leapfrog_steps)
+        out << "#             max_leapfrog_steps = " << s.max_leapfrog_steps << "\n";
+    }
     // TFP's policy keeps the unit metric (Stan's unit_e).
     const std::string metric = simple ? "unit_e" : metric_name(s.metric);
     out << "#         metric = " << metric << defaulted(metric == "diag_e") << "\n"

@@ -366,6 +366,15 @@ std::vector<std::string> diagnostic_warnings(const Draws& draws,
                  "slow exploration.",
                  "For optimal performance, increase this limit."});
   }
+  long cut_short = 0;
+  for (long n : draws.cut_short) cut_short += n;
+  if (cut_short > 0)
+    paragraph({std::to_string(cut_short) + " transitions after warm-up hit the maximum number of "
+                                           "leapfrog steps (--max-leapfrog-steps) and were cut "
+                                           "short.",
+               "The adapted step size is so small that floor(int_time / stepsize) exceeds it: the "
+               "posterior's scales vary too widely for a fixed integration time.",
+               "Use the nuts sampler, or reparameterise the model."});
   if (has("divergent__")) {
     const long n = count("divergent__", [](double v) { return v != 0; });
     if (n > 0)

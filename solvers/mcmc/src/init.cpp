@@ -145,8 +145,9 @@ InitialValues parse_initial_values(const nlohmann::json& json, const Model& mode
 }
 
 InitialValues read_init_file(const std::string& path, const Model& model) {
-  const nlohmann::json json = read_json_file(
-      path, "init file", "; --init takes a radius (a number >= 0) or a JSON file of initial values");
+  const nlohmann::json json =
+      read_json_file(path, "init file",
+                     "; --init takes a radius (a number >= 0) or a JSON file of initial values");
   return parse_initial_values(json, model, path);
 }
 

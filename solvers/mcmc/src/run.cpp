@@ -57,16 +57,18 @@ void gather_adaptation(Runtime& runtime, Draws& draws, std::size_t d,
   for (int c = 0; c < draws.chains; ++c) {
     const int tile = tile_of_chain(c);
     std::vector<double> metric = runtime.all_reduce<double>(
-        "mcmc.adaptation", ReduceOp::sum, d + 1, [&](Tile& t, std::span<double> out) {
+        "mcmc.adaptation", ReduceOp::sum, d + 2, [&](Tile& t, std::span<double> out) {
           std::fill(out.begin(), out.end(), 0.0);
           if (t.id() != tile) return;
           const ChainSampler& sampler = *sampler_of_chain(c);
           out[0] = sampler.step_size();
+          out[1] = static_cast<double>(sampler.cut_short_transitions());
           for (std::size_t i = 0; i < d; ++i)
-            out[i + 1] = sampler.inverse_metric()[static_cast<Eigen::Index>(i)];
+            out[i + 2] = sampler.inverse_metric()[static_cast<Eigen::Index>(i)];
         });
     draws.step_size[static_cast<std::size_t>(c)] = metric[0];
-    draws.inverse_metric[static_cast<std::size_t>(c)].assign(metric.begin() + 1, metric.end());
+    draws.cut_short[static_cast<std::size_t>(c)] = static_cast<long>(metric[1]);
+    draws.inverse_metric[static_cast<std::size_t>(c)].assign(metric.begin() + 2, metric.end());
   }
 }
 
@@ -158,6 +160,9 @@ void validate(const Model& model, const RunSettings& s) {
       s.sampler.kind != SamplerKind::hmc)
     throw ConfigError("--stepsize-jitter applies to the nuts and hmc samplers, not " +
                       sampler_name(s.sampler.kind));
+  if (s.sampler.max_leapfrog_steps < 1)
+    throw ConfigError("--max-leapfrog-steps must be at least 1, not " +
+                      std::to_string(s.sampler.max_leapfrog_steps));
   if (s.sampler.leapfrog_steps < 0)
     throw ConfigError("--leapfrog-steps must not be negative (0: from --int-time), not " +
                       std::to_string(s.sampler.leapfrog_steps));
@@ -187,6 +192,7 @@ Draws empty_draws(const Runtime& runtime, const Model& model, const RunSettings&
   d.draws = kept_iterations(s.sampler.draws, s.sampler.thin);
   d.warmup_draws = s.sampler.save_warmup ? kept_iterations(s.sampler.warmup, s.sampler.thin) : 0;
   d.step_size.assign(static_cast<std::size_t>(s.chains), 0.0);
+  d.cut_short.assign(static_cast<std::size_t>(s.chains), 0);
   d.inverse_metric.resize(static_cast<std::size_t>(s.chains));
   if (runtime.is_local(0)) {
     const auto per_draw = static_cast<std::size_t>(s.chains) * d.width();

@@ -53,6 +53,9 @@ struct Draws {
   // diagonal, or for dense_e the d x d matrix (column-major; symmetric).
   std::vector<double> step_size;
   std::vector<std::vector<double>> inverse_metric;
+  // Per chain: transitions after warm-up that hit a bound of the sampler's work and were cut
+  // short (hmc: SamplerConfig::max_leapfrog_steps), counted over every iteration, kept or not.
+  std::vector<long> cut_short;
 
   std::size_t width() const { return columns.size(); }
   double at(int chain, int draw, std::size_t column) const {

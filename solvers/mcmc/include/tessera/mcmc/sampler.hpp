@@ -59,12 +59,16 @@ struct SamplerConfig {
   // nuts/hmc: each transition's step size uniform in nominal x (1 +- jitter), jitter in [0, 1]
   // (Stan's stepsize_jitter); hmc keeps L from the nominal step size, so the time varies.
   double step_size_jitter = 0.0;
-  double integration_time = 1.0;   // hmc: leapfrog steps x step size
-  int leapfrog_steps = 0;          // hmc: fixed leapfrog steps per transition; 0: integration_time
-  double init_radius = 2.0;        // initial points uniform in (-r, r); 0: the origin
-  double stretch_scale = 2.0;      // ensemble: the stretch move's a
-  int temperatures = 4;            // pt: replicas per chain, beta_k = max_temperature^(-k/(K-1))
-  double max_temperature = 10.0;   // pt: temperature of the hottest replica
+  double integration_time = 1.0;  // hmc: leapfrog steps x step size
+  int leapfrog_steps = 0;         // hmc: fixed leapfrog steps per transition; 0: integration_time
+  // hmc: the most leapfrog steps floor(integration_time / step size) may ask of one transition;
+  // a step size adapted far down (a badly scaled posterior) would otherwise make one iteration
+  // take unbounded time. A transition that hits it is cut short and counted (Draws).
+  int max_leapfrog_steps = 10000;
+  double init_radius = 2.0;       // initial points uniform in (-r, r); 0: the origin
+  double stretch_scale = 2.0;     // ensemble: the stretch move's a
+  int temperatures = 4;           // pt: replicas per chain, beta_k = max_temperature^(-k/(K-1))
+  double max_temperature = 10.0;  // pt: temperature of the hottest replica
   // nuts/hmc: Stan's dual averaging (with the metric windows) or TFP's simple policy (hmc)
   StepAdaptation step_adaptation = StepAdaptation::dual_averaging;
   int thin = 1;              // CmdStan's thin: keep iterations 0, thin, 2 thin, ... of each phase
@@ -83,6 +87,7 @@ struct Transition {
   double energy = 0;
   double swap_accept = 0;  // pt: 1 when the cold replica took a neighbour's state
   int gradients = 0;       // gradient (or density) evaluations, for the cost model
+  bool cut_short = false;  // hmc: the trajectory was cut at max_leapfrog_steps
 };
 
 // The sampler columns of the CSV for `kind` (lp__, accept_stat__, ...).
@@ -102,6 +107,8 @@ class ChainSampler {
   virtual const Vector& inverse_metric() const = 0;
   // Bytes of working memory the sampler keeps per chain (charged to the tile).
   virtual std::size_t workspace_bytes() const = 0;
+  // Transitions after warm-up that hit a bound of the sampler's work (hmc: max_leapfrog_steps).
+  virtual long cut_short_transitions() const { return 0; }
 };
 
 // A sampler for one chain of `model` (nuts, hmc or rwm); `q` is its initial point.

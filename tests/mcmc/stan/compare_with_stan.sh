@@ -2,8 +2,10 @@
 # Tessera's NUTS against Stan's own (Debian's rstan) on the same posteriors, in one run:
 # the mean and sd of every parameter, with their MCSEs and the z-score of the difference.
 #
-#   tests/mcmc/stan/compare_with_stan.sh MCMC_IPU WORK_DIR [DRAWS] [SHARED_DATA]
+#   tests/mcmc/stan/compare_with_stan.sh MCMC_IPU WORK_DIR [DRAWS] [SHARED_DATA] [POSTERIOR...]
 #
+# POSTERIORs (default: all four) pick among correlated_gaussian, eight_schools_noncentered,
+# garch11 and logmesquite.
 # Both sides run 4 chains of 1000 warm-up iterations and DRAWS [25000] draws, diag_e, the
 # defaults otherwise. Prints a markdown table (the one docs/mcmc.md keeps) and exits 1 when a
 # parameter differs beyond 4.5 MCSE. Needs r-cran-rstan, r-cran-posterior, r-cran-jsonlite
@@ -27,6 +29,16 @@ posteriors=(
   "garch11 $shared/posteriordb/garch-garch11/data.json"
   "logmesquite $shared/posteriordb/mesquite-logmesquite/data.json"
 )
+
+if (($# > 4)); then
+  wanted=("${@:5}")
+  chosen=()
+  for p in "${posteriors[@]}"; do
+    for w in "${wanted[@]}"; do [[ ${p%% *} == "$w" ]] && chosen+=("$p"); done
+  done
+  ((${#chosen[@]} == ${#wanted[@]})) || { echo "ERROR: unknown posterior in: ${wanted[*]}" >&2; exit 1; }
+  posteriors=("${chosen[@]}")
+fi
 
 echo "| posterior | parameter | Stan mean (MCSE) | Tessera mean (MCSE) | z | Stan sd (MCSE) | Tessera sd (MCSE) | z | sd ratio |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"

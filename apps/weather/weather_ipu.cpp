@@ -85,7 +85,7 @@ class Progress {
     const double rate = static_cast<double>(step) / wall;
     std::printf("progress: %st = %.3g h of %.3g h, %.4g steps/s, ETA %.0f s\n", label_.c_str(),
                 t / 3600, t_end_ / 3600, rate, static_cast<double>(steps - step) / rate);
-    std::fflush(stdout);
+    flush_standard_output();
     last_ = now;
   }
 

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tessera/core/environment.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::md {
@@ -20,7 +21,7 @@ Console::~Console() {
 void Console::print(const std::string& text) {
   if (rank_ != 0) return;
   std::fputs(text.c_str(), stdout);
-  std::fflush(stdout);
+  flush_standard_output();  // a failure is reported at the end (run_main)
   if (log_) {
     std::fputs(text.c_str(), log_);
     std::fflush(log_);

@@ -192,21 +192,6 @@ void publish(const std::string& path) {
                 " but syncing its folder " + "failed: " + std::strerror(err));
 }
 
-void publish_copy(const std::string& path) {
-  const std::string part = partial_path(path), copy = partial_path(path) + ".copy";
-  if (const int err = copy_contents(part, copy)) {
-    ::unlink(copy.c_str());
-    throw Error("cannot publish " + in_quotes(part) + " as " + in_quotes(path) + ": " +
-                std::strerror(err));
-  }
-  if (::rename(copy.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(copy.c_str());
-    throw Error("cannot publish " + in_quotes(part) + " as " + in_quotes(path) + ": " +
-                std::strerror(err));
-  }
-}
-
 AtomicFile::AtomicFile(std::string path, Start start, ByName)
     : path_(std::move(path)), partial_(partial_path(path_)), has_stream_(false) {
   check_output_path(path_);

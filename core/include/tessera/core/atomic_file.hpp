@@ -46,10 +46,6 @@ std::string diagnose_write_failure(const std::string& path, const std::string& f
 // both paths (PATH.part is left for the caller to remove).
 void publish(const std::string& path);
 
-// Publishes a complete copy of PATH.part as PATH and keeps PATH.part for more output.
-// Throws Error naming both paths. (md's dumps, until they publish through AtomicFile.)
-void publish_copy(const std::string& path);
-
 class AtomicFile {
  public:
   enum class Start {

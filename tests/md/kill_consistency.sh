@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kill_consistency.sh MD_IPU WORKDIR [TRIALS]: md_ipu runs several `run`s of a 2048-atom
-# liquid, dumping every other step as text and as NetCDF (files of several MB that each run
+# liquid, dumping every step as text and as NetCDF (files of several MB that each run
 # continues through a copy) and writing a restart file after each run; it is killed with
 # SIGKILL at TRIALS moments spread over the run (default 8). After each kill every file under
 # its real name must be complete and readable (the text dump frame by frame, the NetCDF
@@ -16,9 +16,9 @@ script=$work/in.kill
   printf '%s\n' "units lj" "atom_style atomic" "lattice fcc 0.8442" "region box block 0 8 0 8 0 8" \
     "create_box 1 box" "create_atoms 1 box" "mass 1 1.0" "velocity all create 1.0 5 loop geom" \
     "pair_style lj/cut 2.5" "pair_coeff 1 1 1.0 1.0 2.5" "fix 1 all nve" "thermo 100" \
-    'dump text all custom 2 ${dir}/dump.txt id type x y z vx vy vz' \
-    'dump traj all netcdf 2 ${dir}/traj.nc vx vy vz'
-  for _ in $(seq 12); do printf '%s\n' "run 20" 'write_restart ${dir}/md.restart'; done
+    'dump text all custom 1 ${dir}/dump.txt id type x y z vx vy vz' \
+    'dump traj all netcdf 1 ${dir}/traj.nc vx vy vz'
+  for _ in $(seq 12); do printf '%s\n' "run 10" 'write_restart ${dir}/md.restart'; done
 } >"$script"
 restart_check=$work/in.restart_check
 printf '%s\n' 'read_restart ${file}' "run 0" >"$restart_check"

@@ -16,6 +16,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/options.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/core/stop_signal.hpp"
 #include "tessera/md/console.hpp"
 #include "tessera/md/input.hpp"
 #include "tessera/md/simulation.hpp"
@@ -71,6 +72,49 @@ LammpsFlags translate(int argc, char** argv) {
   return out;
 }
 
+// Runs the input; returns the exit code: 0, or 128 + signal after a stop signal.
+int run(tessera::Runtime& runtime, tessera::md::Console& console, const LammpsFlags& flags,
+        const std::string& input_file, std::chrono::steady_clock::time_point start) {
+  using namespace tessera;
+  const Target& t = runtime.target();
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "Tessera md_ipu 0.1.0 (LAMMPS-compatible input)\n  target %s: %d IPU%s x %d "
+                "tiles, %d MPI rank%s x %d "
+                "thread%s\n",
+                t.name.c_str(), t.ipus, t.ipus == 1 ? "" : "s", t.tiles_per_ipu, runtime.ranks(),
+                runtime.ranks() == 1 ? "" : "s", runtime.threads(),
+                runtime.threads() == 1 ? "" : "s");
+  console.print(buf);
+
+  md::Simulation sim(runtime, md::Units::of("lj"));
+  md::Input::Stop stop;
+  {
+    md::Input input(sim, console);
+    for (const auto& [name, values] : flags.variables) input.define_variable(name, values);
+    if (input_file.empty()) {
+      console.print("No -in file given: running the built-in example, whose input is:\n\n" +
+                    std::string(default_example) + "\n");
+      input.run_script(default_example, "built-in example");
+    } else {
+      input.run_file(input_file);
+    }
+    stop = input.stopped();
+  }
+  console.print(runtime.finish());
+  const long seconds = static_cast<long>(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  std::snprintf(buf, sizeof buf, "Total wall time: %ld:%02ld:%02ld\n", seconds / 3600,
+                seconds / 60 % 60, seconds % 60);
+  console.print(buf);
+  if (!stop.signal) return 0;
+  console.warn("md_ipu: stopped by " + signal_name(stop.signal) + " at step " +
+               std::to_string(stop.step) + stop.where +
+               "; the dumps are published with their frames up to this step, and the rest of the "
+               "input was not run\n");
+  return stop_exit_code(stop.signal);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,36 +134,20 @@ int main(int argc, char** argv) {
       return *code;
 
     Runtime runtime(options);
+    stop_on_signals();
     md::Console console(runtime.rank(), log_file);
-    const Target& t = runtime.target();
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "Tessera md_ipu 0.1.0 (LAMMPS-compatible input)\n  target %s: %d IPU%s x %d "
-                  "tiles, %d MPI rank%s x %d "
-                  "thread%s\n",
-                  t.name.c_str(), t.ipus, t.ipus == 1 ? "" : "s", t.tiles_per_ipu, runtime.ranks(),
-                  runtime.ranks() == 1 ? "" : "s", runtime.threads(),
-                  runtime.threads() == 1 ? "" : "s");
-    console.print(buf);
-
-    md::Simulation sim(runtime, md::Units::of("lj"));
-    {
-      md::Input input(sim, console);
-      for (const auto& [name, values] : flags.variables) input.define_variable(name, values);
-      if (input_file.empty()) {
-        console.print("No -in file given: running the built-in example, whose input is:\n\n" +
-                      std::string(default_example) + "\n");
-        input.run_script(default_example, "built-in example");
-      } else {
-        input.run_file(input_file);
+    try {
+      const int code = run(runtime, console, flags, input_file, start);
+      console.finish();
+      return code;
+    } catch (const std::exception& e) {
+      // run_main prints the error; the log, published as the Console goes, records it too.
+      try {
+        console.log(std::string("ERROR: ") + e.what() + "\n");
+      } catch (const std::exception&) {
+        // The log itself failed: its error is the one run_main prints.
       }
+      throw;
     }
-    console.print(runtime.finish());
-    const long seconds = static_cast<long>(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    std::snprintf(buf, sizeof buf, "Total wall time: %ld:%02ld:%02ld\n", seconds / 3600,
-                  seconds / 60 % 60, seconds % 60);
-    console.print(buf);
-    return 0;
   });
 }

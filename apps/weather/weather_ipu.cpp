@@ -37,6 +37,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/options.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/core/stop_signal.hpp"
 #include "tessera/weather/cf_reader.hpp"
 #include "tessera/weather/cf_writer.hpp"
 #include "tessera/weather/elevation.hpp"
@@ -85,7 +86,7 @@ class Progress {
     const double rate = static_cast<double>(step) / wall;
     std::printf("progress: %st = %.3g h of %.3g h, %.4g steps/s, ETA %.0f s\n", label_.c_str(),
                 t / 3600, t_end_ / 3600, rate, static_cast<double>(steps - step) / rate);
-    std::fflush(stdout);
+    flush_standard_output();
     last_ = now;
   }
 
@@ -257,6 +258,35 @@ double choose_dt(const Settings& s, const TimeIntegrator& integrator, double rat
   return s.dt > 0 ? s.dt : 0.8 * courant_limit / rate;
 }
 
+// A run ended early by SIGINT or SIGTERM (tessera/core/stop_signal.hpp): the signal, the
+// last step taken and its time.
+struct Stop {
+  int signal = 0;
+  long step = 0;
+  double t = 0;
+};
+
+// Says on standard error where the run stopped and what the output holds (published by
+// then), and returns the exit code, 128 + signal. `reference`: the stop came during
+// williamson6's reference run, after the run itself had ended; `restartable`: the case can
+// be continued with --restart.
+int stopped(Runtime& runtime, const std::string& output, const CfWriter* writer, const Stop& stop,
+            long steps, double t_end, bool reference, bool restartable) {
+  if (runtime.rank() != 0) return stop_exit_code(stop.signal);
+  char text[512];
+  std::snprintf(text, sizeof text, "weather_ipu: stopped by %s%s at t = %.6g s (step %ld of %ld)",
+                signal_name(stop.signal).c_str(),
+                reference ? " during the reference run, after the run itself" : "", stop.t,
+                stop.step, steps);
+  std::string message = text;
+  if (writer) {
+    message += "; " + output + " holds " + std::to_string(writer->records()) + " records";
+    if (restartable && stop.t < t_end) message += " (continue it with --restart " + output + ")";
+  }
+  std::fprintf(stderr, "%s\n", message.c_str());
+  return stop_exit_code(stop.signal);
+}
+
 // Williamson et al. (1992) test cases 1, 2 and 6 on a latitude-longitude grid.
 int run_sphere(Runtime& runtime, const Settings& s, const std::string& command_line) {
   const int number = s.case_name.back() - '0';
@@ -318,6 +348,7 @@ int run_sphere(Runtime& runtime, const Settings& s, const std::string& command_l
   const double output_every = s.output_every_hours * 3600;
   double next_output = output_every;
   Progress progress(root, s.progress_every, t_end);
+  Stop stop;
   for (long step = 1; step <= steps; ++step) {
     integrator->step(model.state(), dt);
     const double t = static_cast<double>(step) * dt;
@@ -332,8 +363,14 @@ int run_sphere(Runtime& runtime, const Settings& s, const std::string& command_l
       write_record(t);
       while (next_output <= t + 1e-6 * dt) next_output += output_every;
     }
+    if ((stop.signal = stop_requested(runtime.comm()))) {
+      stop.step = step, stop.t = t;
+      break;
+    }
   }
   if (root && writer) writer->close();
+  if (stop.signal)
+    return stopped(runtime, s.output, writer.get(), stop, steps, t_end, false, false);
   std::optional<ErrorNorms> errors;
   if (number != 6)
     errors = model.height_errors(williamson::exact_height(number, model.config(), t_end));
@@ -362,6 +399,10 @@ int run_sphere(Runtime& runtime, const Settings& s, const std::string& command_l
     for (long step = 1; step <= fine_steps; ++step) {
       fine_integrator->step(fine.state(), fine_dt);
       fine_progress.update(step, fine_steps, static_cast<double>(step) * fine_dt);
+      if ((stop.signal = stop_requested(runtime.comm()))) {
+        stop.step = steps, stop.t = t_end;
+        return stopped(runtime, s.output, writer.get(), stop, steps, t_end, true, false);
+      }
     }
     const std::vector<double> reference = fine.gather("h");
     const std::vector<double> h = model.gather("h");
@@ -585,6 +626,7 @@ int run(Runtime& runtime, const Settings& s, const std::string& command_line) {
   const double output_every = s.output_every_hours * 3600;
   double next_output = t0 + output_every;
   Progress progress(root, s.progress_every, t_end);
+  Stop stop;
   for (long step = 1; step <= steps; ++step) {
     integrator->step(model.state(), dt);
     const double t = t0 + static_cast<double>(step) * dt;
@@ -604,8 +646,13 @@ int run(Runtime& runtime, const Settings& s, const std::string& command_line) {
       while (next_output <= t + 1e-6 * dt) next_output += output_every;
     }
     progress.update(step, steps, t);
+    if ((stop.signal = stop_requested(runtime.comm()))) {
+      stop.step = step, stop.t = t;
+      break;
+    }
   }
   if (root && writer) writer->close();
+  if (stop.signal) return stopped(runtime, output, writer.get(), stop, steps, t_end, false, true);
 
   const Diagnostics end = model.diagnostics();
   std::optional<ErrorNorms> errors;
@@ -700,6 +747,7 @@ int main(int argc, char** argv) {
     std::string command_line = "weather_ipu";
     for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
     Runtime runtime(options);
+    stop_on_signals();
     return run(runtime, s, command_line);
   });
 }

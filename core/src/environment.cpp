@@ -1,6 +1,10 @@
 #include "tessera/core/environment.hpp"
 
+#include <dlfcn.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <thread>
 
@@ -24,12 +28,46 @@ Environment::~Environment() {
   if (owns_mpi_) MPI_Finalize();
 }
 
+namespace {
+
+// Standard output is a program's first output: a write to it that failed (a full disk, a
+// closed terminal) fails the program, with the reason, rather than vanishing. Buffered
+// output is flushed here, so that its errors are seen; the error flag keeps earlier ones.
+// Returns the exit code.
+int stdout_errno = 0;  // of the first failed flush_standard_output
+
+int check_standard_output(int code) {
+  flush_standard_output();
+  if (!std::ferror(stdout)) return code;
+  std::fprintf(stderr, "ERROR: writing standard output failed: %s\n",
+               stdout_errno ? std::strerror(stdout_errno) : "a write failed earlier");
+  return code == 0 ? 1 : code;
+}
+
+// HDF5 1.10, under NetCDF-4 files, crashes in its exit-time clean-up (a segmentation fault
+// after the program's own ERROR line) once a write to a file has failed, on a full disk for
+// one. Every Tessera writer closes its files itself, so that clean-up has nothing to do and
+// is switched off, before HDF5 starts. H5dont_atexit is looked up at run time: core does not
+// depend on HDF5, and a program without it finds nothing and changes nothing.
+void keep_hdf5_from_cleaning_up_at_exit() {
+  using Function = int (*)();
+  if (auto f = reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, "H5dont_atexit"))) f();
+}
+
+}  // namespace
+
+void flush_standard_output() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 && stdout_errno == 0) stdout_errno = errno ? errno : EIO;
+}
+
 int run_main(int argc, char** argv, const std::function<int(int, char**)>& body) {
+  keep_hdf5_from_cleaning_up_at_exit();
   Environment env(argc, argv);
   std::string message;
   bool collective = false;
   try {
-    return body(argc, argv);
+    return check_standard_output(body(argc, argv));
   } catch (const Error& e) {
     message = e.what();
     collective = e.collective();

@@ -79,7 +79,8 @@ TEST(AtomicFile, UnwritableDirectoryIsNamed) {
     write_file_atomically("/nonexistent/dir/profile.json", "x");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("cannot write '/nonexistent/dir/profile.json.part'"));
+    EXPECT_THAT(e.what(), HasSubstr("cannot write '/nonexistent/dir/profile.json': its folder "
+                                    "'/nonexistent/dir' does not exist"));
   }
 }
 

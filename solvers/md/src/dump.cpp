@@ -1,12 +1,9 @@
 #include "tessera/md/dump.hpp"
 
 #include <mpi.h>
+#include <netcdf.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <netcdf>
+#include <algorithm>
 
 #include "tessera/core/error.hpp"
 
@@ -41,91 +38,87 @@ double field_value(const std::string& f, const AtomRecord& a, const Simulation& 
 class TextDump final : public Dump {
  public:
   using Dump::Dump;
-  ~TextDump() override { close(); }
 
  private:
   void write_frame(Simulation& sim, const std::vector<AtomRecord>& atoms) override {
-    if (!file_ptr_) {
-      file_ptr_ = std::fopen(part_path().c_str(), open_ ? "a" : "w");
-      if (!file_ptr_)
-        throw Error("dump " + id_ + ": cannot write '" + part_path() +
-                    "': " + std::strerror(errno));
-      open_ = true;
-    }
-    std::FILE* out = file_ptr_;
+    AtomicFile& out = output(false);
     const Box& b = sim.box();
     const std::string ff = float_format_.empty() ? "%g" : float_format_;
+    const std::string spaced = " " + ff;
     if (style_ == "xyz") {
-      std::fprintf(out, "%zu\n Atoms. Timestep: %lld\n", atoms.size(),
-                   static_cast<long long>(sim.step()));
+      out.print("%zu\n Atoms. Timestep: %lld\n", atoms.size(), static_cast<long long>(sim.step()));
       for (const auto& a : atoms) {
-        std::fprintf(out, "%d", a.type);
-        for (double x : a.x) std::fprintf(out, (" " + ff).c_str(), x);
-        std::fputc('\n', out);
+        out.print("%d", a.type);
+        for (double x : a.x) out.print(spaced.c_str(), x);
+        out.write("\n");
       }
     } else {
-      std::fprintf(out,
-                   "ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%zu\nITEM: BOX BOUNDS pp pp pp\n",
-                   static_cast<long long>(sim.step()), atoms.size());
-      for (int d = 0; d < 3; ++d)
-        std::fprintf(out, "%-1.16e %-1.16e\n", b.lo[static_cast<std::size_t>(d)],
-                     b.hi[static_cast<std::size_t>(d)]);
-      std::fprintf(out, "ITEM: ATOMS");
-      for (const auto& f : fields_) std::fprintf(out, " %s", f.c_str());
-      std::fputc('\n', out);
+      out.print("ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%zu\nITEM: BOX BOUNDS pp pp pp\n",
+                static_cast<long long>(sim.step()), atoms.size());
+      for (std::size_t d = 0; d < 3; ++d) out.print("%-1.16e %-1.16e\n", b.lo[d], b.hi[d]);
+      out.write("ITEM: ATOMS");
+      for (const auto& f : fields_) out.print(" %s", f.c_str());
+      out.write("\n");
       for (const auto& a : atoms) {
         bool first = true;
         for (const auto& f : fields_) {
-          if (!first) std::fputc(' ', out);
+          if (!first) out.write(" ");
           first = false;
           const double v = field_value(f, a, sim);
           if (integer_field(f))
-            std::fprintf(out, "%lld", static_cast<long long>(v));
+            out.print("%lld", static_cast<long long>(v));
           else
-            std::fprintf(out, ff.c_str(), v);
+            out.print(ff.c_str(), v);
         }
-        std::fputc('\n', out);
+        out.write("\n");
       }
     }
-    if (std::fflush(out) != 0)
-      throw Error("dump " + id_ + ": writing '" + part_path() + "' failed");
+    out.flush();  // a whole frame in FILE.part at each step
   }
-  void close() override {
-    if (file_ptr_) std::fclose(file_ptr_);
-    file_ptr_ = nullptr;
-  }
-  std::FILE* file_ptr_ = nullptr;
+  void close() override {}  // the AtomicFile owns the stream
 };
+
+// NetCDF's C interface reports a failure by a status (an errno value for a system call's
+// failure); the C++ wrapper's exceptions would come again from its destructor after a failed
+// close.
+struct NcFailure {
+  int status;
+};
+void nc_check(int status) {
+  if (status != NC_NOERR) throw NcFailure{status};
+}
 
 // AMBER NetCDF trajectory convention 1.0 (ambermd.org/netcdf/nctraj.xhtml), as LAMMPS's dump
 // netcdf.
 class NetcdfDump final : public Dump {
  public:
   using Dump::Dump;
-  ~NetcdfDump() override { close(); }
+  ~NetcdfDump() override {
+    if (ncid_ >= 0) nc_close(ncid_);
+  }
 
  private:
+  struct Vars {
+    int time = -1, coordinates = -1, velocities = -1, id = -1, type = -1, cell_lengths = -1,
+        cell_angles = -1;
+  };
+
   void write_frame(Simulation& sim, const std::vector<AtomRecord>& atoms) override {
-    using namespace netCDF;
+    AtomicFile& out = output(true);
     try {
-      if (!file_) {
-        if (open_) {
-          file_ = std::make_unique<NcFile>(part_path(), NcFile::write);
-          frame_ = file_->getDim("frame").getSize();
-        } else {
-          create(sim, atoms.size());
-          open_ = true;
-        }
+      if (ncid_ < 0) {
+        if (continues())
+          reopen(out.partial());
+        else
+          create(sim, atoms.size(), out.partial());
       }
       if (atoms.size() != atoms_)
-        throw Error("dump " + id_ +
-                    ": the number of atoms changed; a NetCDF trajectory needs a fixed count");
+        throw Error("the number of atoms changed; a NetCDF trajectory needs a fixed count");
       const Box& b = sim.box();
       const double time = static_cast<double>(sim.step()) * sim.timestep();
-      file_->getVar("time").putVar({frame_}, time);
       std::vector<float> xyz(3 * atoms_), vel;
       std::vector<int> ids(atoms_), types(atoms_);
-      const bool velocities = has("vx");
+      const bool velocities = vars_.velocities >= 0;
       if (velocities) vel.resize(3 * atoms_);
       for (std::size_t i = 0; i < atoms_; ++i) {
         for (std::size_t d = 0; d < 3; ++d) {
@@ -135,63 +128,106 @@ class NetcdfDump final : public Dump {
         ids[i] = static_cast<int>(atoms[i].id);
         types[i] = atoms[i].type;
       }
-      file_->getVar("coordinates").putVar({frame_, 0, 0}, {1, atoms_, 3}, xyz.data());
+      const std::size_t at[3] = {frame_, 0, 0}, per_atom[3] = {1, atoms_, 3}, per_cell[2] = {1, 3};
+      nc_check(nc_put_var1_double(ncid_, vars_.time, at, &time));
+      nc_check(nc_put_vara_float(ncid_, vars_.coordinates, at, per_atom, xyz.data()));
       if (velocities)
-        file_->getVar("velocities").putVar({frame_, 0, 0}, {1, atoms_, 3}, vel.data());
-      file_->getVar("id").putVar({frame_, 0}, {1, atoms_}, ids.data());
-      file_->getVar("type").putVar({frame_, 0}, {1, atoms_}, types.data());
+        nc_check(nc_put_vara_float(ncid_, vars_.velocities, at, per_atom, vel.data()));
+      nc_check(nc_put_vara_int(ncid_, vars_.id, at, per_atom, ids.data()));
+      nc_check(nc_put_vara_int(ncid_, vars_.type, at, per_atom, types.data()));
       const double lengths[3] = {b.length(0), b.length(1), b.length(2)}, angles[3] = {90, 90, 90};
-      file_->getVar("cell_lengths").putVar({frame_, 0}, {1, 3}, lengths);
-      file_->getVar("cell_angles").putVar({frame_, 0}, {1, 3}, angles);
-      file_->sync();
+      nc_check(nc_put_vara_double(ncid_, vars_.cell_lengths, at, per_cell, lengths));
+      nc_check(nc_put_vara_double(ncid_, vars_.cell_angles, at, per_cell, angles));
+      nc_check(nc_sync(ncid_));
       ++frame_;
-    } catch (const exceptions::NcException& e) {
-      throw Error("dump " + id_ + ": NetCDF error writing '" + part_path() + "': " + e.what());
+    } catch (const NcFailure& f) {
+      fail(out, "NetCDF error writing", f.status);
     }
   }
+
+  [[noreturn]] void fail(AtomicFile& out, const std::string& what, int status) {
+    if (ncid_ >= 0) nc_close(ncid_);
+    ncid_ = -1;
+    out.fail(what + " '" + out.partial() + "'",
+             diagnose_write_failure(out.path(), nc_strerror(status)));
+  }
+
+  void reopen(const std::string& partial) {
+    nc_check(nc_open(partial.c_str(), NC_WRITE, &ncid_));
+    int frame = -1;
+    nc_check(nc_inq_dimid(ncid_, "frame", &frame));
+    nc_check(nc_inq_dimlen(ncid_, frame, &frame_));
+    for (auto [name, id] : {std::pair{"time", &vars_.time},
+                            {"coordinates", &vars_.coordinates},
+                            {"id", &vars_.id},
+                            {"type", &vars_.type},
+                            {"cell_lengths", &vars_.cell_lengths},
+                            {"cell_angles", &vars_.cell_angles}})
+      nc_check(nc_inq_varid(ncid_, name, id));
+    if (has("vx")) nc_check(nc_inq_varid(ncid_, "velocities", &vars_.velocities));
+  }
+
   bool has(const std::string& f) const {
     return std::find(fields_.begin(), fields_.end(), f) != fields_.end();
   }
-  void create(Simulation& sim, std::size_t atoms) {
-    using namespace netCDF;
+
+  static void put_text(int ncid, int var, const char* name, const std::string& value) {
+    nc_check(nc_put_att_text(ncid, var, name, value.size(), value.c_str()));
+  }
+
+  void create(Simulation& sim, std::size_t atoms, const std::string& partial) {
     atoms_ = atoms;
-    file_ = std::make_unique<NcFile>(part_path(), NcFile::replace, NcFile::classic64);
-    const NcDim frame = file_->addDim("frame"), spatial = file_->addDim("spatial", 3),
-                atom = file_->addDim("atom", atoms),
-                cell_spatial = file_->addDim("cell_spatial", 3),
-                cell_angular = file_->addDim("cell_angular", 3), label = file_->addDim("label", 5);
-    file_->putAtt("Conventions", "AMBER");
-    file_->putAtt("ConventionVersion", "1.0");
-    file_->putAtt("program", "Tessera md_ipu");
-    file_->putAtt("programVersion", "0.1.0");
+    frame_ = 0;
+    vars_ = Vars{};
+    nc_check(nc_create(partial.c_str(), NC_CLOBBER | NC_64BIT_OFFSET, &ncid_));
+    int frame, spatial, atom, cell_spatial, cell_angular, label;
+    nc_check(nc_def_dim(ncid_, "frame", NC_UNLIMITED, &frame));
+    nc_check(nc_def_dim(ncid_, "spatial", 3, &spatial));
+    nc_check(nc_def_dim(ncid_, "atom", atoms, &atom));
+    nc_check(nc_def_dim(ncid_, "cell_spatial", 3, &cell_spatial));
+    nc_check(nc_def_dim(ncid_, "cell_angular", 3, &cell_angular));
+    nc_check(nc_def_dim(ncid_, "label", 5, &label));
+    put_text(ncid_, NC_GLOBAL, "Conventions", "AMBER");
+    put_text(ncid_, NC_GLOBAL, "ConventionVersion", "1.0");
+    put_text(ncid_, NC_GLOBAL, "program", "Tessera md_ipu");
+    put_text(ncid_, NC_GLOBAL, "programVersion", "0.1.0");
     const bool lj = sim.units().style == "lj";
     const std::string length_unit = lj ? "lj" : "angstrom", time_unit = lj ? "lj" : "picosecond";
-    file_->addVar("spatial", ncChar, spatial);
-    file_->addVar("cell_spatial", ncChar, cell_spatial);
-    file_->addVar("cell_angular", ncChar, std::vector<NcDim>{cell_angular, label});
-    file_->addVar("time", ncFloat, frame).putAtt("units", time_unit);
-    file_->addVar("cell_lengths", ncDouble, std::vector<NcDim>{frame, cell_spatial})
-        .putAtt("units", length_unit);
-    file_->addVar("cell_angles", ncDouble, std::vector<NcDim>{frame, cell_angular})
-        .putAtt("units", "degree");
-    file_->addVar("coordinates", ncFloat, std::vector<NcDim>{frame, atom, spatial})
-        .putAtt("units", length_unit);
+    auto define = [&](const char* name, nc_type type, std::vector<int> dims, const char* units) {
+      int var = -1;
+      nc_check(nc_def_var(ncid_, name, type, static_cast<int>(dims.size()), dims.data(), &var));
+      if (units) put_text(ncid_, var, "units", units);
+      return var;
+    };
+    const int spatial_var = define("spatial", NC_CHAR, {spatial}, nullptr);
+    const int cell_spatial_var = define("cell_spatial", NC_CHAR, {cell_spatial}, nullptr);
+    const int cell_angular_var = define("cell_angular", NC_CHAR, {cell_angular, label}, nullptr);
+    vars_.time = define("time", NC_FLOAT, {frame}, time_unit.c_str());
+    vars_.cell_lengths =
+        define("cell_lengths", NC_DOUBLE, {frame, cell_spatial}, length_unit.c_str());
+    vars_.cell_angles = define("cell_angles", NC_DOUBLE, {frame, cell_angular}, "degree");
+    vars_.coordinates =
+        define("coordinates", NC_FLOAT, {frame, atom, spatial}, length_unit.c_str());
     if (has("vx"))
-      file_->addVar("velocities", ncFloat, std::vector<NcDim>{frame, atom, spatial})
-          .putAtt("units", lj ? "lj" : "angstrom/picosecond");
-    file_->addVar("id", ncInt, std::vector<NcDim>{frame, atom});
-    file_->addVar("type", ncInt, std::vector<NcDim>{frame, atom});
-    file_->enddef();
-    file_->getVar("spatial").putVar("xyz");
-    file_->getVar("cell_spatial").putVar("abc");
-    const char angular[15] = {'a', 'l', 'p', 'h', 'a', 'b', 'e', 't',
-                              'a', ' ', 'g', 'a', 'm', 'm', 'a'};
-    file_->getVar("cell_angular").putVar(angular);
-    frame_ = 0;
+      vars_.velocities =
+          define("velocities", NC_FLOAT, {frame, atom, spatial}, lj ? "lj" : "angstrom/picosecond");
+    vars_.id = define("id", NC_INT, {frame, atom}, nullptr);
+    vars_.type = define("type", NC_INT, {frame, atom}, nullptr);
+    nc_check(nc_enddef(ncid_));
+    nc_check(nc_put_var_text(ncid_, spatial_var, "xyz"));
+    nc_check(nc_put_var_text(ncid_, cell_spatial_var, "abc"));
+    nc_check(nc_put_var_text(ncid_, cell_angular_var, "alphabeta gamma"));
   }
-  void close() override { file_.reset(); }
 
-  std::unique_ptr<netCDF::NcFile> file_;
+  void close() override {
+    if (ncid_ < 0) return;
+    const int status = nc_close(ncid_);
+    ncid_ = -1;
+    if (status != NC_NOERR) fail(*out_, "NetCDF error closing", status);
+  }
+
+  int ncid_ = -1;
+  Vars vars_;
   std::size_t atoms_ = 0, frame_ = 0;
 };
 
@@ -244,36 +280,66 @@ void Dump::set_float_format(const std::string& format) {
   float_format_ = format;
 }
 
-void Dump::observe(Simulation& sim, bool, bool last_of_run) {
-  if (sim.step() != last_step_ && sim.step() % every_ == 0) {
-    const std::vector<AtomRecord> atoms = sim.gather_atoms();  // sorted by id on rank 0
-    int rank = 0;
-    MPI_Comm_rank(sim.runtime().comm(), &rank);
-    if (rank == 0) write_frame(sim, atoms);
-    last_step_ = sim.step();
+void Dump::observe(Simulation& sim, bool, bool) {
+  if (sim.step() == last_step_ || sim.step() % every_ != 0) return;
+  const std::vector<AtomRecord> atoms = sim.gather_atoms();  // sorted by id on rank 0
+  int rank = 0;
+  MPI_Comm_rank(sim.runtime().comm(), &rank);
+  if (rank == 0) {
+    try {
+      write_frame(sim, atoms);
+    } catch (const Error& e) {
+      failed_ = true;
+      throw Error("dump " + id_ + ": " + e.what());
+    }
   }
-  if (last_of_run) {
-    int rank = 0;
-    MPI_Comm_rank(sim.runtime().comm(), &rank);
-    finish(rank);
-  }
+  last_step_ = sim.step();
 }
 
-void Dump::finish(int rank) {
-  close();
-  if (rank != 0 || !open_) return;
-  // Publish a complete copy under the final name; FILE.part stays open for the next run.
+AtomicFile& Dump::output(bool by_name) {
+  if (!out_) {
+    const auto start = published_ ? AtomicFile::Start::copy : AtomicFile::Start::empty;
+    out_ = by_name ? AtomicFile::by_name(file_, start) : std::make_unique<AtomicFile>(file_, start);
+  }
+  return *out_;
+}
+
+void publish_dumps(const std::vector<Dump*>& dumps) {
+  std::vector<AtomicFile*> files;
   try {
-    publish_copy(file_);
-  } catch (const Error& e) {
-    throw Error("dump " + id_ + ": " + e.what());
+    for (Dump* d : dumps) {
+      if (!d->out_) continue;
+      try {
+        d->close();
+      } catch (const Error& e) {
+        throw Error("dump " + d->id_ + ": " + e.what());
+      }
+      files.push_back(d->out_.get());
+    }
+    AtomicFile::commit_together(files);
+  } catch (const Error&) {
+    discard_dumps(dumps);
+    throw;
+  }
+  for (Dump* d : dumps) {
+    if (!d->out_) continue;
+    d->out_.reset();
+    d->published_ = true;
   }
 }
 
-void Dump::release(int rank) {
-  finish(rank);
-  if (rank == 0 && open_) std::filesystem::remove(part_path());
-  open_ = false;
+void discard_dumps(const std::vector<Dump*>& dumps) {
+  for (Dump* d : dumps) {
+    if (!d->out_) continue;
+    // A dump renamed before a later one failed is published all the same.
+    if (d->out_->committed()) d->published_ = true;
+    try {
+      d->close();
+    } catch (const Error&) {
+      // Its FILE.part goes just below; the error that ended the run is the one to report.
+    }
+    d->out_.reset();
+  }
 }
 
 }  // namespace tessera::md

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/stop_signal.hpp"
 #include "tessera/md/data_file.hpp"
 #include "tessera/md/dump.hpp"
 #include "tessera/md/expression.hpp"
@@ -84,16 +85,12 @@ Input::Input(Simulation& sim, Console& console)
   sim_.add_observer(thermo_);
 }
 
-Input::~Input() {
-  int rank = 0;
-  MPI_Comm_rank(sim_.runtime().comm(), &rank);
-  for (auto& [id, d] : dumps_) {
-    try {
-      d->release(rank);
-    } catch (const std::exception&) {
-      // Destruction during an error: the first error is the one to report.
-    }
-  }
+Input::~Input() = default;
+
+std::vector<Dump*> Input::dump_list() const {
+  std::vector<Dump*> list;
+  for (const auto& [id, d] : dumps_) list.push_back(d.get());
+  return list;
 }
 
 void Input::define_variable(const std::string& name, const std::vector<std::string>& values) {
@@ -142,6 +139,11 @@ void Input::run_script(const std::string& text, const std::string& source) {
     }
     line += raw;
     line_number_ = first;
+    // A stop signal between commands ends the script here (a run polls it after each step).
+    if (const int signal = stop_requested(sim_.runtime().comm()))
+      stopped_ = {signal, sim_.step(),
+                  " (" + source_ + ", before line " + std::to_string(line_number_) + ")"};
+    if (stopped_.signal) return;
     // Every rank reads the same input and meets the same error: say so, so that
     // rank 0 reports it once and no rank aborts the others.
     try {
@@ -169,6 +171,7 @@ void Input::run_script(const std::string& text, const std::string& source) {
       throw located_as(e, location());
     }
     line.clear();
+    if (stopped_.signal) return;
   }
   if (!line.empty())
     bad("the input ends inside a '&' continuation (" + source_ + ", line " + std::to_string(first) +
@@ -348,9 +351,7 @@ void Input::execute(const std::string& raw) {
       need(a, 1, "undump ID");
       auto it = dumps_.find(a[0]);
       if (it == dumps_.end()) bad("no dump with ID " + a[0]);
-      int rank = 0;
-      MPI_Comm_rank(sim_.runtime().comm(), &rank);
-      it->second->release(rank);
+      // Between runs every dump is published: nothing is pending.
       sim_.clear_observers();
       dumps_.erase(it);
       sim_.add_observer(thermo_);
@@ -691,6 +692,28 @@ void Input::dump_modify(const std::vector<std::string>& a) {
   }
 }
 
+void Input::end_dumps_after_error() {
+  const std::vector<Dump*> dumps = dump_list();
+  const bool write_failed =
+      std::any_of(dumps.begin(), dumps.end(), [](const Dump* d) { return d->failed(); });
+  if (write_failed) {
+    // One dump lost frames: none of the run's frames are published, so that the files under
+    // their names still agree (each keeps what the earlier runs published).
+    discard_dumps(dumps);
+    return;
+  }
+  // The run failed otherwise (atoms blew up): the frames up to the failure are complete.
+  try {
+    publish_dumps(dumps);
+  } catch (const Error& e) {
+    try {
+      console_.warn(std::string("ERROR: ") + e.what() + "\n");
+    } catch (const Error&) {
+      // The log failed too; the run's own error is reported all the same.
+    }
+  }
+}
+
 void Input::variable(const std::vector<std::string>& a) {
   need(a, 3, "variable NAME equal|index|string VALUE...");
   const std::string& name = a[0];
@@ -710,13 +733,22 @@ void Input::variable(const std::vector<std::string>& a) {
 
 void Input::run(const std::vector<std::string>& a) {
   need(a, 1, "run N");
-  const long long n = integer("run", a[0]);
+  long long n = integer("run", a[0]);
   if (n < 0) bad("the number of steps must not be negative");
   if (a.size() > 1) bad("run options (upto, start, stop, pre, post, every) are not supported");
   Runtime& rt = sim_.runtime();
   const double simulated_before = rt.profile().simulated_seconds();
   const std::uint64_t supersteps_before = rt.profile().supersteps();
-  sim_.run(n);
+  try {
+    sim_.run(n);
+  } catch (const std::exception&) {
+    end_dumps_after_error();
+    throw;
+  }
+  // The run's frames appear under the dumps' names together (dump.hpp).
+  publish_dumps(dump_list());
+  if (sim_.stopped_by()) stopped_ = {sim_.stopped_by(), sim_.step(), location()};
+  n = sim_.last_run_steps();
   const double seconds = sim_.last_run_seconds();
   const double simulated = rt.profile().simulated_seconds() - simulated_before;
   char buf[512];

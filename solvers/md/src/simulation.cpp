@@ -11,6 +11,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/rng.hpp"
+#include "tessera/core/stop_signal.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
 #include "tessera/md/random_park.hpp"
 
@@ -618,9 +619,11 @@ void Simulation::run(std::int64_t steps) {
   const auto wall_start = std::chrono::steady_clock::now();
   run_begin_ = step_;
   run_end_ = step_ + steps;
+  stopped_by_ = 0;
   setup_run();
   for (auto& o : observers_) o->observe(*this, true, steps == 0);
-  for (std::int64_t k = 0; k < steps; ++k) {
+  std::int64_t done = 0;
+  for (std::int64_t k = 0; k < steps; ++k, ++done) {
     ++step_;
     ++since_build_;
     const bool due = since_build_ >= neighbor_.delay && since_build_ % neighbor_.every == 0;
@@ -634,7 +637,9 @@ void Simulation::run(std::int64_t steps) {
       else
         forward_ghosts();
     }
-    const bool last = k + 1 == steps;
+    // A stop signal (collective: every rank sees the same) makes this step the run's last.
+    stopped_by_ = stop_requested(runtime_.comm());
+    const bool last = k + 1 == steps || stopped_by_ != 0;
     bool observed = last;
     for (auto& o : observers_) observed = observed || (o->every() > 0 && step_ % o->every() == 0);
     // The second half-kick waits for the next step's first superstep unless something looks
@@ -650,11 +655,15 @@ void Simulation::run(std::int64_t steps) {
     }
     for (auto& o : observers_)
       if (last || (o->every() > 0 && step_ % o->every() == 0)) o->observe(*this, false, last);
+    if (stopped_by_) {
+      ++done;
+      break;
+    }
   }
   apply_pending_scale();
   last_run_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  last_run_steps_ = steps;
+  last_run_steps_ = done;
 }
 
 double Simulation::nvt_target() const {

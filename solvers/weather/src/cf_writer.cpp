@@ -1,12 +1,8 @@
 #include "tessera/weather/cf_writer.hpp"
 
-#include <ncDim.h>
-#include <ncFile.h>
-#include <ncVar.h>
+#include <netcdf.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <netcdf>
+#include <map>
 #include <numbers>
 
 #include "tessera/core/atomic_file.hpp"
@@ -14,138 +10,165 @@
 
 namespace tessera::weather {
 
+// The NetCDF C interface reports every failure by a status, which fail() turns into the
+// real reason; the C++ wrapper would raise a failed close again from its destructor.
 struct CfWriter::File {
-  netCDF::NcFile nc;
+  std::unique_ptr<AtomicFile> out;
+  int ncid = -1;
+  std::map<std::string, int> variables;
+  ~File() {
+    if (ncid >= 0) nc_close(ncid);
+  }
 };
 
 namespace {
-void describe(netCDF::NcVar& v, const CfVariable& c) {
-  v.putAtt("long_name", c.long_name);
-  v.putAtt("units", c.units);
-  if (!c.standard_name.empty()) v.putAtt("standard_name", c.standard_name);
+
+struct NcFailure {
+  int status;
+};
+void check(int status) {
+  if (status != NC_NOERR) throw NcFailure{status};
 }
+
+void put_text(int ncid, int var, const char* name, const std::string& value) {
+  check(nc_put_att_text(ncid, var, name, value.size(), value.c_str()));
+}
+
+void describe(int ncid, int var, const CfVariable& c) {
+  put_text(ncid, var, "long_name", c.long_name);
+  put_text(ncid, var, "units", c.units);
+  if (!c.standard_name.empty()) put_text(ncid, var, "standard_name", c.standard_name);
+}
+
 }  // namespace
+
+void CfWriter::fail(const std::string& what, int status) {
+  if (file_->ncid >= 0) nc_close(file_->ncid);
+  file_->ncid = -1;
+  file_->out->fail(what + " '" + file_->out->partial() + "'",
+                   diagnose_write_failure(path_, nc_strerror(status)));
+}
+
+int CfWriter::variable(const std::string& name) {
+  auto it = file_->variables.find(name);
+  if (it != file_->variables.end()) return it->second;
+  int var = -1;
+  check(nc_inq_varid(file_->ncid, name.c_str(), &var));
+  file_->variables[name] = var;
+  return var;
+}
 
 CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields,
                    std::vector<CfVariable> static_fields, const std::string& title,
                    const std::string& history, bool geographic)
-    : path_(std::move(path)),
-      partial_(partial_path(path_)),
-      grid_(grid),
-      fields_(std::move(fields)) {
+    : path_(std::move(path)), grid_(grid), fields_(std::move(fields)) {
+  file_ = std::make_unique<File>();
+  file_->out = AtomicFile::by_name(path_);
   try {
-    file_ = std::make_unique<File>();
-    file_->nc.open(partial_, netCDF::NcFile::replace, netCDF::NcFile::nc4);
-    netCDF::NcFile& nc = file_->nc;
-    nc.putAtt("Conventions", "CF-1.8");
-    nc.putAtt("title", title);
-    nc.putAtt("institution", "Tessera");
-    nc.putAtt("source", "Tessera weather: C-grid shallow-water model (Sadourny 1975)");
-    nc.putAtt("history", history);
-    const netCDF::NcDim time = nc.addDim("time");
-    const netCDF::NcDim y = nc.addDim(geographic ? "lat" : "y", static_cast<std::size_t>(grid.ny));
-    const netCDF::NcDim x = nc.addDim(geographic ? "lon" : "x", static_cast<std::size_t>(grid.nx));
-    netCDF::NcVar tv = nc.addVar("time", netCDF::ncDouble, time);
-    describe(tv, {"time", "time", "seconds since 2000-01-01 00:00:00", "time"});
-    tv.putAtt("calendar", "standard");
-    tv.putAtt("axis", "T");
-    netCDF::NcVar xv = nc.addVar(x.getName(), netCDF::ncDouble, x);
-    netCDF::NcVar yv = nc.addVar(y.getName(), netCDF::ncDouble, y);
+    check(nc_create(file_->out->partial().c_str(), NC_CLOBBER | NC_NETCDF4, &file_->ncid));
+    const int nc = file_->ncid;
+    put_text(nc, NC_GLOBAL, "Conventions", "CF-1.8");
+    put_text(nc, NC_GLOBAL, "title", title);
+    put_text(nc, NC_GLOBAL, "institution", "Tessera");
+    put_text(nc, NC_GLOBAL, "source",
+             "Tessera weather: C-grid shallow-water model (Sadourny 1975)");
+    put_text(nc, NC_GLOBAL, "history", history);
+    int time = -1, y = -1, x = -1;
+    const char* y_name = geographic ? "lat" : "y";
+    const char* x_name = geographic ? "lon" : "x";
+    check(nc_def_dim(nc, "time", NC_UNLIMITED, &time));
+    check(nc_def_dim(nc, y_name, static_cast<std::size_t>(grid.ny), &y));
+    check(nc_def_dim(nc, x_name, static_cast<std::size_t>(grid.nx), &x));
+    auto define = [&](const std::string& name, std::vector<int> dims) {
+      int var = -1;
+      check(nc_def_var(nc, name.c_str(), NC_DOUBLE, static_cast<int>(dims.size()), dims.data(),
+                       &var));
+      file_->variables[name] = var;
+      return var;
+    };
+    const int tv = define("time", {time});
+    describe(nc, tv, {"time", "time", "seconds since 2000-01-01 00:00:00", "time"});
+    put_text(nc, tv, "calendar", "standard");
+    put_text(nc, tv, "axis", "T");
+    const int xv = define(x_name, {x}), yv = define(y_name, {y});
     if (geographic) {
-      describe(xv, {"lon", "longitude", "degrees_east", "longitude"});
-      describe(yv, {"lat", "latitude", "degrees_north", "latitude"});
+      describe(nc, xv, {"lon", "longitude", "degrees_east", "longitude"});
+      describe(nc, yv, {"lat", "latitude", "degrees_north", "latitude"});
     } else {
-      describe(xv, {"x", "x distance of cell centre", "m", ""});
-      describe(yv, {"y", "y distance of cell centre (northward)", "m", ""});
+      describe(nc, xv, {"x", "x distance of cell centre", "m", ""});
+      describe(nc, yv, {"y", "y distance of cell centre (northward)", "m", ""});
     }
-    xv.putAtt("axis", "X");
-    yv.putAtt("axis", "Y");
+    put_text(nc, xv, "axis", "X");
+    put_text(nc, yv, "axis", "Y");
+    for (const CfVariable& f : fields_) describe(nc, define(f.name, {time, y, x}), f);
+    for (const CfVariable& f : static_fields) describe(nc, define(f.name, {y, x}), f);
+    check(nc_enddef(nc));
     const double scale = geographic ? 180 / std::numbers::pi : 1;
     std::vector<double> xs(static_cast<std::size_t>(grid.nx)),
         ys(static_cast<std::size_t>(grid.ny));
     for (int i = 0; i < grid.nx; ++i) xs[static_cast<std::size_t>(i)] = scale * grid.x_center(i);
     for (int j = 0; j < grid.ny; ++j) ys[static_cast<std::size_t>(j)] = scale * grid.y_center(j);
-    xv.putVar(xs.data());
-    yv.putVar(ys.data());
-    for (const CfVariable& f : fields_) {
-      netCDF::NcVar v = nc.addVar(f.name, netCDF::ncDouble, {time, y, x});
-      describe(v, f);
-    }
-    for (const CfVariable& f : static_fields) {
-      netCDF::NcVar v = nc.addVar(f.name, netCDF::ncDouble, {y, x});
-      describe(v, f);
-    }
-    nc.sync();
-  } catch (const netCDF::exceptions::NcException& e) {
-    file_.reset();
-    std::remove(partial_.c_str());
-    throw Error("cannot write the NetCDF file '" + partial_ + "': " + e.what() +
-                "; check that its folder exists and is writable");
+    check(nc_put_var_double(nc, xv, xs.data()));
+    check(nc_put_var_double(nc, yv, ys.data()));
+    check(nc_sync(nc));
+  } catch (const NcFailure& e) {
+    fail("cannot write the NetCDF file", e.status);
   }
 }
 
 CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields)
-    : path_(std::move(path)),
-      partial_(partial_path(path_)),
-      grid_(grid),
-      fields_(std::move(fields)) {}
+    : path_(std::move(path)), grid_(grid), fields_(std::move(fields)) {}
 
 std::unique_ptr<CfWriter> CfWriter::reopen(std::string path, const Grid& grid,
                                            std::vector<CfVariable> fields) {
   std::unique_ptr<CfWriter> w(new CfWriter(std::move(path), grid, std::move(fields)));
-  std::error_code ec;
-  std::filesystem::copy_file(w->path_, w->partial_,
-                             std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec)
-    throw Error("cannot copy '" + w->path_ + "' to '" + w->partial_ +
-                "' to append to it: " + ec.message() + "; check that its folder is writable");
+  w->file_ = std::make_unique<File>();
+  w->file_->out = AtomicFile::by_name(w->path_, AtomicFile::Start::copy);
   try {
-    w->file_ = std::make_unique<File>();
-    w->file_->nc.open(w->partial_, netCDF::NcFile::write);
-    w->records_ = static_cast<int>(w->file_->nc.getDim("time").getSize());
-  } catch (const netCDF::exceptions::NcException& e) {
-    w->file_.reset();
-    std::remove(w->partial_.c_str());
-    throw Error("cannot append to the NetCDF file '" + w->partial_ + "': " + e.what());
+    check(nc_open(w->file_->out->partial().c_str(), NC_WRITE, &w->file_->ncid));
+    int time = -1;
+    std::size_t records = 0;
+    check(nc_inq_dimid(w->file_->ncid, "time", &time));
+    check(nc_inq_dimlen(w->file_->ncid, time, &records));
+    w->records_ = static_cast<int>(records);
+  } catch (const NcFailure& e) {
+    w->fail("cannot append to the NetCDF file", e.status);
   }
   return w;
 }
 
-CfWriter::~CfWriter() {
-  if (file_) {
-    try {
-      file_->nc.close();
-    } catch (...) {
-    }
-    std::remove(partial_.c_str());
-  }
-}
+CfWriter::~CfWriter() = default;
 
 void CfWriter::write_static(const std::string& name, const std::vector<double>& values) {
-  file_->nc.getVar(name).putVar(values.data());
+  try {
+    check(nc_put_var_double(file_->ncid, variable(name), values.data()));
+  } catch (const NcFailure& e) {
+    fail("cannot write the static field '" + name + "' to", e.status);
+  }
 }
 
 void CfWriter::append(double time_seconds, const std::vector<std::vector<double>>& values) {
   const std::size_t r = static_cast<std::size_t>(records_);
   try {
-    file_->nc.getVar("time").putVar({r}, {1}, &time_seconds);
+    const std::size_t at[3] = {r, 0, 0}, one = 1;
+    check(nc_put_vara_double(file_->ncid, variable("time"), at, &one, &time_seconds));
+    const std::size_t count[3] = {1, static_cast<std::size_t>(grid_.ny),
+                                  static_cast<std::size_t>(grid_.nx)};
     for (std::size_t k = 0; k < fields_.size(); ++k)
-      file_->nc.getVar(fields_[k].name)
-          .putVar({r, 0, 0},
-                  {1, static_cast<std::size_t>(grid_.ny), static_cast<std::size_t>(grid_.nx)},
-                  values[k].data());
-    file_->nc.sync();
-  } catch (const netCDF::exceptions::NcException& e) {
-    throw Error("cannot append record " + std::to_string(records_) + " to '" + partial_ +
-                "': " + e.what());
+      check(
+          nc_put_vara_double(file_->ncid, variable(fields_[k].name), at, count, values[k].data()));
+    check(nc_sync(file_->ncid));
+  } catch (const NcFailure& e) {
+    fail("cannot append record " + std::to_string(records_) + " to", e.status);
   }
   ++records_;
 }
 
 void CfWriter::close() {
-  file_->nc.close();
-  file_.reset();
-  publish(path_);
+  const int status = nc_close(file_->ncid);
+  file_->ncid = -1;
+  if (status != NC_NOERR) fail("cannot close the NetCDF file", status);
+  file_->out->commit();
 }
 
 }  // namespace tessera::weather

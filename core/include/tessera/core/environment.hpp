@@ -9,7 +9,9 @@
 // MPI), runs the body, and turns an exception into `ERROR: <message>` on
 // standard error and exit code 1. An error every rank agreed on is printed by
 // rank 0 alone; any other error, seen by one rank only, is printed by that rank,
-// which then aborts the job so that no rank waits forever (LAMMPS's one()).
+// which then aborts the job so that no rank waits forever (LAMMPS's one()). A body that
+// returns normally but whose standard output could not be written (`> /dev/full`, a full
+// disk) ends with `ERROR: writing standard output failed: <reason>` and exit code 1.
 //
 // Everything that talks to MPI (a Runtime, default_threads) first calls require_mpi, so
 // that a program which never initialised MPI gets a tessera::Error saying what to do
@@ -41,6 +43,10 @@ class Environment {
 };
 
 int run_main(int argc, char** argv, const std::function<int(int, char**)>& body);
+
+// Flushes standard output; the reason of a failure is kept for run_main to report at the end
+// (stdio forgets it once the buffer is dropped). Programs call it after their progress lines.
+void flush_standard_output();
 
 // Throws Error when MPI is not running (never initialised, or already finalised): `who`
 // (say "a tessera::Runtime") needs MPI, and the message says how to provide it.

@@ -6,6 +6,7 @@
 // file and line, and what to do, and is raised identically on every rank.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,6 +31,16 @@ class Input {
   // Runs a script; `source` names it in messages (a file name or "built-in example").
   void run_script(const std::string& text, const std::string& source);
   void run_file(const std::string& path);
+
+  // A stop signal (tessera/core/stop_signal.hpp, polled after each step of a run and between
+  // commands) ends the script early: the run it came in ends after its step, the dumps
+  // publish what they hold, and the remaining commands are not run.
+  struct Stop {
+    int signal = 0;         // 0: the script ran to its end
+    std::int64_t step = 0;  // the step the simulation had reached
+    std::string where;      // " (FILE, line N: COMMAND)"
+  };
+  const Stop& stopped() const { return stopped_; }
 
  private:
   struct Variable {
@@ -63,6 +74,10 @@ class Input {
   void dump(const std::vector<std::string>& a);
   void dump_modify(const std::vector<std::string>& a);
   void run(const std::vector<std::string>& a);
+  std::vector<Dump*> dump_list() const;
+  // A run ended by an error: publishes the dumps' complete frames, or none if a dump's write
+  // failed.
+  void end_dumps_after_error();
   void variable(const std::vector<std::string>& a);
 
   Simulation& sim_;
@@ -75,6 +90,7 @@ class Input {
   std::string source_;
   int line_number_ = 0;
   std::string last_command_;  // as substituted, for messages
+  Stop stopped_;
 };
 
 }  // namespace tessera::md

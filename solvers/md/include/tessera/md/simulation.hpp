@@ -129,7 +129,8 @@ class Simulation {
   }
   void clear_observers() { observers_.clear(); }
 
-  // Runs `steps` steps (collective).
+  // Runs `steps` steps (collective); a stop signal polled after each step (stop_on_signals)
+  // ends the run early, after that step.
   void run(std::int64_t steps);
 
   // Global sums for thermo output (collective).
@@ -161,6 +162,9 @@ class Simulation {
   // Wall-clock seconds of the last run() and its step count.
   double last_run_seconds() const { return last_run_seconds_; }
   std::int64_t last_run_steps() const { return last_run_steps_; }
+  // The signal that stopped the last run early (tessera/core/stop_signal.hpp), or 0; the
+  // stopping step was the run's last (observers saw it as such).
+  int stopped_by() const { return stopped_by_; }
 
  private:
   struct TileAtoms;
@@ -229,6 +233,7 @@ class Simulation {
   std::vector<std::shared_ptr<Observer>> observers_;
   double last_run_seconds_ = 0;
   std::int64_t last_run_steps_ = 0;
+  int stopped_by_ = 0;
 };
 
 }  // namespace tessera::md

@@ -1,17 +1,22 @@
 // CfWriter: CF-1.8 NetCDF output of a regular planar grid, one record per
-// output time, through NetCDF-C++4 (NetCDF-4 format).
+// output time, through the NetCDF C library (NetCDF-4 format).
 //
 // The file holds the coordinates x and y (cell centres, m, axes X and Y) or,
 // for a geographic grid (dx, dy, x0, y0 in radians), lon and lat (degrees_east,
 // degrees_north),
 // time (seconds since a reference date, standard calendar, unlimited), one
 // variable per field on (time, y, x) and static fields on (y, x), each with
-// units and long_name (and standard_name where CF defines one). Records are
-// appended and synced as they come, into FILE.partial; close() renames it to
-// FILE, so the final name never holds a half-written file. Without close()
-// (an error ended the run) the partial file is removed.
+// units and long_name (and standard_name where CF defines one).
 //
-// reopen() continues a finished file: it copies FILE to FILE.partial and
+// The file follows tessera/core/atomic_file.hpp: records are appended and synced as they
+// come, into FILE.part; close() syncs it and renames it to FILE, so the final name never
+// holds a half-written file. Without close() (an error ended the run) FILE.part is removed.
+// FILE must not be a device or a folder, and its folder must exist and be writable (checked
+// before anything is written). A failed write throws Error naming the file and the real
+// reason (a full disk, a read-only file system: NetCDF-4's own report of them is an "HDF
+// error"), removes FILE.part and leaves FILE as it was.
+//
+// reopen() continues a finished file: it copies FILE to FILE.part and
 // appends there, so FILE keeps its old records until close() replaces it.
 //
 // Written by one process (rank 0) from gathered fields.
@@ -32,12 +37,12 @@ struct CfVariable {
 
 class CfWriter {
  public:
-  // Creates FILE.partial; throws Error naming the path when it cannot be written.
+  // Creates FILE.part; throws Error naming the path when it cannot be written.
   CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields,
            std::vector<CfVariable> static_fields, const std::string& title,
            const std::string& history, bool geographic = false);
   // Appends to the existing file `path` (written by CfWriter with these
-  // fields on this grid) through a copy, FILE.partial; throws Error naming the path.
+  // fields on this grid) through a copy, FILE.part; throws Error naming the path.
   static std::unique_ptr<CfWriter> reopen(std::string path, const Grid& grid,
                                           std::vector<CfVariable> fields);
   ~CfWriter();
@@ -45,18 +50,21 @@ class CfWriter {
   CfWriter& operator=(const CfWriter&) = delete;
 
   // Writes a static field (row-major ny x nx, j = 0 south); may be rewritten
-  // before each append (the exact restart state of the latest record).
+  // before each append (the exact restart state of the latest record). Throws Error.
   void write_static(const std::string& name, const std::vector<double>& values);
-  // Appends one record: `values[k]` for fields[k], row-major ny x nx.
+  // Appends one record: `values[k]` for fields[k], row-major ny x nx, and syncs the file.
+  // Throws Error.
   void append(double time_seconds, const std::vector<std::vector<double>>& values);
-  // Closes the file and moves it to its final name.
+  // Closes the file and publishes it under its final name. Throws Error.
   void close();
   int records() const { return records_; }
 
  private:
   CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields);
   struct File;
-  std::string path_, partial_;
+  [[noreturn]] void fail(const std::string& what, int status);
+  int variable(const std::string& name);
+  std::string path_;
   Grid grid_;
   std::vector<CfVariable> fields_;
   std::unique_ptr<File> file_;

@@ -1,0 +1,88 @@
+# faults.sh: sourced by the fault-injection tests of the output files (tests/md, tests/weather).
+#
+#   source faults.sh; private_mounts "$@"   # first: re-runs the test in its own mount namespace
+#
+# Faults, made so that root cannot step around them:
+#   full_fs DIR        a 256 KiB tmpfs at DIR, then filled (writes fail with ENOSPC)
+#   small_fs DIR KIB   a tmpfs of KIB KiB at DIR
+#   fill DIR           fills the file system holding DIR
+#   read_only DIR      a tmpfs at DIR remounted read-only (root's writes fail with EROFS too)
+#   char_device PATH   a character device node (the same as /dev/null: 1, 3)
+# The mounts live in the test's private mount namespace (unshare -m), so they vanish with the
+# test whatever happens and no other process sees them. Without the privilege to make one
+# (not root, no user namespaces), the test says so and is skipped (exit 77).
+#
+# Checks: expect_error REGEX CMD... (exit status 1, stderr matches), same_file A B,
+# no_partials DIR, text_frames FILE (complete frames of a LAMMPS text dump), nc_frames FILE.
+set -u
+
+skip() { echo "skipped: $*"; exit 77; }
+fail() { echo "FAILED: $*" >&2; exit 1; }
+
+private_mounts() {
+  [[ -n ${TESSERA_PRIVATE_MOUNTS:-} ]] && return 0
+  command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+  export TESSERA_PRIVATE_MOUNTS=1
+  if [[ $(id -u) -eq 0 ]]; then
+    unshare -m --propagation private true 2>/dev/null &&
+      exec unshare -m --propagation private bash "$0" "$@"
+  fi
+  # As another user, a user namespace maps the user to root for its own mounts.
+  unshare -rm true 2>/dev/null && exec unshare -rm bash "$0" "$@"
+  skip "cannot make a private mount namespace here (needs root or user namespaces)"
+}
+
+small_fs() {
+  mkdir -p "$1"
+  mount -t tmpfs -o "size=${2}k" tmpfs "$1" || skip "cannot mount a tmpfs at $1"
+}
+fill() {
+  dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null
+  local avail
+  avail=$(df --output=avail "$1" | tail -1)
+  [[ $avail -eq 0 ]] || fail "could not fill $1 ($avail KiB left)"
+}
+full_fs() { small_fs "$1" 256 && fill "$1"; }
+read_only() {
+  small_fs "$1" 256
+  mount -o remount,ro "$1" || skip "cannot remount $1 read-only"
+  touch "$1/probe" 2>/dev/null && fail "$1 is still writable after remounting it read-only"
+  return 0
+}
+char_device() { mknod "$1" c 1 3 || skip "cannot make a device node at $1 (mknod)"; }
+
+# expect_error REGEX CMD...: CMD exits with status 1 and its standard error matches REGEX.
+expect_error() {
+  local regex=$1 err status
+  shift
+  err=$("$@" 2>&1 >/dev/null)
+  status=$?
+  [[ $status -eq 1 ]] || fail "expected exit status 1, got $status from: $*"$'\n'"$err"
+  grep -Eq -- "$regex" <<<"$err" || fail "standard error does not match /$regex/:"$'\n'"$err"
+  echo "ok: $* -> $(head -1 <<<"$err")"
+}
+same_file() { cmp -s "$1" "$2" || fail "$2 changed (it should hold what $1 holds)"; }
+no_partials() {
+  local left
+  left=$(find "$1" -name '*.part*' 2>/dev/null)
+  [[ -z $left ]] || fail "partial files left behind: $left"
+}
+# The number of frames in a LAMMPS text dump (custom or atom), after checking that every frame
+# is complete: as many atom lines as its header says.
+text_frames() {
+  awk '
+    /^ITEM: TIMESTEP/ { if (want != seen) bad = 1; frames++; state = "step"; next }
+    /^ITEM: NUMBER OF ATOMS/ { state = "count"; next }
+    /^ITEM: ATOMS/ { state = "atoms"; seen = 0; next }
+    /^ITEM:/ { state = ""; next }
+    state == "count" { want = $1; state = ""; next }
+    state == "atoms" { if (NF < 2) bad = 1; seen++ }
+    END { if (want != seen) bad = 1; if (bad) { print "incomplete"; exit 1 } print frames + 0 }
+  ' "$1"
+}
+# The number of frames in a NetCDF trajectory, after reading all of it (ncdump fails on a
+# truncated or corrupt file).
+nc_frames() {
+  ncdump "$1" >/dev/null 2>&1 || { echo "unreadable"; return 1; }
+  ncdump -h "$1" | sed -n 's/.*UNLIMITED ; \/\/ (\([0-9]*\) currently).*/\1/p'
+}

@@ -195,6 +195,27 @@ int main(int argc, char** argv) {
                   static_cast<int>(100.0 * done / total), done <= warmup ? "Warmup" : "Sampling");
       std::fflush(stdout);
     };
+    // The output set is checked before the work (rank 0 writes it; every rank stops alike).
+    OutputFormats output_formats;
+    output_formats.csv = std::find(formats.begin(), formats.end(), "csv") != formats.end();
+    output_formats.netcdf = std::find(formats.begin(), formats.end(), "nc") != formats.end();
+    if (!output.empty()) {
+      std::string problem;
+      if (root) try {
+          check_outputs(output, chains, output_formats);
+        } catch (const Error& e) {
+          problem = e.what();
+        }
+      int length = static_cast<int>(problem.size());
+      MPI_Bcast(&length, 1, MPI_INT, 0, runtime.comm());
+      problem.resize(static_cast<std::size_t>(length));
+      MPI_Bcast(problem.data(), length, MPI_CHAR, 0, runtime.comm());
+      if (!problem.empty()) {
+        Error e(problem);
+        e.set_collective();
+        throw e;
+      }
+    }
     const auto start = std::chrono::steady_clock::now();
     const Draws draws = sample(runtime, *model, settings);
     const double elapsed =
@@ -203,18 +224,10 @@ int main(int argc, char** argv) {
     if (root) {
       RunDescription run{model->name(), data_file, config, seed, init_file};
       if (!output.empty()) {
-        const auto wants = [&](const char* f) {
-          return std::find(formats.begin(), formats.end(), f) != formats.end();
-        };
-        if (wants("csv")) {
-          for (int c = 0; c < chains; ++c)
-            write_cmdstan_csv(output + "_" + std::to_string(c + 1) + ".csv", draws, c, run);
+        write_outputs(output, draws, run, output_formats);
+        if (output_formats.csv)
           std::printf("wrote %s_1.csv ... %s_%d.csv\n", output.c_str(), output.c_str(), chains);
-        }
-        if (wants("nc")) {
-          write_arviz_netcdf(output + ".nc", draws, run);
-          std::printf("wrote %s.nc\n", output.c_str());
-        }
+        if (output_formats.netcdf) std::printf("wrote %s.nc\n", output.c_str());
       }
       // The summary, then the problems CmdStan's diagnose would report (R-hat and ESS only
       // with the summary, which computes them).

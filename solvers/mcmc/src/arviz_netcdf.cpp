@@ -136,11 +136,10 @@ int define_group(int parent, const char* name) {
 
 }  // namespace
 
-void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDescription& run) {
-  const std::string temporary = partial_path(path);
+void write_arviz_netcdf(AtomicFile& out, const Draws& draws, const RunDescription& run) {
   int file = -1;
   try {
-    check(nc_create(temporary.c_str(), NC_CLOBBER | NC_NETCDF4, &file));
+    check(nc_create(out.partial().c_str(), NC_CLOBBER | NC_NETCDF4, &file));
     put_text(file, NC_GLOBAL, "model", run.model);
     put_text(file, NC_GLOBAL, "sampler", sampler_name(run.sampler.kind));
     put_text(file, NC_GLOBAL, "seed", std::to_string(run.seed));
@@ -163,15 +162,15 @@ void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDe
     check(closed);
   } catch (const NcFailure& e) {
     if (file >= 0) nc_close(file);
-    std::remove(temporary.c_str());
-    throw Error("cannot write NetCDF file '" + path + "': " + nc_strerror(e.status));
+    out.fail("cannot write NetCDF file '" + out.path() + "'",
+             diagnose_write_failure(out.path(), nc_strerror(e.status)));
   }
-  try {
-    publish(path);
-  } catch (const Error&) {
-    std::remove(temporary.c_str());
-    throw;
-  }
+}
+
+void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDescription& run) {
+  const auto out = AtomicFile::by_name(path);
+  write_arviz_netcdf(*out, draws, run);
+  out->commit();
 }
 
 }  // namespace tessera::mcmc

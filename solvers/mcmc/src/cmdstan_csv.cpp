@@ -2,6 +2,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 #include "tessera/core/atomic_file.hpp"
@@ -184,6 +185,41 @@ std::string cmdstan_csv(const Draws& draws, int chain, const RunDescription& run
 void write_cmdstan_csv(const std::string& path, const Draws& draws, int chain,
                        const RunDescription& run) {
   write_file_atomically(path, cmdstan_csv(draws, chain, run));
+}
+
+std::vector<std::string> output_paths(const std::string& prefix, int chains,
+                                      const OutputFormats& formats) {
+  std::vector<std::string> paths;
+  if (formats.csv)
+    for (int c = 1; c <= chains; ++c) paths.push_back(prefix + "_" + std::to_string(c) + ".csv");
+  if (formats.netcdf) paths.push_back(prefix + ".nc");
+  return paths;
+}
+
+void check_outputs(const std::string& prefix, int chains, const OutputFormats& formats) {
+  for (const std::string& path : output_paths(prefix, chains, formats)) check_output_path(path);
+}
+
+std::vector<std::string> write_outputs(const std::string& prefix, const Draws& draws,
+                                       const RunDescription& run, const OutputFormats& formats) {
+  std::vector<std::unique_ptr<AtomicFile>> files;
+  if (formats.csv)
+    for (int c = 0; c < draws.chains; ++c) {
+      files.push_back(std::make_unique<AtomicFile>(prefix + "_" + std::to_string(c + 1) + ".csv"));
+      files.back()->write(cmdstan_csv(draws, c, run));
+    }
+  if (formats.netcdf) {
+    files.push_back(AtomicFile::by_name(prefix + ".nc"));
+    write_arviz_netcdf(*files.back(), draws, run);
+  }
+  std::vector<AtomicFile*> all;
+  std::vector<std::string> paths;
+  for (const auto& f : files) {
+    all.push_back(f.get());
+    paths.push_back(f->path());
+  }
+  AtomicFile::commit_together(all);
+  return paths;
 }
 
 CmdStanCsv read_cmdstan_csv(const std::string& path) {

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/atomic_file.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/mcmc/run.hpp"
 
@@ -65,5 +66,23 @@ struct CmdStanCsv {
 CmdStanCsv read_cmdstan_csv(const std::string& path);
 
 void write_arviz_netcdf(const std::string& path, const Draws& draws, const RunDescription& run);
+// The same into an output a caller publishes (AtomicFile::by_name, not yet committed).
+void write_arviz_netcdf(AtomicFile& out, const Draws& draws, const RunDescription& run);
+
+// A run's output set, as mcmc_ipu writes it: PREFIX_1.csv ... PREFIX_C.csv and PREFIX.nc.
+struct OutputFormats {
+  bool csv = true, netcdf = true;
+};
+// The paths of the set, CSV files first.
+std::vector<std::string> output_paths(const std::string& prefix, int chains,
+                                      const OutputFormats& formats);
+// check_output_path on every file of the set: call it before sampling, so that a missing or
+// read-only folder is found before the work, not after it. Throws Error naming the path.
+void check_outputs(const std::string& prefix, int chains, const OutputFormats& formats);
+// Writes the whole set and publishes it together (AtomicFile::commit_together): a failure
+// (a full disk) leaves every file of an earlier set as it was, never a mix of two runs.
+// Returns the paths written. Throws Error naming the file and the reason.
+std::vector<std::string> write_outputs(const std::string& prefix, const Draws& draws,
+                                       const RunDescription& run, const OutputFormats& formats);
 
 }  // namespace tessera::mcmc

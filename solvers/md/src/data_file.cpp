@@ -13,6 +13,7 @@
 
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/shared_input.hpp"
 
 namespace tessera::md {
 namespace {
@@ -26,19 +27,14 @@ int rank_of(Simulation& sim) {
   return rank;
 }
 
-// Reads the whole file on every rank (inputs are small next to the simulation,
-// and every rank then sees the same errors).
+// Reads the whole file on rank 0 and sends it to every rank (as LAMMPS reads data files), so
+// that every rank parses the same bytes and meets the same errors (shared_input.hpp).
 std::string slurp(Simulation& sim, const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string why = in ? "" : std::strerror(errno);
-  int readable = in ? 1 : 0;  // agree first: no rank may go on alone
-  MPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN, sim.runtime().comm());
-  if (!readable)
-    throw ConfigError("cannot open " + std::string(what) + " file '" + path + "'" +
-                      (why.empty() ? " on some rank" : ": " + why) + "; check the file name");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  SharedFile f = read_on_root(sim.runtime().comm(), path);
+  if (!f.ok)
+    throw ConfigError("cannot open " + std::string(what) + " file '" + path + "': " + f.bytes +
+                      "; check the file name");
+  return std::move(f.bytes);
 }
 
 struct LineReader {

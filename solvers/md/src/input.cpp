@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/shared_input.hpp"
 #include "tessera/md/data_file.hpp"
 #include "tessera/md/dump.hpp"
 #include "tessera/md/expression.hpp"
@@ -102,20 +103,16 @@ void Input::define_variable(const std::string& name, const std::vector<std::stri
 }
 
 void Input::run_file(const std::string& path) {
-  std::ifstream in(path);
-  std::string why = in ? "" : std::strerror(errno);
-  // Every rank must be able to read the input; agree before anyone acts on it.
-  int readable = in ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN, sim_.runtime().comm());
-  if (!readable) {
-    ConfigError e("cannot open input file '" + path + "'" +
-                  (why.empty() ? " on some rank" : ": " + why) + "; check the -in argument");
+  // Rank 0 reads the script and sends it to every rank (as LAMMPS does), so that every rank
+  // runs the same commands and meets the same errors (shared_input.hpp).
+  const SharedFile script = read_on_root(sim_.runtime().comm(), path);
+  if (!script.ok) {
+    ConfigError e("cannot open input file '" + path + "': " + script.bytes +
+                  "; check the -in argument");
     e.set_collective();
     throw e;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  run_script(text.str(), path);
+  run_script(script.bytes, path);
 }
 
 std::string Input::location() const {

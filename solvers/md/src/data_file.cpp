@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
+#include "checked_integer.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/shared_input.hpp"
@@ -67,12 +69,17 @@ double to_double(LineReader& r, const std::string& w) {
   return v;
 }
 
-long long to_int(LineReader& r, const std::string& w) {
-  char* end = nullptr;
-  const long long v = std::strtoll(w.c_str(), &end, 10);
-  if (w.empty() || *end != '\0') r.fail("expected an integer, got '" + w + "'");
+long long to_int(LineReader& r, const std::string& w, long long lo, long long hi) {
+  long long v = 0;
+  const std::string why = detail::integer_problem(w, lo, hi, &v);
+  if (!why.empty()) r.fail(why);
   return v;
 }
+
+constexpr long long int_max = std::numeric_limits<int>::max();
+constexpr long long int_min = std::numeric_limits<int>::min();
+constexpr long long bigint_max = std::numeric_limits<std::int64_t>::max();
+constexpr long long bigint_min = std::numeric_limits<std::int64_t>::min();
 
 }  // namespace
 
@@ -87,13 +94,14 @@ void read_data(Simulation& sim, const std::string& path) {
   bool have[3] = {false, false, false};
   // Header: until the first section keyword.
   std::string section;
+  int section_line = 0;  // the line of the section keyword
   while (r.next(line)) {
     const auto w = words(line);
     if (w.empty()) continue;
     if (w.size() >= 2 && w.back() == "atoms" && w.size() == 2) {
-      natoms = to_int(r, w[0]);
+      natoms = to_int(r, w[0], 0, bigint_max);
     } else if (w.size() == 3 && w[1] == "atom" && w[2] == "types") {
-      types = static_cast<int>(to_int(r, w[0]));
+      types = static_cast<int>(to_int(r, w[0], 1, int_max));
     } else if (w.size() == 4 && (w[2] == "xlo" || w[2] == "ylo" || w[2] == "zlo")) {
       const std::size_t d = static_cast<std::size_t>(w[2][0] - 'x');
       box.lo[d] = to_double(r, w[0]);
@@ -101,7 +109,7 @@ void read_data(Simulation& sim, const std::string& path) {
       have[d] = true;
     } else if (w.size() >= 2 && (w.back() == "bonds" || w.back() == "angles" ||
                                  w.back() == "dihedrals" || w.back() == "impropers")) {
-      if (to_int(r, w[0]) != 0)
+      if (to_int(r, w[0], bigint_min, bigint_max) != 0)
         r.fail("this file has " + w.back() + ", but atom_style atomic has none");
     } else if (w.size() == 6 && w[3] == "xy") {
       r.fail("triclinic boxes are not supported");
@@ -110,6 +118,7 @@ void read_data(Simulation& sim, const std::string& path) {
       continue;  // "N bond types" and the like: fine when there are none of them
     } else if (std::isalpha(static_cast<unsigned char>(w[0][0]))) {
       section = line;
+      section_line = r.line;
       break;
     } else {
       r.fail("unrecognised header line '" + line + "'");
@@ -130,66 +139,90 @@ void read_data(Simulation& sim, const std::string& path) {
   };
   while (!section.empty()) {
     const std::string name = trim(section);
+    const int name_line = section_line;
     section.clear();
     // A blank line follows the section name, then entries until a blank line or the next section.
+    // Each row keeps its line number: errors in it are reported there, not where the reader
+    // stopped.
     r.next(line);
-    std::vector<std::vector<std::string>> rows;
+    std::vector<std::pair<int, std::vector<std::string>>> rows;
     while (r.next(line)) {
-      const auto w = words(line);
+      auto w = words(line);
       if (w.empty()) {
         if (!rows.empty()) break;
         continue;
       }
       if (std::isalpha(static_cast<unsigned char>(w[0][0]))) {
         section = line;
+        section_line = r.line;
         break;
       }
-      rows.push_back(w);
+      rows.emplace_back(r.line, std::move(w));
     }
     if (section.empty()) {
       while (r.next(line))
         if (!words(line).empty()) {
           section = line;
+          section_line = r.line;
           break;
         }
     }
+    const int resume = r.line;  // where the reader stands; rows set r.line to theirs
     if (name == "Masses") {
-      for (const auto& w : rows) {
+      for (const auto& [at, w] : rows) {
+        r.line = at;
         if (w.size() != 2) r.fail("a Masses line needs: type mass");
-        sim.set_mass(static_cast<int>(to_int(r, w[0])), to_double(r, w[1]));
+        const int t = static_cast<int>(to_int(r, w[0], 1, types));
+        const double m = to_double(r, w[1]);
+        if (!(m > 0)) r.fail("the mass must be positive, not " + w[1]);
+        sim.set_mass(t, m);
       }
     } else if (name == "Pair Coeffs") {
       if (!sim.pair().defined()) r.fail("Pair Coeffs need pair_style lj/cut before read_data");
-      for (const auto& w : rows) {
+      for (const auto& [at, w] : rows) {
+        r.line = at;
         if (w.size() < 3) r.fail("a Pair Coeffs line for lj/cut needs: type epsilon sigma");
-        const int t = static_cast<int>(to_int(r, w[0]));
+        const int t = static_cast<int>(to_int(r, w[0], 1, types));
         sim.pair().coeff(t, t, t, t, to_double(r, w[1]), to_double(r, w[2]), -1.0);
       }
     } else if (name == "Atoms") {
-      for (const auto& w : rows) {
+      for (const auto& [at, w] : rows) {
+        r.line = at;
         if (w.size() != 5 && w.size() != 8)
           r.fail("an Atoms line (atomic) needs: id type x y z [ix iy iz]");
         AtomRecord a;
-        a.id = to_int(r, w[0]);
-        a.type = static_cast<std::int32_t>(to_int(r, w[1]));
-        if (a.id < 1) r.fail("atom ids must be positive");
-        if (a.type < 1 || a.type > types)
+        a.id = to_int(r, w[0], 1, bigint_max);
+        long long type = 0;
+        if (!detail::integer_problem(w[1], 1, types, &type).empty()) {
+          to_int(r, w[1], bigint_min, bigint_max);  // not an integer at all: say so
           r.fail("atom type " + w[1] + " is out of range 1.." + std::to_string(types));
+        }
+        a.type = static_cast<std::int32_t>(type);
         for (std::size_t d = 0; d < 3; ++d) a.x[d] = to_double(r, w[2 + d]);
         if (w.size() == 8)
           for (std::size_t d = 0; d < 3; ++d)
-            a.image[d] = static_cast<std::int32_t>(to_int(r, w[5 + d]));
+            a.image[d] = static_cast<std::int32_t>(to_int(r, w[5 + d], int_min, int_max));
         if (!atoms.emplace(a.id, a).second) r.fail("atom id " + w[0] + " appears twice");
       }
     } else if (name == "Velocities") {
-      for (const auto& w : rows) {
+      for (const auto& [at, w] : rows) {
+        r.line = at;
         if (w.size() != 4) r.fail("a Velocities line needs: id vx vy vz");
-        velocities[to_int(r, w[0])] = {to_double(r, w[1]), to_double(r, w[2]), to_double(r, w[3])};
+        const std::int64_t id = to_int(r, w[0], 1, bigint_max);
+        if (!atoms.count(id))
+          r.fail("Velocities for atom id " + w[0] + ", which no Atoms line has");
+        if (!velocities
+                 .emplace(id, std::array<double, 3>{to_double(r, w[1]), to_double(r, w[2]),
+                                                    to_double(r, w[3])})
+                 .second)
+          r.fail("atom id " + w[0] + " appears twice in Velocities");
       }
     } else {
+      r.line = name_line;
       r.fail("unsupported section '" + name +
              "' (atom_style atomic files have Masses, Pair Coeffs, Atoms, Velocities)");
     }
+    r.line = resume;
   }
   if (static_cast<long long>(atoms.size()) != natoms)
     throw FormatError("read_data: " + path + ": the header says " + std::to_string(natoms) +
@@ -203,7 +236,8 @@ void read_data(Simulation& sim, const std::string& path) {
     int image[3] = {a.image[0], a.image[1], a.image[2]};
     for (std::size_t d = 0; d < 3; ++d) {
       const double l = box.hi[d] - box.lo[d];
-      if (a.x[d] >= box.hi[d] && a.x[d] < box.hi[d] + 1e-9 * l) a.x[d] -= l, ++image[d];
+      if (a.x[d] >= box.hi[d] && a.x[d] < box.hi[d] + 1e-9 * l && image[d] < int_max)
+        a.x[d] -= l, ++image[d];
     }
     for (std::size_t d = 0; d < 3; ++d) a.image[d] = image[d];
     list.push_back(a);

@@ -89,17 +89,25 @@ int Domain::owner(const std::array<double, 3>& x) const {
   return c[0] + grid_[0] * (c[1] + grid_[1] * c[2]);
 }
 
-void Domain::wrap(double* x, int* image) const {
+bool Domain::wrap(double* x, int* image) const {
   for (int d = 0; d < 3; ++d) {
     const auto i = static_cast<std::size_t>(d);
     if (x[d] >= box_.lo[i] && x[d] < box_.hi[i]) continue;
     const double l = box_.length(d);
     const double crossings = std::floor((x[d] - box_.lo[i]) / l);
+    // The image count must stay an int: an atom that crossed the box more than 2^31 times
+    // (a blown-up system, a velocity of 1e308) is refused, not wrapped (a double beyond int's
+    // range converted to int is undefined behaviour).
+    const double after = static_cast<double>(image[d]) + crossings;
+    if (!std::isfinite(x[d]) || !(after >= std::numeric_limits<int>::min() + 1.0) ||
+        !(after <= std::numeric_limits<int>::max() - 1.0))
+      return false;
     x[d] -= crossings * l;
-    image[d] += static_cast<int>(crossings);
+    image[d] = static_cast<int>(after);
     if (x[d] >= box_.hi[i]) x[d] -= l, ++image[d];  // rounding at the upper edge
     if (x[d] < box_.lo[i]) x[d] = box_.lo[i];
   }
+  return true;
 }
 
 }  // namespace tessera::md

@@ -195,9 +195,14 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
         throw ConfigError(msg.str());
       }
     }
+    for (std::size_t d = 0; d < 3; ++d)
+      if (!std::isfinite(a.v[d]))
+        throw ConfigError("atom " + fmt_id(a.id) + " has a non-finite velocity; check the input");
     {
       int image[3] = {a.image[0], a.image[1], a.image[2]};
-      domain_.wrap(a.x.data(), image);
+      if (!domain_.wrap(a.x.data(), image))
+        throw ConfigError("atom " + fmt_id(a.id) +
+                          ": its image flags would leave the range of a 32-bit integer");
       for (std::size_t d = 0; d < 3; ++d) a.image[d] = image[d];
     }
     if (a.id == 0) a.id = ++max_id_;
@@ -260,7 +265,11 @@ std::vector<AtomRecord> Simulation::gather_atoms() {
   // Positions inside the box, as LAMMPS writes them (the same wrap a rebuild makes).
   for (auto& a : all) {
     int image[3] = {a.image[0], a.image[1], a.image[2]};
-    domain_.wrap(a.x.data(), image);
+    if (!domain_.wrap(a.x.data(), image))
+      throw Error("atom " + fmt_id(a.id) + " is " + std::to_string(a.x[0]) + ", " +
+                  std::to_string(a.x[1]) + ", " + std::to_string(a.x[2]) +
+                  ": too far from the box to count its images at step " + std::to_string(step_) +
+                  "; the system blew up");
     for (std::size_t d = 0; d < 3; ++d) a.image[d] = image[d];
   }
   return all;
@@ -615,6 +624,11 @@ bool Simulation::decide_rebuild() {
 
 void Simulation::run(std::int64_t steps) {
   if (steps < 0) throw ConfigError("run: the number of steps must not be negative");
+  if (steps > std::numeric_limits<std::int64_t>::max() - step_)
+    throw ConfigError("run: " + std::to_string(steps) + " steps from step " +
+                      std::to_string(step_) + " would end beyond step " +
+                      std::to_string(std::numeric_limits<std::int64_t>::max()) +
+                      ", the largest a step can be; use reset_timestep with a smaller value");
   const auto wall_start = std::chrono::steady_clock::now();
   run_begin_ = step_;
   run_end_ = step_ + steps;
@@ -742,14 +756,24 @@ void Simulation::rebuild(bool canonical_order) {
     for (int i = 0; i < s.nlocal; ++i) {
       const auto u = static_cast<std::size_t>(i);
       double* xi = &x[3 * u];
-      if (!std::isfinite(xi[0]) || !std::isfinite(xi[1]) || !std::isfinite(xi[2]))
+      // Positions and velocities are checked here, at every reneighbouring (and forces at every
+      // step, in finish_step; thermo sums at every thermo step, in thermo()): cheap next
+      // to the pair kernel, which stays free of checks.
+      const double* vi = &s.v[3 * u];
+      if (!std::isfinite(xi[0]) || !std::isfinite(xi[1]) || !std::isfinite(xi[2]) ||
+          !std::isfinite(vi[0]) || !std::isfinite(vi[1]) || !std::isfinite(vi[2]))
         throw Error(
-            "atom " + fmt_id(s.id[u]) + " has a non-finite position at step " +
+            "atom " + fmt_id(s.id[u]) + " has a non-finite " +
+            (std::isfinite(xi[0] + xi[1] + xi[2]) ? "velocity" : "position") + " at step " +
             std::to_string(step_) +
             ": the system blew up (overlapping atoms or too large a timestep); check the input "
-            "coordinates, minimise first or reduce the timestep");
+            "coordinates and velocities, minimise first or reduce the timestep");
       int image[3] = {s.image[3 * u], s.image[3 * u + 1], s.image[3 * u + 2]};
-      domain_.wrap(xi, image);
+      if (!domain_.wrap(xi, image))
+        throw Error("atom " + fmt_id(s.id[u]) + " moved more than 2^31 box lengths by step " +
+                    std::to_string(step_) +
+                    ": the system blew up (a huge velocity or force); check the input velocities "
+                    "or reduce the timestep");
       for (std::size_t d = 0; d < 3; ++d) s.image[3 * u + d] = image[d];
       const int owner = domain_.owner({xi[0], xi[1], xi[2]});
       if (owner != t.id()) leaving.emplace_back(owner, i);

@@ -132,7 +132,8 @@ class Simulation {
   // Runs `steps` steps (collective).
   void run(std::int64_t steps);
 
-  // Global sums for thermo output (collective).
+  // Global sums for thermo output (collective). A non-finite sum stops the run with an Error
+  // naming the step and the first bad atom: this, on thermo steps, is where energies are checked.
   Thermo thermo();
   // Temperature and degrees of freedom as LAMMPS's compute temp: dof = 3N - 3.
   double temperature(double ke) const;
@@ -216,7 +217,7 @@ class Simulation {
   // deepmd model deviation: forces of the other models on ghosts, returned to owners.
   Variable<double> ghost_f_models_, send_f_models_;
   std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_, plan_reverse_models_;
-  int since_build_ = 0;
+  std::int64_t since_build_ = 0;
   // A step whose end (returned forces, Langevin, second half-kick) runs at the start of the next.
   struct Deferred {
     bool pending = false;

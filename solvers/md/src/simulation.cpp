@@ -515,7 +515,42 @@ Thermo Simulation::thermo() {
   for (std::size_t k = 0; k < 6; ++k)
     th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2;
   th.natoms = natoms_;
+  bool finite = std::isfinite(th.ke) && std::isfinite(th.pe);
+  for (std::size_t k = 0; k < 6; ++k)
+    finite = finite && std::isfinite(th.virial[k]) && std::isfinite(th.ke_tensor[k]);
+  if (!finite) report_non_finite("the thermodynamic output");
   return th;
+}
+
+// Every rank reduces the same values, so the error is collective.
+void Simulation::report_non_finite(const std::string& what) {
+  const double bad_id = runtime_.all_reduce<double>("md.non_finite", ReduceOp::min, [&](Tile& t) {
+    TileAtoms& s = state(t);
+    const auto x = t.get(x_);
+    const auto type = t.get(type_);
+    double first = std::numeric_limits<double>::infinity();
+    for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+      const double m = mass_[static_cast<std::size_t>(type[u])];
+      bool ok = true;
+      for (std::size_t d = 0; d < 3; ++d) {
+        const double f = 3 * u + d < s.f.size() ? s.f[3 * u + d] : 0.0;
+        ok = ok && std::isfinite(x[3 * u + d]) && std::isfinite(s.v[3 * u + d]) &&
+             std::isfinite(f) && std::isfinite(units_.mvv2e * m * s.v[3 * u + d] * s.v[3 * u + d]);
+      }
+      if (!ok) first = std::min(first, static_cast<double>(s.id[u]));
+    }
+    return first;
+  });
+  std::string message = what + " is not finite at step " + std::to_string(step_);
+  if (std::isfinite(bad_id))
+    message += ": atom " + fmt_id(static_cast<std::int64_t>(bad_id)) +
+               " is the first whose position, velocity, force or kinetic energy is not finite";
+  message +=
+      "; the system blew up, or a mass or velocity is too large; check the input, or reduce the "
+      "timestep";
+  Error e(message);
+  e.set_collective();
+  throw e;
 }
 
 void Simulation::apply_pending_scale() {

@@ -184,6 +184,9 @@ class Simulation {
                    std::span<double> ghost_force);
   double nvt_target() const;
   void apply_pending_scale();
+  // Throws Error (collective): `what` is not finite at this step, naming the atom of lowest
+  // id with a non-finite position, velocity, force or kinetic energy.
+  [[noreturn]] void report_non_finite(const std::string& what);
   double global_temperature();
   void nhc_half_step(double t_current, double t_target);
   bool decide_rebuild();

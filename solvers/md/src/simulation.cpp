@@ -157,6 +157,8 @@ void Simulation::create_box(int types, const Box& box) {
   if (types < 1) throw ConfigError("create_box: the number of atom types must be at least 1");
   for (int d = 0; d < 3; ++d)
     if (!(box.length(d) > 0)) throw ConfigError("create_box: the box has zero or negative extent");
+  if (!std::isfinite(box.volume()))
+    throw ConfigError("create_box: the box's volume is not finite; check the region's bounds");
   types_ = types;
   box_ = box;
   mass_.assign(static_cast<std::size_t>(types) + 1, 0.0);
@@ -631,7 +633,11 @@ void Simulation::setup_run() {
     deepmd_->init(types_);
   else
     pair_.init(types_);
-  if (!(neighbor_.skin >= 0)) throw ConfigError("neighbor: the skin must not be negative");
+  if (!(neighbor_.skin >= 0) || !std::isfinite(neighbor_.skin))
+    throw ConfigError("neighbor: the skin must be finite and not negative");
+  // neighbor() is writable by library callers: every = 0 would divide by zero in the loop.
+  if (neighbor_.every < 1 || neighbor_.delay < 0)
+    throw ConfigError("neigh_modify: every must be at least 1 and delay not negative");
   const double ghost_cutoff = (deepmd_ ? deepmd_->cutoff() : pair_.max_cutoff()) + neighbor_.skin;
   for (int d = 0; d < 3; ++d)
     if (box_.length(d) <= ghost_cutoff)

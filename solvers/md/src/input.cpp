@@ -551,7 +551,9 @@ void Input::pair_style(const std::vector<std::string>& a) {
     if (a[i] == "out_file") {
       out_file = a[i + 1];
     } else if (a[i] == "out_freq") {
-      out_freq = integer("pair_style deepmd out_freq", a[i + 1], 0, int_max);
+      out_freq =
+          integer("pair_style deepmd out_freq", a[i + 1], std::numeric_limits<long long>::min(),
+                  std::numeric_limits<long long>::max());
     } else if (const auto p = deepmd::precision_named(a[i + 1])) {
       precision = p;
     } else {

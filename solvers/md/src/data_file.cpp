@@ -306,6 +306,8 @@ void write_data(Simulation& sim, const std::string& path) {
 }
 
 void write_restart(Simulation& sim, const std::string& path) {
+  // On every rank: the run after this one sets up anew, as the run continued from the file will.
+  sim.require_setup();
   const std::vector<AtomRecord> atoms = sim.gather_atoms();
   if (rank_of(sim) != 0) return;
   nlohmann::json h;

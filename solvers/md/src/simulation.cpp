@@ -140,6 +140,7 @@ Simulation::TileAtoms& Simulation::state(const Tile& t) {
 }
 
 void Simulation::set_units(const Units& units) {
+  changed();
   if (has_box()) throw ConfigError("units must come before the simulation box is defined");
   units_ = units;
   dt_ = units_.dt;
@@ -153,6 +154,7 @@ void Simulation::require_box(const char* command) const {
 }
 
 void Simulation::create_box(int types, const Box& box) {
+  changed();
   if (has_box()) throw ConfigError("create_box: the simulation box is already defined");
   if (types < 1) throw ConfigError("create_box: the number of atom types must be at least 1");
   for (int d = 0; d < 3; ++d)
@@ -167,6 +169,7 @@ void Simulation::create_box(int types, const Box& box) {
 }
 
 void Simulation::set_mass(int type, double mass) {
+  changed();
   require_box("mass");
   if (type < 1 || type > types_)
     throw ConfigError("mass: atom type " + std::to_string(type) + " is out of range 1.." +
@@ -177,6 +180,7 @@ void Simulation::set_mass(int type, double mass) {
 }
 
 void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
+  changed();
   require_box("create_atoms");
   for (auto& a : atoms) {
     if (a.type < 1 || a.type > types_)
@@ -278,6 +282,7 @@ std::vector<AtomRecord> Simulation::gather_atoms() {
 }
 
 void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
+  changed();
   runtime_.superstep("md.clear_atoms", [&](Tile& t) {
     TileAtoms& s = state(t);
     s.nlocal = s.nghost = 0;
@@ -293,6 +298,7 @@ void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
 // ---- fixes -------------------------------------------------------------------------------
 
 void Simulation::fix_nve(const std::string& id) {
+  changed();
   if (!nvt_id_.empty())
     throw ConfigError("fix " + id + " nve: fix " + nvt_id_ +
                       " nvt already integrates the atoms; unfix it first");
@@ -302,6 +308,7 @@ void Simulation::fix_nve(const std::string& id) {
 }
 
 void Simulation::fix_nvt(const std::string& id, FixNvt nvt) {
+  changed();
   if (!nve_id_.empty())
     throw ConfigError("fix " + id + " nvt: fix " + nve_id_ +
                       " nve already integrates the atoms; unfix it first");
@@ -314,6 +321,7 @@ void Simulation::fix_nvt(const std::string& id, FixNvt nvt) {
 }
 
 void Simulation::fix_langevin(const std::string& id, FixLangevin langevin) {
+  changed();
   if (!(langevin.t_start >= 0) || !(langevin.t_stop >= 0))
     throw ConfigError("fix " + id + " langevin: temperatures must not be negative");
   if (!(langevin.damp > 0)) throw ConfigError("fix " + id + " langevin: damp must be positive");
@@ -333,6 +341,7 @@ void Simulation::fix_langevin(const std::string& id, FixLangevin langevin) {
 }
 
 void Simulation::unfix(const std::string& id) {
+  changed();
   if (id == nve_id_)
     nve_id_.clear();
   else if (id == nvt_id_)
@@ -347,6 +356,7 @@ void Simulation::unfix(const std::string& id) {
 
 void Simulation::velocity_create(double t_desired, int seed, bool gaussian, bool zero_momentum,
                                  bool zero_rotation, const std::string& loop) {
+  changed();
   require_box("velocity");
   if (!(t_desired > 0)) throw ConfigError("velocity create: the temperature must be positive");
   if (seed <= 0) throw ConfigError("velocity create: the seed must be a positive integer");
@@ -463,6 +473,7 @@ void Simulation::velocity_create(double t_desired, int seed, bool gaussian, bool
 }
 
 void Simulation::velocity_scale(double t_desired) {
+  changed();
   require_box("velocity");
   if (!(t_desired >= 0)) throw ConfigError("velocity scale: the temperature must not be negative");
   apply_pending_scale();
@@ -673,7 +684,12 @@ void Simulation::run(std::int64_t steps) {
   const auto wall_start = std::chrono::steady_clock::now();
   run_begin_ = step_;
   run_end_ = step_ + steps;
-  setup_run();
+  // Nothing changed since the last run ended: its lists, ghosts, forces (with the thermostat's)
+  // and neighbor schedule are those a step after it would use, so carry on without a setup.
+  // Anything else (a command between the runs, a restart file) sets up.
+  const bool continuing = continuable_;
+  continuable_ = false;
+  if (!continuing) setup_run();
   for (auto& o : observers_) o->observe(*this, true, steps == 0);
   for (std::int64_t k = 0; k < steps; ++k) {
     ++step_;
@@ -707,6 +723,7 @@ void Simulation::run(std::int64_t steps) {
       if (last || (o->every() > 0 && step_ % o->every() == 0)) o->observe(*this, false, last);
   }
   apply_pending_scale();
+  continuable_ = true;
   last_run_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   last_run_steps_ = steps;
@@ -1380,7 +1397,9 @@ void Simulation::finish_step(Tile& t, std::int64_t step, double t_target, bool i
                   std::to_string(step) +
                   ": atoms overlap or the system blew up; check the input coordinates, or reduce "
                   "the timestep");
-  if (langevin_ && integrate) {
+  // Langevin forces at every step and, as LAMMPS's FixLangevin::setup, in a run's setup too
+  // (where `integrate` is false); each atom's stream goes on from run to run.
+  if (langevin_) {
     const double sqrt_t = std::sqrt(t_target);
     for (std::size_t i = 0; i < nlocal; ++i) {
       const double m = mass_[static_cast<std::size_t>(type[i])];

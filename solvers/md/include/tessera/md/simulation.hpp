@@ -98,14 +98,18 @@ class Simulation {
   void set_mass(int type, double mass);
   double mass(int type) const { return mass_[static_cast<std::size_t>(type)]; }
   // The potential: lj/cut (pair()) unless a deepmd potential is set; nullptr sets lj/cut back.
-  PairLJCut& pair() { return pair_; }
-  void use_deepmd(std::unique_ptr<PairDeepMD> deepmd) { deepmd_ = std::move(deepmd); }
-  PairDeepMD* deepmd() { return deepmd_.get(); }
-  NeighborSettings& neighbor() { return neighbor_; }
-  void set_timestep(double dt) { dt_ = dt; }
+  // The writable accessors count as changes (see run()); the const ones do not.
+  PairLJCut& pair() { return changed(), pair_; }
+  const PairLJCut& pair() const { return pair_; }
+  void use_deepmd(std::unique_ptr<PairDeepMD> deepmd) { changed(), deepmd_ = std::move(deepmd); }
+  PairDeepMD* deepmd() { return changed(), deepmd_.get(); }
+  const PairDeepMD* deepmd() const { return deepmd_.get(); }
+  NeighborSettings& neighbor() { return changed(), neighbor_; }
+  const NeighborSettings& neighbor() const { return neighbor_; }
+  void set_timestep(double dt) { changed(), dt_ = dt; }
   double timestep() const { return dt_; }
   std::int64_t step() const { return step_; }
-  void set_step(std::int64_t step) { step_ = step; }
+  void set_step(std::int64_t step) { changed(), step_ = step; }
   std::int64_t natoms() const { return natoms_; }
 
   // Integrators: exactly one of nve / nvt; langevin needs nve.
@@ -114,6 +118,7 @@ class Simulation {
   void fix_langevin(const std::string& id, FixLangevin langevin);
   // Re-registers fix langevin from a restart file: the atoms keep their noise state.
   void restore_langevin(const std::string& id, FixLangevin langevin) {
+    changed();
     langevin_id_ = id;
     langevin_ = langevin;
   }
@@ -129,8 +134,14 @@ class Simulation {
   }
   void clear_observers() { observers_.clear(); }
 
-  // Runs `steps` steps (collective).
+  // Runs `steps` steps (collective). A run sets up as LAMMPS's does (neighbor lists, forces
+  // and, with fix langevin, the thermostat's forces drawn from each atom's noise stream) unless
+  // nothing changed since the previous run ended: then it continues that run where it
+  // stopped, so that run 50 + run 50 is bitwise run 100 (LAMMPS sets up at every run, and its
+  // fix langevin draws fresh noise in that setup, so there the two differ).
   void run(std::int64_t steps);
+  // Makes the next run set up anew, as a run from a restart file of this state does.
+  void require_setup() { changed(); }
 
   // Global sums for thermo output (collective). A non-finite sum stops the run with an Error
   // naming the step and the first bad atom: this, on thermo steps, is where energies are checked.
@@ -151,7 +162,7 @@ class Simulation {
     double pending_scale = 1.0;
   };
   const ChainState& chain() const { return chain_; }
-  void set_chain(const ChainState& c) { chain_ = c; }
+  void set_chain(const ChainState& c) { changed(), chain_ = c; }
   bool nve_fixed() const { return !nve_id_.empty(); }
   const std::optional<FixNvt>& nvt() const { return nvt_; }
   const std::optional<FixLangevin>& langevin() const { return langevin_; }
@@ -167,6 +178,8 @@ class Simulation {
   struct TileAtoms;
   TileAtoms& state(const Tile& t);
   void require_box(const char* command) const;
+  // Something that a run's setup depends on changed: the next run sets up anew.
+  void changed() { continuable_ = false; }
   void setup_run();
   void rebuild(bool canonical_order);
   void forward_ghosts();
@@ -229,6 +242,9 @@ class Simulation {
   };
   Deferred deferred_;
   std::int64_t run_begin_ = 0, run_end_ = 0;
+  // True from the end of a run until anything changes the system: the next run then continues
+  // the previous one without a setup of its own.
+  bool continuable_ = false;
 
   std::vector<std::shared_ptr<Observer>> observers_;
   double last_run_seconds_ = 0;

@@ -455,6 +455,8 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   } else if (a[1] != "box") {
     bad("create_atoms style " + a[1] + ": use box or region");
   }
+  sim_.require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
+                              "create_atoms on this lattice and region", false);
   std::vector<AtomRecord> atoms;
   for (const auto& p : lattice_.points(where.lo, where.hi)) {
     AtomRecord r;

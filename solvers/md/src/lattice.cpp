@@ -30,6 +30,13 @@ Lattice Lattice::make(const std::string& style, double value, const Units& units
   return l;
 }
 
+double Lattice::count_bound(const std::array<double, 3>& lo,
+                            const std::array<double, 3>& hi) const {
+  double cells = 1;
+  for (int d = 0; d < 3; ++d) cells *= std::ceil(hi[d] / spacing) - std::floor(lo[d] / spacing) + 3;
+  return cells * static_cast<double>(basis.size());
+}
+
 std::vector<std::array<double, 3>> Lattice::points(const std::array<double, 3>& lo,
                                                    const std::array<double, 3>& hi) const {
   std::array<int, 3> first{}, last{};

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/format.hpp"
+#include "tessera/core/host_memory.hpp"
 #include "tessera/core/rng.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
 #include "tessera/md/random_park.hpp"
@@ -127,6 +129,9 @@ Simulation::Simulation(Runtime& runtime, Units units)
   ghost_f_models_ = runtime_.create_variable<double>("md.deepmd_ghost_f", 0);
   send_f_models_ = runtime_.create_variable<double>("md.deepmd_returned_f", 0);
   tiles_.resize(runtime_.local_tiles().size());
+  require_host_memory(static_cast<double>(tiles_.size()) * sizeof(TileAtoms),
+                      "md's state of " + std::to_string(tiles_.size()) + " tiles on this rank",
+                      "use fewer tiles (--tiles-per-ipu, --ipus) or more ranks");
   runtime_.superstep("md.init", [&](Tile& t) {
     tiles_[static_cast<std::size_t>(t.id() - runtime_.first_tile())] =
         std::make_unique<TileAtoms>(t);
@@ -161,6 +166,14 @@ void Simulation::create_box(int types, const Box& box) {
     if (!(box.length(d) > 0)) throw ConfigError("create_box: the box has zero or negative extent");
   if (!std::isfinite(box.volume()))
     throw ConfigError("create_box: the box's volume is not finite; check the region's bounds");
+  // LAMMPS's tables per type pair: for lj/cut the coefficients and what pair_coeff set, (N+1)^2
+  // each, and the masses; refused up front rather than allocated until killed.
+  const double n1 = static_cast<double>(types) + 1;
+  require_host_memory(
+      n1 * n1 * (sizeof(PairLJCut::Coeff) + sizeof(PairLJCut::Setting)) + n1 * (sizeof(double) + 1),
+      "create_box " + std::to_string(types) + ": the tables of " + std::to_string(types) +
+          " atom types (the pair coefficients of every pair of types)",
+      "use fewer atom types");
   types_ = types;
   box_ = box;
   mass_.assign(static_cast<std::size_t>(types) + 1, 0.0);
@@ -179,9 +192,35 @@ void Simulation::set_mass(int type, double mass) {
   mass_set_[static_cast<std::size_t>(type)] = true;
 }
 
+// Per atom at least: on the host, the records that create them (twice: the list and the
+// buckets by tile) and the per-tile arrays; on a tile, the arrays of an owned atom (x, v, f,
+// x at the last build, id, type, image flags, noise state).
+void Simulation::require_room_for_atoms(double count, const std::string& what, bool exact) const {
+  const double now = static_cast<double>(natoms_);
+  constexpr double tile_bytes_per_atom = 4 * 3 * sizeof(double) + sizeof(std::int64_t) +
+                                         sizeof(std::int32_t) * 4 + sizeof(std::uint32_t);
+  const std::string n = std::to_string(static_cast<long long>(std::min(count, 9.2e18)));
+  require_host_memory((now + count) * (2 * sizeof(AtomRecord) + tile_bytes_per_atom),
+                      what + " (" + n + " atoms)",
+                      "create fewer atoms, or run on more ranks or nodes");
+  const Target& target = runtime_.target();
+  if (exact && target.tile_memory_bytes > 0) {
+    const double total =
+        static_cast<double>(target.tile_memory_bytes) * static_cast<double>(target.total_tiles());
+    const double need = (now + count) * tile_bytes_per_atom;
+    if (need > total)
+      throw ConfigError(what + " (" + n + " atoms) needs at least " + format_bytes(need) +
+                        " of tile memory, more than the " + format_bytes(total) + " of target '" +
+                        target.name + "' (" + std::to_string(target.total_tiles()) + " tiles of " +
+                        format_bytes(static_cast<double>(target.tile_memory_bytes)) +
+                        "); create fewer atoms or use a larger target (--ipus, pod16, ...)");
+  }
+}
+
 void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
   changed();
   require_box("create_atoms");
+  require_room_for_atoms(static_cast<double>(atoms.size()), "adding atoms", true);
   for (auto& a : atoms) {
     if (a.type < 1 || a.type > types_)
       throw ConfigError("atom type " + std::to_string(a.type) + " is out of range 1.." +

@@ -95,6 +95,10 @@ class Simulation {
   const Box& box() const { return box_; }
   // Adds atoms (positions inside the box); ids 0 are numbered after the largest id.
   void add_atoms(std::vector<AtomRecord> atoms);
+  // Throws ConfigError with the figures when `count` more atoms (`what` makes them) cannot fit
+  // the host's memory or, on an IPU target and when `count` is exact (not a bound), the tiles'
+  // (lower-bound estimates of what they need).
+  void require_room_for_atoms(double count, const std::string& what, bool exact) const;
   void set_mass(int type, double mass);
   double mass(int type) const { return mass_[static_cast<std::size_t>(type)]; }
   // The potential: lj/cut (pair()) unless a deepmd potential is set; nullptr sets lj/cut back.

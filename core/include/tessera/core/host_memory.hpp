@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera {
 
 // The least of the machine's physical memory (sysconf), the process's address-space and data

@@ -39,6 +39,16 @@ long long integer(const std::string& command, const std::string& word, long long
 }
 
 constexpr long long int_max = std::numeric_limits<int>::max();
+
+// A random seed (velocity, fix langevin): LAMMPS's generators take 1..2^31-1. A word that is
+// an integer but out of that range (however far: 99999999999999999999 too) gets this message.
+long long seed_value(const std::string& command, const std::string& word, const char* message) {
+  long long v = 0;
+  const std::string why = detail::integer_problem(word, 1, int_max, &v);
+  if (why.rfind("expected", 0) == 0) bad(command + ": " + why);
+  if (!why.empty()) bad(std::string(message) + " (1..2147483647), not " + word);
+  return v;
+}
 constexpr long long bigint_max = std::numeric_limits<std::int64_t>::max();
 
 bool yes_no(const std::string& command, const std::string& word) {
@@ -489,8 +499,7 @@ void Input::velocity(const std::vector<std::string>& a) {
        "velocity all create T SEED [dist uniform|gaussian] [mom yes|no] [rot yes|no] [loop "
        "all|geom]");
   const double t = number("velocity", a[2]);
-  const long long seed = integer("velocity", a[3], std::numeric_limits<long long>::min(),
-                                 std::numeric_limits<long long>::max());
+  const std::string& seed_word = a[3];
   bool gaussian = false, mom = true, rot = false;
   std::string loop = "all";
   for (std::size_t i = 4; i < a.size(); i += 2) {
@@ -509,7 +518,8 @@ void Input::velocity(const std::vector<std::string>& a) {
     else
       bad("unknown keyword '" + k + "'; supported: dist, mom, rot, loop");
   }
-  if (seed <= 0 || seed > 2147483647) bad("the seed must be a positive 32-bit integer");
+  const long long seed =
+      seed_value("velocity", seed_word, "the seed must be a positive 32-bit integer");
   sim_.velocity_create(t, static_cast<int>(seed), gaussian, mom, rot, loop);
 }
 
@@ -638,10 +648,8 @@ void Input::fix(const std::vector<std::string>& a) {
   } else if (a[2] == "langevin") {
     need(a, 7, "fix ID all langevin T0 T1 DAMP SEED");
     if (a.size() > 7) bad("fix langevin: keywords after SEED are not supported");
-    const long long seed = integer("fix langevin", a[6], std::numeric_limits<long long>::min(),
-                                   std::numeric_limits<long long>::max());
-    if (seed <= 0 || seed > 2147483647)
-      bad("fix langevin: the seed must be a positive 32-bit integer");
+    const long long seed = seed_value("fix langevin", a[6],
+                                      "fix langevin: the seed must be a positive 32-bit integer");
     sim_.fix_langevin(a[0], {number("fix langevin", a[3]), number("fix langevin", a[4]),
                              number("fix langevin", a[5]), static_cast<int>(seed)});
   } else {

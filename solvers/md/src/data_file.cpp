@@ -50,6 +50,20 @@ std::string slurp(Simulation& sim, const std::string& path, const char* what) {
   return std::move(f.bytes);
 }
 
+}  // namespace
+
+PairDeepMD::ModelReader model_reader_on_root(Simulation& sim) {
+  return [&sim](const std::string& path) {
+    SharedFile f = read_on_root(sim.runtime().comm(), path);
+    if (!f.ok)
+      throw ConfigError("cannot open DeePMD model file '" + path + "': " + f.bytes +
+                        "; give the path of a .yaml model written by `dp convert-backend`");
+    return std::move(f.bytes);
+  };
+}
+
+namespace {
+
 struct LineReader {
   std::istringstream in;
   std::string path;
@@ -575,7 +589,8 @@ void read_restart(Simulation& sim, const std::string& path) {
                                    int_max, "pair_style deepmd out_freq"));
     const auto elements = r.texts(r.at(p, "elements", "pair.elements"), "pair.elements");
     // The models are read again from their files, as LAMMPS's DeePMD plugin does.
-    deepmd = std::make_unique<PairDeepMD>(models, out_file, out_freq, override);
+    deepmd = std::make_unique<PairDeepMD>(models, out_file, out_freq, override,
+                                          model_reader_on_root(sim));
     deepmd->coeff(elements, types);
     deepmd->append_to_out_file();
   } else if (style == "lj/cut") {

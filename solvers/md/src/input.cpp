@@ -575,8 +575,8 @@ void Input::pair_style(const std::vector<std::string>& a) {
   if (out_freq < 0 || out_freq > std::numeric_limits<int>::max())
     bad("pair_style deepmd: out_freq must be a non-negative integer");
   sim_.pair() = PairLJCut();
-  sim_.use_deepmd(
-      std::make_unique<PairDeepMD>(models, out_file, static_cast<int>(out_freq), precision));
+  sim_.use_deepmd(std::make_unique<PairDeepMD>(models, out_file, static_cast<int>(out_freq),
+                                               precision, model_reader_on_root(sim_)));
 }
 
 void Input::pair_coeff(const std::vector<std::string>& a) {

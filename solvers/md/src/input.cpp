@@ -155,8 +155,10 @@ void Input::run_script(const std::string& text, const std::string& source) {
     }
     line += raw;
     line_number_ = first;
-    // Every rank reads the same input and meets the same error: say so, so that
-    // rank 0 reports it once and no rank aborts the others.
+    // Every rank runs the same input (rank 0 read the script, data, restart and model files
+    // for all: shared_input.hpp) and meets the same error: say so, so that rank 0 reports it
+    // once and no rank aborts the others. Should one slip through that only some ranks meet,
+    // run_main's bounded wait turns it into an abort with the message, not a hang.
     try {
       execute(line);
     } catch (const ConfigError& e) {

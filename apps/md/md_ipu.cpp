@@ -17,6 +17,7 @@
 #include "tessera/core/options.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/stop_signal.hpp"
+#include "tessera/core/shared_input.hpp"
 #include "tessera/md/console.hpp"
 #include "tessera/md/input.hpp"
 #include "tessera/md/simulation.hpp"
@@ -121,6 +122,8 @@ int main(int argc, char** argv) {
   return tessera::run_main(argc, argv, [](int argc, char** argv) {
     using namespace tessera;
     const auto start = std::chrono::steady_clock::now();
+    // Rank 0 reads the input for all ranks: they must all have been given the same one.
+    require_same_arguments(MPI_COMM_WORLD, argc, argv, "md_ipu");
     LammpsFlags flags = translate(argc, argv);
     CLI::App app{"md_ipu: LAMMPS-compatible molecular dynamics on the Tessera tile runtime"};
     std::string input_file, log_file = "log.lammps";

@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <thread>
@@ -54,6 +56,38 @@ void keep_hdf5_from_cleaning_up_at_exit() {
   if (auto f = reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, "H5dont_atexit"))) f();
 }
 
+// How long a rank that stops on an error marked collective waits for the other ranks to stop
+// with it. Errors are marked collective where the ranks agreed on them, or where every rank
+// met them on the same input (which rank 0 reads and sends to all, see shared_input.hpp); the
+// others arrive here within moments. If one does not, the mark was wrong (a rank-local error
+// taken for a collective one) and the others are waiting in some collective operation that
+// this rank will never join: rather than let them wait forever, this rank reports the error
+// as its own and aborts the job (LAMMPS's Error::one). An agreement step before every error
+// (a collective that every rank must reach whatever it meets) would need every code path to
+// reach it; this bounded wait costs nothing on the good path and catches what slips through.
+constexpr double collective_error_wait_seconds = 10.0;
+
+// True when every rank of `comm` reaches this call within `seconds`.
+bool all_ranks_arrive(MPI_Comm comm, double seconds) {
+  MPI_Request request;
+  MPI_Ibarrier(comm, &request);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    int done = 0;
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+[[noreturn]] void abort_job(int rank, const std::string& message) {
+  std::fprintf(stderr, "ERROR on rank %d: %s\n", rank, message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();  // MPI_Abort does not return
+}
+
 }  // namespace
 
 void flush_standard_output() {
@@ -75,14 +109,12 @@ int run_main(int argc, char** argv, const std::function<int(int, char**)>& body)
     message = e.what();
   }
   if (collective) {
+    if (env.size() > 1 && !all_ranks_arrive(MPI_COMM_WORLD, collective_error_wait_seconds))
+      abort_job(env.rank(), message + " (the other ranks did not stop with this error)");
     if (env.rank() == 0) std::fprintf(stderr, "ERROR: %s\n", message.c_str());
     return 1;
   }
-  if (env.size() > 1) {
-    std::fprintf(stderr, "ERROR on rank %d: %s\n", env.rank(), message.c_str());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  if (env.size() > 1) abort_job(env.rank(), message);
   std::fprintf(stderr, "ERROR: %s\n", message.c_str());
   return 1;
 }

@@ -13,6 +13,7 @@
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/environment.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/host_memory.hpp"
 #include "tile_pool.hpp"
 
 namespace tessera {
@@ -106,6 +107,12 @@ Runtime::Runtime(Target target, int threads, MPI_Comm comm)
     rank_first_tile_[static_cast<std::size_t>(r)] = static_cast<int>(tiles * r / ranks_);
   first_tile_ = rank_first_tile_[static_cast<std::size_t>(rank_)];
   const int count = rank_first_tile_[static_cast<std::size_t>(rank_) + 1] - first_tile_;
+  // The tiles' own bookkeeping on the host (the tile, its memory account and views; what a
+  // program puts on a tile comes on top): refused up front rather than allocated until killed.
+  require_host_memory(
+      static_cast<double>(count) * (sizeof(Tile) + 2 * sizeof(void*) + 256),
+      "target '" + target_.name + "' with " + std::to_string(count) + " tiles on this rank",
+      "use fewer tiles (--tiles-per-ipu, --ipus) or more ranks");
   tiles_.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i)
     tiles_.push_back(std::make_unique<Tile>(target_, first_tile_ + i));

@@ -1,6 +1,8 @@
 #include "tessera/core/target.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -125,6 +127,11 @@ void Target::validate() const {
   if (ipus < 1) fail("ipus must be at least 1, not " + std::to_string(ipus));
   if (tiles_per_ipu < 1)
     fail("tiles_per_ipu must be at least 1, not " + std::to_string(tiles_per_ipu));
+  if (static_cast<long long>(ipus) * tiles_per_ipu > std::numeric_limits<int>::max())
+    fail(std::to_string(ipus) + " IPUs of " + std::to_string(tiles_per_ipu) + " tiles are " +
+         std::to_string(static_cast<long long>(ipus) * tiles_per_ipu) +
+         " tiles, more than Tessera counts (" + std::to_string(std::numeric_limits<int>::max()) +
+         "); use fewer IPUs or tiles per IPU");
   if (kind == TargetKind::ipu && tile_memory_bytes == 0)
     fail("an IPU target needs tile_memory_bytes > 0 (only host targets are unlimited)");
   if (workers_per_tile < 1) fail("workers_per_tile must be at least 1");
@@ -180,9 +187,20 @@ void Target::apply_overrides(const nlohmann::json& overrides, const std::string&
     };
     auto integer = [&, &key = key]() -> long long {
       const double v = number();
-      if (v != static_cast<double>(static_cast<long long>(v)))
+      // Within +-2^53 every integer is exact in a double and the conversion is defined.
+      if (!(std::fabs(v) <= 9007199254740992.0) ||
+          v != static_cast<double>(static_cast<long long>(v)))
         throw ConfigError(origin + ": target field '" + key + "' must be an integer");
       return static_cast<long long>(v);
+    };
+    // The int fields: a value beyond int's range is refused, not truncated.
+    auto int_field = [&, &key = key]() -> int {
+      const long long v = integer();
+      if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+        throw ConfigError(origin + ": target field '" + key + "' = " + std::to_string(v) +
+                          " is out of range; allowed: up to " +
+                          std::to_string(std::numeric_limits<int>::max()));
+      return static_cast<int>(v);
     };
     if (key == "base") continue;  // handled by whoever chose the preset
     if (key == "name") {
@@ -194,15 +212,15 @@ void Target::apply_overrides(const nlohmann::json& overrides, const std::string&
         throw ConfigError(origin + ": target field 'kind' must be \"host\" or \"ipu\"");
       kind = k == "host" ? TargetKind::host : TargetKind::ipu;
     } else if (key == "ipus") {
-      ipus = static_cast<int>(integer());
+      ipus = int_field();
     } else if (key == "tiles_per_ipu") {
-      tiles_per_ipu = static_cast<int>(integer());
+      tiles_per_ipu = int_field();
     } else if (key == "tile_memory_bytes") {
       const long long v = integer();
       if (v < 0) throw ConfigError(origin + ": tile_memory_bytes must not be negative");
       tile_memory_bytes = static_cast<std::size_t>(v);
     } else if (key == "workers_per_tile") {
-      workers_per_tile = static_cast<int>(integer());
+      workers_per_tile = int_field();
     } else if (key == "clock_hz") {
       clock_hz = number();
     } else if (key == "exchange_bytes_per_cycle") {
@@ -212,11 +230,11 @@ void Target::apply_overrides(const nlohmann::json& overrides, const std::string&
     } else if (key == "sync_cycles_pod") {
       sync_cycles_pod = number();
     } else if (key == "ipus_per_chassis") {
-      ipus_per_chassis = static_cast<int>(integer());
+      ipus_per_chassis = int_field();
     } else if (key == "ipus_per_link_domain") {
-      ipus_per_link_domain = static_cast<int>(integer());
+      ipus_per_link_domain = int_field();
     } else if (key == "ipu_links_per_ipu") {
-      ipu_links_per_ipu = static_cast<int>(integer());
+      ipu_links_per_ipu = int_field();
     } else if (key == "ipu_link_bytes_per_s") {
       ipu_link_bytes_per_s = number();
     } else if (key == "ipu_link_latency_s") {
@@ -226,7 +244,7 @@ void Target::apply_overrides(const nlohmann::json& overrides, const std::string&
     } else if (key == "gateway_latency_s") {
       gateway_latency_s = number();
     } else if (key == "ipus_per_process") {
-      ipus_per_process = static_cast<int>(integer());
+      ipus_per_process = int_field();
     } else {
       throw ConfigError(origin + ": unknown target field '" + key +
                         "'; the fields are the keys of a preset's JSON (see docs/targets.md)");

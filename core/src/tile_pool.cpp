@@ -1,5 +1,12 @@
 #include "tile_pool.hpp"
 
+#include <sys/resource.h>
+
+#include <string>
+#include <system_error>
+
+#include "tessera/core/error.hpp"
+
 namespace tessera::detail {
 namespace {
 
@@ -25,15 +32,44 @@ inline int chunk_begin(int n, int threads, int k) {
 
 }  // namespace
 
-TilePool::TilePool(int threads) : threads_(threads < 1 ? 1 : threads) {
-  for (int k = 1; k < threads_; ++k) workers_.emplace_back([this, k] { worker(k); });
+// The process limits that bound how many threads can start, for the message.
+static std::string thread_limits() {
+  auto text = [](int resource, const char* name, bool bytes) {
+    rlimit l{};
+    if (getrlimit(resource, &l) != 0) return std::string();
+    std::string v =
+        l.rlim_cur == RLIM_INFINITY
+            ? "unlimited"
+            : (bytes ? std::to_string(l.rlim_cur / 1024) + " KiB" : std::to_string(l.rlim_cur));
+    return std::string(name) + " " + v;
+  };
+  return text(RLIMIT_AS, "address space (ulimit -v)", true) + ", " +
+         text(RLIMIT_STACK, "stack per thread (ulimit -s)", true) + ", " +
+         text(RLIMIT_NPROC, "processes and threads (ulimit -u)", false);
 }
 
-TilePool::~TilePool() {
+TilePool::TilePool(int threads) : threads_(threads < 1 ? 1 : threads) {
+  try {
+    for (int k = 1; k < threads_; ++k) workers_.emplace_back([this, k] { worker(k); });
+  } catch (const std::system_error& e) {
+    // std::thread throws when the system refuses a thread (an address-space or process limit);
+    // stop the ones started and say so, rather than let the exception end the program.
+    const auto started = workers_.size() + 1;
+    stop_workers();
+    throw Error("cannot start " + std::to_string(threads_) + " host threads: thread " +
+                std::to_string(started + 1) + " failed (" + e.what() + "); the limits are " +
+                thread_limits() + "; ask for fewer with --threads, or raise the limit");
+  }
+}
+
+TilePool::~TilePool() { stop_workers(); }
+
+void TilePool::stop_workers() {
   stop_.store(true, std::memory_order_release);
   generation_.fetch_add(1, std::memory_order_acq_rel);
   generation_.notify_all();
   for (auto& w : workers_) w.join();
+  workers_.clear();
 }
 
 void TilePool::run(int n, const Body& body) {

@@ -17,6 +17,8 @@ class TilePool {
  public:
   using Body = std::function<void(int thread, int begin, int end)>;
 
+  // Throws tessera::Error naming the thread count and the process limits when the system
+  // refuses a thread.
   explicit TilePool(int threads);
   ~TilePool();
   TilePool(const TilePool&) = delete;
@@ -28,6 +30,7 @@ class TilePool {
 
  private:
   void worker(int index);
+  void stop_workers();
   int threads_;
   const Body* body_ = nullptr;
   int n_ = 0;

@@ -1,6 +1,7 @@
 // Helpers for the MD tests: run an input through the library and record thermo.
 #pragma once
 
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/checksum.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/md/console.hpp"
 #include "tessera/md/input.hpp"
@@ -71,6 +73,15 @@ struct Session {
   Simulation sim;
   Input input;
 };
+
+// A restart file's bytes with their checksum trailer (the last 15 bytes, "crc32 XXXXXXXX\n")
+// made valid again, for tests that edit a restart file on purpose.
+inline std::string reseal_restart(std::string bytes) {
+  bytes.resize(bytes.size() - 15);
+  char trailer[16];
+  std::snprintf(trailer, sizeof trailer, "crc32 %08x\n", static_cast<unsigned>(crc32(bytes)));
+  return bytes + trailer;
+}
 
 inline Target host_target(int tiles) {
   Target t = Target::preset("host", tiles, 1);

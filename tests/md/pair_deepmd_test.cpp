@@ -316,7 +316,7 @@ TEST(PairDeepmd, RestartWithUnknownSettingsFails) {
     const auto at = text.find(from);
     EXPECT_NE(at, std::string::npos) << from;
     text.replace(at, from.size(), to);
-    std::ofstream(restart, std::ios::binary) << text;
+    std::ofstream(restart, std::ios::binary) << reseal_restart(text);
   };
   for (const auto& [from, to, message] :
        {std::tuple<std::string, std::string, std::string>{

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "tessera/core/error.hpp"
 #include "tessera/md/domain.hpp"
@@ -107,7 +108,7 @@ TEST(Domain, OwnershipWrappingAndSegments) {
   EXPECT_EQ(d.owner({5, 5, 5}), 7);  // the lower face belongs to the upper tile
   double x[3] = {-0.5, 10.0, 25.0};
   int image[3] = {0, 0, 0};
-  d.wrap(x, image);
+  EXPECT_TRUE(d.wrap(x, image));
   EXPECT_DOUBLE_EQ(x[0], 9.5);
   EXPECT_DOUBLE_EQ(x[1], 0.0);
   EXPECT_DOUBLE_EQ(x[2], 5.0);
@@ -119,6 +120,14 @@ TEST(Domain, OwnershipWrappingAndSegments) {
   int to_self = 0;
   for (const auto& s : d.segments(0)) to_self += s.destination == 0;
   EXPECT_EQ(to_self, 0);
+  // An image count beyond int's range (an atom moved 1e307 box lengths) is refused, not wrapped
+  // (UBSan saw the conversion overflow before).
+  double far[3] = {5.0, 1e308, 5.0};
+  int far_image[3] = {0, 0, 0};
+  EXPECT_FALSE(d.wrap(far, far_image));
+  double almost[3] = {25.0, 5.0, 5.0};
+  int almost_image[3] = {std::numeric_limits<int>::max() - 1, 0, 0};
+  EXPECT_FALSE(d.wrap(almost, almost_image));
 }
 
 TEST(Expression, ArithmeticFunctionsAndNames) {

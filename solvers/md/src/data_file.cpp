@@ -6,19 +6,33 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
+#include "checked_integer.hpp"
 #include "tessera/core/atomic_file.hpp"
+#include "tessera/core/checksum.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/shared_input.hpp"
 
 namespace tessera::md {
 namespace {
 
 constexpr const char* restart_magic = "TESSERA-MD-RESTART";
-constexpr int restart_version = 1;
+// Version 2 added the CRC-32 trailer.
+constexpr int restart_version = 2;
+// The trailer: "crc32 ", the CRC-32 of every byte before it in 8 hex digits, a newline.
+constexpr std::size_t restart_trailer_bytes = 15;
+
+// Appends the trailer that read_restart checks to the serialised restart file.
+void seal_restart(std::string& bytes) {
+  char trailer[restart_trailer_bytes + 1];
+  std::snprintf(trailer, sizeof trailer, "crc32 %08x\n", static_cast<unsigned>(crc32(bytes)));
+  bytes += trailer;
+}
 
 int rank_of(Simulation& sim) {
   int rank = 0;
@@ -26,20 +40,29 @@ int rank_of(Simulation& sim) {
   return rank;
 }
 
-// Reads the whole file on every rank (inputs are small next to the simulation,
-// and every rank then sees the same errors).
+// Reads the whole file on rank 0 and sends it to every rank (as LAMMPS reads data files), so
+// that every rank parses the same bytes and meets the same errors (shared_input.hpp).
 std::string slurp(Simulation& sim, const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string why = in ? "" : std::strerror(errno);
-  int readable = in ? 1 : 0;  // agree first: no rank may go on alone
-  MPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN, sim.runtime().comm());
-  if (!readable)
-    throw ConfigError("cannot open " + std::string(what) + " file '" + path + "'" +
-                      (why.empty() ? " on some rank" : ": " + why) + "; check the file name");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  SharedFile f = read_on_root(sim.runtime().comm(), path);
+  if (!f.ok)
+    throw ConfigError("cannot open " + std::string(what) + " file '" + path + "': " + f.bytes +
+                      "; check the file name");
+  return std::move(f.bytes);
 }
+
+}  // namespace
+
+PairDeepMD::ModelReader model_reader_on_root(Simulation& sim) {
+  return [&sim](const std::string& path) {
+    SharedFile f = read_on_root(sim.runtime().comm(), path);
+    if (!f.ok)
+      throw ConfigError("cannot open DeePMD model file '" + path + "': " + f.bytes +
+                        "; give the path of a .yaml model written by `dp convert-backend`");
+    return std::move(f.bytes);
+  };
+}
+
+namespace {
 
 struct LineReader {
   std::istringstream in;
@@ -71,12 +94,17 @@ double to_double(LineReader& r, const std::string& w) {
   return v;
 }
 
-long long to_int(LineReader& r, const std::string& w) {
-  char* end = nullptr;
-  const long long v = std::strtoll(w.c_str(), &end, 10);
-  if (w.empty() || *end != '\0') r.fail("expected an integer, got '" + w + "'");
+long long to_int(LineReader& r, const std::string& w, long long lo, long long hi) {
+  long long v = 0;
+  const std::string why = detail::integer_problem(w, lo, hi, &v);
+  if (!why.empty()) r.fail(why);
   return v;
 }
+
+constexpr long long int_max = std::numeric_limits<int>::max();
+constexpr long long int_min = std::numeric_limits<int>::min();
+constexpr long long bigint_max = std::numeric_limits<std::int64_t>::max();
+constexpr long long bigint_min = std::numeric_limits<std::int64_t>::min();
 
 }  // namespace
 
@@ -91,13 +119,14 @@ void read_data(Simulation& sim, const std::string& path) {
   bool have[3] = {false, false, false};
   // Header: until the first section keyword.
   std::string section;
+  int section_line = 0;  // the line of the section keyword
   while (r.next(line)) {
     const auto w = words(line);
     if (w.empty()) continue;
     if (w.size() >= 2 && w.back() == "atoms" && w.size() == 2) {
-      natoms = to_int(r, w[0]);
+      natoms = to_int(r, w[0], 0, bigint_max);
     } else if (w.size() == 3 && w[1] == "atom" && w[2] == "types") {
-      types = static_cast<int>(to_int(r, w[0]));
+      types = static_cast<int>(to_int(r, w[0], 1, int_max));
     } else if (w.size() == 4 && (w[2] == "xlo" || w[2] == "ylo" || w[2] == "zlo")) {
       const std::size_t d = static_cast<std::size_t>(w[2][0] - 'x');
       box.lo[d] = to_double(r, w[0]);
@@ -105,7 +134,7 @@ void read_data(Simulation& sim, const std::string& path) {
       have[d] = true;
     } else if (w.size() >= 2 && (w.back() == "bonds" || w.back() == "angles" ||
                                  w.back() == "dihedrals" || w.back() == "impropers")) {
-      if (to_int(r, w[0]) != 0)
+      if (to_int(r, w[0], bigint_min, bigint_max) != 0)
         r.fail("this file has " + w.back() + ", but atom_style atomic has none");
     } else if (w.size() == 6 && w[3] == "xy") {
       r.fail("triclinic boxes are not supported");
@@ -114,6 +143,7 @@ void read_data(Simulation& sim, const std::string& path) {
       continue;  // "N bond types" and the like: fine when there are none of them
     } else if (std::isalpha(static_cast<unsigned char>(w[0][0]))) {
       section = line;
+      section_line = r.line;
       break;
     } else {
       r.fail("unrecognised header line '" + line + "'");
@@ -134,66 +164,90 @@ void read_data(Simulation& sim, const std::string& path) {
   };
   while (!section.empty()) {
     const std::string name = trim(section);
+    const int name_line = section_line;
     section.clear();
     // A blank line follows the section name, then entries until a blank line or the next section.
+    // Each row keeps its line number: errors in it are reported there, not where the reader
+    // stopped.
     r.next(line);
-    std::vector<std::vector<std::string>> rows;
+    std::vector<std::pair<int, std::vector<std::string>>> rows;
     while (r.next(line)) {
-      const auto w = words(line);
+      auto w = words(line);
       if (w.empty()) {
         if (!rows.empty()) break;
         continue;
       }
       if (std::isalpha(static_cast<unsigned char>(w[0][0]))) {
         section = line;
+        section_line = r.line;
         break;
       }
-      rows.push_back(w);
+      rows.emplace_back(r.line, std::move(w));
     }
     if (section.empty()) {
       while (r.next(line))
         if (!words(line).empty()) {
           section = line;
+          section_line = r.line;
           break;
         }
     }
+    const int resume = r.line;  // where the reader stands; rows set r.line to theirs
     if (name == "Masses") {
-      for (const auto& w : rows) {
+      for (const auto& [at, w] : rows) {
+        r.line = at;
         if (w.size() != 2) r.fail("a Masses line needs: type mass");
-        sim.set_mass(static_cast<int>(to_int(r, w[0])), to_double(r, w[1]));
+        const int t = static_cast<int>(to_int(r, w[0], 1, types));
+        const double m = to_double(r, w[1]);
+        if (!(m > 0)) r.fail("the mass must be positive, not " + w[1]);
+        sim.set_mass(t, m);
       }
     } else if (name == "Pair Coeffs") {
       if (!sim.pair().defined()) r.fail("Pair Coeffs need pair_style lj/cut before read_data");
-      for (const auto& w : rows) {
+      for (const auto& [at, w] : rows) {
+        r.line = at;
         if (w.size() < 3) r.fail("a Pair Coeffs line for lj/cut needs: type epsilon sigma");
-        const int t = static_cast<int>(to_int(r, w[0]));
+        const int t = static_cast<int>(to_int(r, w[0], 1, types));
         sim.pair().coeff(t, t, t, t, to_double(r, w[1]), to_double(r, w[2]), -1.0);
       }
     } else if (name == "Atoms") {
-      for (const auto& w : rows) {
+      for (const auto& [at, w] : rows) {
+        r.line = at;
         if (w.size() != 5 && w.size() != 8)
           r.fail("an Atoms line (atomic) needs: id type x y z [ix iy iz]");
         AtomRecord a;
-        a.id = to_int(r, w[0]);
-        a.type = static_cast<std::int32_t>(to_int(r, w[1]));
-        if (a.id < 1) r.fail("atom ids must be positive");
-        if (a.type < 1 || a.type > types)
+        a.id = to_int(r, w[0], 1, bigint_max);
+        long long type = 0;
+        if (!detail::integer_problem(w[1], 1, types, &type).empty()) {
+          to_int(r, w[1], bigint_min, bigint_max);  // not an integer at all: say so
           r.fail("atom type " + w[1] + " is out of range 1.." + std::to_string(types));
+        }
+        a.type = static_cast<std::int32_t>(type);
         for (std::size_t d = 0; d < 3; ++d) a.x[d] = to_double(r, w[2 + d]);
         if (w.size() == 8)
           for (std::size_t d = 0; d < 3; ++d)
-            a.image[d] = static_cast<std::int32_t>(to_int(r, w[5 + d]));
+            a.image[d] = static_cast<std::int32_t>(to_int(r, w[5 + d], int_min, int_max));
         if (!atoms.emplace(a.id, a).second) r.fail("atom id " + w[0] + " appears twice");
       }
     } else if (name == "Velocities") {
-      for (const auto& w : rows) {
+      for (const auto& [at, w] : rows) {
+        r.line = at;
         if (w.size() != 4) r.fail("a Velocities line needs: id vx vy vz");
-        velocities[to_int(r, w[0])] = {to_double(r, w[1]), to_double(r, w[2]), to_double(r, w[3])};
+        const std::int64_t id = to_int(r, w[0], 1, bigint_max);
+        if (!atoms.count(id))
+          r.fail("Velocities for atom id " + w[0] + ", which no Atoms line has");
+        if (!velocities
+                 .emplace(id, std::array<double, 3>{to_double(r, w[1]), to_double(r, w[2]),
+                                                    to_double(r, w[3])})
+                 .second)
+          r.fail("atom id " + w[0] + " appears twice in Velocities");
       }
     } else {
+      r.line = name_line;
       r.fail("unsupported section '" + name +
              "' (atom_style atomic files have Masses, Pair Coeffs, Atoms, Velocities)");
     }
+    r.line = resume;
   }
   if (static_cast<long long>(atoms.size()) != natoms)
     throw FormatError("read_data: " + path + ": the header says " + std::to_string(natoms) +
@@ -207,7 +261,8 @@ void read_data(Simulation& sim, const std::string& path) {
     int image[3] = {a.image[0], a.image[1], a.image[2]};
     for (std::size_t d = 0; d < 3; ++d) {
       const double l = box.hi[d] - box.lo[d];
-      if (a.x[d] >= box.hi[d] && a.x[d] < box.hi[d] + 1e-9 * l) a.x[d] -= l, ++image[d];
+      if (a.x[d] >= box.hi[d] && a.x[d] < box.hi[d] + 1e-9 * l && image[d] < int_max)
+        a.x[d] -= l, ++image[d];
     }
     for (std::size_t d = 0; d < 3; ++d) a.image[d] = image[d];
     list.push_back(a);
@@ -265,6 +320,8 @@ void write_data(Simulation& sim, const std::string& path) {
 }
 
 void write_restart(Simulation& sim, const std::string& path) {
+  // On every rank: the run after this one sets up anew, as the run continued from the file will.
+  sim.require_setup();
   const std::vector<AtomRecord> atoms = sim.gather_atoms();
   if (rank_of(sim) != 0) return;
   nlohmann::json h;
@@ -325,105 +382,342 @@ void write_restart(Simulation& sim, const std::string& path) {
   const std::string header = h.dump();
   out += std::to_string(header.size()) + "\n" + header;
   out.append(reinterpret_cast<const char*>(atoms.data()), atoms.size() * sizeof(AtomRecord));
+  seal_restart(out);
   write_file_atomically(path, out);
 }
+
+namespace {
+
+// The header of a restart file, checked field by field as the command that set each field
+// checks its arguments; nothing reaches the simulation before all of it has passed.
+class RestartHeader {
+ public:
+  explicit RestartHeader(const std::string& path) : path_(path) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw FormatError("read_restart: '" + path_ + "' " + what);
+  }
+
+  const nlohmann::json& at(const nlohmann::json& j, const std::string& key,
+                           const std::string& name) const {
+    if (!j.is_object() || !j.contains(key)) fail("has no header field " + name);
+    return j.at(key);
+  }
+
+  long long integer(const nlohmann::json& j, const std::string& name, long long lo, long long hi,
+                    const std::string& like) const {
+    if (!j.is_number_integer())
+      fail("has " + name + " = " + j.dump() + ", not an integer (as " + like + " needs)");
+    if (j.is_number_unsigned() &&
+        j.get<unsigned long long>() > static_cast<unsigned long long>(bigint_max))
+      fail("has " + name + " = " + j.dump() + ", outside " + detail::range_text(lo, hi) + " (as " +
+           like + " allows)");
+    const long long v = j.get<long long>();
+    if (v < lo || v > hi)
+      fail("has " + name + " = " + std::to_string(v) + ", outside " + detail::range_text(lo, hi) +
+           " (as " + like + " allows)");
+    return v;
+  }
+
+  enum class Sign { any, non_negative, positive };
+  double real(const nlohmann::json& j, const std::string& name, Sign sign,
+              const std::string& like) const {
+    if (!j.is_number()) fail("has " + name + " = " + j.dump() + ", not a number");
+    const double v = j.get<double>();
+    const bool ok = std::isfinite(v) && (sign == Sign::any || (sign == Sign::positive && v > 0) ||
+                                         (sign == Sign::non_negative && v >= 0));
+    if (!ok)
+      fail("has " + name + " = " + j.dump() + ", which " + like + " refuses: it must be finite" +
+           (sign == Sign::positive       ? " and positive"
+            : sign == Sign::non_negative ? " and not negative"
+                                         : ""));
+    return v;
+  }
+
+  std::array<double, 3> triple(const nlohmann::json& j, const std::string& name) const {
+    if (!j.is_array() || j.size() != 3) fail("has " + name + " = " + j.dump() + ", not 3 numbers");
+    std::array<double, 3> v{};
+    for (std::size_t d = 0; d < 3; ++d)
+      v[d] = real(j[d], name + "[" + std::to_string(d) + "]", Sign::any, "Tessera");
+    return v;
+  }
+
+  bool boolean(const nlohmann::json& j, const std::string& name) const {
+    if (!j.is_boolean()) fail("has " + name + " = " + j.dump() + ", not true or false");
+    return j.get<bool>();
+  }
+
+  std::string text(const nlohmann::json& j, const std::string& name) const {
+    if (!j.is_string() || j.get<std::string>().empty())
+      fail("has " + name + " = " + j.dump() + ", not a non-empty string");
+    return j.get<std::string>();
+  }
+
+  std::vector<std::string> texts(const nlohmann::json& j, const std::string& name) const {
+    if (!j.is_array()) fail("has " + name + " = " + j.dump() + ", not a list of strings");
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < j.size(); ++k)
+      out.push_back(text(j[k], name + "[" + std::to_string(k) + "]"));
+    return out;
+  }
+
+ private:
+  const std::string& path_;
+};
+
+// The decimal number that ends at the next newline from `at`, which moves past the newline.
+std::optional<unsigned long long> line_number(const std::string& data, std::size_t& at) {
+  const std::size_t end = data.find('\n', at);
+  if (end == std::string::npos || end == at || end - at > 19) return std::nullopt;
+  unsigned long long v = 0;
+  for (std::size_t k = at; k < end; ++k) {
+    if (data[k] < '0' || data[k] > '9') return std::nullopt;
+    v = v * 10 + static_cast<unsigned long long>(data[k] - '0');
+  }
+  at = end + 1;
+  return v;
+}
+
+}  // namespace
 
 void read_restart(Simulation& sim, const std::string& path) {
   if (sim.has_box()) throw ConfigError("read_restart: the simulation box is already defined");
   const std::string data = slurp(sim, path, "restart");
-  auto fail = [&](const std::string& what) -> void {
-    throw FormatError("read_restart: '" + path + "' " + what);
-  };
-  std::istringstream in(data);
-  std::string magic;
-  int version = 0;
-  in >> magic >> version;
-  if (magic != restart_magic) fail("is not a Tessera md restart file");
-  if (version != restart_version)
-    fail("has version " + std::to_string(version) + "; this md_ipu reads version " +
-         std::to_string(restart_version));
-  std::size_t header_bytes = 0;
-  in >> header_bytes;
-  in.get();
-  const std::size_t at = static_cast<std::size_t>(in.tellg());
-  if (!in || at + header_bytes > data.size()) fail("is truncated (header)");
+  const RestartHeader r(path);
+  using Sign = RestartHeader::Sign;
+
+  // The first line, then the checksum over everything before the trailer, then the rest.
+  const std::string magic = std::string(restart_magic) + " ";
+  if (data.compare(0, magic.size(), magic) != 0) r.fail("is not a Tessera md restart file");
+  std::size_t at = magic.size();
+  const auto version = line_number(data, at);
+  if (!version) r.fail("is not a Tessera md restart file (its first line is damaged)");
+  if (*version != static_cast<unsigned long long>(restart_version))
+    r.fail("has version " + std::to_string(*version) + "; this md_ipu reads version " +
+           std::to_string(restart_version) +
+           (*version == 1 ? " (version 1 files carry no checksum; write the restart again)" : ""));
+  if (data.size() < at + restart_trailer_bytes) r.fail("is truncated (it has no checksum)");
+  const std::size_t body = data.size() - restart_trailer_bytes;
+  unsigned stored = 0;
+  char newline = 0;
+  if (data.compare(body, 6, "crc32 ") != 0 ||
+      std::sscanf(data.c_str() + body + 6, "%8x%c", &stored, &newline) != 2 || newline != '\n' ||
+      data.find_first_not_of("0123456789abcdef", body + 6) != data.size() - 1)
+    r.fail(
+        "is truncated or damaged: it does not end with its checksum line (crc32 and 8 hex "
+        "digits)");
+  const std::uint32_t computed = crc32(std::string_view(data).substr(0, body));
+  if (computed != stored) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "is damaged: its CRC-32 is %08x but it records %08x; use another restart file",
+                  static_cast<unsigned>(computed), stored);
+    r.fail(buf);
+  }
+  const auto header_bytes = line_number(data, at);
+  if (!header_bytes || *header_bytes > body - at) r.fail("is truncated (header)");
+
   nlohmann::json h;
   try {
-    h = nlohmann::json::parse(data.substr(at, header_bytes));
-    const std::size_t natoms = h.at("atoms").get<std::size_t>();
-    if (h.at("atom_record_bytes").get<std::size_t>() != sizeof(AtomRecord))
-      fail("was written with another atom layout");
-    if (at + header_bytes + natoms * sizeof(AtomRecord) != data.size())
-      fail("is truncated or has trailing bytes");
-    // The pair settings are checked before the simulation is changed at all.
-    const auto& p = h.at("pair");
-    const auto style = p.at("style").get<std::string>();
-    if (style != "deepmd" && style != "lj/cut")
-      fail("records pair style '" + style + "'; this md_ipu writes lj/cut or deepmd");
-    std::optional<deepmd::Precision> override;  // "model" (none) or a precision name
-    if (style == "deepmd") {
-      const auto precision = p.at("precision").get<std::string>();
-      override = deepmd::precision_named(precision);
-      if (!override && precision != "model")
-        fail("records deepmd precision '" + precision + "'; expected model, float32 or float64");
-    }
-    sim.set_units(Units::of(h.at("units").get<std::string>()));
-    Box box;
-    box.lo = h.at("box").at("lo").get<std::array<double, 3>>();
-    box.hi = h.at("box").at("hi").get<std::array<double, 3>>();
-    const int types = h.at("types").get<int>();
-    sim.create_box(types, box);
-    const auto masses = h.at("masses").get<std::vector<double>>();
-    for (int t = 1; t <= types; ++t) sim.set_mass(t, masses.at(static_cast<std::size_t>(t - 1)));
-    sim.set_timestep(h.at("timestep").get<double>());
-    sim.set_step(h.at("step").get<std::int64_t>());
-    if (style == "deepmd") {
-      // The models are read again from their files, as LAMMPS's DeePMD plugin does.
-      auto deepmd = std::make_unique<PairDeepMD>(p.at("models").get<std::vector<std::string>>(),
-                                                 p.at("out_file").get<std::string>(),
-                                                 p.at("out_freq").get<int>(), override);
-      deepmd->coeff(p.at("elements").get<std::vector<std::string>>(), types);
-      deepmd->append_to_out_file();
-      sim.use_deepmd(std::move(deepmd));
-    } else {
-      sim.pair().settings(p.at("cutoff").get<double>());
-      sim.pair().set_shift(p.at("shift").get<bool>());
-      sim.pair().set_mix(p.at("mix").get<std::string>());
-      for (const auto& c : p.at("coeffs")) {
-        const int i = c.at(0).get<int>(), j = c.at(1).get<int>();
-        sim.pair().coeff(i, i, j, j, c.at(2).get<double>(), c.at(3).get<double>(),
-                         c.at(4).get<double>());
-      }
-    }
-    const auto& n = h.at("neighbor");
-    sim.neighbor() = {n.at("skin").get<double>(), n.at("every").get<int>(),
-                      n.at("delay").get<int>(), n.at("check").get<bool>()};
-    const auto& f = h.at("fixes");
-    if (f.contains("nve")) sim.fix_nve(f["nve"].at("id").get<std::string>());
-    if (f.contains("nvt")) {
-      const auto& v = f["nvt"];
-      sim.fix_nvt(v.at("id").get<std::string>(),
-                  {v.at("t_start").get<double>(), v.at("t_stop").get<double>(),
-                   v.at("t_damp").get<double>()});
-      Simulation::ChainState c;
-      c.eta = v.at("eta").get<std::array<double, 3>>();
-      c.eta_dot = v.at("eta_dot").get<std::array<double, 3>>();
-      c.eta_dotdot = v.at("eta_dotdot").get<std::array<double, 3>>();
-      sim.set_chain(c);
-    }
-    std::vector<AtomRecord> atoms(natoms);
-    std::memcpy(atoms.data(), data.data() + at + header_bytes, natoms * sizeof(AtomRecord));
-    sim.add_atoms(std::move(atoms));
-    if (f.contains("langevin")) {
-      // The atoms carry their noise state; re-register the fix without reseeding them.
-      const auto& v = f["langevin"];
-      sim.restore_langevin(v.at("id").get<std::string>(),
-                           {v.at("t_start").get<double>(), v.at("t_stop").get<double>(),
-                            v.at("damp").get<double>(), v.at("seed").get<int>()});
-    }
+    h = nlohmann::json::parse(data.substr(at, static_cast<std::size_t>(*header_bytes)));
   } catch (const nlohmann::json::exception& e) {
-    fail(std::string("has a malformed header: ") + e.what());
+    r.fail(std::string("has a malformed header: ") + e.what());
   }
+  at += static_cast<std::size_t>(*header_bytes);
+  if (!h.is_object()) r.fail("has a malformed header: not a JSON object");
+
+  // Sizes and layout.
+  if (r.integer(r.at(h, "atom_record_bytes", "atom_record_bytes"), "atom_record_bytes", 0,
+                bigint_max, "this md_ipu") != static_cast<long long>(sizeof(AtomRecord)))
+    r.fail("was written with another atom layout");
+  const auto natoms = static_cast<std::size_t>(
+      r.integer(r.at(h, "atoms", "atoms"), "atoms", 0, bigint_max, "Tessera"));
+  if (natoms > (body - at) / sizeof(AtomRecord) || at + natoms * sizeof(AtomRecord) != body)
+    r.fail("is truncated or has trailing bytes");
+
+  // Units, step, timestep, box, types and masses (units, reset_timestep, timestep, create_box,
+  // mass).
+  const std::string units_name = r.text(r.at(h, "units", "units"), "units");
+  Units units = sim.units();
+  try {
+    units = Units::of(units_name);
+  } catch (const ConfigError& e) {
+    r.fail(std::string("records ") + e.what());
+  }
+  const std::int64_t step =
+      r.integer(r.at(h, "step", "step"), "step", 0, bigint_max, "reset_timestep");
+  const double dt = r.real(r.at(h, "timestep", "timestep"), "timestep", Sign::positive, "timestep");
+  const int types =
+      static_cast<int>(r.integer(r.at(h, "types", "types"), "types", 1, int_max, "create_box"));
+  Box box;
+  const auto& hb = r.at(h, "box", "box");
+  box.lo = r.triple(r.at(hb, "lo", "box.lo"), "box.lo");
+  box.hi = r.triple(r.at(hb, "hi", "box.hi"), "box.hi");
+  double volume = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (!(box.length(d) > 0) || !std::isfinite(box.length(d)))
+      r.fail("has a box of extent " + std::to_string(box.length(d)) + " in " + "xyz"[d] +
+             ", which create_box refuses: hi must exceed lo by a finite length");
+    volume *= box.length(d);
+  }
+  if (!std::isfinite(volume)) r.fail("has a box whose volume is not finite");
+  const auto& hm = r.at(h, "masses", "masses");
+  if (!hm.is_array() || hm.size() != static_cast<std::size_t>(types))
+    r.fail("records " + std::to_string(hm.is_array() ? hm.size() : 0) + " masses for " +
+           std::to_string(types) + " atom types");
+  std::vector<double> masses;
+  for (std::size_t t = 0; t < hm.size(); ++t)
+    masses.push_back(r.real(hm[t], "masses[" + std::to_string(t) + "]", Sign::positive, "mass"));
+
+  // The pair style (pair_style, pair_coeff, pair_modify).
+  const auto& p = r.at(h, "pair", "pair");
+  const std::string style = r.text(r.at(p, "style", "pair.style"), "pair.style");
+  if (style != "deepmd" && style != "lj/cut" && style != "none")
+    r.fail("records pair style '" + style + "'; this md_ipu writes lj/cut or deepmd");
+  std::unique_ptr<PairDeepMD> deepmd;
+  PairLJCut lj;
+  if (style == "deepmd") {
+    const auto precision = r.text(r.at(p, "precision", "pair.precision"), "pair.precision");
+    const std::optional<deepmd::Precision> override = deepmd::precision_named(precision);
+    if (!override && precision != "model")
+      r.fail("records deepmd precision '" + precision + "'; expected model, float32 or float64");
+    const auto models = r.texts(r.at(p, "models", "pair.models"), "pair.models");
+    if (models.empty()) r.fail("records pair style deepmd without a model");
+    const auto out_file = r.text(r.at(p, "out_file", "pair.out_file"), "pair.out_file");
+    const auto out_freq =
+        static_cast<int>(r.integer(r.at(p, "out_freq", "pair.out_freq"), "pair.out_freq", 0,
+                                   int_max, "pair_style deepmd out_freq"));
+    const auto elements = r.texts(r.at(p, "elements", "pair.elements"), "pair.elements");
+    // The models are read again from their files, as LAMMPS's DeePMD plugin does.
+    deepmd = std::make_unique<PairDeepMD>(models, out_file, out_freq, override,
+                                          model_reader_on_root(sim));
+    deepmd->coeff(elements, types);
+    deepmd->append_to_out_file();
+  } else if (style == "lj/cut") {
+    lj.settings(r.real(r.at(p, "cutoff", "pair.cutoff"), "pair.cutoff", Sign::positive,
+                       "pair_style lj/cut"));
+    lj.set_shift(r.boolean(r.at(p, "shift", "pair.shift"), "pair.shift"));
+    const std::string mix = r.text(r.at(p, "mix", "pair.mix"), "pair.mix");
+    if (mix != "geometric" && mix != "arithmetic")
+      r.fail("has pair.mix = '" + mix + "', which pair_modify mix refuses");
+    lj.set_mix(mix);
+    const auto& coeffs = r.at(p, "coeffs", "pair.coeffs");
+    if (!coeffs.is_array()) r.fail("has pair.coeffs that are not a list");
+    for (std::size_t k = 0; k < coeffs.size(); ++k) {
+      const auto& c = coeffs[k];
+      const std::string name = "pair.coeffs[" + std::to_string(k) + "]";
+      if (!c.is_array() || c.size() != 5)
+        r.fail("has " + name + " = " + c.dump() + ", not [i, j, epsilon, sigma, cutoff]");
+      const int i = static_cast<int>(r.integer(c[0], name + "[0]", 1, types, "pair_coeff"));
+      const int j = static_cast<int>(r.integer(c[1], name + "[1]", i, types, "pair_coeff"));
+      const double eps = r.real(c[2], name + "[2]", Sign::non_negative, "pair_coeff");
+      const double sigma = r.real(c[3], name + "[3]", Sign::positive, "pair_coeff");
+      const double cut = r.real(c[4], name + "[4]", Sign::any, "pair_coeff");
+      if (!(cut > 0) && cut != -1.0)
+        r.fail("has " + name + "[4] = " + c[4].dump() +
+               ", which pair_coeff refuses: it must be "
+               "positive");
+      lj.coeff(i, i, j, j, eps, sigma, cut);
+    }
+  }
+
+  // neighbor and neigh_modify.
+  const auto& n = r.at(h, "neighbor", "neighbor");
+  NeighborSettings neighbor;
+  neighbor.skin =
+      r.real(r.at(n, "skin", "neighbor.skin"), "neighbor.skin", Sign::non_negative, "neighbor");
+  neighbor.every = static_cast<int>(r.integer(r.at(n, "every", "neighbor.every"), "neighbor.every",
+                                              1, int_max, "neigh_modify every"));
+  neighbor.delay = static_cast<int>(r.integer(r.at(n, "delay", "neighbor.delay"), "neighbor.delay",
+                                              0, int_max, "neigh_modify delay"));
+  neighbor.check = r.boolean(r.at(n, "check", "neighbor.check"), "neighbor.check");
+
+  // Fixes (fix nve, nvt, langevin) and the thermostat's state.
+  const auto& f = r.at(h, "fixes", "fixes");
+  if (!f.is_object()) r.fail("has fixes that are not a JSON object");
+  for (const auto& [key, value] : f.items())
+    if (key != "nve" && key != "nvt" && key != "langevin")
+      r.fail("records fix style '" + key + "'; this md_ipu writes nve, nvt and langevin");
+  if (f.contains("nve") && f.contains("nvt")) r.fail("records both fix nve and fix nvt");
+  std::optional<std::string> nve_id;
+  if (f.contains("nve")) nve_id = r.text(r.at(f["nve"], "id", "fixes.nve.id"), "fixes.nve.id");
+  std::optional<std::pair<std::string, FixNvt>> nvt;
+  Simulation::ChainState chain;
+  if (f.contains("nvt")) {
+    const auto& v = f["nvt"];
+    const auto real = [&](const char* key, Sign sign) {
+      return r.real(r.at(v, key, std::string("fixes.nvt.") + key), std::string("fixes.nvt.") + key,
+                    sign, "fix nvt");
+    };
+    nvt.emplace(r.text(r.at(v, "id", "fixes.nvt.id"), "fixes.nvt.id"),
+                FixNvt{real("t_start", Sign::positive), real("t_stop", Sign::positive),
+                       real("t_damp", Sign::positive)});
+    chain.eta = r.triple(r.at(v, "eta", "fixes.nvt.eta"), "fixes.nvt.eta");
+    chain.eta_dot = r.triple(r.at(v, "eta_dot", "fixes.nvt.eta_dot"), "fixes.nvt.eta_dot");
+    chain.eta_dotdot =
+        r.triple(r.at(v, "eta_dotdot", "fixes.nvt.eta_dotdot"), "fixes.nvt.eta_dotdot");
+  }
+  std::optional<std::pair<std::string, FixLangevin>> langevin;
+  if (f.contains("langevin")) {
+    const auto& v = f["langevin"];
+    const auto real = [&](const char* key, Sign sign) {
+      return r.real(r.at(v, key, std::string("fixes.langevin.") + key),
+                    std::string("fixes.langevin.") + key, sign, "fix langevin");
+    };
+    langevin.emplace(r.text(r.at(v, "id", "fixes.langevin.id"), "fixes.langevin.id"),
+                     FixLangevin{real("t_start", Sign::non_negative),
+                                 real("t_stop", Sign::non_negative), real("damp", Sign::positive),
+                                 static_cast<int>(r.integer(r.at(v, "seed", "fixes.langevin.seed"),
+                                                            "fixes.langevin.seed", 1, int_max,
+                                                            "fix langevin"))});
+  }
+
+  // The atoms, as read_data checks them, and their noise state.
+  std::vector<AtomRecord> atoms(natoms);
+  if (natoms > 0) std::memcpy(atoms.data(), data.data() + at, natoms * sizeof(AtomRecord));
+  for (std::size_t k = 0; k < natoms; ++k) {
+    const AtomRecord& a = atoms[k];
+    const std::string which =
+        "atom record " + std::to_string(k) + " (id " + std::to_string(a.id) + ")";
+    if (a.id < 1) r.fail("has " + which + ": atom ids must be positive");
+    if (k > 0 && a.id <= atoms[k - 1].id)
+      r.fail("has " + which + ": the atoms are not in increasing id order as written");
+    if (a.type < 1 || a.type > types)
+      r.fail("has " + which + ": type " + std::to_string(a.type) + " is out of range 1.." +
+             std::to_string(types));
+    for (std::size_t d = 0; d < 3; ++d)
+      if (!std::isfinite(a.x[d]) || !std::isfinite(a.v[d]))
+        r.fail("has " + which + ": a position or velocity that is not finite");
+    for (int d = 0; d < 3; ++d) {
+      const auto i = static_cast<std::size_t>(d);
+      if (a.x[i] < box.lo[i] - box.length(d) || a.x[i] >= box.hi[i] + box.length(d))
+        r.fail("has " + which + " outside the box by more than a box length");
+    }
+    if (a.noise < 1 || a.noise > 2147483646u)
+      r.fail("has " + which + ": its Langevin random state " + std::to_string(a.noise) +
+             " is outside 1..2147483646");
+  }
+
+  // Everything has passed: the simulation changes only now.
+  sim.set_units(units);
+  sim.create_box(types, box);
+  for (int t = 1; t <= types; ++t) sim.set_mass(t, masses[static_cast<std::size_t>(t - 1)]);
+  sim.set_timestep(dt);
+  sim.set_step(step);
+  if (deepmd) {
+    sim.use_deepmd(std::move(deepmd));
+  } else if (style == "lj/cut") {
+    sim.pair() = lj;
+  }
+  sim.neighbor() = neighbor;
+  if (nve_id) sim.fix_nve(*nve_id);
+  if (nvt) {
+    sim.fix_nvt(nvt->first, nvt->second);
+    sim.set_chain(chain);
+  }
+  sim.add_atoms(std::move(atoms));
+  // The atoms carry their noise state; re-register the fix without reseeding them.
+  if (langevin) sim.restore_langevin(langevin->first, langevin->second);
 }
 
 }  // namespace tessera::md

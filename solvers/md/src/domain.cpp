@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/host_memory.hpp"
 
 namespace tessera::md {
 
@@ -26,6 +27,17 @@ Domain::Domain(const Box& box, int tiles, double ghost_cutoff)
     const double sub = box.length(d) / grid_[static_cast<std::size_t>(d)];
     reach[static_cast<std::size_t>(d)] = static_cast<int>(std::ceil(ghost_cutoff / sub));
   }
+  // Sub-boxes thinner than the ghost cutoff make each tile exchange with (2r+1)^3 - 1 others:
+  // with many tiles on a small box that grows as tiles^2. Refused before it is allocated: the
+  // segments, and per segment a count and a list offset (Simulation::rebuild).
+  double per_tile = 1;
+  for (int d = 0; d < 3; ++d) per_tile *= 2.0 * reach[static_cast<std::size_t>(d)] + 1;
+  require_host_memory(
+      static_cast<double>(tiles) * (per_tile - 1) * (sizeof(Segment) + 2 * sizeof(int)),
+      "the ghost exchange of " + std::to_string(tiles) + " tiles, each sending to " +
+          std::to_string(static_cast<long long>(per_tile - 1)) +
+          " others (sub-boxes thinner than the cutoff plus skin)",
+      "use fewer tiles (--tiles-per-ipu) or a larger box");
   segments_.resize(static_cast<std::size_t>(tiles));
   for (int t = 0; t < tiles; ++t) {
     const auto c = coords(t);
@@ -89,17 +101,25 @@ int Domain::owner(const std::array<double, 3>& x) const {
   return c[0] + grid_[0] * (c[1] + grid_[1] * c[2]);
 }
 
-void Domain::wrap(double* x, int* image) const {
+bool Domain::wrap(double* x, int* image) const {
   for (int d = 0; d < 3; ++d) {
     const auto i = static_cast<std::size_t>(d);
     if (x[d] >= box_.lo[i] && x[d] < box_.hi[i]) continue;
     const double l = box_.length(d);
     const double crossings = std::floor((x[d] - box_.lo[i]) / l);
+    // The image count must stay an int: an atom that crossed the box more than 2^31 times
+    // (a blown-up system, a velocity of 1e308) is refused, not wrapped (a double beyond int's
+    // range converted to int is undefined behaviour).
+    const double after = static_cast<double>(image[d]) + crossings;
+    if (!std::isfinite(x[d]) || !(after >= std::numeric_limits<int>::min() + 1.0) ||
+        !(after <= std::numeric_limits<int>::max() - 1.0))
+      return false;
     x[d] -= crossings * l;
-    image[d] += static_cast<int>(crossings);
+    image[d] = static_cast<int>(after);
     if (x[d] >= box_.hi[i]) x[d] -= l, ++image[d];  // rounding at the upper edge
     if (x[d] < box_.lo[i]) x[d] = box_.lo[i];
   }
+  return true;
 }
 
 }  // namespace tessera::md

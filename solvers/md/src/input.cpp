@@ -8,7 +8,9 @@
 #include <limits>
 #include <sstream>
 
+#include "checked_integer.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/shared_input.hpp"
 #include "tessera/core/stop_signal.hpp"
 #include "tessera/md/data_file.hpp"
 #include "tessera/md/dump.hpp"
@@ -28,14 +30,27 @@ double number(const std::string& command, const std::string& word) {
   return v;
 }
 
-long long integer(const std::string& command, const std::string& word) {
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(word.c_str(), &end, 10);
-  if (word.empty() || *end != '\0' || errno == ERANGE)
-    bad(command + ": expected an integer, got '" + word + "'");
+// `word` as an integer in [lo, hi]; out of range is an error that names the allowed range
+// (the command and the line are added by run_script).
+long long integer(const std::string& command, const std::string& word, long long lo, long long hi) {
+  long long v = 0;
+  const std::string why = detail::integer_problem(word, lo, hi, &v);
+  if (!why.empty()) bad(command + ": " + why);
   return v;
 }
+
+constexpr long long int_max = std::numeric_limits<int>::max();
+
+// A random seed (velocity, fix langevin): LAMMPS's generators take 1..2^31-1. A word that is
+// an integer but out of that range (however far: 99999999999999999999 too) gets this message.
+long long seed_value(const std::string& command, const std::string& word, const char* message) {
+  long long v = 0;
+  const std::string why = detail::integer_problem(word, 1, int_max, &v);
+  if (why.rfind("expected", 0) == 0) bad(command + ": " + why);
+  if (!why.empty()) bad(std::string(message) + " (1..2147483647), not " + word);
+  return v;
+}
+constexpr long long bigint_max = std::numeric_limits<std::int64_t>::max();
 
 bool yes_no(const std::string& command, const std::string& word) {
   if (word == "yes") return true;
@@ -51,17 +66,19 @@ void need(const std::vector<std::string>& a, std::size_t n, const std::string& u
 std::pair<int, int> type_range(const std::string& command, const std::string& word, int max) {
   auto star = word.find('*');
   if (star == std::string::npos) {
-    const long long v = integer(command, word);
-    if (v < 1 || v > max)
+    long long v = 0;
+    if (!detail::integer_problem(word, 1, max, &v).empty()) {
+      integer(command, word, std::numeric_limits<long long>::min(),
+              std::numeric_limits<long long>::max());  // not an integer at all: say so
       bad(command + ": atom type " + word + " is out of range 1.." + std::to_string(max));
+    }
     return {static_cast<int>(v), static_cast<int>(v)};
   }
-  const int lo = star == 0 ? 1 : static_cast<int>(integer(command, word.substr(0, star)));
-  const int hi =
-      star + 1 == word.size() ? max : static_cast<int>(integer(command, word.substr(star + 1)));
-  if (lo < 1 || hi > max || lo > hi)
-    bad(command + ": type range " + word + " is out of 1.." + std::to_string(max));
-  return {lo, hi};
+  const long long lo = star == 0 ? 1 : integer(command, word.substr(0, star), 1, max);
+  const long long hi =
+      star + 1 == word.size() ? max : integer(command, word.substr(star + 1), 1, max);
+  if (lo > hi) bad(command + ": type range " + word + " is out of 1.." + std::to_string(max));
+  return {static_cast<int>(lo), static_cast<int>(hi)};
 }
 
 // The same error type with `where` appended; collective if the original was.
@@ -99,20 +116,16 @@ void Input::define_variable(const std::string& name, const std::vector<std::stri
 }
 
 void Input::run_file(const std::string& path) {
-  std::ifstream in(path);
-  std::string why = in ? "" : std::strerror(errno);
-  // Every rank must be able to read the input; agree before anyone acts on it.
-  int readable = in ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN, sim_.runtime().comm());
-  if (!readable) {
-    ConfigError e("cannot open input file '" + path + "'" +
-                  (why.empty() ? " on some rank" : ": " + why) + "; check the -in argument");
+  // Rank 0 reads the script and sends it to every rank (as LAMMPS does), so that every rank
+  // runs the same commands and meets the same errors (shared_input.hpp).
+  const SharedFile script = read_on_root(sim_.runtime().comm(), path);
+  if (!script.ok) {
+    ConfigError e("cannot open input file '" + path + "': " + script.bytes +
+                  "; check the -in argument");
     e.set_collective();
     throw e;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  run_script(text.str(), path);
+  run_script(script.bytes, path);
 }
 
 std::string Input::location() const {
@@ -144,8 +157,10 @@ void Input::run_script(const std::string& text, const std::string& source) {
       stopped_ = {signal, sim_.step(),
                   " (" + source_ + ", before line " + std::to_string(line_number_) + ")"};
     if (stopped_.signal) return;
-    // Every rank reads the same input and meets the same error: say so, so that
-    // rank 0 reports it once and no rank aborts the others.
+    // Every rank runs the same input (rank 0 read the script, data, restart and model files
+    // for all: shared_input.hpp) and meets the same error: say so, so that rank 0 reports it
+    // once and no rank aborts the others. Should one slip through that only some ranks meet,
+    // run_main's bounded wait turns it into an abort with the message, not a hang.
     try {
       execute(line);
     } catch (const ConfigError& e) {
@@ -336,9 +351,7 @@ void Input::execute(const std::string& raw) {
       sim_.unfix(a[0]);
     } else if (c == "thermo") {
       need(a, 1, "thermo N");
-      const long long n = integer(c, a[0]);
-      if (n < 0) bad("N must not be negative");
-      thermo_->set_every(static_cast<int>(n));
+      thermo_->set_every(static_cast<int>(integer(c, a[0], 0, int_max)));
     } else if (c == "thermo_style")
       thermo_->set_style(a);
     else if (c == "thermo_modify")
@@ -366,7 +379,7 @@ void Input::execute(const std::string& raw) {
       console_.print(text + "\n");
     } else if (c == "reset_timestep") {
       need(a, 1, "reset_timestep N");
-      sim_.set_step(integer(c, a[0]));
+      sim_.set_step(integer(c, a[0], 0, bigint_max));
     } else if (c == "newton" || c == "comm_modify" || c == "processors" || c == "atom_modify") {
       bad("this LAMMPS command is not supported by md_ipu; the runtime chooses communication and "
           "decomposition "
@@ -430,7 +443,7 @@ void Input::create_box(const std::vector<std::string>& a) {
   need(a, 2, "create_box N region-ID");
   auto it = regions_.find(a[1]);
   if (it == regions_.end()) bad("no region with ID " + a[1] + "; define it with region first");
-  sim_.create_box(static_cast<int>(integer("create_box", a[0])), it->second);
+  sim_.create_box(static_cast<int>(integer("create_box", a[0], 1, int_max)), it->second);
   char buf[200];
   const Box& b = it->second;
   std::snprintf(buf, sizeof buf, "Created orthogonal box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)\n",
@@ -440,10 +453,8 @@ void Input::create_box(const std::vector<std::string>& a) {
 
 void Input::create_atoms(const std::vector<std::string>& a) {
   need(a, 2, "create_atoms TYPE box|region ID");
-  const long long type = integer("create_atoms", a[0]);
   if (!sim_.has_box()) bad("the simulation box is not defined; use create_box first");
-  if (type < 1 || type > sim_.types())
-    bad("atom type " + a[0] + " is out of range 1.." + std::to_string(sim_.types()));
+  const long long type = integer("create_atoms", a[0], 1, sim_.types());
   if (lattice_.style == "none") bad("create_atoms needs a lattice command first");
   Box where = sim_.box();
   if (a[1] == "region") {
@@ -457,6 +468,8 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   } else if (a[1] != "box") {
     bad("create_atoms style " + a[1] + ": use box or region");
   }
+  sim_.require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
+                              "create_atoms on this lattice and region", false);
   std::vector<AtomRecord> atoms;
   for (const auto& p : lattice_.points(where.lo, where.hi)) {
     AtomRecord r;
@@ -489,7 +502,7 @@ void Input::velocity(const std::vector<std::string>& a) {
        "velocity all create T SEED [dist uniform|gaussian] [mom yes|no] [rot yes|no] [loop "
        "all|geom]");
   const double t = number("velocity", a[2]);
-  const long long seed = integer("velocity", a[3]);
+  const std::string& seed_word = a[3];
   bool gaussian = false, mom = true, rot = false;
   std::string loop = "all";
   for (std::size_t i = 4; i < a.size(); i += 2) {
@@ -508,7 +521,8 @@ void Input::velocity(const std::vector<std::string>& a) {
     else
       bad("unknown keyword '" + k + "'; supported: dist, mom, rot, loop");
   }
-  if (seed <= 0 || seed > 2147483647) bad("the seed must be a positive 32-bit integer");
+  const long long seed =
+      seed_value("velocity", seed_word, "the seed must be a positive 32-bit integer");
   sim_.velocity_create(t, static_cast<int>(seed), gaussian, mom, rot, loop);
 }
 
@@ -552,7 +566,9 @@ void Input::pair_style(const std::vector<std::string>& a) {
     if (a[i] == "out_file") {
       out_file = a[i + 1];
     } else if (a[i] == "out_freq") {
-      out_freq = integer("pair_style deepmd out_freq", a[i + 1]);
+      out_freq =
+          integer("pair_style deepmd out_freq", a[i + 1], std::numeric_limits<long long>::min(),
+                  std::numeric_limits<long long>::max());
     } else if (const auto p = deepmd::precision_named(a[i + 1])) {
       precision = p;
     } else {
@@ -562,8 +578,8 @@ void Input::pair_style(const std::vector<std::string>& a) {
   if (out_freq < 0 || out_freq > std::numeric_limits<int>::max())
     bad("pair_style deepmd: out_freq must be a non-negative integer");
   sim_.pair() = PairLJCut();
-  sim_.use_deepmd(
-      std::make_unique<PairDeepMD>(models, out_file, static_cast<int>(out_freq), precision));
+  sim_.use_deepmd(std::make_unique<PairDeepMD>(models, out_file, static_cast<int>(out_freq),
+                                               precision, model_reader_on_root(sim_)));
 }
 
 void Input::pair_coeff(const std::vector<std::string>& a) {
@@ -611,13 +627,9 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
   for (std::size_t i = 0; i < a.size(); i += 2) {
     if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
     if (a[i] == "every") {
-      const long long n = integer("neigh_modify", a[i + 1]);
-      if (n < 1) bad("every must be at least 1");
-      sim_.neighbor().every = static_cast<int>(n);
+      sim_.neighbor().every = static_cast<int>(integer("neigh_modify every", a[i + 1], 1, int_max));
     } else if (a[i] == "delay") {
-      const long long n = integer("neigh_modify", a[i + 1]);
-      if (n < 0) bad("delay must not be negative");
-      sim_.neighbor().delay = static_cast<int>(n);
+      sim_.neighbor().delay = static_cast<int>(integer("neigh_modify delay", a[i + 1], 0, int_max));
     } else if (a[i] == "check") {
       sim_.neighbor().check = yes_no("neigh_modify", a[i + 1]);
     } else {
@@ -639,9 +651,8 @@ void Input::fix(const std::vector<std::string>& a) {
   } else if (a[2] == "langevin") {
     need(a, 7, "fix ID all langevin T0 T1 DAMP SEED");
     if (a.size() > 7) bad("fix langevin: keywords after SEED are not supported");
-    const long long seed = integer("fix langevin", a[6]);
-    if (seed <= 0 || seed > 2147483647)
-      bad("fix langevin: the seed must be a positive 32-bit integer");
+    const long long seed = seed_value("fix langevin", a[6],
+                                      "fix langevin: the seed must be a positive 32-bit integer");
     sim_.fix_langevin(a[0], {number("fix langevin", a[3]), number("fix langevin", a[4]),
                              number("fix langevin", a[5]), static_cast<int>(seed)});
   } else {
@@ -668,7 +679,7 @@ void Input::dump(const std::vector<std::string>& a) {
   need(a, 5, "dump ID all STYLE N FILE [fields...]");
   if (a[1] != "all") bad("dump " + a[0] + ": Tessera supports the group all");
   if (dumps_.count(a[0])) bad("dump ID " + a[0] + " is already in use; undump it first");
-  const long long every = integer("dump", a[3]);
+  const long long every = integer("dump", a[3], 1, int_max);
   auto d = Dump::make(a[0], a[2], static_cast<int>(every), a[4],
                       std::vector<std::string>(a.begin() + 5, a.end()));
   dumps_[a[0]] = d;
@@ -733,8 +744,8 @@ void Input::variable(const std::vector<std::string>& a) {
 
 void Input::run(const std::vector<std::string>& a) {
   need(a, 1, "run N");
-  long long n = integer("run", a[0]);
-  if (n < 0) bad("the number of steps must not be negative");
+  // LAMMPS: N fits a 32-bit int; the step it ends at must fit 64 bits (Simulation::run).
+  long long n = integer("run", a[0], 0, int_max);
   if (a.size() > 1) bad("run options (upto, start, stop, pre, post, every) are not supported");
   Runtime& rt = sim_.runtime();
   const double simulated_before = rt.profile().simulated_seconds();

@@ -30,10 +30,24 @@ Lattice Lattice::make(const std::string& style, double value, const Units& units
   return l;
 }
 
+double Lattice::count_bound(const std::array<double, 3>& lo,
+                            const std::array<double, 3>& hi) const {
+  double cells = 1;
+  for (int d = 0; d < 3; ++d) cells *= std::ceil(hi[d] / spacing) - std::floor(lo[d] / spacing) + 3;
+  return cells * static_cast<double>(basis.size());
+}
+
 std::vector<std::array<double, 3>> Lattice::points(const std::array<double, 3>& lo,
                                                    const std::array<double, 3>& hi) const {
   std::array<int, 3> first{}, last{};
   for (int d = 0; d < 3; ++d) {
+    // Cell indices are ints: a region beyond 2^30 lattice spacings from the origin would
+    // overflow them (undefined behaviour in the conversion).
+    if (!(std::fabs(lo[d] / spacing) < 1073741824.0) ||
+        !(std::fabs(hi[d] / spacing) < 1073741824.0))
+      throw ConfigError(
+          "create_atoms: the region reaches more than 2^30 lattice spacings from the origin; "
+          "move the box nearer the origin or use a coarser lattice");
     first[d] = static_cast<int>(std::floor(lo[d] / spacing)) - 1;
     last[d] = static_cast<int>(std::ceil(hi[d] / spacing)) + 1;
   }

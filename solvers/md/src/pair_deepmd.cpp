@@ -11,7 +11,7 @@
 namespace tessera::md {
 
 PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq,
-                       std::optional<deepmd::Precision> precision)
+                       std::optional<deepmd::Precision> precision, const ModelReader& read)
     : paths_(std::move(model_paths)),
       out_file_(std::move(out_file)),
       out_freq_(out_freq),
@@ -19,7 +19,8 @@ PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_fil
   if (paths_.empty()) throw ConfigError("pair_style deepmd needs at least one model file");
   if (out_freq_ < 0) throw ConfigError("pair_style deepmd: out_freq must not be negative");
   for (const auto& path : paths_) {
-    models_.push_back(deepmd::load_model(path));
+    models_.push_back(read ? deepmd::parse_model(read(path), "'" + path + "'")
+                           : deepmd::load_model(path));
     if (precision_) models_.back().precision = *precision_;
   }
   for (const auto tape : {deepmd::TapeMode::kStore, deepmd::TapeMode::kRecompute})

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/format.hpp"
+#include "tessera/core/host_memory.hpp"
 #include "tessera/core/rng.hpp"
 #include "tessera/core/stop_signal.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
@@ -128,6 +130,9 @@ Simulation::Simulation(Runtime& runtime, Units units)
   ghost_f_models_ = runtime_.create_variable<double>("md.deepmd_ghost_f", 0);
   send_f_models_ = runtime_.create_variable<double>("md.deepmd_returned_f", 0);
   tiles_.resize(runtime_.local_tiles().size());
+  require_host_memory(static_cast<double>(tiles_.size()) * sizeof(TileAtoms),
+                      "md's state of " + std::to_string(tiles_.size()) + " tiles on this rank",
+                      "use fewer tiles (--tiles-per-ipu, --ipus) or more ranks");
   runtime_.superstep("md.init", [&](Tile& t) {
     tiles_[static_cast<std::size_t>(t.id() - runtime_.first_tile())] =
         std::make_unique<TileAtoms>(t);
@@ -141,6 +146,7 @@ Simulation::TileAtoms& Simulation::state(const Tile& t) {
 }
 
 void Simulation::set_units(const Units& units) {
+  changed();
   if (has_box()) throw ConfigError("units must come before the simulation box is defined");
   units_ = units;
   dt_ = units_.dt;
@@ -154,10 +160,21 @@ void Simulation::require_box(const char* command) const {
 }
 
 void Simulation::create_box(int types, const Box& box) {
+  changed();
   if (has_box()) throw ConfigError("create_box: the simulation box is already defined");
   if (types < 1) throw ConfigError("create_box: the number of atom types must be at least 1");
   for (int d = 0; d < 3; ++d)
     if (!(box.length(d) > 0)) throw ConfigError("create_box: the box has zero or negative extent");
+  if (!std::isfinite(box.volume()))
+    throw ConfigError("create_box: the box's volume is not finite; check the region's bounds");
+  // LAMMPS's tables per type pair: for lj/cut the coefficients and what pair_coeff set, (N+1)^2
+  // each, and the masses; refused up front rather than allocated until killed.
+  const double n1 = static_cast<double>(types) + 1;
+  require_host_memory(
+      n1 * n1 * (sizeof(PairLJCut::Coeff) + sizeof(PairLJCut::Setting)) + n1 * (sizeof(double) + 1),
+      "create_box " + std::to_string(types) + ": the tables of " + std::to_string(types) +
+          " atom types (the pair coefficients of every pair of types)",
+      "use fewer atom types");
   types_ = types;
   box_ = box;
   mass_.assign(static_cast<std::size_t>(types) + 1, 0.0);
@@ -166,6 +183,7 @@ void Simulation::create_box(int types, const Box& box) {
 }
 
 void Simulation::set_mass(int type, double mass) {
+  changed();
   require_box("mass");
   if (type < 1 || type > types_)
     throw ConfigError("mass: atom type " + std::to_string(type) + " is out of range 1.." +
@@ -175,8 +193,35 @@ void Simulation::set_mass(int type, double mass) {
   mass_set_[static_cast<std::size_t>(type)] = true;
 }
 
+// Per atom at least: on the host, the records that create them (twice: the list and the
+// buckets by tile) and the per-tile arrays; on a tile, the arrays of an owned atom (x, v, f,
+// x at the last build, id, type, image flags, noise state).
+void Simulation::require_room_for_atoms(double count, const std::string& what, bool exact) const {
+  const double now = static_cast<double>(natoms_);
+  constexpr double tile_bytes_per_atom = 4 * 3 * sizeof(double) + sizeof(std::int64_t) +
+                                         sizeof(std::int32_t) * 4 + sizeof(std::uint32_t);
+  const std::string n = std::to_string(static_cast<long long>(std::min(count, 9.2e18)));
+  require_host_memory((now + count) * (2 * sizeof(AtomRecord) + tile_bytes_per_atom),
+                      what + " (" + n + " atoms)",
+                      "create fewer atoms, or run on more ranks or nodes");
+  const Target& target = runtime_.target();
+  if (exact && target.tile_memory_bytes > 0) {
+    const double total =
+        static_cast<double>(target.tile_memory_bytes) * static_cast<double>(target.total_tiles());
+    const double need = (now + count) * tile_bytes_per_atom;
+    if (need > total)
+      throw ConfigError(what + " (" + n + " atoms) needs at least " + format_bytes(need) +
+                        " of tile memory, more than the " + format_bytes(total) + " of target '" +
+                        target.name + "' (" + std::to_string(target.total_tiles()) + " tiles of " +
+                        format_bytes(static_cast<double>(target.tile_memory_bytes)) +
+                        "); create fewer atoms or use a larger target (--ipus, pod16, ...)");
+  }
+}
+
 void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
+  changed();
   require_box("create_atoms");
+  require_room_for_atoms(static_cast<double>(atoms.size()), "adding atoms", true);
   for (auto& a : atoms) {
     if (a.type < 1 || a.type > types_)
       throw ConfigError("atom type " + std::to_string(a.type) + " is out of range 1.." +
@@ -196,9 +241,14 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
         throw ConfigError(msg.str());
       }
     }
+    for (std::size_t d = 0; d < 3; ++d)
+      if (!std::isfinite(a.v[d]))
+        throw ConfigError("atom " + fmt_id(a.id) + " has a non-finite velocity; check the input");
     {
       int image[3] = {a.image[0], a.image[1], a.image[2]};
-      domain_.wrap(a.x.data(), image);
+      if (!domain_.wrap(a.x.data(), image))
+        throw ConfigError("atom " + fmt_id(a.id) +
+                          ": its image flags would leave the range of a 32-bit integer");
       for (std::size_t d = 0; d < 3; ++d) a.image[d] = image[d];
     }
     if (a.id == 0) a.id = ++max_id_;
@@ -261,13 +311,18 @@ std::vector<AtomRecord> Simulation::gather_atoms() {
   // Positions inside the box, as LAMMPS writes them (the same wrap a rebuild makes).
   for (auto& a : all) {
     int image[3] = {a.image[0], a.image[1], a.image[2]};
-    domain_.wrap(a.x.data(), image);
+    if (!domain_.wrap(a.x.data(), image))
+      throw Error("atom " + fmt_id(a.id) + " is " + std::to_string(a.x[0]) + ", " +
+                  std::to_string(a.x[1]) + ", " + std::to_string(a.x[2]) +
+                  ": too far from the box to count its images at step " + std::to_string(step_) +
+                  "; the system blew up");
     for (std::size_t d = 0; d < 3; ++d) a.image[d] = image[d];
   }
   return all;
 }
 
 void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
+  changed();
   runtime_.superstep("md.clear_atoms", [&](Tile& t) {
     TileAtoms& s = state(t);
     s.nlocal = s.nghost = 0;
@@ -283,6 +338,7 @@ void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
 // ---- fixes -------------------------------------------------------------------------------
 
 void Simulation::fix_nve(const std::string& id) {
+  changed();
   if (!nvt_id_.empty())
     throw ConfigError("fix " + id + " nve: fix " + nvt_id_ +
                       " nvt already integrates the atoms; unfix it first");
@@ -292,6 +348,7 @@ void Simulation::fix_nve(const std::string& id) {
 }
 
 void Simulation::fix_nvt(const std::string& id, FixNvt nvt) {
+  changed();
   if (!nve_id_.empty())
     throw ConfigError("fix " + id + " nvt: fix " + nve_id_ +
                       " nve already integrates the atoms; unfix it first");
@@ -304,6 +361,7 @@ void Simulation::fix_nvt(const std::string& id, FixNvt nvt) {
 }
 
 void Simulation::fix_langevin(const std::string& id, FixLangevin langevin) {
+  changed();
   if (!(langevin.t_start >= 0) || !(langevin.t_stop >= 0))
     throw ConfigError("fix " + id + " langevin: temperatures must not be negative");
   if (!(langevin.damp > 0)) throw ConfigError("fix " + id + " langevin: damp must be positive");
@@ -323,6 +381,7 @@ void Simulation::fix_langevin(const std::string& id, FixLangevin langevin) {
 }
 
 void Simulation::unfix(const std::string& id) {
+  changed();
   if (id == nve_id_)
     nve_id_.clear();
   else if (id == nvt_id_)
@@ -337,6 +396,7 @@ void Simulation::unfix(const std::string& id) {
 
 void Simulation::velocity_create(double t_desired, int seed, bool gaussian, bool zero_momentum,
                                  bool zero_rotation, const std::string& loop) {
+  changed();
   require_box("velocity");
   if (!(t_desired > 0)) throw ConfigError("velocity create: the temperature must be positive");
   if (seed <= 0) throw ConfigError("velocity create: the seed must be a positive integer");
@@ -453,6 +513,7 @@ void Simulation::velocity_create(double t_desired, int seed, bool gaussian, bool
 }
 
 void Simulation::velocity_scale(double t_desired) {
+  changed();
   require_box("velocity");
   if (!(t_desired >= 0)) throw ConfigError("velocity scale: the temperature must not be negative");
   apply_pending_scale();
@@ -507,7 +568,42 @@ Thermo Simulation::thermo() {
   for (std::size_t k = 0; k < 6; ++k)
     th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2;
   th.natoms = natoms_;
+  bool finite = std::isfinite(th.ke) && std::isfinite(th.pe);
+  for (std::size_t k = 0; k < 6; ++k)
+    finite = finite && std::isfinite(th.virial[k]) && std::isfinite(th.ke_tensor[k]);
+  if (!finite) report_non_finite("the thermodynamic output");
   return th;
+}
+
+// Every rank reduces the same values, so the error is collective.
+void Simulation::report_non_finite(const std::string& what) {
+  const double bad_id = runtime_.all_reduce<double>("md.non_finite", ReduceOp::min, [&](Tile& t) {
+    TileAtoms& s = state(t);
+    const auto x = t.get(x_);
+    const auto type = t.get(type_);
+    double first = std::numeric_limits<double>::infinity();
+    for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+      const double m = mass_[static_cast<std::size_t>(type[u])];
+      bool ok = true;
+      for (std::size_t d = 0; d < 3; ++d) {
+        const double f = 3 * u + d < s.f.size() ? s.f[3 * u + d] : 0.0;
+        ok = ok && std::isfinite(x[3 * u + d]) && std::isfinite(s.v[3 * u + d]) &&
+             std::isfinite(f) && std::isfinite(units_.mvv2e * m * s.v[3 * u + d] * s.v[3 * u + d]);
+      }
+      if (!ok) first = std::min(first, static_cast<double>(s.id[u]));
+    }
+    return first;
+  });
+  std::string message = what + " is not finite at step " + std::to_string(step_);
+  if (std::isfinite(bad_id))
+    message += ": atom " + fmt_id(static_cast<std::int64_t>(bad_id)) +
+               " is the first whose position, velocity, force or kinetic energy is not finite";
+  message +=
+      "; the system blew up, or a mass or velocity is too large; check the input, or reduce the "
+      "timestep";
+  Error e(message);
+  e.set_collective();
+  throw e;
 }
 
 void Simulation::apply_pending_scale() {
@@ -588,7 +684,11 @@ void Simulation::setup_run() {
     deepmd_->init(types_);
   else
     pair_.init(types_);
-  if (!(neighbor_.skin >= 0)) throw ConfigError("neighbor: the skin must not be negative");
+  if (!(neighbor_.skin >= 0) || !std::isfinite(neighbor_.skin))
+    throw ConfigError("neighbor: the skin must be finite and not negative");
+  // neighbor() is writable by library callers: every = 0 would divide by zero in the loop.
+  if (neighbor_.every < 1 || neighbor_.delay < 0)
+    throw ConfigError("neigh_modify: every must be at least 1 and delay not negative");
   const double ghost_cutoff = (deepmd_ ? deepmd_->cutoff() : pair_.max_cutoff()) + neighbor_.skin;
   for (int d = 0; d < 3; ++d)
     if (box_.length(d) <= ghost_cutoff)
@@ -616,11 +716,21 @@ bool Simulation::decide_rebuild() {
 
 void Simulation::run(std::int64_t steps) {
   if (steps < 0) throw ConfigError("run: the number of steps must not be negative");
+  if (steps > std::numeric_limits<std::int64_t>::max() - step_)
+    throw ConfigError("run: " + std::to_string(steps) + " steps from step " +
+                      std::to_string(step_) + " would end beyond step " +
+                      std::to_string(std::numeric_limits<std::int64_t>::max()) +
+                      ", the largest a step can be; use reset_timestep with a smaller value");
   const auto wall_start = std::chrono::steady_clock::now();
   run_begin_ = step_;
   run_end_ = step_ + steps;
   stopped_by_ = 0;
-  setup_run();
+  // Nothing changed since the last run ended: its lists, ghosts, forces (with the thermostat's)
+  // and neighbor schedule are those a step after it would use, so carry on without a setup.
+  // Anything else (a command between the runs, a restart file) sets up.
+  const bool continuing = continuable_;
+  continuable_ = false;
+  if (!continuing) setup_run();
   for (auto& o : observers_) o->observe(*this, true, steps == 0);
   std::int64_t done = 0;
   for (std::int64_t k = 0; k < steps; ++k, ++done) {
@@ -661,6 +771,7 @@ void Simulation::run(std::int64_t steps) {
     }
   }
   apply_pending_scale();
+  continuable_ = true;
   last_run_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   last_run_steps_ = done;
@@ -751,14 +862,24 @@ void Simulation::rebuild(bool canonical_order) {
     for (int i = 0; i < s.nlocal; ++i) {
       const auto u = static_cast<std::size_t>(i);
       double* xi = &x[3 * u];
-      if (!std::isfinite(xi[0]) || !std::isfinite(xi[1]) || !std::isfinite(xi[2]))
+      // Positions and velocities are checked here, at every reneighbouring (and forces at every
+      // step, in finish_step; thermo sums at every thermo step, in thermo()): cheap next
+      // to the pair kernel, which stays free of checks.
+      const double* vi = &s.v[3 * u];
+      if (!std::isfinite(xi[0]) || !std::isfinite(xi[1]) || !std::isfinite(xi[2]) ||
+          !std::isfinite(vi[0]) || !std::isfinite(vi[1]) || !std::isfinite(vi[2]))
         throw Error(
-            "atom " + fmt_id(s.id[u]) + " has a non-finite position at step " +
+            "atom " + fmt_id(s.id[u]) + " has a non-finite " +
+            (std::isfinite(xi[0] + xi[1] + xi[2]) ? "velocity" : "position") + " at step " +
             std::to_string(step_) +
             ": the system blew up (overlapping atoms or too large a timestep); check the input "
-            "coordinates, minimise first or reduce the timestep");
+            "coordinates and velocities, minimise first or reduce the timestep");
       int image[3] = {s.image[3 * u], s.image[3 * u + 1], s.image[3 * u + 2]};
-      domain_.wrap(xi, image);
+      if (!domain_.wrap(xi, image))
+        throw Error("atom " + fmt_id(s.id[u]) + " moved more than 2^31 box lengths by step " +
+                    std::to_string(step_) +
+                    ": the system blew up (a huge velocity or force); check the input velocities "
+                    "or reduce the timestep");
       for (std::size_t d = 0; d < 3; ++d) s.image[3 * u + d] = image[d];
       const int owner = domain_.owner({xi[0], xi[1], xi[2]});
       if (owner != t.id()) leaving.emplace_back(owner, i);
@@ -1324,7 +1445,9 @@ void Simulation::finish_step(Tile& t, std::int64_t step, double t_target, bool i
                   std::to_string(step) +
                   ": atoms overlap or the system blew up; check the input coordinates, or reduce "
                   "the timestep");
-  if (langevin_ && integrate) {
+  // Langevin forces at every step and, as LAMMPS's FixLangevin::setup, in a run's setup too
+  // (where `integrate` is false); each atom's stream goes on from run to run.
+  if (langevin_) {
     const double sqrt_t = std::sqrt(t_target);
     for (std::size_t i = 0; i < nlocal; ++i) {
       const double m = mass_[static_cast<std::size_t>(type[i])];

@@ -9,9 +9,12 @@
 // MPI), runs the body, and turns an exception into `ERROR: <message>` on
 // standard error and exit code 1. An error every rank agreed on is printed by
 // rank 0 alone; any other error, seen by one rank only, is printed by that rank,
-// which then aborts the job so that no rank waits forever (LAMMPS's one()). A body that
-// returns normally but whose standard output could not be written (`> /dev/full`, a full
-// disk) ends with `ERROR: writing standard output failed: <reason>` and exit code 1.
+// which then aborts the job so that no rank waits forever (LAMMPS's one()). A rank whose
+// error is marked collective waits at most 10 s for the others to stop with it; if they do
+// not, the mark was wrong and it aborts the job the same way, so that a rank-local error
+// never leaves the others waiting. A body that returns normally but whose standard output
+// could not be written (`> /dev/full`, a full disk) ends with `ERROR: writing standard output
+// failed: <reason>` and exit code 1.
 //
 // Everything that talks to MPI (a Runtime, default_threads) first calls require_mpi, so
 // that a program which never initialised MPI gets a tessera::Error saying what to do

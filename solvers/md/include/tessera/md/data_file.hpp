@@ -18,6 +18,10 @@
 
 namespace tessera::md {
 
+// Reads a DeePMD model file on rank 0 of `sim`'s runtime and sends it to every rank
+// (collective), for PairDeepMD: every rank then loads the same model, or meets the same error.
+PairDeepMD::ModelReader model_reader_on_root(Simulation& sim);
+
 // Throws FormatError naming the file and line for malformed input.
 void read_data(Simulation& sim, const std::string& path);
 void write_data(Simulation& sim, const std::string& path);

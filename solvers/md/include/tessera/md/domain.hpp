@@ -47,7 +47,9 @@ class Domain {
   // The tile owning a position inside the box.
   int owner(const std::array<double, 3>& x) const;
   // Wraps x into the box, counting crossings in image.
-  void wrap(double* x, int* image) const;
+  // False (x and image unchanged in that dimension) when x is not finite or its image count
+  // would leave int's range.
+  [[nodiscard]] bool wrap(double* x, int* image) const;
 
   const std::vector<Segment>& segments(int tile) const {
     return segments_[static_cast<std::size_t>(tile)];

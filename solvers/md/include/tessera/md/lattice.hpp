@@ -23,6 +23,8 @@ struct Lattice {
   static Lattice make(const std::string& style, double value, const Units& units);
 
   // The lattice points inside [lo, hi) (box coordinates), in creation order.
+  // At least as many points as points(lo, hi) returns, without making them (for a memory check).
+  double count_bound(const std::array<double, 3>& lo, const std::array<double, 3>& hi) const;
   std::vector<std::array<double, 3>> points(const std::array<double, 3>& lo,
                                             const std::array<double, 3>& hi) const;
 };

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,9 +33,15 @@ namespace tessera::md {
 
 class PairDeepMD {
  public:
-  // Loads the models (every rank reads them); throws ConfigError/FormatError naming the file.
+  // A model file's text by its path (md_ipu reads it on rank 0 and sends it to every rank);
+  // throws ConfigError naming the file when it cannot be read.
+  using ModelReader = std::function<std::string(const std::string& path)>;
+
+  // Loads the models, each rank from its own file system unless `read` is given; throws
+  // ConfigError/FormatError naming the file.
   PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq,
-             std::optional<deepmd::Precision> precision = std::nullopt);
+             std::optional<deepmd::Precision> precision = std::nullopt,
+             const ModelReader& read = {});
 
   // pair_coeff * * NAME...: `names` may be empty (identity map). Throws ConfigError for an
   // element the models do not know or a count that does not match `types`.

@@ -95,17 +95,25 @@ class Simulation {
   const Box& box() const { return box_; }
   // Adds atoms (positions inside the box); ids 0 are numbered after the largest id.
   void add_atoms(std::vector<AtomRecord> atoms);
+  // Throws ConfigError with the figures when `count` more atoms (`what` makes them) cannot fit
+  // the host's memory or, on an IPU target and when `count` is exact (not a bound), the tiles'
+  // (lower-bound estimates of what they need).
+  void require_room_for_atoms(double count, const std::string& what, bool exact) const;
   void set_mass(int type, double mass);
   double mass(int type) const { return mass_[static_cast<std::size_t>(type)]; }
   // The potential: lj/cut (pair()) unless a deepmd potential is set; nullptr sets lj/cut back.
-  PairLJCut& pair() { return pair_; }
-  void use_deepmd(std::unique_ptr<PairDeepMD> deepmd) { deepmd_ = std::move(deepmd); }
-  PairDeepMD* deepmd() { return deepmd_.get(); }
-  NeighborSettings& neighbor() { return neighbor_; }
-  void set_timestep(double dt) { dt_ = dt; }
+  // The writable accessors count as changes (see run()); the const ones do not.
+  PairLJCut& pair() { return changed(), pair_; }
+  const PairLJCut& pair() const { return pair_; }
+  void use_deepmd(std::unique_ptr<PairDeepMD> deepmd) { changed(), deepmd_ = std::move(deepmd); }
+  PairDeepMD* deepmd() { return changed(), deepmd_.get(); }
+  const PairDeepMD* deepmd() const { return deepmd_.get(); }
+  NeighborSettings& neighbor() { return changed(), neighbor_; }
+  const NeighborSettings& neighbor() const { return neighbor_; }
+  void set_timestep(double dt) { changed(), dt_ = dt; }
   double timestep() const { return dt_; }
   std::int64_t step() const { return step_; }
-  void set_step(std::int64_t step) { step_ = step; }
+  void set_step(std::int64_t step) { changed(), step_ = step; }
   std::int64_t natoms() const { return natoms_; }
 
   // Integrators: exactly one of nve / nvt; langevin needs nve.
@@ -114,6 +122,7 @@ class Simulation {
   void fix_langevin(const std::string& id, FixLangevin langevin);
   // Re-registers fix langevin from a restart file: the atoms keep their noise state.
   void restore_langevin(const std::string& id, FixLangevin langevin) {
+    changed();
     langevin_id_ = id;
     langevin_ = langevin;
   }
@@ -129,11 +138,18 @@ class Simulation {
   }
   void clear_observers() { observers_.clear(); }
 
-  // Runs `steps` steps (collective); a stop signal polled after each step (stop_on_signals)
-  // ends the run early, after that step.
+  // Runs `steps` steps (collective). A run sets up as LAMMPS's does (neighbor lists, forces
+  // and, with fix langevin, the thermostat's forces drawn from each atom's noise stream) unless
+  // nothing changed since the previous run ended: then it continues that run where it
+  // stopped, so that run 50 + run 50 is bitwise run 100 (LAMMPS sets up at every run, and its
+  // fix langevin draws fresh noise in that setup, so there the two differ).
+  // A stop signal polled after each step (stop_on_signals) ends the run early, after that step.
   void run(std::int64_t steps);
+  // Makes the next run set up anew, as a run from a restart file of this state does.
+  void require_setup() { changed(); }
 
-  // Global sums for thermo output (collective).
+  // Global sums for thermo output (collective). A non-finite sum stops the run with an Error
+  // naming the step and the first bad atom: this, on thermo steps, is where energies are checked.
   Thermo thermo();
   // Temperature and degrees of freedom as LAMMPS's compute temp: dof = 3N - 3.
   double temperature(double ke) const;
@@ -151,7 +167,7 @@ class Simulation {
     double pending_scale = 1.0;
   };
   const ChainState& chain() const { return chain_; }
-  void set_chain(const ChainState& c) { chain_ = c; }
+  void set_chain(const ChainState& c) { changed(), chain_ = c; }
   bool nve_fixed() const { return !nve_id_.empty(); }
   const std::optional<FixNvt>& nvt() const { return nvt_; }
   const std::optional<FixLangevin>& langevin() const { return langevin_; }
@@ -170,6 +186,8 @@ class Simulation {
   struct TileAtoms;
   TileAtoms& state(const Tile& t);
   void require_box(const char* command) const;
+  // Something that a run's setup depends on changed: the next run sets up anew.
+  void changed() { continuable_ = false; }
   void setup_run();
   void rebuild(bool canonical_order);
   void forward_ghosts();
@@ -187,6 +205,9 @@ class Simulation {
                    std::span<double> ghost_force);
   double nvt_target() const;
   void apply_pending_scale();
+  // Throws Error (collective): `what` is not finite at this step, naming the atom of lowest
+  // id with a non-finite position, velocity, force or kinetic energy.
+  [[noreturn]] void report_non_finite(const std::string& what);
   double global_temperature();
   void nhc_half_step(double t_current, double t_target);
   bool decide_rebuild();
@@ -220,7 +241,7 @@ class Simulation {
   // deepmd model deviation: forces of the other models on ghosts, returned to owners.
   Variable<double> ghost_f_models_, send_f_models_;
   std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_, plan_reverse_models_;
-  int since_build_ = 0;
+  std::int64_t since_build_ = 0;
   // A step whose end (returned forces, Langevin, second half-kick) runs at the start of the next.
   struct Deferred {
     bool pending = false;
@@ -229,6 +250,9 @@ class Simulation {
   };
   Deferred deferred_;
   std::int64_t run_begin_ = 0, run_end_ = 0;
+  // True from the end of a run until anything changes the system: the next run then continues
+  // the previous one without a setup of its own.
+  bool continuable_ = false;
 
   std::vector<std::shared_ptr<Observer>> observers_;
   double last_run_seconds_ = 0;

@@ -174,11 +174,6 @@ class HamiltonianSampler : public ChainSampler {
  protected:
   virtual Transition transition(RngEngine& rng) = 0;
 
-  // Bytes of the dense metric's matrices (none for diag_e).
-  std::size_t metric_bytes() const {
-    const auto d = static_cast<std::size_t>(model_.dimension());
-    return dense_ ? 2 * d * d * sizeof(double) : 0;
-  }
   void set_dense_metric(const Matrix& inverse_metric) {
     dense_inverse_metric_ = inverse_metric;
     cholesky_.compute(inverse_metric);
@@ -272,11 +267,7 @@ class NutsSampler final : public HamiltonianSampler {
  public:
   using HamiltonianSampler::HamiltonianSampler;
   std::size_t workspace_bytes() const override {
-    // The phase points and momenta of the trajectory ends, and per tree level the
-    // temporaries of build_tree: ~ (16 + 6 max_depth) vectors of d doubles.
-    return static_cast<std::size_t>(16 + 6 * config_.max_depth) *
-               static_cast<std::size_t>(model_.dimension()) * sizeof(double) +
-           metric_bytes();
+    return sampler_workspace_bytes(config_, model_.dimension());
   }
 
  private:
@@ -410,7 +401,7 @@ class StaticHmcSampler final : public HamiltonianSampler {
  public:
   using HamiltonianSampler::HamiltonianSampler;
   std::size_t workspace_bytes() const override {
-    return 8 * static_cast<std::size_t>(model_.dimension()) * sizeof(double) + metric_bytes();
+    return sampler_workspace_bytes(config_, model_.dimension());
   }
 
  private:
@@ -456,7 +447,7 @@ class RwmSampler final : public ChainSampler {
   double step_size() const override { return scale_; }
   const Vector& inverse_metric() const override { return variance_; }
   std::size_t workspace_bytes() const override {
-    return 6 * static_cast<std::size_t>(model_.dimension()) * sizeof(double);
+    return sampler_workspace_bytes(config_, model_.dimension());
   }
 
   Transition iterate(int iteration, std::span<double> q, RngEngine& rng) override {
@@ -500,6 +491,26 @@ class RwmSampler final : public ChainSampler {
 };
 
 }  // namespace
+
+std::size_t sampler_workspace_bytes(const SamplerConfig& config, int dimension) {
+  const auto d = static_cast<std::size_t>(dimension);
+  // The dense metric's matrix and its Cholesky factor (nuts, hmc).
+  const std::size_t metric = config.metric == Metric::dense_e ? 2 * d * d * sizeof(double) : 0;
+  switch (config.kind) {
+    case SamplerKind::nuts:
+      // The phase points and momenta of the trajectory ends, and per tree level the
+      // temporaries of build_tree: ~ (16 + 6 max_depth) vectors of d doubles.
+      return static_cast<std::size_t>(16 + 6 * config.max_depth) * d * sizeof(double) + metric;
+    case SamplerKind::hmc:
+      return 8 * d * sizeof(double) + metric;
+    case SamplerKind::rwm:
+    case SamplerKind::pt:  // per replica: the RWM that moves it
+      return 6 * d * sizeof(double);
+    case SamplerKind::ensemble:  // per walker: its proposal
+      return 2 * d * sizeof(double);
+  }
+  return 0;
+}
 
 std::unique_ptr<ChainSampler> make_chain_sampler(const Model& model, const SamplerConfig& config,
                                                  std::span<const double> q, RngEngine&) {

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/host_memory.hpp"
 
 namespace tessera::mcmc {
 
@@ -604,8 +605,34 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
 
 }  // namespace
 
+// Refuses up front a run whose memory exceeds this host: the draws collected on rank 0, and
+// every chain's position and sampler (all ranks' chains counted, as a lower bound for one).
+void require_memory(const Model& model, const RunSettings& s) {
+  const double d = model.dimension();
+  const double width =
+      static_cast<double>(sampler_columns(s.sampler.kind).size() + model.parameter_names().size());
+  const double kept =
+      kept_iterations(s.sampler.draws, s.sampler.thin) +
+      (s.sampler.save_warmup ? kept_iterations(s.sampler.warmup, s.sampler.thin) : 0);
+  const double replicas = s.sampler.kind == SamplerKind::pt ? s.sampler.temperatures : 1.0;
+  const double chains = s.chains;
+  const double per_chain =
+      replicas *
+      (8 * d + static_cast<double>(sampler_workspace_bytes(s.sampler, model.dimension()) +
+                                   model.chain_workspace_bytes()));
+  const double draws = chains * kept * width * 8;
+  char what[256];
+  std::snprintf(what, sizeof what,
+                "sampling %.0f chains of %s (%.0f parameters): %.0f kept draws of %.0f columns "
+                "per chain",
+                chains, model.name().c_str(), d, kept, width);
+  require_host_memory(draws + chains * per_chain, what,
+                      "use fewer --chains or --draws, a larger --thin, or a smaller model");
+}
+
 Draws sample(Runtime& runtime, const Model& model, const RunSettings& settings) {
   validate(model, settings);
+  require_memory(model, settings);
   if (settings.sampler.kind == SamplerKind::ensemble)
     return sample_ensemble(runtime, model, settings);
   if (settings.sampler.kind == SamplerKind::pt) return sample_tempering(runtime, model, settings);

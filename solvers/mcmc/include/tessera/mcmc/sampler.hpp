@@ -111,6 +111,10 @@ class ChainSampler {
   virtual long cut_short_transitions() const { return 0; }
 };
 
+// Bytes of working memory one chain's sampler keeps for a model of `dimension` (what its
+// workspace_bytes() returns; pt: per replica, ensemble: per walker).
+std::size_t sampler_workspace_bytes(const SamplerConfig& config, int dimension);
+
 // A sampler for one chain of `model` (nuts, hmc or rwm); `q` is its initial point.
 std::unique_ptr<ChainSampler> make_chain_sampler(const Model& model, const SamplerConfig& config,
                                                  std::span<const double> q, RngEngine& rng);

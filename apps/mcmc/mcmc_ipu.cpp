@@ -24,6 +24,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/options.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/core/shared_input.hpp"
 #include "tessera/mcmc/diagnostics.hpp"
 #include "tessera/mcmc/init.hpp"
 #include "tessera/mcmc/models.hpp"
@@ -141,6 +142,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     tessera::add_runtime_options(app, options, "host");
     if (auto code = tessera::parse_command_line(app, argc, argv)) return *code;
+    // Rank 0 reads the data and init files for all ranks: they must all have been given the
+    // same ones (mpirun's MPMD form could start ranks with different arguments).
+    tessera::require_same_arguments(MPI_COMM_WORLD, argc, argv, "mcmc_ipu");
     config.kind = parse_sampler(sampler);
     config.metric = parse_metric(metric);
     config.step_adaptation = parse_step_adaptation(step_adaptation);
@@ -150,7 +154,7 @@ int main(int argc, char** argv) {
     nlohmann::json data = nlohmann::json::object();
     std::string source = "(none)";  // in error messages; the CSV header leaves the file empty
     if (!data_file.empty()) {
-      data = read_data_file(data_file);
+      data = read_data_file(MPI_COMM_WORLD, data_file);
       source = data_file;
     }
     if (dimension > 0) {
@@ -169,7 +173,7 @@ int main(int argc, char** argv) {
       if (ec == std::errc() && end == init.data() + init.size()) {
         config.init_radius = radius;  // sample() rejects a negative radius
       } else {
-        initial_values = read_init_file(init, *model);
+        initial_values = read_init_file(MPI_COMM_WORLD, init, *model);
         init_file = init;
       }
     }

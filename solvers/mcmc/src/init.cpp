@@ -144,11 +144,23 @@ InitialValues parse_initial_values(const nlohmann::json& json, const Model& mode
   return init;
 }
 
+namespace {
+const char* const kInitHint =
+    "; --init takes a radius (a number >= 0) or a JSON file of initial values";
+}
+
 InitialValues read_init_file(const std::string& path, const Model& model) {
-  const nlohmann::json json =
-      read_json_file(path, "init file",
-                     "; --init takes a radius (a number >= 0) or a JSON file of initial values");
-  return parse_initial_values(json, model, path);
+  return parse_initial_values(read_json_file(path, "init file", kInitHint), model, path);
+}
+
+InitialValues read_init_file(MPI_Comm comm, const std::string& path, const Model& model) {
+  const nlohmann::json json = read_json_file(comm, path, "init file", kInitHint);
+  try {
+    return parse_initial_values(json, model, path);
+  } catch (Error& e) {  // every rank parsed the same text
+    e.set_collective();
+    throw;
+  }
 }
 
 Vector initial_point(const Model& model, const InitialValues& init, double radius, RngEngine& rng) {

@@ -739,4 +739,8 @@ nlohmann::json read_data_file(const std::string& path) {
   return read_json_file(path, "data file", "; check the path");
 }
 
+nlohmann::json read_data_file(MPI_Comm comm, const std::string& path) {
+  return read_json_file(comm, path, "data file", "; check the path");
+}
+
 }  // namespace tessera::mcmc

@@ -9,6 +9,8 @@
 // (-radius, radius) on the unconstrained scale (Stan's random inits, radius 2 by default).
 #pragma once
 
+#include <mpi.h>
+
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -33,6 +35,9 @@ InitialValues parse_initial_values(const nlohmann::json& json, const Model& mode
                                    const std::string& source);
 // The same from a file; FormatError naming the file when it cannot be read or is not JSON.
 InitialValues read_init_file(const std::string& path, const Model& model);
+// The same, collective over `comm`: rank 0 reads the file for every rank, and every error is
+// every rank's (marked collective).
+InitialValues read_init_file(MPI_Comm comm, const std::string& path, const Model& model);
 
 // One chain's initial point: the given values unconstrained (Model::unconstrain), the
 // missing ones drawn from `rng` as initial_point(model, radius, rng) draws them, retried up

@@ -12,6 +12,8 @@
 // range throws FormatError naming the data source and the field.
 #pragma once
 
+#include <mpi.h>
+
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -31,5 +33,8 @@ std::unique_ptr<Model> make_model(const std::string& name, const nlohmann::json&
 
 // Reads a JSON data file (FormatError naming the file when it is missing or malformed).
 nlohmann::json read_data_file(const std::string& path);
+// The same, collective over `comm`: rank 0 reads the file for every rank (read_json_file), so
+// all ranks sample the same data or stop with the same error.
+nlohmann::json read_data_file(MPI_Comm comm, const std::string& path);
 
 }  // namespace tessera::mcmc

@@ -46,12 +46,12 @@ CLI::Option* require_finite(CLI::Option* option) {
       "FINITE"));
 }
 
-Target resolve_target(const RuntimeOptions& o, int threads, int processes) {
+Target resolve_target(const RuntimeOptions& o, int threads, int processes, MPI_Comm comm) {
   Target t;
   const bool is_file =
       o.target.size() > 5 && o.target.compare(o.target.size() - 5, 5, ".json") == 0;
   if (is_file) {
-    const nlohmann::json j = read_json_file(o.target, "target file");
+    const nlohmann::json j = read_json_file(comm, o.target, "target file");
     if (!j.is_object() || !j.contains("base") || !j["base"].is_string())
       throw ConfigError(
           "target file '" + o.target +

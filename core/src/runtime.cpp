@@ -136,8 +136,9 @@ int world_size(MPI_Comm comm) {
 }  // namespace
 
 Runtime::Runtime(const RuntimeOptions& options, MPI_Comm comm)
-    : Runtime(resolve_target(options, resolve_threads(options, running(comm)), world_size(comm)),
-              resolve_threads(options, running(comm)), comm) {
+    : Runtime(
+          resolve_target(options, resolve_threads(options, running(comm)), world_size(comm), comm),
+          resolve_threads(options, running(comm)), comm) {
   profile_path_ = options.profile_path;
 }
 

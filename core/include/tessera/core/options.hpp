@@ -17,7 +17,7 @@
 namespace CLI {
 class App;
 class Option;
-}
+}  // namespace CLI
 
 namespace tessera {
 
@@ -41,7 +41,10 @@ CLI::Option* require_finite(CLI::Option* option);
 
 // The target the options describe: the preset or JSON file, then the command-line
 // overrides, validated. `threads` and `processes` size the `host` preset.
-Target resolve_target(const RuntimeOptions& options, int threads, int processes);
+// A target file is read on rank 0 of `comm` for every rank (read_json_file), so all ranks
+// simulate the same machine (collective over `comm`).
+Target resolve_target(const RuntimeOptions& options, int threads, int processes,
+                      MPI_Comm comm = MPI_COMM_SELF);
 
 // Parses the command line. Returns nothing when the program should go on, or
 // the exit code when it should stop: 0 after --help, 1 after an error. Only

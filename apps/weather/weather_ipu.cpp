@@ -41,19 +41,26 @@ int main(int argc, char** argv) {
                    "gravity-wave | geostrophic | tracer-rotation | volcano | williamson1 | "
                    "williamson2 | williamson6")
         ->capture_default_str();
-    app.add_option("--resolution", s.resolution,
-                   "Grid spacing in degrees for the williamson cases [=5.625; 2.8125 for case 1]")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--alpha", s.alpha, "Angle of the williamson1/2 flow to the equator, radians")
+    require_finite(
+        app.add_option(
+            "--resolution", s.resolution,
+            "Grid spacing in degrees for the williamson cases [=5.625; 2.8125 for case 1]"))
+        ->check(CLI::PositiveNumber)
+        ->check(CLI::Range(0.0, 90.0));
+    require_finite(app.add_option("--alpha", s.alpha,
+                                  "Angle of the williamson1/2 flow to the equator, radians"))
         ->capture_default_str();
     app.add_option("--nx", s.nx, "Cells in x [=the case's default]")->check(CLI::PositiveNumber);
     app.add_option("--ny", s.ny, "Cells in y [=the case's default]")->check(CLI::PositiveNumber);
-    app.add_option("--days", s.days, "Simulated days [=the case's default]")
+    require_finite(app.add_option("--days", s.days, "Simulated days [=the case's default]"))
         ->check(CLI::PositiveNumber);
-    app.add_option("--dt", s.dt, "Time step in s [=0.8 of the CFL limit]")
+    require_finite(app.add_option("--dt", s.dt,
+                                  "Time step in s [=0.8 of the CFL limit, fitted to "
+                                  "--output-every]"))
         ->check(CLI::PositiveNumber);
     app.add_option("--output", s.output, "CF-1.8 NetCDF output file");
-    app.add_option("--output-every", s.output_every_hours, "Hours between output records")
+    require_finite(
+        app.add_option("--output-every", s.output_every_hours, "Hours between output records"))
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     app.add_option("--integrator", s.integrator, "rk3 | rk4 | leapfrog")
@@ -83,8 +90,8 @@ int main(int argc, char** argv) {
                    "(1: none)")
         ->capture_default_str()
         ->check(CLI::Range(1, 8));
-    app.add_option("--progress-every", s.progress_every,
-                   "Seconds of wall time between progress lines")
+    require_finite(app.add_option("--progress-every", s.progress_every,
+                                  "Seconds of wall time between progress lines"))
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
     add_runtime_options(app, options, "host");

@@ -30,6 +30,12 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
 // Prints `progress: t = ... h of ... h, ... steps/s, ETA ... s` on rank 0 at most
 // every `every` seconds of wall time (not after the last step).
 class Progress {
@@ -232,7 +238,27 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
 
 }  // namespace
 
+void RunSettings::validate() const {
+  auto require = [](bool ok, const std::string& option, double value, const std::string& range) {
+    if (!ok) throw ConfigError(option + " must be " + range + ", got " + number(value));
+  };
+  require(std::isfinite(days) && days != 0, "--days", days, "a positive number of days");
+  require(std::isfinite(dt) && dt >= 0, "--dt", dt, "a positive time step in s (0: the default)");
+  require(std::isfinite(output_every_hours) && output_every_hours > 0, "--output-every",
+          output_every_hours, "a positive number of hours");
+  require(std::isfinite(resolution) && resolution >= 0 && resolution <= 90, "--resolution",
+          resolution, "a grid spacing in (0, 90] degrees");
+  require(std::isfinite(alpha), "--alpha", alpha, "a finite angle in radians");
+  require(std::isfinite(progress_every) && progress_every >= 0, "--progress-every", progress_every,
+          "a non-negative number of seconds");
+  require(nx >= 0, "--nx", nx, "a positive number of cells");
+  require(ny >= 0, "--ny", ny, "a positive number of cells");
+  require(reference_factor >= 1 && reference_factor <= 8, "--reference-factor", reference_factor,
+          "between 1 and 8");
+}
+
 int run(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
+  s.validate();
   const bool sphere =
       s.case_name == "williamson1" || s.case_name == "williamson2" || s.case_name == "williamson6";
   if (!s.initial.empty() && !s.restart.empty())

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
 
 namespace tessera::weather {
@@ -30,6 +31,12 @@ struct RunSettings {
   std::string restart;        // continue this weather_ipu output, appending to it
   int reference_factor = 2;   // williamson6: resolution multiple of the self-reference run
   double progress_every = 5;  // seconds of wall time between progress lines
+
+  // Throws ConfigError naming the option (--days, --dt, ...) of a setting that is not finite
+  // or out of its range: days > 0 (or < 0: the default), dt >= 0, output_every > 0,
+  // 0 <= resolution <= 90, alpha finite, progress_every >= 0, nx, ny >= 0,
+  // 1 <= reference_factor <= 8.
+  void validate() const;
 };
 
 // Prints `progress: t = ... h of ... h, ... steps/s, ETA ... s` on rank 0 at most

@@ -91,80 +91,163 @@ int stopped(Runtime& runtime, const std::string& output, const CfWriter* writer,
 }
 
 // Williamson et al. (1992) test cases 1, 2 and 6 on a latitude-longitude grid.
+// The step plan of a run. A --restart whose file records its step grid continues that grid
+// with the recorded dt (unless --dt asks for another), so that it takes the unbroken run's
+// steps; otherwise dt is --dt or the CFL default fitted to the output interval.
+StepPlan plan_run(const RunSettings& s, const TimeIntegrator& integrator, double rate,
+                  double duration, const std::optional<Checkpoint>& from, bool restart,
+                  const std::string& path, bool root) {
+  if (restart && from && from->dt && (s.dt == 0 || s.dt == *from->dt)) {
+    try {
+      choose_dt(*from->dt, integrator, rate);
+    } catch (const ConfigError& e) {
+      throw ConfigError("the time step " + number(*from->dt) + " s recorded in '" + path +
+                        "' does not fit its last state: " + e.what() +
+                        " (a different --dt continues the run, not bit for bit)");
+    }
+    return from->on_grid ? plan_steps(*from->dt, from->origin, from->step, duration)
+                         : plan_steps(*from->dt, from->time, 0, duration);
+  }
+  const double dt = choose_dt(s.dt, integrator, rate, s.output_every_hours * 3600);
+  if (restart && from && from->dt && root)
+    std::printf(
+        "note: --dt %g s is not the time step of '%s' (%g s): the continuation is not bit for "
+        "bit the unbroken run\n",
+        dt, path.c_str(), *from->dt);
+  return plan_steps(dt, restart && from ? from->time : 0, 0, duration);
+}
+
+// The Courant number at the last check that found the state sound.
+struct Health {
+  double courant = 0, t = 0;
+};
+
+// Stops the run with an ERROR that names what went wrong where and when, and what the time
+// step has to do with it: a step beyond the CFL limit of the flow at the last sound check is
+// the cause; one within it is not, and the message says so instead of "reduce --dt".
+[[noreturn]] void unsound(const BadValue& b, const std::vector<std::string>& names, const Grid& g,
+                          bool geographic, double t, long long step, const Health& last,
+                          double limit, const std::string& integrator) {
+  char value[32];
+  std::snprintf(value, sizeof value, "%.6g", std::isnan(b.value) ? NAN : b.value);
+  if (std::isnan(b.value)) std::snprintf(value, sizeof value, "nan");
+  const bool dry = b.field == 0 && std::isfinite(b.value);
+  std::string message = "the run failed at t = " + number(t) + " s (step " + std::to_string(step) +
+                        "): " + names.at(static_cast<std::size_t>(b.field)) + " is " + value +
+                        (dry ? " m" : "") + " at cell " + describe_cell(g, b.i, b.j, geographic) +
+                        "; ";
+  char courant[160];
+  std::snprintf(courant, sizeof courant, "Courant number %.3g at t = %.6g s, the limit of %s %.3g",
+                last.courant, last.t, integrator.c_str(), limit);
+  if (last.courant > limit)
+    message += std::string("the flow had outgrown the time step (") + courant +
+               "): the run became unstable; reduce --dt";
+  else
+    message += std::string("the time step was within the CFL limit at the last check (") + courant +
+               "), so it is not the cause: " +
+               (dry ? "the layer dried out there (the topography reaches the free surface, or "
+                      "the layer is too thin for the flow)"
+                    : "look at the inputs (topography, initial state) near that cell");
+  throw Error(message);
+}
+
+// Williamson et al. (1992) test cases 1, 2 and 6 on a latitude-longitude grid.
 int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
-  const int number = s.case_name.back() - '0';
-  const double degrees = s.resolution > 0 ? s.resolution : (number == 1 ? 2.8125 : 5.625);
-  const double days = s.days >= 0 ? s.days : (number == 1 ? 12 : number == 2 ? 5 : 14);
+  const int number_of_case = s.case_name.back() - '0';
+  const double degrees = s.resolution > 0 ? s.resolution : (number_of_case == 1 ? 2.8125 : 5.625);
+  const double days = s.days >= 0 ? s.days
+                                  : (number_of_case == 1   ? 12
+                                     : number_of_case == 2 ? 5
+                                                           : 14);
   const int nlon = static_cast<int>(std::lround(360 / degrees));
   if (std::abs(nlon * degrees - 360) > 1e-9 * 360 || nlon % 2 != 0)
     throw ConfigError("--resolution " + std::to_string(degrees) +
                       " must divide 360 degrees into an even number of cells (e.g. 5.625, 2.8125)");
   if (!(days > 0)) throw ConfigError("--days must be positive");
+  const bool kinematic = number_of_case == 1;
   SphericalShallowWater model(
-      runtime, {.nlon = nlon, .nlat = nlon / 2, .alpha = s.alpha, .kinematic = number == 1});
-  williamson::initialize(number, model);
+      runtime, {.nlon = nlon, .nlat = nlon / 2, .alpha = s.alpha, .kinematic = kinematic});
+  williamson::initialize(number_of_case, model);
   auto integrator = make_integrator(s.integrator, model);
-  const double t_end = days * 86400;
-  double dt = choose_dt(s.dt, *integrator, model.max_frequency());
-  const long steps = std::max(1L, static_cast<long>(std::ceil(t_end / dt - 1e-9)));
-  dt = t_end / static_cast<double>(steps);
-  const bool root = runtime.rank() == 0;
-  if (root)
-    std::printf(
-        "weather_ipu: case %s: Williamson et al. (1992) test case %d, alpha %.4g\n"
-        "  grid %d x %d (%.4g degrees), %ld steps of %.6g s (%s), %.4g days\n"
-        "  target %s (%d tiles), %d rank%s x %d thread%s\n",
-        s.case_name.c_str(), number, s.alpha, nlon, nlon / 2, degrees, steps, dt,
-        s.integrator.c_str(), days, runtime.target().name.c_str(), runtime.target().total_tiles(),
-        runtime.ranks(), runtime.ranks() == 1 ? "" : "s", runtime.threads(),
-        runtime.threads() == 1 ? "" : "s");
-  std::vector<std::string> names = {"h"};
-  if (number != 1) names = {"h", "u", "v"};
-  std::unique_ptr<CfWriter> writer;
   const Grid grid{.nx = nlon,
                   .ny = nlon / 2,
                   .dx = 2 * kPi / nlon,
                   .dy = kPi / (nlon / 2),
                   .x0 = 0,
                   .y0 = -kPi / 2};
-  auto write_record = [&](double t) {
+  const CheckpointLayout layout = sphere_checkpoint(grid, kinematic);
+  const bool root = runtime.rank() == 0;
+  const bool restart = !s.restart.empty();
+  const std::string start_file = restart ? s.restart : s.initial;
+  const std::string output = restart ? s.restart : s.output;
+  std::optional<Checkpoint> from;
+  if (!start_file.empty())
+    from = start_from_file(model, *integrator, layout, start_file, restart, root);
+  const double duration = days * 86400;
+  const StepPlan plan =
+      plan_run(s, *integrator, model.max_frequency(), duration, from, restart, start_file, root);
+  const double t0 = restart ? from->time : 0, t_end = plan.end;
+  if (root && !start_file.empty())
+    std::printf("weather_ipu: starting from the last record of %s (t = %.6g s)%s\n",
+                start_file.c_str(), from->time, restart ? ", appending to it" : "");
+  if (root)
+    std::printf(
+        "weather_ipu: case %s: Williamson et al. (1992) test case %d, alpha %.4g\n"
+        "  grid %d x %d (%.4g degrees), %lld steps of %.6g s (%s), %.4g days\n"
+        "  target %s (%d tiles), %d rank%s x %d thread%s\n",
+        s.case_name.c_str(), number_of_case, s.alpha, nlon, nlon / 2, degrees, plan.steps, plan.dt,
+        s.integrator.c_str(), days, runtime.target().name.c_str(), runtime.target().total_tiles(),
+        runtime.ranks(), runtime.ranks() == 1 ? "" : "s", runtime.threads(),
+        runtime.threads() == 1 ? "" : "s");
+  std::vector<std::string> names = {"h"};
+  if (!kinematic) names = {"h", "u", "v"};
+  std::unique_ptr<CfWriter> writer;
+  const bool leapfrog = s.integrator == "leapfrog";
+  auto write_record = [&](double t, long long n) {
     std::vector<std::vector<double>> values;
-    for (const std::string& n : names) values.push_back(model.gather(n));
+    for (const std::string& name : names) values.push_back(model.gather(name));
+    write_checkpoint(model, *integrator, layout, writer.get(), t, plan, n);
     if (root) writer->append(t, values);
   };
-  if (!s.output.empty()) {
+  if (!output.empty()) {
     if (root) {
       std::vector<CfVariable> fields = {{"h", "fluid layer thickness", "m", ""}};
-      if (number != 1) {
+      if (!kinematic) {
         fields.push_back(
             {"u", "eastward velocity (averaged to cell centres)", "m s-1", "eastward_wind"});
         fields.push_back(
             {"v", "northward velocity (averaged to cell centres)", "m s-1", "northward_wind"});
       }
-      writer =
-          std::make_unique<CfWriter>(s.output, grid, fields, std::vector<CfVariable>{},
-                                     "Tessera weather_ipu case " + s.case_name, command_line, true);
+      writer = restart ? CfWriter::reopen(output, grid, fields)
+                       : std::make_unique<CfWriter>(
+                             output, grid, fields, checkpoint_variables(layout, leapfrog),
+                             "Tessera weather_ipu case " + s.case_name, command_line, true);
     }
-    write_record(0);
+    if (!restart) write_record(0, 0);
   }
   const double mass0 = model.mass(), energy0 = model.energy();
   const double output_every = s.output_every_hours * 3600;
-  double next_output = output_every;
+  double next_output = t0 + output_every;
   Progress progress(root, s.progress_every, t_end);
   Stop stop;
-  for (long step = 1; step <= steps; ++step) {
-    integrator->step(model.state(), dt);
-    const double t = static_cast<double>(step) * dt;
-    if (step % 50 == 0 || step == steps) {
-      const double m = model.mass();
-      if (!std::isfinite(m) || !std::isfinite(model.max_frequency()))
-        throw Error("the run became unstable at t = " + std::to_string(t) + " s (step " +
-                    std::to_string(step) + ": non-finite values); reduce --dt");
+  const double limit = courant_limit(*integrator);
+  Health health{plan.dt * model.max_frequency(), t0};
+  for (long long step = 1; step <= plan.steps; ++step) {
+    integrator->step(model.state(), step == plan.steps && plan.shortened
+                                        ? plan.end - plan.time(step - 1)
+                                        : plan.dt);
+    const double t = plan.time(step);
+    if (step % 50 == 0 || step == plan.steps) {
+      if (const auto bad = find_bad_value(runtime, model.decomposition(), model.state().fields,
+                                          {!kinematic, false, false}))
+        unsound(*bad, {"h", "u (west face)", "v (south face)"}, grid, true, t, step, health, limit,
+                s.integrator);
+      health = {plan.dt * model.max_frequency(), t};
     }
-    progress.update(step, steps, t);
-    if (!s.output.empty() && (t >= next_output - 1e-6 * dt || step == steps)) {
-      write_record(t);
-      while (next_output <= t + 1e-6 * dt) next_output += output_every;
+    progress.update(step, plan.steps, t);
+    if (!output.empty() && (t >= next_output - 1e-6 * plan.dt || step == plan.steps)) {
+      write_record(t, step);
+      while (next_output <= t + 1e-6 * plan.dt) next_output += output_every;
     }
     if ((stop.signal = stop_requested(runtime.comm()))) {
       stop.step = step, stop.t = t;
@@ -173,19 +256,22 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
   }
   if (root && writer) writer->close();
   if (stop.signal)
-    return stopped(runtime, s.output, writer.get(), stop, steps, t_end, false, false);
+    return stopped(runtime, output, writer.get(), stop, plan.steps, t_end, false, true);
   std::optional<ErrorNorms> errors;
-  if (number != 6)
-    errors = model.height_errors(williamson::exact_height(number, model.config(), t_end));
+  // From a file the state is not the case's at t = 0: the exact solution still holds for a
+  // restart (the same run), not for --initial.
+  if (number_of_case != 6 && s.initial.empty())
+    errors = model.height_errors(williamson::exact_height(number_of_case, model.config(), t_end));
   const double mass1 = model.mass(), energy1 = model.energy();
   const std::uint64_t checksum = model.checksum();
   const double simulated = runtime.profile().simulated_seconds();
   // Test case 6 has no exact solution: compare with our own run at reference_factor
   // times the resolution (its own CFL time step), averaged conservatively onto this
   // grid. A self-reference: it measures the distance to a better-resolved solution
-  // of the same scheme, not to the true one (docs/weather.md).
+  // of the same scheme, not to the true one (docs/weather.md). Not after a restart or
+  // --initial: the reference would have to start where the run did.
   const int factor = s.reference_factor;
-  if (number == 6 && factor > 1) {
+  if (number_of_case == 6 && factor > 1 && start_file.empty()) {
     const int fine_nlon = nlon * factor;
     SphericalShallowWater fine(runtime,
                                {.nlon = fine_nlon, .nlat = fine_nlon / 2, .alpha = s.alpha});
@@ -203,8 +289,8 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
       fine_integrator->step(fine.state(), fine_dt);
       fine_progress.update(step, fine_steps, static_cast<double>(step) * fine_dt);
       if ((stop.signal = stop_requested(runtime.comm()))) {
-        stop.step = steps, stop.t = t_end;
-        return stopped(runtime, s.output, writer.get(), stop, steps, t_end, true, false);
+        stop.step = plan.steps, stop.t = t_end;
+        return stopped(runtime, output, writer.get(), stop, plan.steps, t_end, true, false);
       }
     }
     const std::vector<double> reference = fine.gather("h");
@@ -216,8 +302,9 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
   const std::string summary = runtime.finish();
   if (root) {
     std::printf("mass change %.3e relative\n", (mass1 - mass0) / mass0);
-    if (number != 1) std::printf("energy change %.3e relative\n", (energy1 - energy0) / energy0);
-    if (number == 6 && errors)
+    if (number_of_case != 1)
+      std::printf("energy change %.3e relative\n", (energy1 - energy0) / energy0);
+    if (number_of_case == 6 && errors)
       std::printf(
           "errors against our own run at %.4g degrees (a self-reference, not an exact "
           "solution):\n",
@@ -227,10 +314,152 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
     else
       std::printf("no errors for test case 6 without a reference run (--reference-factor 1)\n");
     std::printf("state checksum %016" PRIx64 "\n", checksum);
-    if (writer) std::printf("wrote %s (%d records)\n", s.output.c_str(), writer->records());
-    std::printf("simulated time on %s: %.6e s for %ld steps (%.6e s per step)\n",
-                runtime.target().name.c_str(), simulated, steps,
-                simulated / static_cast<double>(steps));
+    if (writer) std::printf("wrote %s (%d records)\n", output.c_str(), writer->records());
+    std::printf("simulated time on %s: %.6e s for %lld steps (%.6e s per step)\n",
+                runtime.target().name.c_str(), simulated, plan.steps,
+                simulated / static_cast<double>(plan.steps));
+    std::fputs(summary.c_str(), stdout);
+  }
+  return 0;
+}
+
+int run_planar(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
+  PlanarCase c = make_planar_case(s);
+  c.config.vorticity_flux = s.vorticity_flux;
+  if (!(c.days > 0)) throw ConfigError("--days must be positive, got " + std::to_string(c.days));
+  ShallowWater model(runtime, c.config);
+  c.initialize(model);
+  const bool restart = !s.restart.empty();
+  const std::string start_file = restart ? s.restart : s.initial;
+  const std::string output = restart ? s.restart : s.output;
+  const Grid& g = c.config.grid;
+  const bool root = runtime.rank() == 0;
+  auto integrator = make_integrator(s.integrator, model);
+  const CheckpointLayout layout = planar_checkpoint(g, c.config.kinematic, c.config.tracer);
+  std::optional<Checkpoint> from;
+  // --initial FILE.csv: the layer depth only (rows north to south, resampled onto the grid).
+  const bool initial_csv = s.initial.ends_with(".csv");
+  if (initial_csv) {
+    if (c.config.kinematic)
+      throw ConfigError("--initial " + s.initial + ": a CSV file gives the layer depth, which " +
+                        s.case_name + " keeps fixed (its flow is prescribed); use a NetCDF file");
+    model.set_depth(
+        resample(read_elevation_csv(s.initial, "--initial"), c.config.grid.nx, c.config.grid.ny));
+  } else if (!start_file.empty()) {
+    from = start_from_file(model, *integrator, layout, start_file, restart, root);
+  }
+
+  const Diagnostics start = model.diagnostics();
+  const double rate = start.max_wave_speed_x / g.dx + start.max_wave_speed_y / g.dy;
+  const double duration = c.days * 86400;
+  const StepPlan plan = plan_run(s, *integrator, rate, duration, from, restart, start_file, root);
+  const double t0 = restart ? from->time : 0, t_end = plan.end;
+  if (root && initial_csv)
+    std::printf("weather_ipu: starting from the layer depth in %s\n", s.initial.c_str());
+  else if (root && !start_file.empty())
+    std::printf("weather_ipu: starting from the last record of %s (t = %.6g s)%s\n",
+                start_file.c_str(), from->time, restart ? ", appending to it" : "");
+  if (root)
+    std::printf(
+        "weather_ipu: case %s: %s\n  grid %d x %d (dx %.4g m, dy %.4g m), %lld steps of %.6g s "
+        "(%s, Courant %.3g), %.4g days\n  target %s (%d tiles), %d rank%s x %d thread%s\n",
+        s.case_name.c_str(), c.description.c_str(), g.nx, g.ny, g.dx, g.dy, plan.steps, plan.dt,
+        s.integrator.c_str(), plan.dt * rate, c.days, runtime.target().name.c_str(),
+        runtime.target().total_tiles(), runtime.ranks(), runtime.ranks() == 1 ? "" : "s",
+        runtime.threads(), runtime.threads() == 1 ? "" : "s");
+
+  std::unique_ptr<CfWriter> writer;
+  std::vector<std::string> names = {"h", "u", "v"};
+  if (c.config.tracer) names.push_back("c");
+  const bool leapfrog = s.integrator == "leapfrog";
+  auto write_record = [&](double t, long long n) {
+    std::vector<std::vector<double>> values;
+    for (const std::string& name : names) values.push_back(model.gather(name));
+    write_checkpoint(model, *integrator, layout, writer.get(), t, plan, n);
+    if (root) writer->append(t, values);
+  };
+  if (!output.empty()) {
+    if (root) {
+      std::vector<CfVariable> fields = {
+          {"h", "fluid layer thickness", "m", ""},
+          {"u", "eastward velocity (averaged to cell centres)", "m s-1", "eastward_wind"},
+          {"v", "northward velocity (averaged to cell centres)", "m s-1", "northward_wind"}};
+      if (c.config.tracer) fields.push_back({"c", "passive tracer concentration", "1", ""});
+      std::vector<CfVariable> static_fields = {
+          {"b", "bottom topography height", "m", "surface_altitude"}};
+      for (CfVariable& v : checkpoint_variables(layout, leapfrog)) static_fields.push_back(v);
+      writer = restart ? CfWriter::reopen(output, g, fields)
+                       : std::make_unique<CfWriter>(output, g, fields, static_fields,
+                                                    "Tessera weather_ipu case " + s.case_name,
+                                                    command_line);
+    }
+    const std::vector<double> b = model.gather("b");
+    if (root && !restart) writer->write_static("b", b);
+    // A restart continues after the record it started from.
+    if (!restart) write_record(0, 0);
+  }
+
+  const double output_every = s.output_every_hours * 3600;
+  double next_output = t0 + output_every;
+  Progress progress(root, s.progress_every, t_end);
+  Stop stop;
+  const double limit = courant_limit(*integrator);
+  Health health{plan.dt * rate, t0};
+  std::vector<bool> positive = {!c.config.kinematic, false, false};
+  if (c.config.tracer) positive.push_back(false);
+  for (long long step = 1; step <= plan.steps; ++step) {
+    integrator->step(model.state(), step == plan.steps && plan.shortened
+                                        ? plan.end - plan.time(step - 1)
+                                        : plan.dt);
+    const double t = plan.time(step);
+    // Every 50 steps and at the end: stop on an unsound state rather than write it.
+    if (step % 50 == 0 || step == plan.steps) {
+      if (const auto bad =
+              find_bad_value(runtime, model.decomposition(), model.state().fields, positive))
+        unsound(*bad, {"the layer depth h", "u (west face)", "v (south face)", "tracer_mass"}, g,
+                false, t, step, health, limit, s.integrator);
+      const Diagnostics d = model.diagnostics();
+      health = {plan.dt * (d.max_wave_speed_x / g.dx + d.max_wave_speed_y / g.dy), t};
+    }
+    if (!output.empty() && (t >= next_output - 1e-6 * plan.dt || step == plan.steps)) {
+      write_record(t, step);  // collective: every rank gathers, rank 0 writes
+      while (next_output <= t + 1e-6 * plan.dt) next_output += output_every;
+    }
+    progress.update(step, plan.steps, t);
+    if ((stop.signal = stop_requested(runtime.comm()))) {
+      stop.step = step, stop.t = t;
+      break;
+    }
+  }
+  if (root && writer) writer->close();
+  if (stop.signal)
+    return stopped(runtime, output, writer.get(), stop, plan.steps, t_end, false, true);
+  const Diagnostics end = model.diagnostics();
+  std::optional<ErrorNorms> errors;
+  // From --initial the state is not the case's: no reference solution applies.
+  if (c.reference && s.initial.empty())
+    errors = model.errors(c.reference_field, c.reference(t_end), c.reference_offset);
+  const std::uint64_t checksum = model.checksum();
+  const std::string summary = runtime.finish();
+  if (root) {
+    std::printf("mass change %.3e relative\n", (end.mass - start.mass) / start.mass);
+    if (!c.config.kinematic) {
+      std::printf("energy change %.3e relative\n", (end.energy - start.energy) / start.energy);
+      if (start.potential_enstrophy > 0)
+        std::printf(
+            "potential enstrophy change %.3e relative\n",
+            (end.potential_enstrophy - start.potential_enstrophy) / start.potential_enstrophy);
+    }
+    if (c.config.tracer)
+      std::printf("tracer mass change %.3e relative\n",
+                  (end.tracer_mass - start.tracer_mass) / start.tracer_mass);
+    if (errors)
+      std::printf("error: l1=%.6e l2=%.6e linf=%.6e\n", errors->l1, errors->l2, errors->linf);
+    std::printf("state checksum %016" PRIx64 "\n", checksum);
+    if (writer) std::printf("wrote %s (%d records)\n", output.c_str(), writer->records());
+    std::printf("simulated time on %s: %.6e s for %lld steps (%.6e s per step)\n",
+                runtime.target().name.c_str(), runtime.profile().simulated_seconds(), plan.steps,
+                runtime.profile().simulated_seconds() / static_cast<double>(plan.steps));
     std::fputs(summary.c_str(), stdout);
   }
   return 0;
@@ -259,172 +488,15 @@ void RunSettings::validate() const {
 
 int run(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
   s.validate();
-  const bool sphere =
-      s.case_name == "williamson1" || s.case_name == "williamson2" || s.case_name == "williamson6";
   if (!s.initial.empty() && !s.restart.empty())
     throw ConfigError("give --initial or --restart, not both");
   if (!s.restart.empty() && !s.output.empty())
     throw ConfigError("--restart appends to its own file '" + s.restart + "'; leave out --output");
-  if (sphere && (!s.initial.empty() || !s.restart.empty()))
-    throw ConfigError("--initial and --restart work for the planar cases only, not " + s.case_name);
-  if (sphere) return run_sphere(runtime, s, command_line);
-  PlanarCase c = make_planar_case(s);
-  c.config.vorticity_flux = s.vorticity_flux;
-  if (!(c.days > 0)) throw ConfigError("--days must be positive, got " + std::to_string(c.days));
-  ShallowWater model(runtime, c.config);
-  c.initialize(model);
-  const std::string start_file = s.restart.empty() ? s.initial : s.restart;
-  const std::string output = s.restart.empty() ? s.output : s.restart;
-  // Simulated time at the start: the last record's time when restarting, else 0.
-  double t0 = 0;
-  CfRecord record;
-  // --initial FILE.csv: the layer depth only (rows north to south, resampled onto the grid).
-  const bool initial_csv = s.initial.ends_with(".csv");
-  if (initial_csv) {
-    if (c.config.kinematic)
-      throw ConfigError("--initial " + s.initial + ": a CSV file gives the layer depth, which " +
-                        s.case_name + " keeps fixed (its flow is prescribed); use a NetCDF file");
-    model.set_depth(
-        resample(read_elevation_csv(s.initial, "--initial"), c.config.grid.nx, c.config.grid.ny));
-  } else if (!start_file.empty()) {
-    record = start_from_file(model, start_file, !s.restart.empty());
-    if (!s.restart.empty()) t0 = record.time;
-  }
-  auto integrator = make_integrator(s.integrator, model);
-  const Grid& g = c.config.grid;
-  const bool root = runtime.rank() == 0;
-  if (!start_file.empty() && !initial_csv)
-    restore_time_levels(model, *integrator, record, start_file, !s.restart.empty(), root);
-
-  const Diagnostics start = model.diagnostics();
-  const double rate = start.max_wave_speed_x / g.dx + start.max_wave_speed_y / g.dy;
-  const double duration = c.days * 86400, t_end = t0 + duration;
-  double dt = choose_dt(s.dt, *integrator, rate);
-  const long steps = std::max(1L, static_cast<long>(std::ceil(duration / dt - 1e-9)));
-  dt = duration / static_cast<double>(steps);
-  if (root && initial_csv)
-    std::printf("weather_ipu: starting from the layer depth in %s\n", s.initial.c_str());
-  else if (root && !start_file.empty())
-    std::printf("weather_ipu: starting from the last record of %s (t = %.6g s)%s\n",
-                start_file.c_str(), t0, s.restart.empty() ? "" : ", appending to it");
-  if (root)
-    std::printf(
-        "weather_ipu: case %s: %s\n  grid %d x %d (dx %.4g m, dy %.4g m), %ld steps of %.6g s "
-        "(%s, Courant %.3g), %.4g days\n  target %s (%d tiles), %d rank%s x %d thread%s\n",
-        s.case_name.c_str(), c.description.c_str(), g.nx, g.ny, g.dx, g.dy, steps, dt,
-        s.integrator.c_str(), dt * rate, c.days, runtime.target().name.c_str(),
-        runtime.target().total_tiles(), runtime.ranks(), runtime.ranks() == 1 ? "" : "s",
-        runtime.threads(), runtime.threads() == 1 ? "" : "s");
-
-  std::unique_ptr<CfWriter> writer;
-  std::vector<std::string> names = {"h", "u", "v"};
-  if (c.config.tracer) names.push_back("c");
-  const int restart_fields = c.config.tracer ? 3 : 2;
-  const bool leapfrog = s.integrator == "leapfrog";
-  auto write_record = [&](double t) {
-    std::vector<std::vector<double>> values;
-    for (const std::string& n : names) values.push_back(model.gather(n));
-    const int exact[] = {ShallowWater::kU, ShallowWater::kV, ShallowWater::kTracerMass};
-    for (int k = 0; k < restart_fields; ++k) {
-      const std::vector<double> state = model.gather_state(exact[k]);
-      if (root) writer->write_static(kRestartFields[static_cast<std::size_t>(k)].name, state);
-    }
-    if (leapfrog) {
-      const State* previous = integrator->previous_level();
-      const std::vector<double> not_started(static_cast<std::size_t>(g.nx) * g.ny, NAN);
-      for (int k = 0; k < restart_fields + 1; ++k) {
-        const std::vector<double> level =
-            previous ? model.gather_state(kStateFields[k], previous) : not_started;
-        if (root) writer->write_static(kPreviousFields[static_cast<std::size_t>(k)].name, level);
-      }
-    }
-    if (root) writer->append(t, values);
-  };
-  if (!output.empty()) {
-    if (root) {
-      std::vector<CfVariable> fields = {
-          {"h", "fluid layer thickness", "m", ""},
-          {"u", "eastward velocity (averaged to cell centres)", "m s-1", "eastward_wind"},
-          {"v", "northward velocity (averaged to cell centres)", "m s-1", "northward_wind"}};
-      if (c.config.tracer) fields.push_back({"c", "passive tracer concentration", "1", ""});
-      std::vector<CfVariable> static_fields = {
-          {"b", "bottom topography height", "m", "surface_altitude"}};
-      static_fields.insert(static_fields.end(), kRestartFields.begin(),
-                           kRestartFields.begin() + restart_fields);
-      if (leapfrog)
-        static_fields.insert(static_fields.end(), kPreviousFields.begin(),
-                             kPreviousFields.begin() + restart_fields + 1);
-      writer = s.restart.empty() ? std::make_unique<CfWriter>(
-                                       output, g, fields, static_fields,
-                                       "Tessera weather_ipu case " + s.case_name, command_line)
-                                 : CfWriter::reopen(output, g, fields);
-    }
-    const std::vector<double> b = model.gather("b");
-    if (root && s.restart.empty()) writer->write_static("b", b);
-    // A restart continues after the record it started from.
-    if (s.restart.empty()) write_record(0);
-  }
-
-  const double output_every = s.output_every_hours * 3600;
-  double next_output = t0 + output_every;
-  Progress progress(root, s.progress_every, t_end);
-  Stop stop;
-  for (long step = 1; step <= steps; ++step) {
-    integrator->step(model.state(), dt);
-    const double t = t0 + static_cast<double>(step) * dt;
-    // Every 50 steps and at the end: stop on a blown-up state rather than write NaNs.
-    if (step % 50 == 0 || step == steps) {
-      const Diagnostics d = model.diagnostics();
-      if (!d.finite || !(d.min_depth > 0))
-        throw Error("the run became unstable at t = " + std::to_string(t) + " s (step " +
-                    std::to_string(step) +
-                    (d.finite ? ": the layer depth fell to zero"
-                              : ": "
-                                "non-finite values") +
-                    "); reduce --dt");
-    }
-    if (!output.empty() && (t >= next_output - 1e-6 * dt || step == steps)) {
-      write_record(t);  // collective: every rank gathers, rank 0 writes
-      while (next_output <= t + 1e-6 * dt) next_output += output_every;
-    }
-    progress.update(step, steps, t);
-    if ((stop.signal = stop_requested(runtime.comm()))) {
-      stop.step = step, stop.t = t;
-      break;
-    }
-  }
-  if (root && writer) writer->close();
-  if (stop.signal) return stopped(runtime, output, writer.get(), stop, steps, t_end, false, true);
-
-  const Diagnostics end = model.diagnostics();
-  std::optional<ErrorNorms> errors;
-  // From --initial the state is not the case's: no reference solution applies.
-  if (c.reference && s.initial.empty())
-    errors = model.errors(c.reference_field, c.reference(t_end), c.reference_offset);
-  const std::uint64_t checksum = model.checksum();
-  const std::string summary = runtime.finish();
-  if (root) {
-    std::printf("mass change %.3e relative\n", (end.mass - start.mass) / start.mass);
-    if (!c.config.kinematic) {
-      std::printf("energy change %.3e relative\n", (end.energy - start.energy) / start.energy);
-      if (start.potential_enstrophy > 0)
-        std::printf(
-            "potential enstrophy change %.3e relative\n",
-            (end.potential_enstrophy - start.potential_enstrophy) / start.potential_enstrophy);
-    }
-    if (c.config.tracer)
-      std::printf("tracer mass change %.3e relative\n",
-                  (end.tracer_mass - start.tracer_mass) / start.tracer_mass);
-    if (errors)
-      std::printf("error: l1=%.6e l2=%.6e linf=%.6e\n", errors->l1, errors->l2, errors->linf);
-    std::printf("state checksum %016" PRIx64 "\n", checksum);
-    if (writer) std::printf("wrote %s (%d records)\n", output.c_str(), writer->records());
-    std::printf("simulated time on %s: %.6e s for %ld steps (%.6e s per step)\n",
-                runtime.target().name.c_str(), runtime.profile().simulated_seconds(), steps,
-                runtime.profile().simulated_seconds() / static_cast<double>(steps));
-    std::fputs(summary.c_str(), stdout);
-  }
-  return 0;
+  const bool sphere =
+      s.case_name == "williamson1" || s.case_name == "williamson2" || s.case_name == "williamson6";
+  if (sphere && s.initial.ends_with(".csv"))
+    throw ConfigError("--initial FILE.csv works for the planar cases only, not " + s.case_name);
+  return sphere ? run_sphere(runtime, s, command_line) : run_planar(runtime, s, command_line);
 }
 
 }  // namespace tessera::weather

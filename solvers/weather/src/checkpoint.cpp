@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <numbers>
 
+#include "tessera/core/isolated_call.hpp"
+#include "tessera/weather/same_input.hpp"
+
 namespace tessera::weather {
 
 namespace {
@@ -196,6 +199,16 @@ Checkpoint start_from_file(Model& model, TimeIntegrator& integrator, const Check
                                                    ? std::vector<std::string>{"lon", "lat"}
                                                    : std::vector<std::string>{"x", "y"};
   const CfRecord r = read_last_record(path, g.nx, g.ny, names, optional, coordinates, "checkpoint");
+  {
+    ByteWriter read;
+    read.put(r.time), read.put(static_cast<long long>(r.records));
+    for (const auto* map : {&r.fields, &r.coordinates})
+      for (const auto& [name, values] : *map) read.put(name), read.put(values);
+    for (const auto& [name, value] : r.numbers) read.put(name), read.put(value);
+    for (const auto& [name, value] : r.texts) read.put(name), read.put(value);
+    require_same_input(model.runtime().comm(), read.take(),
+                       "the start file '" + path + "' (as rank 0 names it)");
+  }
 
   // The time and the step grid, checked like the options they stand for.
   if (!std::isfinite(r.time) || r.time < 0)

@@ -7,6 +7,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/weather/elevation.hpp"
+#include "tessera/weather/same_input.hpp"
 
 namespace tessera::weather {
 
@@ -33,7 +34,7 @@ PlanarCase base(int nx, int ny, double days, std::string description) {
 
 }  // namespace
 
-PlanarCase make_planar_case(const RunSettings& s) {
+PlanarCase make_planar_case(const RunSettings& s, MPI_Comm comm) {
   auto size = [&](int nx, int ny, double days) {
     return std::tuple{s.nx > 0 ? s.nx : nx, s.ny > 0 ? s.ny : ny, s.days >= 0 ? s.days : days};
   };
@@ -105,6 +106,9 @@ PlanarCase make_planar_case(const RunSettings& s) {
           "the volcano case needs --topography FILE.csv or FILE.nc "
           "(examples/data/volcano_elevation.csv)");
     const ElevationGrid e = read_elevation(s.topography);
+    std::vector<double> read = e.values;
+    read.push_back(e.nx), read.push_back(e.ny);
+    require_same_input(comm, read, "the topography read from '" + s.topography + "'");
     const auto [nx, ny, days] = size(e.nx, e.ny, 1);
     // Maunga Whau's shape stretched into a regional mountain: each 10 m data cell
     // becomes 5 km, and heights above the lowest point are scaled by 10.

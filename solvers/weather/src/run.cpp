@@ -18,6 +18,7 @@
 #include "tessera/weather/checkpoint.hpp"
 #include "tessera/weather/elevation.hpp"
 #include "tessera/weather/planar_cases.hpp"
+#include "tessera/weather/same_input.hpp"
 #include "tessera/weather/shallow_water.hpp"
 #include "tessera/weather/spherical_shallow_water.hpp"
 #include "tessera/weather/time_integrator.hpp"
@@ -324,7 +325,7 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
 }
 
 int run_planar(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
-  PlanarCase c = make_planar_case(s);
+  PlanarCase c = make_planar_case(s, runtime.comm());
   c.config.vorticity_flux = s.vorticity_flux;
   if (!(c.days > 0)) throw ConfigError("--days must be positive, got " + std::to_string(c.days));
   ShallowWater model(runtime, c.config);
@@ -343,8 +344,10 @@ int run_planar(Runtime& runtime, const RunSettings& s, const std::string& comman
     if (c.config.kinematic)
       throw ConfigError("--initial " + s.initial + ": a CSV file gives the layer depth, which " +
                         s.case_name + " keeps fixed (its flow is prescribed); use a NetCDF file");
-    model.set_depth(
-        resample(read_elevation_csv(s.initial, "--initial"), c.config.grid.nx, c.config.grid.ny));
+    const ElevationGrid depth = read_elevation_csv(s.initial, "--initial");
+    require_same_input(runtime.comm(), depth.values,
+                       "the layer depth read from '" + s.initial + "' (--initial)");
+    model.set_depth(resample(depth, c.config.grid.nx, c.config.grid.ny));
   } else if (!start_file.empty()) {
     from = start_from_file(model, *integrator, layout, start_file, restart, root);
   }

@@ -6,6 +6,8 @@
 //                    a moisture tracer; needs RunSettings::topography (CSV or NetCDF)
 #pragma once
 
+#include <mpi.h>
+
 #include <functional>
 #include <string>
 
@@ -29,8 +31,9 @@ struct PlanarCase {
 };
 
 // The case RunSettings::case_name names, sized by nx, ny and days where they are set.
-// Throws ConfigError for an unknown case or a volcano without topography, and the
-// elevation reader's errors.
-PlanarCase make_planar_case(const RunSettings& s);
+// Throws ConfigError for an unknown case or a volcano without topography, or a topography
+// that differs between the ranks of `comm` (collective: same_input.hpp), and the elevation
+// reader's errors. Collective over `comm` for the volcano.
+PlanarCase make_planar_case(const RunSettings& s, MPI_Comm comm = MPI_COMM_SELF);
 
 }  // namespace tessera::weather

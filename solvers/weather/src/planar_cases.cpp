@@ -34,9 +34,13 @@ PlanarCase base(int nx, int ny, double days, std::string description) {
 
 }  // namespace
 
-PlanarCase make_planar_case(const RunSettings& s, MPI_Comm comm) {
+PlanarCase make_planar_case(const RunSettings& s, MPI_Comm comm,
+                            const std::function<void(int nx, int ny)>& sized) {
   auto size = [&](int nx, int ny, double days) {
-    return std::tuple{s.nx > 0 ? s.nx : nx, s.ny > 0 ? s.ny : ny, s.days >= 0 ? s.days : days};
+    const auto chosen =
+        std::tuple{s.nx > 0 ? s.nx : nx, s.ny > 0 ? s.ny : ny, s.days >= 0 ? s.days : days};
+    if (sized) sized(std::get<0>(chosen), std::get<1>(chosen));
+    return chosen;
   };
   if (s.case_name == "gravity-wave") {
     const auto [nx, ny, days] = size(128, 16, 0.1);

@@ -17,6 +17,7 @@
 #include "tessera/weather/cf_writer.hpp"
 #include "tessera/weather/checkpoint.hpp"
 #include "tessera/weather/elevation.hpp"
+#include "tessera/weather/memory_estimate.hpp"
 #include "tessera/weather/planar_cases.hpp"
 #include "tessera/weather/same_input.hpp"
 #include "tessera/weather/shallow_water.hpp"
@@ -160,6 +161,21 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
                                   : (number_of_case == 1   ? 12
                                      : number_of_case == 2 ? 5
                                                            : 14);
+  // Before anything of the grid's size exists (and before its size is an int): the state,
+  // 4 work fields (U, V, B, q), and test case 6's reference run at r times the resolution.
+  const int factor = s.reference_factor;
+  const bool reference =
+      number_of_case == 6 && factor > 1 && s.initial.empty() && s.restart.empty();
+  require_memory(
+      runtime,
+      {.nx = 360 / degrees,
+       .ny = 180 / degrees,
+       .fields = model_fields(s.integrator, 3, 4) * (reference ? 1 + factor * factor : 1),
+       .halo = 2,
+       .root_arrays = 4,
+       .rank_arrays = s.initial.empty() && s.restart.empty() ? 0 : 9},
+      "a " + number(360 / degrees) + " x " + number(180 / degrees) + " grid (--resolution " +
+          number(degrees) + ")");
   const int nlon = static_cast<int>(std::lround(360 / degrees));
   if (std::abs(nlon * degrees - 360) > 1e-9 * 360 || nlon % 2 != 0)
     throw ConfigError("--resolution " + std::to_string(degrees) +
@@ -271,8 +287,7 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
   // grid. A self-reference: it measures the distance to a better-resolved solution
   // of the same scheme, not to the true one (docs/weather.md). Not after a restart or
   // --initial: the reference would have to start where the run did.
-  const int factor = s.reference_factor;
-  if (number_of_case == 6 && factor > 1 && start_file.empty()) {
+  if (reference) {
     const int fine_nlon = nlon * factor;
     SphericalShallowWater fine(runtime,
                                {.nlon = fine_nlon, .nlat = fine_nlon / 2, .alpha = s.alpha});
@@ -325,7 +340,20 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
 }
 
 int run_planar(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
-  PlanarCase c = make_planar_case(s, runtime.comm());
+  const bool from_file = !s.initial.empty() || !s.restart.empty();
+  // Before anything of the grid's size exists: the state (up to 4 fields), 6 work fields
+  // (b, U, V, B, q, c); on rank 0 the gathered output fields, on every rank a start file's
+  // 8 restart arrays or the resampled topography.
+  PlanarCase c = make_planar_case(s, runtime.comm(), [&](int nx, int ny) {
+    require_memory(runtime,
+                   {.nx = static_cast<double>(nx),
+                    .ny = static_cast<double>(ny),
+                    .fields = model_fields(s.integrator, 4, 6),
+                    .halo = 2,
+                    .root_arrays = 5,
+                    .rank_arrays = from_file ? 9 : 2},
+                   "a " + std::to_string(nx) + " x " + std::to_string(ny) + " grid");
+  });
   c.config.vorticity_flux = s.vorticity_flux;
   if (!(c.days > 0)) throw ConfigError("--days must be positive, got " + std::to_string(c.days));
   ShallowWater model(runtime, c.config);

@@ -33,7 +33,10 @@ struct PlanarCase {
 // The case RunSettings::case_name names, sized by nx, ny and days where they are set.
 // Throws ConfigError for an unknown case or a volcano without topography, or a topography
 // that differs between the ranks of `comm` (collective: same_input.hpp), and the elevation
-// reader's errors. Collective over `comm` for the volcano.
-PlanarCase make_planar_case(const RunSettings& s, MPI_Comm comm = MPI_COMM_SELF);
+// reader's errors. Collective over `comm` for the volcano. `sized`, if given, is called with
+// the grid's size as soon as it is known, before anything of that size is allocated (to
+// refuse a grid too large for the machine: memory_estimate.hpp).
+PlanarCase make_planar_case(const RunSettings& s, MPI_Comm comm = MPI_COMM_SELF,
+                            const std::function<void(int nx, int ny)>& sized = {});
 
 }  // namespace tessera::weather

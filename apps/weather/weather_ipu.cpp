@@ -19,9 +19,11 @@
 // normalised errors of Williamson et al. (1992, J. Comput. Phys. 102, 211), eqs. 82-84,
 // here of the perturbation h - H (gravity-wave, geostrophic) or the tracer; for
 // williamson6 against our own run at --reference-factor times the resolution.
-// --initial starts a planar case from the last record of an earlier output (same
-// case and grid) or from a layer depth in CSV; --restart also takes the time and
-// appends to that file, bit for bit the unbroken run for every integrator.
+// --initial starts a case from the last record of an earlier output (same case and
+// grid) or, for a planar case, from a layer depth in CSV; --restart also takes the time
+// and the time step and appends to that file, bit for bit the unbroken run for every
+// integrator. The cases, the time step, the checkpoint and the run loop are the library's
+// (tessera/weather/run.hpp); this program parses the options.
 #include <CLI/CLI.hpp>
 #include <string>
 

@@ -147,6 +147,34 @@ void CfWriter::write_static(const std::string& name, const std::vector<double>& 
   }
 }
 
+void CfWriter::set_attributes(const std::string& variable,
+                              const std::vector<std::pair<std::string, double>>& numbers,
+                              const std::vector<std::pair<std::string, std::string>>& texts) {
+  try {
+    const int nc = file_->ncid;
+    int var = -1;
+    if (const auto it = file_->variables.find(variable); it != file_->variables.end()) {
+      var = it->second;
+    } else {
+      const int status = nc_inq_varid(nc, variable.c_str(), &var);
+      if (status == NC_ENOTVAR) {
+        check(nc_redef(nc));
+        check(nc_def_var(nc, variable.c_str(), NC_INT, 0, nullptr, &var));
+        put_text(nc, var, "long_name", "restart state of the latest record (attributes only)");
+        check(nc_enddef(nc));
+      } else {
+        check(status);
+      }
+      file_->variables[variable] = var;
+    }
+    for (const auto& [name, value] : numbers)
+      check(nc_put_att_double(nc, var, name.c_str(), NC_DOUBLE, 1, &value));
+    for (const auto& [name, value] : texts) put_text(nc, var, name.c_str(), value);
+  } catch (const NcFailure& e) {
+    fail("cannot write the attributes of '" + variable + "' to", e.status);
+  }
+}
+
 void CfWriter::append(double time_seconds, const std::vector<std::vector<double>>& values) {
   const std::size_t r = static_cast<std::size_t>(records_);
   try {

@@ -1,8 +1,5 @@
 #include "tessera/weather/elevation.hpp"
 
-#include <ncDim.h>
-#include <ncFile.h>
-#include <ncVar.h>
 #include <netcdf.h>
 
 #include <algorithm>
@@ -11,10 +8,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <netcdf>
+#include <optional>
 #include <sstream>
 
+#include "netcdf_input.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/isolated_call.hpp"
 
 namespace tessera::weather {
 
@@ -72,27 +71,63 @@ bool looks_like_netcdf(const std::string& path) {
   return m.starts_with("CDF") || m == "\x89HDF";
 }
 
-// The topography variable: standard_name surface_altitude first, then by name.
-netCDF::NcVar find_elevation(const netCDF::NcFile& nc, const std::string& path) {
-  const auto vars = nc.getVars();
-  for (const auto& [name, var] : vars) {
-    netCDF::NcVarAtt att;
-    try {
-      att = var.getAtt("standard_name");
-    } catch (const netCDF::exceptions::NcException&) {
-      continue;
-    }
-    std::string value;
-    att.getValues(value);
-    if (value == "surface_altitude") return var;
+// The topography variable: standard_name surface_altitude first, then by name (variables in
+// the order of their names).
+int find_elevation(const NcInput& nc, const std::string& path) {
+  std::vector<std::string> names = nc.variable_names();
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const int var = *nc.variable(name);
+    if (nc.text_attribute(var, "standard_name") == "surface_altitude") return var;
   }
   for (const char* name : {"elevation", "topography", "b", "z", "height"})
-    if (const auto it = vars.find(name); it != vars.end()) return it->second;
-  std::string names;
-  for (const auto& [name, var] : vars) names += (names.empty() ? "'" : ", '") + name + "'";
+    if (const std::optional<int> var = nc.variable(name)) return *var;
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "'" : ", '") + name + "'";
   throw FormatError(path + ": no topography variable (standard_name surface_altitude, or named " +
                     "elevation, topography, b, z or height); the file has " +
-                    (names.empty() ? std::string("no variables") : names));
+                    (list.empty() ? std::string("no variables") : list));
+}
+
+ElevationGrid read_netcdf(const std::string& path) {
+  const NcInput nc(path);
+  const int var = find_elevation(nc, path);
+  const std::string name = nc.variable_name(var);
+  const std::vector<std::string> dims = nc.dimension_names(var);
+  const std::vector<std::size_t> sizes = nc.dimension_sizes(var);
+  std::string shape;
+  for (std::size_t k = 0; k < dims.size(); ++k)
+    shape += (shape.empty() ? "" : ", ") + dims[k] + " = " + std::to_string(sizes[k]);
+  constexpr std::size_t kLargest = 1u << 15;  // cells per axis: a larger one is not a map
+  if (dims.size() != 2 || sizes[0] < 2 || sizes[1] < 2)
+    throw FormatError(path + ": variable '" + name + "' has dimensions (" + shape +
+                      "); topography must be 2-D, (y, x), at least 2 x 2");
+  if (sizes[0] > kLargest || sizes[1] > kLargest)
+    throw FormatError(path + ": variable '" + name + "' has dimensions (" + shape +
+                      "); topography of more than " + std::to_string(kLargest) +
+                      " cells along an axis is not supported");
+  ElevationGrid e;
+  e.ny = static_cast<int>(sizes[0]);
+  e.nx = static_cast<int>(sizes[1]);
+  e.values.resize(sizes[0] * sizes[1]);
+  nc.read(var, {0, 0}, sizes, e.values.data());  // converted to double by the library
+  for (std::size_t k = 0; k < e.values.size(); ++k)
+    if (!std::isfinite(e.values[k]) || std::abs(e.values[k]) > 1e30)  // NaN or a fill value
+      throw FormatError(path + ": variable '" + name + "' holds a missing or " +
+                        "non-finite value at (y, x) = (" + std::to_string(k / sizes[1]) + ", " +
+                        std::to_string(k % sizes[1]) + "); topography must be complete");
+  // Rows run north to south if the first dimension's coordinate decreases.
+  const std::optional<int> y = nc.variable(dims[0]);
+  if (y && nc.dimension_sizes(*y) == std::vector<std::size_t>{sizes[0]}) {
+    std::vector<double> coordinate(sizes[0]);
+    nc.read(*y, {0}, {sizes[0]}, coordinate.data());
+    if (coordinate.back() < coordinate.front())
+      for (int j = 0; j < e.ny / 2; ++j)
+        std::swap_ranges(e.values.begin() + static_cast<std::ptrdiff_t>(j) * e.nx,
+                         e.values.begin() + static_cast<std::ptrdiff_t>(j + 1) * e.nx,
+                         e.values.begin() + static_cast<std::ptrdiff_t>(e.ny - 1 - j) * e.nx);
+  }
+  return e;
 }
 
 }  // namespace
@@ -101,43 +136,26 @@ ElevationGrid read_elevation_netcdf(const std::string& path) {
   std::ifstream probe(path);
   if (!probe)
     throw Error("cannot open the elevation file '" + path + "'; check the path (--topography)");
-  try {
-    const netCDF::NcFile nc(path, netCDF::NcFile::read);
-    const netCDF::NcVar var = find_elevation(nc, path);
-    const std::vector<netCDF::NcDim> dims = var.getDims();
-    std::string shape;
-    for (const auto& d : dims)
-      shape += (shape.empty() ? "" : ", ") + d.getName() + " = " + std::to_string(d.getSize());
-    if (dims.size() != 2 || dims[0].getSize() < 2 || dims[1].getSize() < 2)
-      throw FormatError(path + ": variable '" + var.getName() + "' has dimensions (" + shape +
-                        "); topography must be 2-D, (y, x), at least 2 x 2");
-    ElevationGrid e;
-    e.ny = static_cast<int>(dims[0].getSize());
-    e.nx = static_cast<int>(dims[1].getSize());
-    e.values.resize(dims[0].getSize() * dims[1].getSize());
-    var.getVar(e.values.data());  // converted to double by the library
-    for (std::size_t k = 0; k < e.values.size(); ++k)
-      if (!std::isfinite(e.values[k]) || std::abs(e.values[k]) > 1e30)  // NaN or a fill value
-        throw FormatError(path + ": variable '" + var.getName() + "' holds a missing or " +
-                          "non-finite value at (y, x) = (" + std::to_string(k / dims[1].getSize()) +
-                          ", " + std::to_string(k % dims[1].getSize()) +
-                          "); topography must be complete");
-    // Rows run north to south if the first dimension's coordinate decreases.
-    const netCDF::NcVar y = nc.getVar(dims[0].getName());
-    if (!y.isNull() && y.getDimCount() == 1) {
-      std::vector<double> coordinate(dims[0].getSize());
-      y.getVar(coordinate.data());
-      if (coordinate.back() < coordinate.front())
-        for (int j = 0; j < e.ny / 2; ++j)
-          std::swap_ranges(e.values.begin() + static_cast<std::ptrdiff_t>(j) * e.nx,
-                           e.values.begin() + static_cast<std::ptrdiff_t>(j + 1) * e.nx,
-                           e.values.begin() + static_cast<std::ptrdiff_t>(e.ny - 1 - j) * e.nx);
-    }
-    return e;
-  } catch (const netCDF::exceptions::NcException& error) {
-    throw Error("cannot read the NetCDF elevation file '" + path +
-                "': " + nc_strerror(error.errorCode()) + "; check that it is a NetCDF file");
-  }
+  const std::string what = "the NetCDF elevation file '" + path + "'";
+  const char* const hint = "; check that it is a NetCDF file";
+  const std::string bytes = isolated_call(
+      [&] {
+        try {
+          const ElevationGrid e = read_netcdf(path);
+          ByteWriter w;
+          w.put(static_cast<long long>(e.nx)), w.put(static_cast<long long>(e.ny)), w.put(e.values);
+          return w.take();
+        } catch (const NcStatus& error) {
+          throw Error("cannot read " + what + ": " + nc_strerror(error.status) + hint);
+        }
+      },
+      what, hint);
+  ByteReader in(bytes);
+  ElevationGrid e;
+  e.nx = static_cast<int>(in.get_integer());
+  e.ny = static_cast<int>(in.get_integer());
+  e.values = in.get_vector();
+  return e;
 }
 
 ElevationGrid read_elevation(const std::string& path) {

@@ -1,5 +1,9 @@
 #include "tessera/weather/field.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
 namespace tessera::weather {
 
 Field make_field(Runtime& runtime, const Decomposition& d, const char* label, std::string name,
@@ -19,7 +23,8 @@ Field make_field(Runtime& runtime, const Decomposition& d, const char* label, st
 std::vector<double> gather_to_root(Runtime& runtime, const Decomposition& d,
                                    const std::function<double(Tile&, int, int)>& value) {
   const std::size_t nx = static_cast<std::size_t>(d.grid().nx);
-  std::vector<double> all(nx * static_cast<std::size_t>(d.grid().ny), 0.0);
+  // -0.0 is the exact identity of the sum below (0.0 would turn an owner's -0.0 into +0.0).
+  std::vector<double> all(nx * static_cast<std::size_t>(d.grid().ny), -0.0);
   for (const auto& tile : runtime.local_tiles()) {
     const int i0 = d.x_begin(tile->id()), j0 = d.y_begin(tile->id());
     for (int j = 0; j < d.height(tile->id()); ++j)
@@ -27,7 +32,7 @@ std::vector<double> gather_to_root(Runtime& runtime, const Decomposition& d,
         all[static_cast<std::size_t>(j0 + j) * nx + static_cast<std::size_t>(i0 + i)] =
             value(*tile, i, j);
   }
-  // Every point comes from exactly one rank; the others add zeros, so the sum is exact.
+  // Every point comes from exactly one rank; the others add -0.0, so the sum is exact.
   if (runtime.rank() == 0)
     MPI_Reduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, 0,
                runtime.comm());
@@ -36,6 +41,49 @@ std::vector<double> gather_to_root(Runtime& runtime, const Decomposition& d,
                runtime.comm());
   if (runtime.rank() != 0) return {};
   return all;
+}
+
+std::optional<BadValue> find_bad_value(Runtime& runtime, const Decomposition& d,
+                                       const std::vector<Field>& fields,
+                                       const std::vector<bool>& positive) {
+  const auto nx = static_cast<std::uint64_t>(d.grid().nx);
+  const auto cells = nx * static_cast<std::uint64_t>(d.grid().ny);
+  constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  // Each bad point's rank: a finite value of a positive field (a layer that dried out: the
+  // physical cause) before any non-finite one (which spreads from it), then field, j, i;
+  // the smallest wins.
+  const std::uint64_t per_kind = static_cast<std::uint64_t>(fields.size()) * cells;
+  const std::uint64_t first =
+      runtime.all_reduce<std::uint64_t>("weather.check", ReduceOp::min, [&](Tile& t) {
+        const int i0 = d.x_begin(t.id()), j0 = d.y_begin(t.id());
+        std::uint64_t best = kNone;
+        for (std::size_t f = 0; f < fields.size(); ++f) {
+          const FieldView a = view(t, d, fields[f]);
+          for (int j = 0; j < a.height(); ++j)
+            for (int i = 0; i < a.width(); ++i) {
+              const double v = a(i, j);
+              if (std::isfinite(v) && (!positive[f] || v > 0)) continue;
+              const std::uint64_t key = (std::isfinite(v) ? 0 : per_kind) + f * cells +
+                                        static_cast<std::uint64_t>(j0 + j) * nx +
+                                        static_cast<std::uint64_t>(i0 + i);
+              best = std::min(best, key);
+            }
+        }
+        return best;
+      });
+  if (first == kNone) return std::nullopt;
+  BadValue b;
+  b.field = static_cast<int>(first % per_kind / cells);
+  b.j = static_cast<int>(first % cells / nx);
+  b.i = static_cast<int>(first % nx);
+  // The owner's value (every other tile adds 0; NaN and infinities survive the sum).
+  b.value = runtime.all_reduce<double>("weather.check.value", ReduceOp::sum, [&](Tile& t) {
+    const int i0 = d.x_begin(t.id()), j0 = d.y_begin(t.id());
+    if (b.i < i0 || b.i >= i0 + d.width(t.id()) || b.j < j0 || b.j >= j0 + d.height(t.id()))
+      return 0.0;
+    return view(t, d, fields[static_cast<std::size_t>(b.field)])(b.i - i0, b.j - j0);
+  });
+  return b;
 }
 
 void apply_boundaries(Tile& t, const Decomposition& d, const Field& f) {

@@ -1,11 +1,27 @@
 #include "tessera/weather/grid.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <numbers>
 #include <string>
 
 #include "tessera/core/error.hpp"
 
 namespace tessera::weather {
+
+std::string describe_cell(const Grid& g, int i, int j, bool geographic) {
+  char text[256];
+  if (geographic)
+    std::snprintf(text, sizeof text,
+                  "(i, j) = (%d, %d) of the %d x %d grid, at lon %.6g, lat %.6g degrees", i, j,
+                  g.nx, g.ny, g.x_center(i) * 180 / std::numbers::pi,
+                  g.y_center(j) * 180 / std::numbers::pi);
+  else
+    std::snprintf(text, sizeof text,
+                  "(i, j) = (%d, %d) of the %d x %d grid, at x = %.6g km, y = %.6g km", i, j, g.nx,
+                  g.ny, g.x_center(i) / 1000, g.y_center(j) / 1000);
+  return text;
+}
 
 Decomposition::Decomposition(const Grid& grid, int tiles, int min_block) : grid_(grid) {
   if (grid.nx < 1 || grid.ny < 1)

@@ -24,6 +24,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/error.hpp"
@@ -52,6 +53,11 @@ class CfWriter {
   // Writes a static field (row-major ny x nx, j = 0 south); may be rewritten
   // before each append (the exact restart state of the latest record). Throws Error.
   void write_static(const std::string& name, const std::vector<double>& values);
+  // Sets attributes of the scalar variable `variable` (defined, as an int without data, the
+  // first time): numbers as doubles, texts as text. Throws Error.
+  void set_attributes(const std::string& variable,
+                      const std::vector<std::pair<std::string, double>>& numbers,
+                      const std::vector<std::pair<std::string, std::string>>& texts);
   // Appends one record: `values[k]` for fields[k], row-major ny x nx, and syncs the file.
   // Throws Error.
   void append(double time_seconds, const std::vector<std::vector<double>>& values);

@@ -2,11 +2,11 @@
 // row 0 the southernmost, as the model stores them.
 //   CSV: one row of comma-separated heights (m) per line, rows running north
 //        to south, no header (the layout of R's datasets::volcano).
-//   NetCDF (classic or NetCDF-4, through NetCDF-C++4): a 2-D variable on (y, x)
-//        in metres: the one with standard_name "surface_altitude" (as weather_ipu
-//        writes `b`), else one named elevation, topography, b, z or height. Rows
-//        run south to north unless the coordinate variable of the first
-//        dimension decreases (then north to south, and they are flipped).
+//   NetCDF (classic or NetCDF-4, read in a child process: tessera/core/isolated_call.hpp):
+//        a 2-D variable on (y, x) in metres: the one with standard_name "surface_altitude" (as
+//        weather_ipu writes `b`), else one named elevation, topography, b, z or height. Rows run
+//        south to north unless the coordinate variable of the first dimension decreases (then north
+//        to south, and they are flipped).
 #pragma once
 
 #include <string>

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,6 +43,19 @@ inline FieldView view(Tile& t, const Decomposition& d, const Field& f) {
 // vector. Host I/O, outside the cost model; collective.
 std::vector<double> gather_to_root(Runtime& runtime, const Decomposition& d,
                                    const std::function<double(Tile&, int, int)>& value);
+
+// The first interior value of `fields` that is not finite or, for fields[k] with
+// positive[k], not positive: its field's index, cell and value, on every rank; nothing if
+// all are good. First: a finite value that is not positive (a dried-out layer) before a
+// non-finite one, then in the order field, j, i (the same on any decomposition).
+// Host check, outside the cost model; collective.
+struct BadValue {
+  int field = 0, i = 0, j = 0;
+  double value = 0;
+};
+std::optional<BadValue> find_bad_value(Runtime& runtime, const Decomposition& d,
+                                       const std::vector<Field>& fields,
+                                       const std::vector<bool>& positive);
 
 // Fills the halo of `f` on the domain edges this tile touches, x first, then y
 // (so that corners come from the already-filled x halo).

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <string>
 
 #include "tessera/core/error.hpp"
 
@@ -54,6 +55,10 @@ struct Grid {
   double length_x() const { return nx * dx; }
   double length_y() const { return ny * dy; }
 };
+
+// Cell (i, j) for messages: "(i, j) = (3, 7) of the 64 x 32 grid, at x = 350 km, y = 750 km"
+// or, on a geographic grid (dx, dy, x0, y0 in radians), "at lon 33.75, lat -12.5 degrees".
+std::string describe_cell(const Grid& g, int i, int j, bool geographic = false);
 
 // px x py blocks, block (bx, by) on tile bx + px * by; the factorisation of the
 // tile count with the shortest total block perimeter (the least halo traffic),

@@ -1,11 +1,12 @@
-// Model: what a time integrator advances. A model owns the layout of its
-// state (a list of fields) and computes tendencies dq/dt = F(q) on the tile
+// Model: what a time integrator advances and a checkpoint saves. A model owns the layout of
+// its state (a list of fields) and computes tendencies dq/dt = F(q) on the tile
 // runtime; integrators combine states linearly, one superstep per stage.
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/weather/field.hpp"
 
@@ -27,6 +28,18 @@ class Model {
   // dq = F(q) on every interior point (q's halos between blocks are valid;
   // the model applies its boundary conditions itself). Issues supersteps.
   virtual void tendency(const State& q, const State& dq) = 0;
+
+  // The model's own state, and its exchange with a checkpoint (checkpoint.hpp). A model
+  // that is never checkpointed may leave these out: they throw Error.
+  virtual State& state();
+  // The interior nx x ny values of state field `field` of `from` (by default the model's
+  // state) on rank 0, row-major, j = 0 south, at the field's own staggered points; other
+  // ranks get an empty vector. Collective.
+  virtual std::vector<double> gather_state(int field, const State* from = nullptr);
+  // Sets the interior of state field `field` of `into` (by default the model's state) from
+  // such an array (every rank passes the whole array), then exchanges that state's halos.
+  // Throws ConfigError for an array of another size. Collective.
+  virtual void set_state(int field, const std::vector<double>& values, const State* into = nullptr);
 };
 
 }  // namespace tessera::weather

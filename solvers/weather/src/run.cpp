@@ -1,0 +1,533 @@
+#include "tessera/weather/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <numbers>
+#include <optional>
+#include <string>
+
+#include "tessera/core/environment.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/stop_signal.hpp"
+#include "tessera/weather/cf_reader.hpp"
+#include "tessera/weather/cf_writer.hpp"
+#include "tessera/weather/checkpoint.hpp"
+#include "tessera/weather/elevation.hpp"
+#include "tessera/weather/memory_estimate.hpp"
+#include "tessera/weather/planar_cases.hpp"
+#include "tessera/weather/same_input.hpp"
+#include "tessera/weather/shallow_water.hpp"
+#include "tessera/weather/spherical_shallow_water.hpp"
+#include "tessera/weather/time_integrator.hpp"
+#include "tessera/weather/time_step.hpp"
+#include "tessera/weather/williamson.hpp"
+
+namespace tessera::weather {
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+// Prints `progress: t = ... h of ... h, ... steps/s, ETA ... s` on rank 0 at most
+// every `every` seconds of wall time (not after the last step).
+class Progress {
+ public:
+  Progress(bool root, double every, double t_end, std::string label = "")
+      : root_(root), every_(every), t_end_(t_end), label_(std::move(label)) {}
+  void update(long step, long steps, double t) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!root_ || step >= steps || std::chrono::duration<double>(now - last_).count() < every_)
+      return;
+    const double wall = std::chrono::duration<double>(now - start_).count();
+    const double rate = static_cast<double>(step) / wall;
+    std::printf("progress: %st = %.3g h of %.3g h, %.4g steps/s, ETA %.0f s\n", label_.c_str(),
+                t / 3600, t_end_ / 3600, rate, static_cast<double>(steps - step) / rate);
+    flush_standard_output();
+    last_ = now;
+  }
+
+ private:
+  bool root_;
+  double every_, t_end_;
+  std::string label_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
+};
+
+// A run ended early by SIGINT or SIGTERM (tessera/core/stop_signal.hpp): the signal, the
+// last step taken and its time.
+struct Stop {
+  int signal = 0;
+  long step = 0;
+  double t = 0;
+};
+
+// Says on standard error where the run stopped and what the output holds (published by
+// then), and returns the exit code, 128 + signal. `reference`: the stop came during
+// williamson6's reference run, after the run itself had ended; `restartable`: the case can
+// be continued with --restart.
+int stopped(Runtime& runtime, const std::string& output, const CfWriter* writer, const Stop& stop,
+            long steps, double t_end, bool reference, bool restartable) {
+  if (runtime.rank() != 0) return stop_exit_code(stop.signal);
+  char text[512];
+  std::snprintf(text, sizeof text, "weather_ipu: stopped by %s%s at t = %.6g s (step %ld of %ld)",
+                signal_name(stop.signal).c_str(),
+                reference ? " during the reference run, after the run itself" : "", stop.t,
+                stop.step, steps);
+  std::string message = text;
+  if (writer) {
+    message += "; " + output + " holds " + std::to_string(writer->records()) + " records";
+    if (restartable && stop.t < t_end) message += " (continue it with --restart " + output + ")";
+  }
+  std::fprintf(stderr, "%s\n", message.c_str());
+  return stop_exit_code(stop.signal);
+}
+
+// Williamson et al. (1992) test cases 1, 2 and 6 on a latitude-longitude grid.
+// The step plan of a run. A --restart whose file records its step grid continues that grid
+// with the recorded dt (unless --dt asks for another), so that it takes the unbroken run's
+// steps; otherwise dt is --dt or the CFL default fitted to the output interval.
+StepPlan plan_run(const RunSettings& s, const TimeIntegrator& integrator, double rate,
+                  double duration, const std::optional<Checkpoint>& from, bool restart,
+                  const std::string& path, bool root) {
+  if (restart && from && from->dt && (s.dt == 0 || s.dt == *from->dt)) {
+    try {
+      choose_dt(*from->dt, integrator, rate);
+    } catch (const ConfigError& e) {
+      throw ConfigError("the time step " + number(*from->dt) + " s recorded in '" + path +
+                        "' does not fit its last state: " + e.what() +
+                        " (a different --dt continues the run, not bit for bit)");
+    }
+    return from->on_grid ? plan_steps(*from->dt, from->origin, from->step, duration)
+                         : plan_steps(*from->dt, from->time, 0, duration);
+  }
+  const double dt = choose_dt(s.dt, integrator, rate, s.output_every_hours * 3600);
+  if (restart && from && from->dt && root)
+    std::printf(
+        "note: --dt %g s is not the time step of '%s' (%g s): the continuation is not bit for "
+        "bit the unbroken run\n",
+        dt, path.c_str(), *from->dt);
+  return plan_steps(dt, restart && from ? from->time : 0, 0, duration);
+}
+
+// The Courant number at the last check that found the state sound.
+struct Health {
+  double courant = 0, t = 0;
+};
+
+// Stops the run with an ERROR that names what went wrong where and when, and what the time
+// step has to do with it: a step beyond the CFL limit of the flow at the last sound check is
+// the cause; one within it is not, and the message says so instead of "reduce --dt".
+[[noreturn]] void unsound(const BadValue& b, const std::vector<std::string>& names, const Grid& g,
+                          bool geographic, double t, long long step, const Health& last,
+                          double limit, const std::string& integrator) {
+  char value[32];
+  std::snprintf(value, sizeof value, "%.6g", std::isnan(b.value) ? NAN : b.value);
+  if (std::isnan(b.value)) std::snprintf(value, sizeof value, "nan");
+  const bool dry = b.field == 0 && std::isfinite(b.value);
+  std::string message = "the run failed at t = " + number(t) + " s (step " + std::to_string(step) +
+                        "): " + names.at(static_cast<std::size_t>(b.field)) + " is " + value +
+                        (dry ? " m" : "") + " at cell " + describe_cell(g, b.i, b.j, geographic) +
+                        "; ";
+  char courant[160];
+  std::snprintf(courant, sizeof courant, "Courant number %.3g at t = %.6g s, the limit of %s %.3g",
+                last.courant, last.t, integrator.c_str(), limit);
+  if (last.courant > limit)
+    message += std::string("the flow had outgrown the time step (") + courant +
+               "): the run became unstable; reduce --dt";
+  else
+    message += std::string("the time step was within the CFL limit at the last check (") + courant +
+               "), so it is not the cause: " +
+               (dry ? "the layer dried out there (the topography reaches the free surface, or "
+                      "the layer is too thin for the flow)"
+                    : "look at the inputs (topography, initial state) near that cell");
+  throw Error(message);
+}
+
+// Williamson et al. (1992) test cases 1, 2 and 6 on a latitude-longitude grid.
+int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
+  const int number_of_case = s.case_name.back() - '0';
+  const double degrees = s.resolution > 0 ? s.resolution : (number_of_case == 1 ? 2.8125 : 5.625);
+  const double days = s.days >= 0 ? s.days
+                                  : (number_of_case == 1   ? 12
+                                     : number_of_case == 2 ? 5
+                                                           : 14);
+  // Before anything of the grid's size exists (and before its size is an int): the state,
+  // 4 work fields (U, V, B, q), and test case 6's reference run at r times the resolution.
+  const int factor = s.reference_factor;
+  const bool reference =
+      number_of_case == 6 && factor > 1 && s.initial.empty() && s.restart.empty();
+  require_memory(
+      runtime,
+      {.nx = 360 / degrees,
+       .ny = 180 / degrees,
+       .fields = model_fields(s.integrator, 3, 4) * (reference ? 1 + factor * factor : 1),
+       .halo = 2,
+       .root_arrays = 4,
+       .rank_arrays = s.initial.empty() && s.restart.empty() ? 0 : 9},
+      "a " + number(360 / degrees) + " x " + number(180 / degrees) + " grid (--resolution " +
+          number(degrees) + ")");
+  const int nlon = static_cast<int>(std::lround(360 / degrees));
+  if (std::abs(nlon * degrees - 360) > 1e-9 * 360 || nlon % 2 != 0)
+    throw ConfigError("--resolution " + std::to_string(degrees) +
+                      " must divide 360 degrees into an even number of cells (e.g. 5.625, 2.8125)");
+  if (!(days > 0)) throw ConfigError("--days must be positive");
+  const bool kinematic = number_of_case == 1;
+  SphericalShallowWater model(
+      runtime, {.nlon = nlon, .nlat = nlon / 2, .alpha = s.alpha, .kinematic = kinematic});
+  williamson::initialize(number_of_case, model);
+  auto integrator = make_integrator(s.integrator, model);
+  const Grid grid{.nx = nlon,
+                  .ny = nlon / 2,
+                  .dx = 2 * kPi / nlon,
+                  .dy = kPi / (nlon / 2),
+                  .x0 = 0,
+                  .y0 = -kPi / 2};
+  const CheckpointLayout layout = sphere_checkpoint(grid, kinematic);
+  const bool root = runtime.rank() == 0;
+  const bool restart = !s.restart.empty();
+  const std::string start_file = restart ? s.restart : s.initial;
+  const std::string output = restart ? s.restart : s.output;
+  std::optional<Checkpoint> from;
+  if (!start_file.empty())
+    from = start_from_file(model, *integrator, layout, start_file, restart, root);
+  const double duration = days * 86400;
+  const StepPlan plan =
+      plan_run(s, *integrator, model.max_frequency(), duration, from, restart, start_file, root);
+  const double t0 = restart ? from->time : 0, t_end = plan.end;
+  if (root && !start_file.empty())
+    std::printf("weather_ipu: starting from the last record of %s (t = %.6g s)%s\n",
+                start_file.c_str(), from->time, restart ? ", appending to it" : "");
+  if (root)
+    std::printf(
+        "weather_ipu: case %s: Williamson et al. (1992) test case %d, alpha %.4g\n"
+        "  grid %d x %d (%.4g degrees), %lld steps of %.6g s (%s), %.4g days\n"
+        "  target %s (%d tiles), %d rank%s x %d thread%s\n",
+        s.case_name.c_str(), number_of_case, s.alpha, nlon, nlon / 2, degrees, plan.steps, plan.dt,
+        s.integrator.c_str(), days, runtime.target().name.c_str(), runtime.target().total_tiles(),
+        runtime.ranks(), runtime.ranks() == 1 ? "" : "s", runtime.threads(),
+        runtime.threads() == 1 ? "" : "s");
+  std::vector<std::string> names = {"h"};
+  if (!kinematic) names = {"h", "u", "v"};
+  std::unique_ptr<CfWriter> writer;
+  const bool leapfrog = s.integrator == "leapfrog";
+  auto write_record = [&](double t, long long n) {
+    std::vector<std::vector<double>> values;
+    for (const std::string& name : names) values.push_back(model.gather(name));
+    write_checkpoint(model, *integrator, layout, writer.get(), t, plan, n);
+    if (root) writer->append(t, values);
+  };
+  if (!output.empty()) {
+    if (root) {
+      std::vector<CfVariable> fields = {{"h", "fluid layer thickness", "m", ""}};
+      if (!kinematic) {
+        fields.push_back(
+            {"u", "eastward velocity (averaged to cell centres)", "m s-1", "eastward_wind"});
+        fields.push_back(
+            {"v", "northward velocity (averaged to cell centres)", "m s-1", "northward_wind"});
+      }
+      writer = restart ? CfWriter::reopen(output, grid, fields)
+                       : std::make_unique<CfWriter>(
+                             output, grid, fields, checkpoint_variables(layout, leapfrog),
+                             "Tessera weather_ipu case " + s.case_name, command_line, true);
+    }
+    if (!restart) write_record(0, 0);
+  }
+  const double mass0 = model.mass(), energy0 = model.energy();
+  const double output_every = s.output_every_hours * 3600;
+  double next_output = t0 + output_every;
+  Progress progress(root, s.progress_every, t_end);
+  Stop stop;
+  const double limit = courant_limit(*integrator);
+  Health health{plan.dt * model.max_frequency(), t0};
+  for (long long step = 1; step <= plan.steps; ++step) {
+    integrator->step(model.state(), step == plan.steps && plan.shortened
+                                        ? plan.end - plan.time(step - 1)
+                                        : plan.dt);
+    const double t = plan.time(step);
+    if (step % 50 == 0 || step == plan.steps) {
+      if (const auto bad = find_bad_value(runtime, model.decomposition(), model.state().fields,
+                                          {!kinematic, false, false}))
+        unsound(*bad, {"h", "u (west face)", "v (south face)"}, grid, true, t, step, health, limit,
+                s.integrator);
+      health = {plan.dt * model.max_frequency(), t};
+    }
+    progress.update(step, plan.steps, t);
+    if (!output.empty() && (t >= next_output - 1e-6 * plan.dt || step == plan.steps)) {
+      write_record(t, step);
+      while (next_output <= t + 1e-6 * plan.dt) next_output += output_every;
+    }
+    if ((stop.signal = stop_requested(runtime.comm()))) {
+      stop.step = step, stop.t = t;
+      break;
+    }
+  }
+  if (root && writer) writer->close();
+  if (stop.signal)
+    return stopped(runtime, output, writer.get(), stop, plan.steps, t_end, false, true);
+  std::optional<ErrorNorms> errors;
+  // From a file the state is not the case's at t = 0: the exact solution still holds for a
+  // restart (the same run), not for --initial.
+  if (number_of_case != 6 && s.initial.empty())
+    errors = model.height_errors(williamson::exact_height(number_of_case, model.config(), t_end));
+  const double mass1 = model.mass(), energy1 = model.energy();
+  const std::uint64_t checksum = model.checksum();
+  const double simulated = runtime.profile().simulated_seconds();
+  // Test case 6 has no exact solution: compare with our own run at reference_factor
+  // times the resolution (its own CFL time step), averaged conservatively onto this
+  // grid. A self-reference: it measures the distance to a better-resolved solution
+  // of the same scheme, not to the true one (docs/weather.md). Not after a restart or
+  // --initial: the reference would have to start where the run did.
+  if (reference) {
+    const int fine_nlon = nlon * factor;
+    SphericalShallowWater fine(runtime,
+                               {.nlon = fine_nlon, .nlat = fine_nlon / 2, .alpha = s.alpha});
+    williamson::initialize(6, fine);
+    auto fine_integrator = make_integrator(s.integrator, fine);
+    const double fine_dt_max =
+        0.8 * 0.5 * fine_integrator->stability_limit() / fine.max_frequency();
+    const long fine_steps = std::max(1L, static_cast<long>(std::ceil(t_end / fine_dt_max - 1e-9)));
+    const double fine_dt = t_end / static_cast<double>(fine_steps);
+    if (root)
+      std::printf("reference: the same case on %d x %d (%.4g degrees), %ld steps of %.6g s\n",
+                  fine_nlon, fine_nlon / 2, degrees / factor, fine_steps, fine_dt);
+    Progress fine_progress(root, s.progress_every, t_end, "reference ");
+    for (long step = 1; step <= fine_steps; ++step) {
+      fine_integrator->step(fine.state(), fine_dt);
+      fine_progress.update(step, fine_steps, static_cast<double>(step) * fine_dt);
+      if ((stop.signal = stop_requested(runtime.comm()))) {
+        stop.step = plan.steps, stop.t = t_end;
+        return stopped(runtime, output, writer.get(), stop, plan.steps, t_end, true, false);
+      }
+    }
+    const std::vector<double> reference = fine.gather("h");
+    const std::vector<double> h = model.gather("h");
+    if (root)
+      errors = williamson::normalised_errors(
+          h, williamson::coarsen(reference, fine_nlon, fine_nlon / 2, factor), nlon, nlon / 2);
+  }
+  const std::string summary = runtime.finish();
+  if (root) {
+    std::printf("mass change %.3e relative\n", (mass1 - mass0) / mass0);
+    if (number_of_case != 1)
+      std::printf("energy change %.3e relative\n", (energy1 - energy0) / energy0);
+    if (number_of_case == 6 && errors)
+      std::printf(
+          "errors against our own run at %.4g degrees (a self-reference, not an exact "
+          "solution):\n",
+          degrees / factor);
+    if (errors)
+      std::printf("error: l1=%.6e l2=%.6e linf=%.6e\n", errors->l1, errors->l2, errors->linf);
+    else
+      std::printf("no errors for test case 6 without a reference run (--reference-factor 1)\n");
+    std::printf("state checksum %016" PRIx64 "\n", checksum);
+    if (writer) std::printf("wrote %s (%d records)\n", output.c_str(), writer->records());
+    std::printf("simulated time on %s: %.6e s for %lld steps (%.6e s per step)\n",
+                runtime.target().name.c_str(), simulated, plan.steps,
+                simulated / static_cast<double>(plan.steps));
+    std::fputs(summary.c_str(), stdout);
+  }
+  return 0;
+}
+
+int run_planar(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
+  const bool from_file = !s.initial.empty() || !s.restart.empty();
+  // Before anything of the grid's size exists: the state (up to 4 fields), 6 work fields
+  // (b, U, V, B, q, c); on rank 0 the gathered output fields, on every rank a start file's
+  // 8 restart arrays or the resampled topography.
+  PlanarCase c = make_planar_case(s, runtime.comm(), [&](int nx, int ny) {
+    require_memory(runtime,
+                   {.nx = static_cast<double>(nx),
+                    .ny = static_cast<double>(ny),
+                    .fields = model_fields(s.integrator, 4, 6),
+                    .halo = 2,
+                    .root_arrays = 5,
+                    .rank_arrays = from_file ? 9 : 2},
+                   "a " + std::to_string(nx) + " x " + std::to_string(ny) + " grid");
+  });
+  c.config.vorticity_flux = s.vorticity_flux;
+  if (!(c.days > 0)) throw ConfigError("--days must be positive, got " + std::to_string(c.days));
+  ShallowWater model(runtime, c.config);
+  c.initialize(model);
+  const bool restart = !s.restart.empty();
+  const std::string start_file = restart ? s.restart : s.initial;
+  const std::string output = restart ? s.restart : s.output;
+  const Grid& g = c.config.grid;
+  const bool root = runtime.rank() == 0;
+  auto integrator = make_integrator(s.integrator, model);
+  const CheckpointLayout layout = planar_checkpoint(g, c.config.kinematic, c.config.tracer);
+  std::optional<Checkpoint> from;
+  // --initial FILE.csv: the layer depth only (rows north to south, resampled onto the grid).
+  const bool initial_csv = s.initial.ends_with(".csv");
+  if (initial_csv) {
+    if (c.config.kinematic)
+      throw ConfigError("--initial " + s.initial + ": a CSV file gives the layer depth, which " +
+                        s.case_name + " keeps fixed (its flow is prescribed); use a NetCDF file");
+    const ElevationGrid depth = read_elevation_csv(s.initial, "--initial");
+    require_same_input(runtime.comm(), depth.values,
+                       "the layer depth read from '" + s.initial + "' (--initial)");
+    model.set_depth(resample(depth, c.config.grid.nx, c.config.grid.ny));
+  } else if (!start_file.empty()) {
+    from = start_from_file(model, *integrator, layout, start_file, restart, root);
+  }
+
+  const Diagnostics start = model.diagnostics();
+  const double rate = start.max_wave_speed_x / g.dx + start.max_wave_speed_y / g.dy;
+  const double duration = c.days * 86400;
+  const StepPlan plan = plan_run(s, *integrator, rate, duration, from, restart, start_file, root);
+  const double t0 = restart ? from->time : 0, t_end = plan.end;
+  if (root && initial_csv)
+    std::printf("weather_ipu: starting from the layer depth in %s\n", s.initial.c_str());
+  else if (root && !start_file.empty())
+    std::printf("weather_ipu: starting from the last record of %s (t = %.6g s)%s\n",
+                start_file.c_str(), from->time, restart ? ", appending to it" : "");
+  if (root)
+    std::printf(
+        "weather_ipu: case %s: %s\n  grid %d x %d (dx %.4g m, dy %.4g m), %lld steps of %.6g s "
+        "(%s, Courant %.3g), %.4g days\n  target %s (%d tiles), %d rank%s x %d thread%s\n",
+        s.case_name.c_str(), c.description.c_str(), g.nx, g.ny, g.dx, g.dy, plan.steps, plan.dt,
+        s.integrator.c_str(), plan.dt * rate, c.days, runtime.target().name.c_str(),
+        runtime.target().total_tiles(), runtime.ranks(), runtime.ranks() == 1 ? "" : "s",
+        runtime.threads(), runtime.threads() == 1 ? "" : "s");
+
+  std::unique_ptr<CfWriter> writer;
+  std::vector<std::string> names = {"h", "u", "v"};
+  if (c.config.tracer) names.push_back("c");
+  const bool leapfrog = s.integrator == "leapfrog";
+  auto write_record = [&](double t, long long n) {
+    std::vector<std::vector<double>> values;
+    for (const std::string& name : names) values.push_back(model.gather(name));
+    write_checkpoint(model, *integrator, layout, writer.get(), t, plan, n);
+    if (root) writer->append(t, values);
+  };
+  if (!output.empty()) {
+    if (root) {
+      std::vector<CfVariable> fields = {
+          {"h", "fluid layer thickness", "m", ""},
+          {"u", "eastward velocity (averaged to cell centres)", "m s-1", "eastward_wind"},
+          {"v", "northward velocity (averaged to cell centres)", "m s-1", "northward_wind"}};
+      if (c.config.tracer) fields.push_back({"c", "passive tracer concentration", "1", ""});
+      std::vector<CfVariable> static_fields = {
+          {"b", "bottom topography height", "m", "surface_altitude"}};
+      for (CfVariable& v : checkpoint_variables(layout, leapfrog)) static_fields.push_back(v);
+      writer = restart ? CfWriter::reopen(output, g, fields)
+                       : std::make_unique<CfWriter>(output, g, fields, static_fields,
+                                                    "Tessera weather_ipu case " + s.case_name,
+                                                    command_line);
+    }
+    const std::vector<double> b = model.gather("b");
+    if (root && !restart) writer->write_static("b", b);
+    // A restart continues after the record it started from.
+    if (!restart) write_record(0, 0);
+  }
+
+  const double output_every = s.output_every_hours * 3600;
+  double next_output = t0 + output_every;
+  Progress progress(root, s.progress_every, t_end);
+  Stop stop;
+  const double limit = courant_limit(*integrator);
+  Health health{plan.dt * rate, t0};
+  std::vector<bool> positive = {!c.config.kinematic, false, false};
+  if (c.config.tracer) positive.push_back(false);
+  for (long long step = 1; step <= plan.steps; ++step) {
+    integrator->step(model.state(), step == plan.steps && plan.shortened
+                                        ? plan.end - plan.time(step - 1)
+                                        : plan.dt);
+    const double t = plan.time(step);
+    // Every 50 steps and at the end: stop on an unsound state rather than write it.
+    if (step % 50 == 0 || step == plan.steps) {
+      if (const auto bad =
+              find_bad_value(runtime, model.decomposition(), model.state().fields, positive))
+        unsound(*bad, {"the layer depth h", "u (west face)", "v (south face)", "tracer_mass"}, g,
+                false, t, step, health, limit, s.integrator);
+      const Diagnostics d = model.diagnostics();
+      health = {plan.dt * (d.max_wave_speed_x / g.dx + d.max_wave_speed_y / g.dy), t};
+    }
+    if (!output.empty() && (t >= next_output - 1e-6 * plan.dt || step == plan.steps)) {
+      write_record(t, step);  // collective: every rank gathers, rank 0 writes
+      while (next_output <= t + 1e-6 * plan.dt) next_output += output_every;
+    }
+    progress.update(step, plan.steps, t);
+    if ((stop.signal = stop_requested(runtime.comm()))) {
+      stop.step = step, stop.t = t;
+      break;
+    }
+  }
+  if (root && writer) writer->close();
+  if (stop.signal)
+    return stopped(runtime, output, writer.get(), stop, plan.steps, t_end, false, true);
+  const Diagnostics end = model.diagnostics();
+  std::optional<ErrorNorms> errors;
+  // From --initial the state is not the case's: no reference solution applies.
+  if (c.reference && s.initial.empty())
+    errors = model.errors(c.reference_field, c.reference(t_end), c.reference_offset);
+  const std::uint64_t checksum = model.checksum();
+  const std::string summary = runtime.finish();
+  if (root) {
+    std::printf("mass change %.3e relative\n", (end.mass - start.mass) / start.mass);
+    if (!c.config.kinematic) {
+      std::printf("energy change %.3e relative\n", (end.energy - start.energy) / start.energy);
+      if (start.potential_enstrophy > 0)
+        std::printf(
+            "potential enstrophy change %.3e relative\n",
+            (end.potential_enstrophy - start.potential_enstrophy) / start.potential_enstrophy);
+    }
+    if (c.config.tracer)
+      std::printf("tracer mass change %.3e relative\n",
+                  (end.tracer_mass - start.tracer_mass) / start.tracer_mass);
+    if (errors)
+      std::printf("error: l1=%.6e l2=%.6e linf=%.6e\n", errors->l1, errors->l2, errors->linf);
+    std::printf("state checksum %016" PRIx64 "\n", checksum);
+    if (writer) std::printf("wrote %s (%d records)\n", output.c_str(), writer->records());
+    std::printf("simulated time on %s: %.6e s for %lld steps (%.6e s per step)\n",
+                runtime.target().name.c_str(), runtime.profile().simulated_seconds(), plan.steps,
+                runtime.profile().simulated_seconds() / static_cast<double>(plan.steps));
+    std::fputs(summary.c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RunSettings::validate() const {
+  auto require = [](bool ok, const std::string& option, double value, const std::string& range) {
+    if (!ok) throw ConfigError(option + " must be " + range + ", got " + number(value));
+  };
+  require(std::isfinite(days) && days != 0, "--days", days, "a positive number of days");
+  require(std::isfinite(dt) && dt >= 0, "--dt", dt, "a positive time step in s (0: the default)");
+  require(std::isfinite(output_every_hours) && output_every_hours > 0, "--output-every",
+          output_every_hours, "a positive number of hours");
+  require(std::isfinite(resolution) && resolution >= 0 && resolution <= 90, "--resolution",
+          resolution, "a grid spacing in (0, 90] degrees");
+  require(std::isfinite(alpha), "--alpha", alpha, "a finite angle in radians");
+  require(std::isfinite(progress_every) && progress_every >= 0, "--progress-every", progress_every,
+          "a non-negative number of seconds");
+  require(nx >= 0, "--nx", nx, "a positive number of cells");
+  require(ny >= 0, "--ny", ny, "a positive number of cells");
+  require(reference_factor >= 1 && reference_factor <= 8, "--reference-factor", reference_factor,
+          "between 1 and 8");
+}
+
+int run(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
+  s.validate();
+  if (!s.initial.empty() && !s.restart.empty())
+    throw ConfigError("give --initial or --restart, not both");
+  if (!s.restart.empty() && !s.output.empty())
+    throw ConfigError("--restart appends to its own file '" + s.restart + "'; leave out --output");
+  const bool sphere =
+      s.case_name == "williamson1" || s.case_name == "williamson2" || s.case_name == "williamson6";
+  if (sphere && s.initial.ends_with(".csv"))
+    throw ConfigError("--initial FILE.csv works for the planar cases only, not " + s.case_name);
+  return sphere ? run_sphere(runtime, s, command_line) : run_planar(runtime, s, command_line);
+}
+
+}  // namespace tessera::weather

@@ -104,8 +104,9 @@ TEST(CostModel, ChargesPerGradientAndLeapfrog) {
     double expected = 0;
     for (double n : draws.column(0, draws.index("n_leapfrog__")))
       expected += (n + 1) * static_cast<double>(gradient) + n * static_cast<double>(leapfrog);
+    // Plus the combines of the run's few reductions (draw statistics), under 1 %.
     EXPECT_GE(compute, expected);
-    EXPECT_LT(compute, expected + 100);
+    EXPECT_LT(compute, 1.01 * expected);
   }
   EXPECT_GT(runtime.profile().simulated_seconds(), 0.0);
 }

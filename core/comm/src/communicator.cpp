@@ -29,19 +29,6 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-SuperstepCost difference(const SuperstepCost& a, const SuperstepCost& b) {
-  SuperstepCost d;
-  d.compute_cycles = a.compute_cycles - b.compute_cycles;
-  d.exchange_cycles = a.exchange_cycles - b.exchange_cycles;
-  d.sync_cycles = a.sync_cycles - b.sync_cycles;
-  d.link_seconds = a.link_seconds - b.link_seconds;
-  d.gateway_seconds = a.gateway_seconds - b.gateway_seconds;
-  d.exchange_bytes = a.exchange_bytes - b.exchange_bytes;
-  d.link_bytes = a.link_bytes - b.link_bytes;
-  d.gateway_bytes = a.gateway_bytes - b.gateway_bytes;
-  return d;
-}
-
 // A chunk range a member combines at the start of a superstep.
 struct Combine {
   int first_chunk, last_chunk;
@@ -799,7 +786,7 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
     CallReport r;
     r.algorithm = used;
     r.supersteps = static_cast<int>(rt.profile().supersteps() - steps_before);
-    r.cost = difference(rt.profile().total(), total_before);
+    r.cost = rt.profile().total() - total_before;
     r.simulated_seconds = rt.profile().simulated_seconds() - simulated_before;
     r.wall_seconds = end - start;
     return r;

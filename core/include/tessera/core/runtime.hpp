@@ -142,7 +142,7 @@ class Runtime {
 
   // Collects any number of values per tile on rank 0, concatenated in tile order
   // (output to the host: dumps, data files); the other ranks get an empty vector.
-  // The transfer to the host is not part of the simulated time.
+  // On an IPU target the transfer is priced over each chassis' host link (host_seconds).
   template <class T>
   std::vector<T> collect(std::string_view name,
                          const std::function<void(Tile&, std::vector<T>&)>& values);
@@ -186,12 +186,18 @@ class Runtime {
   void agree_on_failure(int failed_tile, const std::exception_ptr& error);
   void run_plan(const ExchangePlan& plan);
   SuperstepCost deliver_messages();
+  // Gathers bytes_per_tile bytes of every tile onto every rank, priced as a binary tree
+  // whose levels move `result_bytes` between IPUs and run `combine` over `elements` items
+  // (reduction_cost; elements 0 for a plain gather).
   std::vector<std::byte> gather_bytes(std::string_view name, std::size_t bytes_per_tile,
                                       const std::function<void(Tile&, std::span<std::byte>)>& fill,
-                                      std::uint64_t result_bytes);
+                                      std::uint64_t result_bytes, const KernelWork& combine,
+                                      std::uint64_t elements);
   std::vector<std::byte> collect_bytes(
       std::string_view name, const std::function<void(Tile&, std::vector<std::byte>&)>& fill);
   void finish_superstep(std::string_view name, SuperstepCost cost, double start_seconds);
+  // Seconds the chassis take to stream these local tiles' bytes to the host (collective).
+  double host_transfer_seconds(const std::vector<std::vector<std::byte>>& per_tile) const;
 
   Target target_;
   MPI_Comm comm_;
@@ -219,6 +225,26 @@ class Runtime {
 };
 
 namespace detail {
+// The counted work of combining two values of T (a reduction tree's kernel): two loads, one
+// operation, one store; float vectorises two wide. Integers are combined by integer
+// instructions, a 64-bit one as two halves with a carry.
+template <class T>
+KernelWork combine_work() {
+  KernelWork w;
+  w.value_bytes = static_cast<int>(sizeof(T));
+  w.bytes_loaded = 2.0 * sizeof(T);
+  w.bytes_stored = sizeof(T);
+  if constexpr (std::is_same_v<T, float>) {
+    w.flops_fp32 = 1;
+    w.vector_width = 2;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    w.flops_fp64 = 1;
+  } else {
+    w.int_ops = sizeof(T) > 4 ? 3 : 1;
+  }
+  return w;
+}
+
 template <class T>
 T combine(ReduceOp op, T a, T b) {
   switch (op) {
@@ -242,7 +268,7 @@ std::vector<T> Runtime::all_reduce(std::string_view name, ReduceOp op, std::size
       [&](Tile& t, std::span<std::byte> out) {
         contribution(t, {reinterpret_cast<T*>(out.data()), n});
       },
-      n * sizeof(T));
+      n * sizeof(T), detail::combine_work<T>(), n);
   // Pairwise tree over tile ids: level by level, tile i absorbs tile i + stride.
   const std::size_t tiles = static_cast<std::size_t>(target_.total_tiles());
   std::vector<T> values(tiles * n);
@@ -264,7 +290,7 @@ std::vector<T> Runtime::gather(std::string_view name, const std::function<T(Tile
         const T v = value(t);
         std::memcpy(out.data(), &v, sizeof(T));
       },
-      tiles * sizeof(T));
+      tiles * sizeof(T), KernelWork{}, 0);
   std::vector<T> out(tiles);
   std::memcpy(out.data(), all.data(), all.size());
   return out;
@@ -282,7 +308,7 @@ std::vector<T> Runtime::gather(std::string_view name, std::size_t n,
         values(t, v);
         if (n > 0) std::memcpy(out.data(), v.data(), n * sizeof(T));
       },
-      tiles * n * sizeof(T));
+      tiles * n * sizeof(T), KernelWork{}, 0);
   std::vector<T> out(tiles * n);
   if (!all.empty()) std::memcpy(out.data(), all.data(), all.size());
   return out;

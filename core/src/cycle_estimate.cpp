@@ -79,17 +79,3 @@ std::uint64_t copy_cycles(const Target& t, std::uint64_t bytes, std::uint64_t bl
 }
 
 }  // namespace tessera
-
-namespace tessera {
-
-std::uint64_t estimate_cycles(const Target& t, const KernelCost& cost, std::uint64_t elements) {
-  const auto width = static_cast<std::uint64_t>(std::max(cost.vector_width, 1));
-  const auto workers = static_cast<std::uint64_t>(std::max(t.workers_per_tile, 1));
-  const std::uint64_t vectors = (elements + width - 1) / width;
-  const std::uint64_t longest = (vectors + workers - 1) / workers;
-  return cost.overhead_cycles +
-         static_cast<std::uint64_t>(std::ceil(
-             static_cast<double>(workers) * cost.cycles_per_vector * static_cast<double>(longest)));
-}
-
-}  // namespace tessera

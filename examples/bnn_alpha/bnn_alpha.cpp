@@ -79,7 +79,7 @@ double ipu_wide_gradient_seconds(const Target& target, const BnnAlphaModel& mode
   ipu.ipus = 1;
   const auto per_tile = static_cast<std::uint64_t>((model.observations() + ipu.tiles_per_ipu - 1) /
                                                    ipu.tiles_per_ipu);
-  const double compute = static_cast<double>(estimate_cycles(ipu, model.gradient_cost(), per_tile));
+  const double compute = static_cast<double>(estimate_cycles(ipu, model.gradient_work(), per_tile));
   const std::uint64_t bytes = static_cast<std::uint64_t>(model.dimension()) * sizeof(float);
   const SuperstepCost reduce = reduction_cost(ipu, bytes, bytes, detail::combine_work<float>(),
                                               static_cast<std::uint64_t>(model.dimension()));

@@ -162,11 +162,16 @@ TEST(Combine, FollowsTheOperandOrderAndWrapsIntegers) {
 }
 
 TEST(Combine, CycleEstimateIsPinned) {
-  // float: 50 + 6 workers taking turns x 2 cycles x ceil(600 vectors / 6 workers) = 1250.
+  // float: half a vector add, 1.5 accesses of 8 bytes and half a loop branch per element;
+  // 600 float2 vectors, 100 per worker: 120 + 6 x 200 x 2.5.
   const Target gc200 = Target::preset("gc200");
-  EXPECT_EQ(estimate_cycles(gc200, combine_cost(DataType::float32), 1200), 1250u);
-  // double, emulated: 50 + 6 x 30 x ceil(1200 / 6) = 36050.
-  EXPECT_EQ(estimate_cycles(gc200, combine_cost(DataType::float64), 1200), 36050u);
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(gc200, combine_work(DataType::float32)), 2.5);
+  EXPECT_EQ(estimate_cycles(gc200, combine_work(DataType::float32), 1200), 3120u);
+  // double, emulated: 40 + 3 accesses + 1 branch per element, 200 per worker.
+  EXPECT_EQ(estimate_cycles(gc200, combine_work(DataType::float64), 1200), 120u + 6u * 200u * 44u);
+  // int32 is scalar: 1 + 3 + 1; int64 two halves and a carry: 3 + 3 (8-byte accesses) + 1.
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(gc200, combine_work(DataType::int32)), 5.0);
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(gc200, combine_work(DataType::int64)), 7.0);
 }
 
 std::vector<std::vector<int>> world_of(const Target& t) {

@@ -366,7 +366,7 @@ struct Communicator::Context {
     for (std::size_t s = 0; s < call.costs.size(); ++s)
       if (plan.most_combined[s] > 0 && t.kind == TargetKind::ipu)
         call.costs[s].compute_cycles =
-            static_cast<double>(estimate_cycles(t, combine_cost(k.type), plan.most_combined[s]));
+            static_cast<double>(estimate_cycles(t, combine_work(k.type), plan.most_combined[s]));
     return plan;
   }
 };

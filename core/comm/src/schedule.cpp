@@ -288,23 +288,30 @@ int tiles_for(const Target& target, std::uint64_t bytes, std::uint64_t min_tile_
       std::clamp<std::uint64_t>(wanted, 1, static_cast<std::uint64_t>(target.tiles_per_ipu)));
 }
 
-// Estimates for one worker loop (our assumptions, not measurements): float combines
-// two values per 2-cycle iteration (64-bit loads, f32v2add/mul/max, 64-bit store);
-// int32 has no vector ALU, 3 cycles per value; int64 is done as 32-bit halves with
-// a carry, ~6 cycles; the IPU has no FP64 unit, emulated double ~30 cycles. The
-// supervisor spends ~50 cycles launching the workers.
-KernelCost combine_cost(DataType type) {
+KernelWork combine_work(DataType type) {
+  // own[i] = own[i] op incoming[i]: two loads, the operation, a store. Float vectorises two
+  // wide; int32 has no vector ALU; int64 is two 32-bit halves with a carry (3 instructions);
+  // double is emulated (the IPU has no FP64 unit).
+  KernelWork w;
+  w.value_bytes = static_cast<int>(size_of(type));
+  w.bytes_loaded = 2.0 * w.value_bytes;
+  w.bytes_stored = w.value_bytes;
   switch (type) {
     case DataType::float32:
-      return {50, 2.0, 2};
+      w.flops_fp32 = 1;
+      w.vector_width = 2;
+      break;
     case DataType::int32:
-      return {50, 3.0, 1};
+      w.int_ops = 1;
+      break;
     case DataType::int64:
-      return {50, 6.0, 1};
+      w.int_ops = 3;
+      break;
     case DataType::float64:
-      return {50, 30.0, 1};
+      w.flops_fp64 = 1;
+      break;
   }
-  return {};
+  return w;
 }
 
 Estimate estimate(const Target& target, const std::vector<std::vector<int>>& groups,
@@ -323,7 +330,7 @@ Estimate estimate(const Target& target, const std::vector<std::vector<int>>& gro
   Target coarse = target;
   coarse.tiles_per_ipu = 1;
   coarse.exchange_bytes_per_cycle *= tiles;
-  const KernelCost kernel = combine_cost(type);
+  const KernelWork kernel = combine_work(type);
   const Layout layout = layout_for(collective, n, p, tiles);
   auto elements = [&](int first, int last) { return layout.chunk_elements(first, last); };
   Estimate e;

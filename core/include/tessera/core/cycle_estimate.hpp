@@ -67,17 +67,3 @@ std::uint64_t exchange_cycles(const Target& target, std::uint64_t bytes,
 std::uint64_t copy_cycles(const Target& target, std::uint64_t bytes, std::uint64_t blocks);
 
 }  // namespace tessera
-
-namespace tessera {
-
-// A hand-written estimate in worker cycles per vector of `vector_width` items: what kernels
-// declared before they counted their work (KernelWork). Priced through the same barrel
-// model: workers x ceil(vectors / workers) x cycles_per_vector + overhead_cycles.
-struct KernelCost {
-  std::uint64_t overhead_cycles = 0;
-  double cycles_per_vector = 1.0;
-  int vector_width = 1;
-};
-std::uint64_t estimate_cycles(const Target& target, const KernelCost& cost, std::uint64_t elements);
-
-}  // namespace tessera

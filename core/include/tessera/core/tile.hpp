@@ -155,9 +155,6 @@ class Tile {
   void charge(const KernelWork& work, std::span<const std::uint64_t> items_per_worker) {
     cycles_ += estimate_cycles(*target_, work, items_per_worker);
   }
-  void charge(const KernelCost& cost, std::uint64_t elements) {
-    cycles_ += estimate_cycles(*target_, cost, elements);
-  }
   void charge_cycles(std::uint64_t cycles) { cycles_ += cycles; }
   std::uint64_t cycles() const { return cycles_; }
 

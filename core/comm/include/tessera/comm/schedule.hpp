@@ -134,9 +134,9 @@ constexpr std::uint64_t default_min_tile_bytes = 16 * 1024;
 int tiles_for(const Target& target, std::uint64_t bytes,
               std::uint64_t min_tile_bytes = default_min_tile_bytes);
 
-// The cycle estimate of combining `elements` values of `type` on one tile
-// (PopLibs-style: overhead + cycles per vector x ceil(n / (workers x width))).
-KernelCost combine_cost(DataType type);
+// The counted work of combining one element of `type` (own op incoming), which the cost
+// model prices on the target (cycle_estimate.hpp).
+KernelWork combine_work(DataType type);
 
 // The simulated cost of one call, superstep by superstep as the Communicator runs it:
 // superstep 0 loads the buffers and runs step 0's exchange, superstep s combines what

@@ -195,6 +195,38 @@ TEST(Estimate, RingAllReduceIsAboveTheBandwidthBoundAndNearItForLargeBuffers) {
   EXPECT_EQ(e.cost.link_bytes, 16u * 2u * 15u * (n / 16) * 4u);
 }
 
+TEST(Estimate, RingsAreRoutedOverTheLadderAndContendForItsLinks) {
+  // Groups of every 4th IPU of a pod16: IPUs 0, 4, 8, 12 (one per M2000) form a ring whose
+  // last step, 12 -> 0, runs back down the ladder. The links are full duplex, so the way
+  // back uses the other direction of the links the way up uses: on this ring a ladder is
+  // as fast as a torus.
+  Target ladder = Target::preset("pod16");
+  Target torus = ladder;
+  torus.link_topology = LinkTopology::torus;
+  std::vector<std::vector<int>> columns(4);
+  for (int g = 0; g < 4; ++g)
+    for (int m = 0; m < 4; ++m) columns[static_cast<std::size_t>(g)].push_back(g + 4 * m);
+  const std::size_t n = 4'000'000;
+  auto seconds = [&](const Target& t, const std::vector<std::vector<int>>& groups) {
+    return estimate(t, groups, Collective::all_reduce, Algorithm::ring, DataType::float32, n)
+        .seconds;
+  };
+  EXPECT_NEAR(seconds(ladder, columns), seconds(torus, columns), 1e-9);
+  // Pairs 0-12 and 4-8: on the ladder both cross the links between the middle M2000s, in
+  // both directions; on the torus 0-12 wraps round and the two share no link.
+  const double shared = seconds(ladder, {{0, 12}, {4, 8}});
+  EXPECT_GT(shared, 1.8 * seconds(torus, {{0, 12}, {4, 8}}));
+  EXPECT_GT(shared, 1.8 * seconds(ladder, {{0, 12}}));
+  // One ring alone has the links to itself: faster than four sharing them.
+  EXPECT_LT(seconds(ladder, {columns[0]}), seconds(ladder, columns));
+  // Groups inside one M2000 each use their own chassis' links: as fast as pod4's world.
+  std::vector<std::vector<int>> boxes(4);
+  for (int g = 0; g < 4; ++g)
+    for (int m = 0; m < 4; ++m) boxes[static_cast<std::size_t>(g)].push_back(4 * g + m);
+  const Target pod4 = Target::preset("pod4");
+  EXPECT_DOUBLE_EQ(seconds(ladder, boxes), seconds(pod4, {{0, 1, 2, 3}}));
+}
+
 TEST(Estimate, AutomaticChoosesTreeForSmallAndRingForLargeBuffers) {
   const Target pod16 = Target::preset("pod16");
   EXPECT_EQ(choose_algorithm(pod16, world_of(pod16), Collective::all_reduce, DataType::float32, 2),

@@ -57,12 +57,11 @@ struct Communicator::Compiled {
   bool uses_incoming = false;
   bool view = false;  // members' pieces are views of the user's buffers (tile-major layout)
   std::vector<Group> groups;
-  int per_group = 1;                       // tiles per IPU in a group (the last may have fewer)
-  std::vector<std::size_t> piece_start;    // [k] elements of the pieces of tiles 0..k-1
-  std::size_t scratch_plane = 0;           // elements of one plane of the host scratch
-  std::vector<int> tiles;                  // every tile of this rank the call uses
-  std::vector<SuperstepCost> costs;        // [superstep] exchange and sync, all groups
-  std::vector<std::size_t> most_combined;  // [superstep] most elements a tile combines
+  int per_group = 1;                     // tiles per IPU in a group (the last may have fewer)
+  std::vector<std::size_t> piece_start;  // [k] elements of the pieces of tiles 0..k-1
+  std::size_t scratch_plane = 0;         // elements of one plane of the host scratch
+  std::vector<int> tiles;                // every tile of this rank the call uses
+  std::size_t supersteps = 0;            // the steps, and one to combine what the last delivered
 };
 
 // The tag of the agreement packets of spread communicators (on the agreement's own
@@ -362,11 +361,10 @@ struct Communicator::Context {
     }
     call.compiled = found->second;
     const Compiled& plan = *call.compiled;
-    call.costs = plan.costs;
-    for (std::size_t s = 0; s < call.costs.size(); ++s)
-      if (plan.most_combined[s] > 0 && t.kind == TargetKind::ipu)
-        call.costs[s].compute_cycles =
-            static_cast<double>(estimate_cycles(t, combine_work(k.type), plan.most_combined[s]));
+    // The cost model's account of the call, superstep by superstep (schedule.hpp): the same
+    // figures comm::estimate sums, for this type's combine.
+    call.costs = superstep_costs(t, c.groups_, k.collective, call.algorithm, k.type, k.n, k.root,
+                                 k.peer, k.min_tile_bytes);
     return plan;
   }
 };
@@ -549,44 +547,12 @@ std::unique_ptr<Communicator::Compiled> Communicator::compile(Collective collect
   std::sort(c->tiles.begin(), c->tiles.end());
   c->scratch_plane *= ctx.local_ipus.size();
 
-  // The cost of each superstep with every tile in lock step, the same on every rank: the
-  // exchange of all its copies (as Runtime::compile tallies a plan), the IPU sync, and
-  // the combine of the tile that combines the most (priced per call: it depends on the
-  // type). A last superstep only if the last step delivered data to combine.
+  // A last superstep only if the last step delivered data to combine (as superstep_costs
+  // counts them).
   const bool combine_at_end =
       c->steps.empty() || std::any_of(c->combines.back().begin(), c->combines.back().end(),
                                       [](const std::vector<Combine>& m) { return !m.empty(); });
-  const std::size_t supersteps = combine_at_end ? c->steps.size() + 1 : c->steps.size();
-  c->costs.resize(supersteps);
-  c->most_combined.assign(supersteps, 0);
-  for (std::size_t s = 0; s < supersteps; ++s) {
-    c->costs[s].sync_cycles = t.sync_cycles_ipu;
-    if (s < c->steps.size()) {
-      TrafficTally tally(t);
-      for (const auto& group : groups_)
-        for (const Transfer& tr : c->steps[s].transfers) {
-          const int from = group[static_cast<std::size_t>(tr.source)] * t.tiles_per_ipu;
-          const int to = group[static_cast<std::size_t>(tr.destination)] * t.tiles_per_ipu;
-          for (int k = 0; k < tiles; ++k) {
-            const std::size_t bytes =
-                (layout.piece_offset(k, tr.last_chunk) - layout.piece_offset(k, tr.first_chunk)) *
-                esize;
-            if (bytes > 0) tally.add(from + k, to + k, bytes);
-          }
-        }
-      c->costs[s].add_exchange(tally.cost());
-    }
-    if (s == 0) continue;
-    std::size_t most = 0;
-    for (const auto& member : c->combines[s - 1])
-      for (int k = 0; k < tiles; ++k) {
-        std::size_t combined = 0;
-        for (const Combine& m : member)
-          combined += layout.piece_offset(k, m.last_chunk) - layout.piece_offset(k, m.first_chunk);
-        most = std::max(most, combined);
-      }
-    c->most_combined[s] = most;
-  }
+  c->supersteps = combine_at_end ? c->steps.size() + 1 : c->steps.size();
   return c;
 }
 
@@ -897,7 +863,7 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
   // none pays for an agreement across ranks, except one that may change the tiles'
   // memory: before the first call of a size, an agreed superstep makes the pieces (a
   // buffer that does not fit the tiles then throws on every rank).
-  const std::size_t supersteps = plan.costs.size();
+  const std::size_t supersteps = plan.supersteps;
   const Context::Charge charge{plan.view, n * esize, layout.tiles(), plan.uses_incoming};
   if (!ctx.charge || *ctx.charge != charge) {
     ctx.charge.reset();  // until every rank has the new pieces

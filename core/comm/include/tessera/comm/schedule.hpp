@@ -144,6 +144,18 @@ KernelWork combine_work(DataType type);
 // a last superstep combines it (the results are then read off the tiles).
 // `groups` lists the IPUs of every group in member order (all of the same size); `n`
 // is the elements of one member's whole buffer; `min_tile_bytes` as for tiles_for.
+//
+// Each transfer moves its chunks' bytes from every tile of the source to the same tile of
+// the destination, one fragment per tile pair, and over the IPU-Link topology (rings laid
+// over the ladder or torus: TrafficTally routes every member pair's traffic and charges the
+// busiest link, so steps whose pairs share links contend) or through the gateways between
+// link domains. superstep_costs() is the cost of each superstep; the Communicator records
+// exactly these, and estimate() is their sum.
+std::vector<SuperstepCost> superstep_costs(const Target& target,
+                                           const std::vector<std::vector<int>>& groups,
+                                           Collective collective, Algorithm algorithm,
+                                           DataType type, std::size_t n, int root = 0, int peer = 0,
+                                           std::uint64_t min_tile_bytes = default_min_tile_bytes);
 struct Estimate {
   SuperstepCost cost;
   double seconds = 0;

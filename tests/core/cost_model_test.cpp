@@ -90,16 +90,16 @@ TEST(IssueModel, MemoryBandwidthIsACeiling) {
 }
 
 TEST(CycleEstimate, ExchangeIsBytesOverBandwidthPlusFragments) {
-  const Target t = Target::preset("gc200");  // 4 bytes/cycle, 2.66 cycles per fragment
+  const Target t = Target::preset("gc200");  // 4 bytes/cycle, 1.8 cycles per fragment
   EXPECT_EQ(exchange_cycles(t, 1000), 250u);
   EXPECT_EQ(exchange_cycles(t, 1001), 251u);
   EXPECT_EQ(exchange_cycles(t, 0), 0u);
-  EXPECT_EQ(exchange_cycles(t, 1000, 10), 277u);  // 250 + 26.6
+  EXPECT_EQ(exchange_cycles(t, 1000, 10), 268u);  // 250 + 18
 }
 
 TEST(CycleEstimate, OnTileCopiesPayPerBlockAndPerByte) {
-  const Target t = Target::preset("gc200");  // 8 bytes/cycle, 5.7 cycles per block
-  EXPECT_EQ(copy_cycles(t, 800, 10), 157u);
+  const Target t = Target::preset("gc200");  // 8 bytes/cycle, 7 cycles per block
+  EXPECT_EQ(copy_cycles(t, 800, 10), 170u);
   EXPECT_EQ(copy_cycles(t, 0, 10), 0u);
 }
 
@@ -110,7 +110,7 @@ TEST(TrafficTally, OnChipExchangeIsTheBusiestTilePort) {
   tally.add(2, 1, 400);  // tile 1 receives 800 bytes in 2 fragments: the busiest port
   const SuperstepCost c = tally.cost();
   EXPECT_EQ(c.exchange_bytes, 800u);
-  EXPECT_DOUBLE_EQ(c.exchange_cycles, 206.0);  // 200 + 2 x 2.66
+  EXPECT_DOUBLE_EQ(c.exchange_cycles, 204.0);  // 200 + 2 x 1.8
   EXPECT_DOUBLE_EQ(c.sync_cycles, 130.0);
   EXPECT_DOUBLE_EQ(c.rearrange_cycles, 0.0);
   EXPECT_EQ(c.link_bytes, 0u);
@@ -124,8 +124,8 @@ TEST(TrafficTally, StridedCopiesAreFragmentsAndOnTileCopiesRearrangements) {
   tally.add(3, 3, 9999);         // a copy within tile 3: an on-tile copy of one block
   tally.add(5, 5, 800, 10);      // ten blocks within tile 5
   const SuperstepCost c = tally.cost();
-  EXPECT_DOUBLE_EQ(c.exchange_cycles, 314.0);    // 188 + 47 x 2.66
-  EXPECT_DOUBLE_EQ(c.rearrange_cycles, 1256.0);  // 5.7 + 9999 / 8, the busier tile
+  EXPECT_DOUBLE_EQ(c.exchange_cycles, 273.0);    // 188 + 47 x 1.8
+  EXPECT_DOUBLE_EQ(c.rearrange_cycles, 1257.0);  // 7 + 9999 / 8, the busier tile
   EXPECT_EQ(c.exchange_bytes, 47u * 16u);        // on-tile copies cross no port
 }
 
@@ -138,7 +138,7 @@ TEST(TrafficTally, InsideAnM2000TrafficUsesTheLinksBetweenItsIpus) {
   // 8 internal links shared by 3 peers: 8/3 x 16 GB/s; plus 1.9 us set-up and 1 fragment.
   EXPECT_NEAR(c.link_seconds, 1.9e-6 + 1.6e6 / (8.0 / 3 * 16e9) + 1e-9, 1e-12);
   EXPECT_DOUBLE_EQ(c.sync_cycles, 600.0);
-  EXPECT_DOUBLE_EQ(c.exchange_cycles, 400'003.0);
+  EXPECT_DOUBLE_EQ(c.exchange_cycles, 400'002.0);
 }
 
 TEST(TrafficTally, BetweenM2000sTrafficSpreadsOverTheColumnsOfTheLadder) {
@@ -238,8 +238,8 @@ TEST(ReductionCost, TreeOverTilesThenIpusThenTheHost) {
   add.value_bytes = 8;
   const SuperstepCost c = reduction_cost(t, 8, 8, add, 1);
   // ceil(log2 1472) = 11 on-chip levels and log2(4) = 2 IPU levels: each 8 bytes in one
-  // fragment (2 + 2.66 -> 5 cycles) and one combine of 120 + 6 x 44 cycles.
-  EXPECT_DOUBLE_EQ(c.exchange_cycles, 13 * 5.0);
+  // fragment (2 + 1.8 -> 4 cycles) and one combine of 120 + 6 x 44 cycles.
+  EXPECT_DOUBLE_EQ(c.exchange_cycles, 13 * 4.0);
   EXPECT_DOUBLE_EQ(c.compute_cycles, 13 * 384.0);
   EXPECT_DOUBLE_EQ(c.sync_cycles, 11 * 130.0 + 2 * 600.0);
   EXPECT_NEAR(c.link_seconds, 2 * (1.9e-6 + 8 / (8.0 / 3 * 16e9) + 1e-9), 1e-15);

@@ -81,7 +81,7 @@ double ipu_wide_gradient_seconds(const Target& target, const BnnAlphaModel& mode
                                                    ipu.tiles_per_ipu);
   const double compute = static_cast<double>(estimate_cycles(ipu, model.gradient_work(), per_tile));
   const std::uint64_t bytes = static_cast<std::uint64_t>(model.dimension()) * sizeof(float);
-  const SuperstepCost reduce = reduction_cost(ipu, bytes, bytes, detail::combine_work<float>(),
+  const SuperstepCost reduce = reduction_cost(ipu, bytes, bytes, combine_work(DataType::float32),
                                               static_cast<std::uint64_t>(model.dimension()));
   // The broadcast of the parameters costs as much as the reduction of the gradient.
   return ipu.seconds(compute) + 2 * reduce.seconds(ipu);

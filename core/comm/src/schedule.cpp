@@ -64,12 +64,10 @@ const char* to_string(DataType type) {
       return "int32";
     case DataType::int64:
       return "int64";
+    case DataType::uint64:
+      return "uint64";
   }
   return "?";
-}
-
-std::size_t size_of(DataType type) {
-  return type == DataType::float32 || type == DataType::int32 ? 4 : 8;
 }
 
 std::vector<Step> make_schedule(Collective collective, Algorithm algorithm, int p, int root,
@@ -286,32 +284,6 @@ int tiles_for(const Target& target, std::uint64_t bytes, std::uint64_t min_tile_
   const std::uint64_t wanted = (bytes + grain - 1) / grain;
   return static_cast<int>(
       std::clamp<std::uint64_t>(wanted, 1, static_cast<std::uint64_t>(target.tiles_per_ipu)));
-}
-
-KernelWork combine_work(DataType type) {
-  // own[i] = own[i] op incoming[i]: two loads, the operation, a store. Float vectorises two
-  // wide; int32 has no vector ALU; int64 is two 32-bit halves with a carry (3 instructions);
-  // double is emulated (the IPU has no FP64 unit).
-  KernelWork w;
-  w.value_bytes = static_cast<int>(size_of(type));
-  w.bytes_loaded = 2.0 * w.value_bytes;
-  w.bytes_stored = w.value_bytes;
-  switch (type) {
-    case DataType::float32:
-      w.flops_fp32 = 1;
-      w.vector_width = 2;
-      break;
-    case DataType::int32:
-      w.int_ops = 1;
-      break;
-    case DataType::int64:
-      w.int_ops = 3;
-      break;
-    case DataType::float64:
-      w.flops_fp64 = 1;
-      break;
-  }
-  return w;
 }
 
 std::vector<SuperstepCost> superstep_costs(const Target& target,

@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/core/combine.hpp"
 #include "tessera/core/exchange_plan.hpp"
 #include "tessera/core/options.hpp"
 #include "tessera/core/profile.hpp"
@@ -38,8 +39,6 @@
 #include "tessera/core/tile.hpp"
 
 namespace tessera {
-
-enum class ReduceOp { sum, max, min };
 
 using TileFunction = std::function<void(Tile&)>;
 
@@ -224,60 +223,28 @@ class Runtime {
   Profile profile_;
 };
 
-namespace detail {
-// The counted work of combining two values of T (a reduction tree's kernel): two loads, one
-// operation, one store; float vectorises two wide. Integers are combined by integer
-// instructions, a 64-bit one as two halves with a carry.
-template <class T>
-KernelWork combine_work() {
-  KernelWork w;
-  w.value_bytes = static_cast<int>(sizeof(T));
-  w.bytes_loaded = 2.0 * sizeof(T);
-  w.bytes_stored = sizeof(T);
-  if constexpr (std::is_same_v<T, float>) {
-    w.flops_fp32 = 1;
-    w.vector_width = 2;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    w.flops_fp64 = 1;
-  } else {
-    w.int_ops = sizeof(T) > 4 ? 3 : 1;
-  }
-  return w;
-}
-
-template <class T>
-T combine(ReduceOp op, T a, T b) {
-  switch (op) {
-    case ReduceOp::sum:
-      return a + b;
-    case ReduceOp::max:
-      return a < b ? b : a;
-    case ReduceOp::min:
-      return b < a ? b : a;
-  }
-  return a;
-}
-}  // namespace detail
-
 template <class T>
 std::vector<T> Runtime::all_reduce(std::string_view name, ReduceOp op, std::size_t n,
                                    const std::function<void(Tile&, std::span<T>)>& contribution) {
-  static_assert(std::is_arithmetic_v<T>, "all_reduce combines arithmetic values");
+  constexpr DataType type = data_type_of<T>();
   const std::vector<std::byte> all = gather_bytes(
       name, n * sizeof(T),
       [&](Tile& t, std::span<std::byte> out) {
         contribution(t, {reinterpret_cast<T*>(out.data()), n});
       },
-      n * sizeof(T), detail::combine_work<T>(), n);
-  // Pairwise tree over tile ids: level by level, tile i absorbs tile i + stride.
+      n * sizeof(T), combine_work(type), n);
+  // Pairwise tree over tile ids: level by level, tile i absorbs tile i + stride (own op
+  // incoming), with the combine kernel of every reduction (combine.hpp).
   const std::size_t tiles = static_cast<std::size_t>(target_.total_tiles());
-  std::vector<T> values(tiles * n);
-  std::memcpy(values.data(), all.data(), all.size());
+  std::vector<std::byte> values = all;
+  const std::size_t row = n * sizeof(T);
   for (std::size_t stride = 1; stride < tiles; stride *= 2)
     for (std::size_t i = 0; i + stride < tiles; i += 2 * stride)
-      for (std::size_t k = 0; k < n; ++k)
-        values[i * n + k] = detail::combine(op, values[i * n + k], values[(i + stride) * n + k]);
-  return std::vector<T>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
+      detail::combine(type, op, values.data() + i * row, values.data() + (i + stride) * row, n,
+                      false);
+  std::vector<T> out(n);
+  if (n > 0) std::memcpy(out.data(), values.data(), row);
+  return out;
 }
 
 template <class T>

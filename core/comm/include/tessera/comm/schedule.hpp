@@ -22,13 +22,16 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/combine.hpp"
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/cycle_estimate.hpp"
 #include "tessera/core/target.hpp"
 
 namespace tessera::comm {
 
-enum class Op { sum, product, max, min };
+// The operations and element types of the reductions are core's (tessera/core/combine.hpp).
+using Op = ReduceOp;
+using DataType = tessera::DataType;
 enum class Algorithm { automatic, ring, tree, hierarchical };
 enum class Collective {
   all_reduce,
@@ -39,13 +42,11 @@ enum class Collective {
   send_recv,
   barrier
 };
-enum class DataType { float32, float64, int32, int64 };
 
 const char* to_string(Op op);
 const char* to_string(Algorithm algorithm);
 const char* to_string(Collective collective);
 const char* to_string(DataType type);
-std::size_t size_of(DataType type);
 
 // One transfer of a step: chunks [first_chunk, last_chunk) of `source`'s buffer go to
 // the same chunks of `destination`. With `combine`, the destination combines them
@@ -133,10 +134,6 @@ Layout layout_for(Collective collective, std::size_t n, int p, int tiles);
 constexpr std::uint64_t default_min_tile_bytes = 16 * 1024;
 int tiles_for(const Target& target, std::uint64_t bytes,
               std::uint64_t min_tile_bytes = default_min_tile_bytes);
-
-// The counted work of combining one element of `type` (own op incoming), which the cost
-// model prices on the target (cycle_estimate.hpp).
-KernelWork combine_work(DataType type);
 
 // The simulated cost of one call, superstep by superstep as the Communicator runs it:
 // superstep 0 loads the buffers and runs step 0's exchange, superstep s combines what

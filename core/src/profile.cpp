@@ -12,11 +12,10 @@ namespace tessera {
 namespace {
 
 nlohmann::json cost_json(const SuperstepCost& c, const Target& t) {
-  return {{"compute_cycles", c.compute_cycles},   {"exchange_cycles", c.exchange_cycles},
-          {"sync_cycles", c.sync_cycles},         {"link_seconds", c.link_seconds},
-          {"gateway_seconds", c.gateway_seconds}, {"exchange_bytes", c.exchange_bytes},
-          {"link_bytes", c.link_bytes},           {"gateway_bytes", c.gateway_bytes},
-          {"simulated_seconds", c.seconds(t)}};
+  nlohmann::json j;
+  SuperstepCost::for_each_field([&](const char* name, auto member) { j[name] = c.*member; });
+  j["simulated_seconds"] = c.seconds(t);
+  return j;
 }
 
 }  // namespace
@@ -105,6 +104,8 @@ std::string Profile::summary(const std::vector<std::uint64_t>& tile_high_water) 
   out << "  compute        " << share(t.seconds(total_.compute_cycles)) << "\n";
   out << "  exchange       " << share(t.seconds(total_.exchange_cycles)) << "  "
       << format_bytes(static_cast<double>(total_.exchange_bytes)) << " between tiles\n";
+  if (total_.rearrange_cycles > 0)
+    out << "  rearrangement  " << share(t.seconds(total_.rearrange_cycles)) << "\n";
   out << "  sync           " << share(t.seconds(total_.sync_cycles)) << "\n";
   if (total_.link_bytes > 0 || total_.gateway_bytes > 0) {
     out << "  IPU-Links      " << share(total_.link_seconds) << "  "
@@ -112,6 +113,9 @@ std::string Profile::summary(const std::vector<std::uint64_t>& tile_high_water) 
     out << "  gateway        " << share(total_.gateway_seconds) << "  "
         << format_bytes(static_cast<double>(total_.gateway_bytes)) << "\n";
   }
+  if (total_.host_bytes > 0)
+    out << "  host I/O       " << share(total_.host_seconds) << "  "
+        << format_bytes(static_cast<double>(total_.host_bytes)) << "\n";
   std::uint64_t worst = 0;
   std::size_t worst_tile = 0;
   for (std::size_t i = 0; i < tile_high_water.size(); ++i)

@@ -293,7 +293,7 @@ ExchangePlan Runtime::compile(const ExchangePlanBuilder& builder) {
       if (variable < 0 || variable >= variables)
         throw ExchangeError(where() + "a copy names a variable this runtime did not create");
     const std::uint64_t bytes = static_cast<std::uint64_t>(c.block_bytes) * c.blocks;
-    tally.add(c.source_tile, c.destination_tile, bytes);
+    tally.add(c.source_tile, c.destination_tile, bytes, c.blocks);
     const bool src_here = is_local(c.source_tile), dst_here = is_local(c.destination_tile);
     const ExchangePlan::Compiled compiled{
         c, src_here ? view_of(c.source_variable, c.source_tile) : remote,
@@ -555,11 +555,8 @@ SuperstepCost Runtime::deliver_messages() {
   if (ranks_ > 1) {
     // Each message was tallied once, by its sender: sums over ranks give the whole exchange.
     MPI_Allreduce(MPI_IN_PLACE, &failed_tile, 1, MPI_INT, MPI_MIN, comm_);
-    for (auto* v : {&tally.tile_in(), &tally.tile_out(), &tally.ipu_in(), &tally.ipu_out(),
-                    &tally.domain_in(), &tally.domain_out()})
-      MPI_Allreduce(MPI_IN_PLACE, v->data(), static_cast<int>(v->size()), MPI_UINT64_T, MPI_SUM,
-                    comm_);
-    MPI_Allreduce(MPI_IN_PLACE, &tally.total(), 1, MPI_UINT64_T, MPI_SUM, comm_);
+    std::vector<std::uint64_t>& v = tally.counters();
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_SUM, comm_);
   }
   if (failed_tile != INT_MAX) agree_on_failure(failed_tile, error);
   return tally.cost();
@@ -567,7 +564,8 @@ SuperstepCost Runtime::deliver_messages() {
 
 std::vector<std::byte> Runtime::gather_bytes(
     std::string_view name, std::size_t bytes_per_tile,
-    const std::function<void(Tile&, std::span<std::byte>)>& fill, std::uint64_t result_bytes) {
+    const std::function<void(Tile&, std::span<std::byte>)>& fill, std::uint64_t result_bytes,
+    const KernelWork& combine, std::uint64_t elements) {
   const double start = now_seconds();
   std::vector<std::byte> all(static_cast<std::size_t>(target_.total_tiles()) * bytes_per_tile);
   std::byte* mine = all.data() + static_cast<std::size_t>(first_tile_) * bytes_per_tile;
@@ -589,7 +587,7 @@ std::vector<std::byte> Runtime::gather_bytes(
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, all.data(), counts.data(), displacements.data(),
                    MPI_BYTE, comm_);
   }
-  SuperstepCost cost = reduction_cost(target_, bytes_per_tile, result_bytes);
+  SuperstepCost cost = reduction_cost(target_, bytes_per_tile, result_bytes, combine, elements);
   cost.compute_cycles += computed.max_cycles;
   finish_superstep(name, cost, start);
   return all;
@@ -629,8 +627,25 @@ std::vector<std::byte> Runtime::collect_bytes(
   SuperstepCost cost;
   cost.compute_cycles = computed.max_cycles;
   cost.sync_cycles = target_.sync_cycles_ipu;
+  cost.host_seconds = host_transfer_seconds(per_tile);
+  for (const auto& v : per_tile) cost.host_bytes += v.size();
+  if (ranks_ > 1) MPI_Allreduce(MPI_IN_PLACE, &cost.host_bytes, 1, MPI_UINT64_T, MPI_SUM, comm_);
   finish_superstep(name, cost, start);
   return all;
+}
+
+double Runtime::host_transfer_seconds(const std::vector<std::vector<std::byte>>& per_tile) const {
+  // Each chassis streams its tiles' bytes over its own host link.
+  if (target_.kind != TargetKind::ipu || !(target_.host_link_bytes_per_s > 0)) return 0;
+  const int chassis = (target_.ipus + target_.ipus_per_chassis - 1) / target_.ipus_per_chassis;
+  std::vector<std::uint64_t> bytes(static_cast<std::size_t>(chassis), 0);
+  for (std::size_t i = 0; i < per_tile.size(); ++i)
+    bytes[static_cast<std::size_t>(target_.chassis_of_ipu(
+        target_.ipu_of_tile(first_tile_ + static_cast<int>(i))))] += per_tile[i].size();
+  if (ranks_ > 1) MPI_Allreduce(MPI_IN_PLACE, bytes.data(), chassis, MPI_UINT64_T, MPI_SUM, comm_);
+  const std::uint64_t most = *std::max_element(bytes.begin(), bytes.end());
+  if (most == 0) return 0;
+  return target_.host_link_latency_s + static_cast<double>(most) / target_.host_link_bytes_per_s;
 }
 
 void Runtime::finish_superstep(std::string_view name, SuperstepCost cost, double start_seconds) {

@@ -79,9 +79,10 @@ double ipu_wide_gradient_seconds(const Target& target, const BnnAlphaModel& mode
   ipu.ipus = 1;
   const auto per_tile = static_cast<std::uint64_t>((model.observations() + ipu.tiles_per_ipu - 1) /
                                                    ipu.tiles_per_ipu);
-  const double compute = static_cast<double>(estimate_cycles(ipu, model.gradient_cost(), per_tile));
+  const double compute = static_cast<double>(estimate_cycles(ipu, model.gradient_work(), per_tile));
   const std::uint64_t bytes = static_cast<std::uint64_t>(model.dimension()) * sizeof(float);
-  const SuperstepCost reduce = reduction_cost(ipu, bytes, bytes);
+  const SuperstepCost reduce = reduction_cost(ipu, bytes, bytes, combine_work(DataType::float32),
+                                              static_cast<std::uint64_t>(model.dimension()));
   // The broadcast of the parameters costs as much as the reduction of the gradient.
   return ipu.seconds(compute) + 2 * reduce.seconds(ipu);
 }

@@ -162,11 +162,16 @@ TEST(Combine, FollowsTheOperandOrderAndWrapsIntegers) {
 }
 
 TEST(Combine, CycleEstimateIsPinned) {
-  // float: 50 + 2 cycles x ceil(1200 / (6 workers x 2 per vector)) = 250.
+  // float: half a vector add, 1.5 accesses of 8 bytes and half a loop branch per element;
+  // 600 float2 vectors, 100 per worker: 120 + 6 x 200 x 2.5.
   const Target gc200 = Target::preset("gc200");
-  EXPECT_EQ(estimate_cycles(gc200, combine_cost(DataType::float32), 1200), 250u);
-  // double, emulated: 50 + 30 x ceil(1200 / 6) = 6050.
-  EXPECT_EQ(estimate_cycles(gc200, combine_cost(DataType::float64), 1200), 6050u);
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(gc200, combine_work(DataType::float32)), 2.5);
+  EXPECT_EQ(estimate_cycles(gc200, combine_work(DataType::float32), 1200), 3120u);
+  // double, emulated: 40 + 3 accesses + 1 branch per element, 200 per worker.
+  EXPECT_EQ(estimate_cycles(gc200, combine_work(DataType::float64), 1200), 120u + 6u * 200u * 44u);
+  // int32 is scalar: 1 + 3 + 1; int64 two halves and a carry: 3 + 3 (8-byte accesses) + 1.
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(gc200, combine_work(DataType::int32)), 5.0);
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(gc200, combine_work(DataType::int64)), 7.0);
 }
 
 std::vector<std::vector<int>> world_of(const Target& t) {
@@ -176,10 +181,11 @@ std::vector<std::vector<int>> world_of(const Target& t) {
 }
 
 TEST(Estimate, RingAllReduceIsAboveTheBandwidthBoundAndNearItForLargeBuffers) {
-  // 2 (p-1)/p n / B with B = the IPU's IPU-Link bandwidth (10 x 16 GB/s).
+  // 2 (p-1)/p n / B with B the bandwidth of the ring's step between two IPUs of one M2000
+  // (8/3 links of 16 GB/s): the ring's in-chassis steps are its slowest.
   const Target pod16 = Target::preset("pod16");
   const std::size_t n = 25'000'000;  // 100 MB of float
-  const double bound = 2.0 * 15 / 16 * 4.0 * n / (10 * 16e9);
+  const double bound = 2.0 * 15 / 16 * 4.0 * n / (8.0 / 3 * 16e9);
   const Estimate e = estimate(pod16, world_of(pod16), Collective::all_reduce, Algorithm::ring,
                               DataType::float32, n);
   EXPECT_GT(e.seconds, bound);
@@ -187,6 +193,38 @@ TEST(Estimate, RingAllReduceIsAboveTheBandwidthBoundAndNearItForLargeBuffers) {
   EXPECT_EQ(e.supersteps, 2 * 15);  // the last step only copies: no combining superstep
   // Every IPU sends 2 (p-1)/p of its buffer over the links.
   EXPECT_EQ(e.cost.link_bytes, 16u * 2u * 15u * (n / 16) * 4u);
+}
+
+TEST(Estimate, RingsAreRoutedOverTheLadderAndContendForItsLinks) {
+  // Groups of every 4th IPU of a pod16: IPUs 0, 4, 8, 12 (one per M2000) form a ring whose
+  // last step, 12 -> 0, runs back down the ladder. The links are full duplex, so the way
+  // back uses the other direction of the links the way up uses: on this ring a ladder is
+  // as fast as a torus.
+  Target ladder = Target::preset("pod16");
+  Target torus = ladder;
+  torus.link_topology = LinkTopology::torus;
+  std::vector<std::vector<int>> columns(4);
+  for (int g = 0; g < 4; ++g)
+    for (int m = 0; m < 4; ++m) columns[static_cast<std::size_t>(g)].push_back(g + 4 * m);
+  const std::size_t n = 4'000'000;
+  auto seconds = [&](const Target& t, const std::vector<std::vector<int>>& groups) {
+    return estimate(t, groups, Collective::all_reduce, Algorithm::ring, DataType::float32, n)
+        .seconds;
+  };
+  EXPECT_NEAR(seconds(ladder, columns), seconds(torus, columns), 1e-9);
+  // Pairs 0-12 and 4-8: on the ladder both cross the links between the middle M2000s, in
+  // both directions; on the torus 0-12 wraps round and the two share no link.
+  const double shared = seconds(ladder, {{0, 12}, {4, 8}});
+  EXPECT_GT(shared, 1.8 * seconds(torus, {{0, 12}, {4, 8}}));
+  EXPECT_GT(shared, 1.8 * seconds(ladder, {{0, 12}}));
+  // One ring alone has the links to itself: faster than four sharing them.
+  EXPECT_LT(seconds(ladder, {columns[0]}), seconds(ladder, columns));
+  // Groups inside one M2000 each use their own chassis' links: as fast as pod4's world.
+  std::vector<std::vector<int>> boxes(4);
+  for (int g = 0; g < 4; ++g)
+    for (int m = 0; m < 4; ++m) boxes[static_cast<std::size_t>(g)].push_back(4 * g + m);
+  const Target pod4 = Target::preset("pod4");
+  EXPECT_DOUBLE_EQ(seconds(ladder, boxes), seconds(pod4, {{0, 1, 2, 3}}));
 }
 
 TEST(Estimate, AutomaticChoosesTreeForSmallAndRingForLargeBuffers) {

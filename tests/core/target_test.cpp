@@ -43,6 +43,47 @@ TEST(Target, Gc200MatchesPublishedFigures) {
   EXPECT_NO_THROW(t.validate());
 }
 
+TEST(Target, Gc200PeaksAndBandwidthsMatchTheirSources) {
+  const Target t = Target::preset("gc200");
+  // The AMP peaks: 62.5 TFLOP/s FP32 and 250 FP16 (launch material), within 1 %.
+  EXPECT_NEAR(t.amp_flops_per_cycle_fp32 * t.tiles_per_ipu * t.clock_hz, 62.5e12, 0.7e12);
+  EXPECT_NEAR(t.amp_flops_per_cycle_fp16 * t.tiles_per_ipu * t.clock_hz, 250e12, 2.6e12);
+  // "About 47 TB/s within an IPU"; "8 TB/s" exchange.
+  EXPECT_NEAR(t.memory_bytes_per_cycle * t.tiles_per_ipu * t.clock_hz, 47e12, 1e12);
+  EXPECT_NEAR(t.exchange_bytes_per_cycle * t.tiles_per_ipu * t.clock_hz, 8e12, 0.3e12);
+  // Two of ten links leave the M2000 (8 ports for 4 IPUs); 8 join its IPUs, 8/3 per pair.
+  EXPECT_EQ(t.ipus_per_chassis, 4);
+  EXPECT_EQ(t.external_links_per_ipu, 2);
+  EXPECT_DOUBLE_EQ(t.links_per_chassis_pair(), 8.0 / 3);
+  // Barrel: 6 workers, 2 float and 4 half lanes; FP64 one emulation figure.
+  EXPECT_EQ(t.vector_lanes_fp32, 2);
+  EXPECT_EQ(t.vector_lanes_fp16, 4);
+  EXPECT_GT(t.fp64_cycles_per_flop, 10);
+  // Hosts reach an M2000 over 2 x 100 GbE.
+  EXPECT_DOUBLE_EQ(t.host_link_bytes_per_s, 25e9);
+}
+
+TEST(Target, Gc2MatchesJiaEtAl) {
+  const Target t = Target::preset("gc2");
+  EXPECT_EQ(t.tiles_per_ipu, 1216);
+  EXPECT_EQ(t.tile_memory_bytes, 256u * 1024u);
+  EXPECT_DOUBLE_EQ(t.clock_hz, 1.6e9);
+  EXPECT_NEAR(t.amp_flops_per_cycle_fp32 * t.tiles_per_ipu * t.clock_hz, 31.1e12, 0.2e12);
+  EXPECT_NEAR(t.amp_flops_per_cycle_fp16 * t.tiles_per_ipu * t.clock_hz, 124.5e12, 0.5e12);
+  EXPECT_DOUBLE_EQ(t.sync_cycles_ipu, 117);
+  EXPECT_DOUBLE_EQ(t.sync_cycles_pod, 640);
+  EXPECT_NO_THROW(t.validate());
+}
+
+TEST(Target, PodTopologies) {
+  EXPECT_EQ(Target::preset("pod16").link_topology, LinkTopology::ladder);
+  EXPECT_EQ(Target::preset("pod64").link_topology, LinkTopology::torus);
+  const Target big = Target::preset("pod256");
+  EXPECT_EQ(big.link_domains(), 4);
+  EXPECT_EQ(big.link_domain_of_ipu(130), 2);
+  EXPECT_EQ(big.chassis_of_ipu(130), 32);
+}
+
 TEST(Target, PodsAreBuiltFromGc200s) {
   for (const auto& [name, ipus] :
        {std::pair{"pod4", 4}, {"pod16", 16}, {"pod64", 64}, {"pod256", 256}}) {
@@ -91,6 +132,25 @@ TEST(Target, JsonRoundTripsThroughOverrides) {
   Target b = Target::preset("gc200");
   b.apply_overrides(a.to_json(), "test");
   EXPECT_EQ(a.to_json(), b.to_json());
+}
+
+TEST(Target, EveryFigureCanBeOverridden) {
+  const Target base = Target::preset("pod64");
+  const nlohmann::json j = base.to_json();
+  for (const auto& [key, value] : j.items()) {
+    if (!value.is_number()) continue;
+    Target t = base;
+    const nlohmann::json changed = {{key, value.get<double>() + 1}};
+    t.apply_overrides(changed, "test");
+    EXPECT_EQ(t.to_json()[key], value.get<double>() + 1) << key;
+  }
+  Target t = base;
+  t.apply_overrides({{"link_topology", "ladder"}}, "test");
+  EXPECT_EQ(t.link_topology, LinkTopology::ladder);
+  EXPECT_THAT(error_of([&] {
+                t.apply_overrides({{"link_topology", "ring"}}, "cli");
+              }),
+              HasSubstr("'link_topology' must be \"ladder\" or \"torus\""));
 }
 
 TEST(Target, OverrideErrorsNameTheFieldAndOrigin) {

@@ -98,14 +98,20 @@ TEST(CostModel, ChargesPerGradientAndLeapfrog) {
   const Draws draws = sample(runtime, *model, s);
   const double compute = runtime.profile().total().compute_cycles;
   if (runtime.rank() == 0) {
-    const std::uint64_t gradient =
-        estimate_cycles(gc200, model->gradient_cost(), model->gradient_elements());
-    const std::uint64_t leapfrog = estimate_cycles(gc200, KernelCost{20, 120.0, 1}, 10);
+    // The default gradient work (5 double operations, 2 loads and a store per coordinate)
+    // and the leapfrog's (4 operations, 3 loads, 2 stores), over the 10 coordinates.
+    const std::uint64_t gradient = model->gradient_cycles(gc200);
+    EXPECT_EQ(gradient, estimate_cycles(gc200, model->gradient_work(), 10));
+    const std::uint64_t leapfrog = estimate_cycles(gc200, leapfrog_work(), 10);
+    // gc200: 120 + 6 x 2 x (5 x 40 + 3 + 1) and 120 + 6 x 2 x (4 x 40 + 5 + 1).
+    EXPECT_EQ(gradient, 120u + 12u * 204u);
+    EXPECT_EQ(leapfrog, 120u + 12u * 166u);
     double expected = 0;
     for (double n : draws.column(0, draws.index("n_leapfrog__")))
       expected += (n + 1) * static_cast<double>(gradient) + n * static_cast<double>(leapfrog);
+    // Plus the combines of the run's few reductions (draw statistics), under 1 %.
     EXPECT_GE(compute, expected);
-    EXPECT_LT(compute, expected + 100);
+    EXPECT_LT(compute, 1.01 * expected);
   }
   EXPECT_GT(runtime.profile().simulated_seconds(), 0.0);
 }

@@ -8,6 +8,7 @@
 #include <numbers>
 #include <vector>
 
+#include "tessera/weather/time_integrator.hpp"
 #include "test_support.hpp"
 
 namespace tessera::weather {
@@ -141,6 +142,29 @@ TEST(Operators, LimitedFaceValuesCreateNoNewExtrema) {
       EXPECT_GE(v, std::min(c[1], c[2]));
       EXPECT_LE(v, std::max(c[1], c[2]));
     }
+}
+
+}  // namespace
+}  // namespace tessera::weather
+
+namespace tessera::weather {
+namespace {
+
+// Each operator's counted work, and its price on a GC200 (40 cycles per emulated double
+// operation, 20 operations a division, 8-byte accesses, a loop branch per point).
+TEST(Operators, WorkIsCountedFromTheLoops) {
+  const Target t = Target::preset("gc200");
+  EXPECT_DOUBLE_EQ(GradientX::work.flops_fp64, 1);
+  EXPECT_DOUBLE_EQ(GradientX::work.transcendentals_fp64, 1);
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(t, GradientX::work), 40 + 800 + 3 + 1);
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(t, Divergence::work), 3 * 40 + 2 * 800 + 5 + 1);
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(t, Laplacian::work), 9 * 40 + 6 + 1);
+  EXPECT_GT(worker_cycles_per_item(t, LimitedAdvection::work),
+            worker_cycles_per_item(t, UpwindAdvection::work));
+  // The stage combinations: out = a x + b y (+ c z), and the filtered leapfrog.
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(t, combine_work(2)), 3 * 40 + 3 + 1);
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(t, combine_work(3)), 5 * 40 + 4 + 1);
+  EXPECT_DOUBLE_EQ(worker_cycles_per_item(t, leapfrog_work()), 7 * 40 + 5 + 1);
 }
 
 }  // namespace

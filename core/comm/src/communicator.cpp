@@ -29,19 +29,6 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-SuperstepCost difference(const SuperstepCost& a, const SuperstepCost& b) {
-  SuperstepCost d;
-  d.compute_cycles = a.compute_cycles - b.compute_cycles;
-  d.exchange_cycles = a.exchange_cycles - b.exchange_cycles;
-  d.sync_cycles = a.sync_cycles - b.sync_cycles;
-  d.link_seconds = a.link_seconds - b.link_seconds;
-  d.gateway_seconds = a.gateway_seconds - b.gateway_seconds;
-  d.exchange_bytes = a.exchange_bytes - b.exchange_bytes;
-  d.link_bytes = a.link_bytes - b.link_bytes;
-  d.gateway_bytes = a.gateway_bytes - b.gateway_bytes;
-  return d;
-}
-
 // A chunk range a member combines at the start of a superstep.
 struct Combine {
   int first_chunk, last_chunk;
@@ -70,12 +57,11 @@ struct Communicator::Compiled {
   bool uses_incoming = false;
   bool view = false;  // members' pieces are views of the user's buffers (tile-major layout)
   std::vector<Group> groups;
-  int per_group = 1;                       // tiles per IPU in a group (the last may have fewer)
-  std::vector<std::size_t> piece_start;    // [k] elements of the pieces of tiles 0..k-1
-  std::size_t scratch_plane = 0;           // elements of one plane of the host scratch
-  std::vector<int> tiles;                  // every tile of this rank the call uses
-  std::vector<SuperstepCost> costs;        // [superstep] exchange and sync, all groups
-  std::vector<std::size_t> most_combined;  // [superstep] most elements a tile combines
+  int per_group = 1;                     // tiles per IPU in a group (the last may have fewer)
+  std::vector<std::size_t> piece_start;  // [k] elements of the pieces of tiles 0..k-1
+  std::size_t scratch_plane = 0;         // elements of one plane of the host scratch
+  std::vector<int> tiles;                // every tile of this rank the call uses
+  std::size_t supersteps = 0;            // the steps, and one to combine what the last delivered
 };
 
 // The tag of the agreement packets of spread communicators (on the agreement's own
@@ -375,11 +361,10 @@ struct Communicator::Context {
     }
     call.compiled = found->second;
     const Compiled& plan = *call.compiled;
-    call.costs = plan.costs;
-    for (std::size_t s = 0; s < call.costs.size(); ++s)
-      if (plan.most_combined[s] > 0 && t.kind == TargetKind::ipu)
-        call.costs[s].compute_cycles =
-            static_cast<double>(estimate_cycles(t, combine_cost(k.type), plan.most_combined[s]));
+    // The cost model's account of the call, superstep by superstep (schedule.hpp): the same
+    // figures comm::estimate sums, for this type's combine.
+    call.costs = superstep_costs(t, c.groups_, k.collective, call.algorithm, k.type, k.n, k.root,
+                                 k.peer, k.min_tile_bytes);
     return plan;
   }
 };
@@ -562,50 +547,77 @@ std::unique_ptr<Communicator::Compiled> Communicator::compile(Collective collect
   std::sort(c->tiles.begin(), c->tiles.end());
   c->scratch_plane *= ctx.local_ipus.size();
 
-  // The cost of each superstep with every tile in lock step, the same on every rank: the
-  // exchange of all its copies (as Runtime::compile tallies a plan), the IPU sync, and
-  // the combine of the tile that combines the most (priced per call: it depends on the
-  // type). A last superstep only if the last step delivered data to combine.
+  // A last superstep only if the last step delivered data to combine (as superstep_costs
+  // counts them).
   const bool combine_at_end =
       c->steps.empty() || std::any_of(c->combines.back().begin(), c->combines.back().end(),
                                       [](const std::vector<Combine>& m) { return !m.empty(); });
-  const std::size_t supersteps = combine_at_end ? c->steps.size() + 1 : c->steps.size();
-  c->costs.resize(supersteps);
-  c->most_combined.assign(supersteps, 0);
-  for (std::size_t s = 0; s < supersteps; ++s) {
-    c->costs[s].sync_cycles = t.sync_cycles_ipu;
-    if (s < c->steps.size()) {
-      TrafficTally tally(t);
-      for (const auto& group : groups_)
-        for (const Transfer& tr : c->steps[s].transfers) {
-          const int from = group[static_cast<std::size_t>(tr.source)] * t.tiles_per_ipu;
-          const int to = group[static_cast<std::size_t>(tr.destination)] * t.tiles_per_ipu;
-          for (int k = 0; k < tiles; ++k) {
-            const std::size_t bytes =
-                (layout.piece_offset(k, tr.last_chunk) - layout.piece_offset(k, tr.first_chunk)) *
-                esize;
-            if (bytes > 0) tally.add(from + k, to + k, bytes);
-          }
-        }
-      c->costs[s].add_exchange(tally.cost());
-    }
-    if (s == 0) continue;
-    std::size_t most = 0;
-    for (const auto& member : c->combines[s - 1])
-      for (int k = 0; k < tiles; ++k) {
-        std::size_t combined = 0;
-        for (const Combine& m : member)
-          combined += layout.piece_offset(k, m.last_chunk) - layout.piece_offset(k, m.first_chunk);
-        most = std::max(most, combined);
-      }
-    c->most_combined[s] = most;
-  }
+  c->supersteps = combine_at_end ? c->steps.size() + 1 : c->steps.size();
   return c;
 }
 
 CallReport Communicator::barrier() {
   return run(Collective::barrier, DataType::int32, Op::sum, Algorithm::tree, 0, 0, 0, {}, {}, true);
 }
+
+// One call's arguments, as run() received them.
+struct Communicator::Request {
+  Collective collective;
+  DataType type;
+  Op op;
+  Algorithm algorithm;
+  int root, peer;
+  std::size_t count;
+  const Bytes& send;
+  const Bytes& recv;
+  bool in_place;
+  bool data_call() const { return collective != Collective::barrier; }
+  std::size_t esize() const { return size_of(type); }
+  // The elements of a member's whole buffer, from the size of its first buffer ("primary":
+  // send, or data in place), which must agree over all members.
+  std::size_t n_of(std::size_t primary, int p) const {
+    if (collective == Collective::send_recv) return count;
+    if (collective == Collective::all_gather && !in_place)
+      return primary * static_cast<std::size_t>(p);
+    return primary;
+  }
+};
+
+// What this rank's members ask for: the fields every rank contributes to a call's
+// agreement (Context::agree and Context::exchange carry them as an array).
+struct Communicator::Fields {
+  std::int64_t collective, type, op, algorithm, root, peer;
+  std::int64_t comm_high, comm_low;                // the communicator's id (hash())
+  std::int64_t smallest = LLONG_MAX, largest = 0;  // sizes of the members' first buffers
+  std::int64_t bad_ipu = 0;   // 1 + the last IPU whose buffers have the wrong size, or 0
+  std::int64_t bad_rank = 0;  // 1 + this rank if it did not pass one buffer per IPU, or 0
+  std::int64_t in_place = 0;
+  std::int64_t overlap = 0;       // 1 + the last IPU whose buffer overlaps another's, or 0
+  std::int64_t carries_data = 0;  // the members' data travel with the agreement (spread)
+
+  Context::Fields array() const {
+    static_assert(sizeof(Context::Fields) == 15 * sizeof(std::int64_t));
+    Context::Fields a;
+    std::memcpy(a.data(), this, sizeof a);
+    return a;
+  }
+};
+
+// What the agreement returned: every field's maximum and minimum over the ranks.
+struct Communicator::Agreement {
+  static_assert(sizeof(Fields) == sizeof(Context::Fields) && std::is_standard_layout_v<Fields>);
+  using Field = std::int64_t Fields::*;
+  Context::Agreed all{};
+  static std::size_t index(Field f) {
+    static const Fields probe{};
+    return static_cast<std::size_t>(reinterpret_cast<const char*>(&(probe.*f)) -
+                                    reinterpret_cast<const char*>(&probe)) /
+           sizeof(std::int64_t);
+  }
+  std::int64_t max(Field f) const { return all[index(f)]; }
+  std::int64_t min(Field f) const { return -all[Context::fields + index(f)]; }
+  bool same(Field f) const { return min(f) == max(f); }
+};
 
 CallReport Communicator::run(Collective collective, DataType type, Op op, Algorithm algorithm,
                              int root, int peer, std::size_t count, const Bytes& send,
@@ -617,31 +629,83 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
                     "after a call timed out (" +
                     ctx.timed_out + ")");
   Runtime& rt = *ctx.runtime;
+  const Request q{collective, type, op, algorithm, root, peer, count, send, recv, in_place};
+  // 1. What this rank's members ask for; 2. the agreement of every rank on it (with the
+  // data of a spread small all-reduce); 3. the errors every rank then throws alike.
+  CallPlan* call = nullptr;
+  const Agreement all = agree(q, describe(q), call);
+  const std::size_t n = check(q, all);
+
+  const double start = now_seconds();
+  const SuperstepCost total_before = rt.profile().total();
+  const double simulated_before = rt.profile().simulated_seconds();
+  const std::uint64_t steps_before = rt.profile().supersteps();
+  auto report = [&](Algorithm used, double end) {
+    CallReport r;
+    r.algorithm = used;
+    r.supersteps = static_cast<int>(rt.profile().supersteps() - steps_before);
+    r.cost = rt.profile().total() - total_before;
+    r.simulated_seconds = rt.profile().simulated_seconds() - simulated_before;
+    r.wall_seconds = end - start;
+    return r;
+  };
+  if (!q.data_call()) {
+    rt.superstep("comm." + name_ + ".barrier", [](Tile&) {});
+    return report(Algorithm::tree, now_seconds());
+  }
+
+  // 4. The call's plan and its compiled layout, schedule and exchange plans.
+  if (!call || call->key.n != n)
+    call = &ctx.plan(*this, collective, type, algorithm, n, root, peer);
+  const Compiled& plan = ctx.compile(*this, *call);
+  // 5. The data: combined from the agreement's packets (a spread small all-reduce), or
+  // moved by the supersteps of the schedule. Either way the profile gets the schedule's
+  // supersteps, priced by the cost model (superstep_costs).
+  const bool from_packets = spread_ && ctx.ranks > 1 && collective == Collective::all_reduce &&
+                            all.min(&Fields::carries_data) == 1 && size_ > 1;
+  prepare_pieces(q, *call, plan, n);
+  if (from_packets) {
+    ctx.finish_exchange(*this, collective);
+    if (n > 0) fold_packets(q, call->algorithm, plan.layout, n);
+  } else {
+    run_supersteps(q, *call, plan);
+  }
+  const double end = now_seconds();
+  rt.record_supersteps(call->label, call->costs,
+                       (end - start) / static_cast<double>(plan.supersteps));
+  return report(call->algorithm, end);
+}
+
+Communicator::Fields Communicator::describe(const Request& q) const {
+  Context& ctx = *context_;
+  Runtime& rt = *ctx.runtime;
   const int p = size_;
   const auto& local = ctx.local_ipus;
-  const bool data_call = collective != Collective::barrier;
-  const std::size_t esize = size_of(type);
-
-  // What this rank's members ask for. The size of the first buffer ("primary": send,
-  // or data in place) must agree over all members; n follows from it.
-  auto n_of = [&](std::size_t primary) -> std::size_t {
-    if (collective == Collective::send_recv) return count;
-    if (collective == Collective::all_gather && !in_place)
-      return primary * static_cast<std::size_t>(p);
-    return primary;
-  };
-  std::int64_t low = LLONG_MAX, high = 0, bad_ipu = 0, bad_rank = 0;
+  const Collective collective = q.collective;
+  const Bytes &send = q.send, &recv = q.recv;
+  const int root = q.root, peer = q.peer;
+  const bool in_place = q.in_place, data_call = q.data_call();
+  const std::size_t esize = q.esize(), count = q.count;
+  Fields f{static_cast<std::int64_t>(collective),
+           static_cast<std::int64_t>(q.type),
+           static_cast<std::int64_t>(q.op),
+           static_cast<std::int64_t>(q.algorithm),
+           root,
+           peer,
+           static_cast<std::int64_t>(id_ >> 33),
+           static_cast<std::int64_t>(id_ & 0x1ffffffffULL)};
+  f.in_place = in_place ? 1 : 0;
   if (data_call && (send.data.size() != local.size() || recv.data.size() != local.size())) {
-    bad_rank = rt.rank() + 1;
+    f.bad_rank = rt.rank() + 1;
   } else if (data_call) {
     for (std::size_t i = 0; i < local.size(); ++i) {
       const int r = rank_of_ipu(local[i]);
       const bool source = r == root, destination = r == peer;
       std::size_t primary = send.elements[i];
       if (collective == Collective::send_recv) primary = count;
-      low = std::min<std::int64_t>(low, static_cast<std::int64_t>(primary));
-      high = std::max<std::int64_t>(high, static_cast<std::int64_t>(primary));
-      const std::size_t n = n_of(primary);
+      f.smallest = std::min<std::int64_t>(f.smallest, static_cast<std::int64_t>(primary));
+      f.largest = std::max<std::int64_t>(f.largest, static_cast<std::int64_t>(primary));
+      const std::size_t n = q.n_of(primary, p);
       bool ok = true;
       switch (collective) {
         case Collective::all_reduce:
@@ -660,13 +724,13 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
         default:
           break;
       }
-      if (!ok) bad_ipu = std::max<std::int64_t>(bad_ipu, local[i] + 1);
+      if (!ok) f.bad_ipu = std::max<std::int64_t>(f.bad_ipu, local[i] + 1);
     }
   }
   // All-reduce works in the members' buffers (recv, or data in place): they must not
   // overlap one another, nor a member's send buffer its recv buffer but exactly.
-  std::int64_t overlap = 0;
-  if (collective == Collective::all_reduce && bad_rank == 0 && bad_ipu == 0 && low == high) {
+  if (collective == Collective::all_reduce && f.bad_rank == 0 && f.bad_ipu == 0 &&
+      f.smallest == f.largest) {
     // Addresses as integers: buffers of different allocations have no pointer order.
     auto address = [](const std::byte* p) { return reinterpret_cast<std::uintptr_t>(p); };
     auto& ranges = ctx.ranges;  // (start, member) by start
@@ -677,193 +741,192 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
       ranges.emplace_back(address(recv.data[i]), i);
       const std::uintptr_t a = address(send.data[i]), b = address(recv.data[i]);
       if (a != b && a < b + bytes && b < a + bytes)
-        overlap = std::max<std::int64_t>(overlap, local[i] + 1);
+        f.overlap = std::max<std::int64_t>(f.overlap, local[i] + 1);
     }
     std::sort(ranges.begin(), ranges.end());
     for (std::size_t j = 1; j < ranges.size(); ++j)
       if (ranges[j].first < ranges[j - 1].first + recv.elements[ranges[j - 1].second] * esize)
-        overlap = std::max<std::int64_t>(overlap, local[ranges[j].second] + 1);
+        f.overlap = std::max<std::int64_t>(f.overlap, local[ranges[j].second] + 1);
   }
-  const Context::Fields mine = {static_cast<std::int64_t>(collective),
-                                static_cast<std::int64_t>(type),
-                                static_cast<std::int64_t>(op),
-                                static_cast<std::int64_t>(algorithm),
-                                root,
-                                peer,
-                                static_cast<std::int64_t>(id_ >> 33),
-                                static_cast<std::int64_t>(id_ & 0x1ffffffffULL),
-                                low,
-                                high,
-                                bad_ipu,
-                                bad_rank,
-                                in_place ? 1 : 0,
-                                overlap,
-                                0};
-  // On a spread communicator the ranks agree point to point, and a small ring or tree
-  // all-reduce sends its members' data along: with every member's data on every rank, each
-  // rank combines its members' results itself, in the schedule's order (below), and the call
-  // costs one round of messages (or a few, Context::exchange). The data is used only if
-  // every rank sent it (field 14).
-  // The plan of such a call is found before the agreement (it tells the algorithm), from
-  // this rank's size; if the ranks disagree, the call fails below.
-  const bool spread = spread_ && ctx.ranks > 1;
-  CallPlan* call = nullptr;
-  Context::Agreed all;
-  if (spread) {
-    bool carry = false;
-    if (collective == Collective::all_reduce && p > 1 && bad_rank == 0 && bad_ipu == 0 &&
-        overlap == 0 && low == high &&
-        static_cast<std::size_t>(low) * esize * local.size() <= packet_bytes) {
-      call =
-          &ctx.plan(*this, collective, type, algorithm, static_cast<std::size_t>(low), root, peer);
-      carry = call->algorithm != Algorithm::hierarchical;
-    }
-    Context::Fields with = mine;
-    with.back() = carry ? 1 : 0;
-    const std::size_t member_bytes = carry ? static_cast<std::size_t>(low) * esize : 0;
-    const std::size_t payload = member_bytes * local.size();
-    all = ctx.exchange(*this, collective, with, payload, packet_bytes, [&](std::byte* at) {
-      for (std::size_t i = 0; i < local.size(); ++i)
-        std::memcpy(at + i * member_bytes, send.data[i], member_bytes);
-    });
-  } else {
-    all = ctx.agree(*this, collective, mine);
+  return f;
+}
+
+// On a spread communicator the ranks agree point to point, and a small ring or tree
+// all-reduce sends its members' data along: with every member's data on every rank, each
+// rank combines its members' results itself, in the schedule's order (fold_packets), and
+// the call costs one round of messages (or a few, Context::exchange). The data is used only
+// if every rank sent it (Fields::carries_data). The plan of such a call is found before the
+// agreement (it tells the algorithm), from this rank's size; if the ranks disagree, the
+// call fails in check().
+Communicator::Agreement Communicator::agree(const Request& q, const Fields& mine,
+                                            CallPlan*& call) const {
+  Context& ctx = *context_;
+  const auto& local = ctx.local_ipus;
+  const std::size_t esize = q.esize();
+  Agreement a;
+  if (!(spread_ && ctx.ranks > 1)) {
+    a.all = ctx.agree(*this, q.collective, mine.array());
+    return a;
   }
-  constexpr std::size_t fields = Context::fields;
-  auto max_of = [&](std::size_t i) { return all[i]; };
-  auto min_of = [&](std::size_t i) { return -all[fields + i]; };
+  Fields with = mine;
+  if (q.collective == Collective::all_reduce && size_ > 1 && mine.bad_rank == 0 &&
+      mine.bad_ipu == 0 && mine.overlap == 0 && mine.smallest == mine.largest &&
+      static_cast<std::size_t>(mine.smallest) * esize * local.size() <= packet_bytes) {
+    call = &ctx.plan(*this, q.collective, q.type, q.algorithm,
+                     static_cast<std::size_t>(mine.smallest), q.root, q.peer);
+    with.carries_data = call->algorithm != Algorithm::hierarchical ? 1 : 0;
+  }
+  const std::size_t member_bytes =
+      with.carries_data ? static_cast<std::size_t>(mine.smallest) * esize : 0;
+  const std::size_t payload = member_bytes * local.size();
+  a.all =
+      ctx.exchange(*this, q.collective, with.array(), payload, packet_bytes, [&](std::byte* at) {
+        for (std::size_t i = 0; i < local.size(); ++i)
+          std::memcpy(at + i * member_bytes, q.send.data[i], member_bytes);
+      });
+  return a;
+}
+
+std::size_t Communicator::check(const Request& q, const Agreement& all) const {
+  const int p = size_;
   auto fail = [&](const std::string& what) {
-    CommError e(where(collective) + ": " + what);
+    CommError e(where(q.collective) + ": " + what);
     e.set_collective();
     throw e;
   };
-  if (min_of(0) != max_of(0))
+  if (!all.same(&Fields::collective))
     fail(std::string("MPI ranks called different collectives (") +
-         to_string(static_cast<Collective>(min_of(0))) + " and " +
-         to_string(static_cast<Collective>(max_of(0))) + "); every rank must make the same calls");
-  if (min_of(6) != max_of(6) || min_of(7) != max_of(7))
+         to_string(static_cast<Collective>(all.min(&Fields::collective))) + " and " +
+         to_string(static_cast<Collective>(all.max(&Fields::collective))) +
+         "); every rank must make the same calls");
+  if (!all.same(&Fields::comm_high) || !all.same(&Fields::comm_low))
     fail("MPI ranks called it on different communicators; every rank must use the same one");
-  if (max_of(11) > 0)
-    fail("MPI rank " + std::to_string(max_of(11) - 1) +
+  if (all.max(&Fields::bad_rank) > 0)
+    fail("MPI rank " + std::to_string(all.max(&Fields::bad_rank) - 1) +
          " did not pass one buffer per IPU it hosts (in the order of local_ipus())");
-  if (min_of(1) != max_of(1))
+  if (!all.same(&Fields::type))
     fail(std::string("members passed different element types (") +
-         to_string(static_cast<DataType>(min_of(1))) + " and " +
-         to_string(static_cast<DataType>(max_of(1))) + ")");
-  if (min_of(2) != max_of(2))
+         to_string(static_cast<DataType>(all.min(&Fields::type))) + " and " +
+         to_string(static_cast<DataType>(all.max(&Fields::type))) + ")");
+  if (!all.same(&Fields::op))
     fail(std::string("members asked for different operations (") +
-         to_string(static_cast<Op>(min_of(2))) + " and " + to_string(static_cast<Op>(max_of(2))) +
-         ")");
-  if (min_of(3) != max_of(3))
+         to_string(static_cast<Op>(all.min(&Fields::op))) + " and " +
+         to_string(static_cast<Op>(all.max(&Fields::op))) + ")");
+  if (!all.same(&Fields::algorithm))
     fail(std::string("members asked for different algorithms (") +
-         to_string(static_cast<Algorithm>(min_of(3))) + " and " +
-         to_string(static_cast<Algorithm>(max_of(3))) + ")");
-  if (min_of(4) != max_of(4) || min_of(5) != max_of(5))
-    fail("members named different roots or peers (roots " + std::to_string(min_of(4)) + ".." +
-         std::to_string(max_of(4)) + ", peers " + std::to_string(min_of(5)) + ".." +
-         std::to_string(max_of(5)) + ")");
-  if (min_of(12) != max_of(12)) fail("some members called the in-place form and some did not");
-  if (data_call && min_of(8) != max_of(9))
-    fail("members passed buffers of different sizes (from " + std::to_string(min_of(8)) + " to " +
-         std::to_string(max_of(9)) + " elements); every member must pass the same size");
-  if (root < 0 || root >= p || peer < 0 || peer >= p)
+         to_string(static_cast<Algorithm>(all.min(&Fields::algorithm))) + " and " +
+         to_string(static_cast<Algorithm>(all.max(&Fields::algorithm))) + ")");
+  if (!all.same(&Fields::root) || !all.same(&Fields::peer))
+    fail("members named different roots or peers (roots " + std::to_string(all.min(&Fields::root)) +
+         ".." + std::to_string(all.max(&Fields::root)) + ", peers " +
+         std::to_string(all.min(&Fields::peer)) + ".." + std::to_string(all.max(&Fields::peer)) +
+         ")");
+  if (!all.same(&Fields::in_place)) fail("some members called the in-place form and some did not");
+  if (q.data_call() && all.min(&Fields::smallest) != all.max(&Fields::largest))
+    fail("members passed buffers of different sizes (from " +
+         std::to_string(all.min(&Fields::smallest)) + " to " +
+         std::to_string(all.max(&Fields::largest)) +
+         " elements); every member must pass the same size");
+  if (q.root < 0 || q.root >= p || q.peer < 0 || q.peer >= p)
     fail("root or peer outside the group's ranks 0.." + std::to_string(p - 1) + " (root " +
-         std::to_string(root) + ", peer " + std::to_string(peer) + ")");
-  const std::size_t n = data_call ? n_of(static_cast<std::size_t>(max_of(9))) : 0;
-  if (collective == Collective::reduce_scatter && n % static_cast<std::size_t>(p) != 0)
+         std::to_string(q.root) + ", peer " + std::to_string(q.peer) + ")");
+  const std::size_t n =
+      q.data_call() ? q.n_of(static_cast<std::size_t>(all.max(&Fields::largest)), p) : 0;
+  if (q.collective == Collective::reduce_scatter && n % static_cast<std::size_t>(p) != 0)
     fail("needs p x count elements to scatter (p = " + std::to_string(p) + "), but members pass " +
          std::to_string(n) + ", not a multiple of " + std::to_string(p));
-  if (max_of(10) > 0) {
+  if (all.max(&Fields::bad_ipu) > 0) {
     std::string need;
-    if (collective == Collective::reduce_scatter)
+    if (q.collective == Collective::reduce_scatter)
       need = "a receive buffer of " + std::to_string(n / static_cast<std::size_t>(p));
-    else if (collective == Collective::send_recv)
+    else if (q.collective == Collective::send_recv)
       need = "a send (at the source) and a receive buffer (at the destination) of " +
              std::to_string(n);
     else
       need = "a receive buffer of " + std::to_string(n);
-    fail("IPU " + std::to_string(max_of(10) - 1) + " passed a buffer of the wrong size: this " +
-         "call needs " + need + " elements");
+    fail("IPU " + std::to_string(all.max(&Fields::bad_ipu) - 1) +
+         " passed a buffer of the wrong size: this " + "call needs " + need + " elements");
   }
 
-  if (max_of(13) > 0)
-    fail("IPU " + std::to_string(max_of(13) - 1) +
+  if (all.max(&Fields::overlap) > 0)
+    fail("IPU " + std::to_string(all.max(&Fields::overlap) - 1) +
          " passed a buffer that overlaps another member's buffer (or, out of place, its own " +
          "send buffer in part): every member needs a buffer of its own");
 
-  const double start = now_seconds();
-  const SuperstepCost total_before = rt.profile().total();
-  const double simulated_before = rt.profile().simulated_seconds();
-  const std::uint64_t steps_before = rt.profile().supersteps();
-  auto report = [&](Algorithm used, double end) {
-    CallReport r;
-    r.algorithm = used;
-    r.supersteps = static_cast<int>(rt.profile().supersteps() - steps_before);
-    r.cost = difference(rt.profile().total(), total_before);
-    r.simulated_seconds = rt.profile().simulated_seconds() - simulated_before;
-    r.wall_seconds = end - start;
-    return r;
-  };
-  if (!data_call) {
-    rt.superstep("comm." + name_ + ".barrier", [](Tile&) {});
-    return report(Algorithm::tree, now_seconds());
+  return n;
+}
+
+// Where a call's data lies on the tiles, for one compiled call: the tiles' pieces are views
+// (Tile::view) of the user's buffers (all-reduce) or of the context's scratch, and the data
+// of the other collectives is loaded from and unloaded to the user's buffers.
+struct Communicator::Pieces {
+  const Communicator& c;
+  const Request& q;
+  const Compiled& plan;
+  Context& ctx;
+  const Layout& layout;
+  const int p;
+  const std::size_t esize;
+  const int first_local;
+
+  Pieces(const Communicator& comm, const Request& request, const Compiled& compiled)
+      : c(comm),
+        q(request),
+        plan(compiled),
+        ctx(*comm.context_),
+        layout(compiled.layout),
+        p(comm.size_),
+        esize(request.esize()),
+        first_local(comm.context_->local_ipus.front()) {
+    // The scratch: data (unless the pieces view the user's buffers) and the receive area.
+    const std::size_t planes = (plan.view ? 0 : 1) + (plan.uses_incoming ? 1 : 0);
+    if (ctx.scratch.size() < planes * plan.scratch_plane * esize)
+      ctx.scratch.resize(planes * plan.scratch_plane * esize);
   }
 
-  if (!call || call->key.n != n)
-    call = &ctx.plan(*this, collective, type, algorithm, n, root, peer);
-  algorithm = call->algorithm;
-  const std::string& label = call->label;
-  const Compiled& plan = ctx.compile(*this, *call);
-  const Layout& layout = plan.layout;
-  const std::size_t steps = plan.steps.size();
-  const int first_local = local.front();
-
-  // Copies chunks [c0, c1) of tile k's part between its (owned) piece and a user buffer
+  // Copies chunks [c0, c1) of tile t's part between its (owned) piece and a user buffer
   // whose element 0 is element `shift` of the member's whole buffer.
-  auto move = [&](Tile& t, int c0, int c1, std::byte* user, std::size_t shift, bool to_user) {
+  void move(Tile& t, int c0, int c1, std::byte* user, std::size_t shift, bool to_user) const {
     const int k = t.id_on_ipu();
     std::byte* piece = t.get(ctx.data).data();
-    for (int c = c0; c < c1; ++c) {
-      const std::size_t at = layout.piece_offset(k, c);
-      const std::size_t length = layout.piece_offset(k, c + 1) - at;
+    for (int ch = c0; ch < c1; ++ch) {
+      const std::size_t at = layout.piece_offset(k, ch);
+      const std::size_t length = layout.piece_offset(k, ch + 1) - at;
       if (length == 0) continue;
-      std::byte* u = user + (layout.slice_begin(c, k) - shift) * esize;
+      std::byte* u = user + (layout.slice_begin(ch, k) - shift) * esize;
       if (to_user)
         std::memcpy(u, piece + at * esize, length * esize);
       else
         std::memcpy(piece + at * esize, u, length * esize);
     }
-  };
+  }
   // Copies the results of one tile out to the user's buffers (owned pieces only).
-  auto unload = [&](Tile& t) {
+  void unload(Tile& t) const {
     const int ipu = t.ipu();
     const auto i = static_cast<std::size_t>(ipu - first_local);
-    const int r = rank_of_ipu(ipu);
-    switch (collective) {
+    const int r = c.rank_of_ipu(ipu);
+    switch (q.collective) {
       case Collective::reduce_scatter:
-        move(t, r, r + 1, recv.data[i], in_place ? 0 : layout.chunk_begin(r), true);
+        move(t, r, r + 1, q.recv.data[i], q.in_place ? 0 : layout.chunk_begin(r), true);
         break;
       case Collective::broadcast:
-        if (r != root) move(t, 0, p, recv.data[i], 0, true);
+        if (r != q.root) move(t, 0, p, q.recv.data[i], 0, true);
         break;
       case Collective::reduce:
-        if (r == root) move(t, 0, p, recv.data[i], 0, true);
+        if (r == q.root) move(t, 0, p, q.recv.data[i], 0, true);
         break;
       case Collective::send_recv:
-        if (r == peer) move(t, 0, p, recv.data[i], 0, true);
+        if (r == q.peer) move(t, 0, p, q.recv.data[i], 0, true);
         break;
       default:
-        move(t, 0, p, recv.data[i], 0, true);
+        move(t, 0, p, q.recv.data[i], 0, true);
     }
-  };
+  }
   // Points tile t's pieces at their memory: data at the user's buffer (all-reduce) or at
   // the first plane of the scratch, the receive area at the next plane, where tile k of
   // the i-th local IPU of the group of tiles [k0, ...) starts at element
   // i * (elements of the group's pieces of one IPU) + (elements of tiles k0..k-1).
-  const std::size_t planes = (plan.view ? 0 : 1) + (plan.uses_incoming ? 1 : 0);
-  if (ctx.scratch.size() < planes * plan.scratch_plane * esize)
-    ctx.scratch.resize(planes * plan.scratch_plane * esize);
-  auto bind = [&](Tile& t, std::size_t i) {
+  void bind(Tile& t, std::size_t i) const {
     const int k = t.id_on_ipu();
     const int k0 = k / plan.per_group * plan.per_group;
     const int k1 = std::min(layout.tiles(), k0 + plan.per_group);
@@ -871,172 +934,192 @@ CallReport Communicator::run(Collective collective, DataType type, Op op, Algori
     const std::size_t size = layout.piece_offset(k, p) * esize;
     std::byte* plane = ctx.scratch.data() + (i * (at(k1) - at(k0)) + at(k) - at(k0)) * esize;
     if (plan.view) {
-      t.view(ctx.data, std::span<std::byte>(recv.data[i] + layout.tile_begin(k) * esize, size));
+      t.view(ctx.data, std::span<std::byte>(q.recv.data[i] + layout.tile_begin(k) * esize, size));
     } else {
       t.view(ctx.data, std::span<std::byte>(plane, size));
       plane += plan.scratch_plane * esize;
     }
     if (plan.uses_incoming) t.view(ctx.incoming, std::span<std::byte>(plane, size));
-  };
+  }
   // Loads tile t's part of a member's buffer: for all-reduce out of place, copies send
   // into recv, where the call then works; otherwise copies the user's data to the piece.
-  auto load = [&](Tile& t, std::size_t i, int r) {
+  void load(Tile& t, std::size_t i, int r) const {
     const int k = t.id_on_ipu();
     if (plan.view) {
       const std::size_t size = layout.piece_offset(k, p) * esize;
-      std::byte* work = recv.data[i] + layout.tile_begin(k) * esize;
-      const std::byte* from = send.data[i] + layout.tile_begin(k) * esize;
+      std::byte* work = q.recv.data[i] + layout.tile_begin(k) * esize;
+      const std::byte* from = q.send.data[i] + layout.tile_begin(k) * esize;
       if (size > 0 && from != work) std::memcpy(work, from, size);
       bind(t, i);
       return;
     }
     bind(t, i);
-    switch (collective) {
+    switch (q.collective) {
       case Collective::all_gather:
-        move(t, r, r + 1, send.data[i], in_place ? 0 : layout.chunk_begin(r), false);
+        move(t, r, r + 1, q.send.data[i], q.in_place ? 0 : layout.chunk_begin(r), false);
         break;
       case Collective::broadcast:
       case Collective::send_recv:
-        if (r == root) move(t, 0, p, send.data[i], 0, false);
+        if (r == q.root) move(t, 0, p, q.send.data[i], 0, false);
         break;
       default:
-        move(t, 0, p, send.data[i], 0, false);
+        move(t, 0, p, q.send.data[i], 0, false);
     }
-  };
-  // Superstep s loads (s = 0) or combines what step s-1 delivered, then runs step s; a
-  // last superstep is needed only to combine what the last step delivered. The tile
-  // groups run one after the other (Compiled), each on its own tiles, and each step is
-  // recorded once, with the cost of all groups in lock step. No superstep can fail, so
-  // none pays for an agreement across ranks, except one that may change the tiles'
-  // memory: before the first call of a size, an agreed superstep makes the pieces (a
-  // buffer that does not fit the tiles then throws on every rank).
-  const std::size_t supersteps = plan.costs.size();
-  const Context::Charge charge{plan.view, n * esize, layout.tiles(), plan.uses_incoming};
-  if (!ctx.charge || *ctx.charge != charge) {
-    ctx.charge.reset();  // until every rank has the new pieces
-    SuperstepOptions options;
-    options.tiles = plan.tiles;
-    options.record = false;
-    rt.superstep(
-        label, [&](Tile& t) { bind(t, static_cast<std::size_t>(t.ipu() - first_local)); }, {},
-        options);
-    ctx.charge = charge;
   }
-  // A spread communicator's small all-reduce: every rank got every member's data with
-  // the agreement, and combines its own members' results in the order of the schedule
-  // (make_schedule: the tree's member q - d absorbs member q as own op incoming at stride
-  // d = 1, 2, 4, ...; the ring's chunk c runs from member c + 1 round to c), so the bits
-  // are those of the supersteps below.
-  const bool from_packets =
-      spread && collective == Collective::all_reduce && min_of(14) == 1 && p > 1;
-  if (from_packets) ctx.finish_exchange(*this, collective);
-  if (from_packets && n > 0) {
-    // Every member but this rank's own is on another rank (spread), its data in that
-    // rank's packet. The result is computed in recv, which first gets the own member's
-    // data (in place it holds it already), so that no other buffer is written but the
-    // scratch of partials, and no operand is copied that the fold can read where it is.
-    const std::size_t bytes = n * esize;
-    const std::size_t per_rank = local.size();
-    if (ctx.members.size() < static_cast<std::size_t>(p) * bytes)
-      ctx.members.resize(static_cast<std::size_t>(p) * bytes);
-    std::byte* scratch = ctx.members.data();
-    for (std::size_t i = 0; i < local.size(); ++i) {
-      std::byte* out = recv.data[i];
-      if (send.data[i] != out) std::memcpy(out, send.data[i], bytes);
-      const int g = group_of_ipu(local[i]);
-      const int own = rank_of_ipu(local[i]);
-      // Member m's data (m taken modulo p); the own member's is `out` itself.
-      auto x = [&](int m) -> const std::byte* {
-        const auto at = static_cast<std::size_t>(ipu(g, m % p));
-        return ctx.payload(static_cast<int>(at / per_rank)) + (at % per_rank) * bytes;
-      };
-      if (algorithm == Algorithm::tree) {
-        // Binomial: member q - d absorbs member q as (own op incoming), d = 1, 2, 4, ...;
-        // the result is member 0's. Member 0's partial is built in `out` when it is this
-        // rank's member, else in the scratch (out still holds the own member's value,
-        // which the fold reads), as are the other members' partials.
-        if (p == 2 && own == 1) {
-          detail::combine(type, op, out, x(0), n, true);
-          continue;
-        }
-        std::vector<const std::byte*>& partial = ctx.partials;
-        partial.resize(static_cast<std::size_t>(p));
-        for (int m = 0; m < p; ++m) partial[static_cast<std::size_t>(m)] = m == own ? out : x(m);
-        for (int d = 1; d < p; d *= 2)
-          for (int q = d; q < p; q += 2 * d) {
-            const auto w = static_cast<std::size_t>(q - d);
-            std::byte* into =
-                (q - d == own) ? out : scratch + w * bytes;  // never member `own`'s original
-            if (partial[w] != into) std::memcpy(into, partial[w], bytes);
-            partial[w] = into;
-            detail::combine(type, op, into, partial[static_cast<std::size_t>(q)], n, false);
-          }
-        if (own != 0) std::memcpy(out, partial[0], bytes);
+};
+
+// Before the first call of a size, an agreed superstep makes the tiles' pieces (a buffer
+// that does not fit the tiles then throws on every rank); a call that leaves the same
+// charge on the tiles' memory needs no allocation, so it cannot run out of tile memory.
+void Communicator::prepare_pieces(const Request& q, const CallPlan& call, const Compiled& plan,
+                                  std::size_t n) const {
+  Context& ctx = *context_;
+  const Pieces pieces(*this, q, plan);
+  const Context::Charge charge{plan.view, n * q.esize(), plan.layout.tiles(), plan.uses_incoming};
+  if (ctx.charge && *ctx.charge == charge) return;
+  ctx.charge.reset();  // until every rank has the new pieces
+  SuperstepOptions options;
+  options.tiles = plan.tiles;
+  options.record = false;
+  ctx.runtime->superstep(
+      call.label,
+      [&](Tile& t) { pieces.bind(t, static_cast<std::size_t>(t.ipu() - pieces.first_local)); }, {},
+      options);
+  ctx.charge = charge;
+}
+
+// A spread communicator's small all-reduce: every rank got every member's data with the
+// agreement, and combines its own members' results in the order of the schedule
+// (make_schedule: the tree's member q - d absorbs member q as own op incoming at stride d =
+// 1, 2, 4, ...; the ring's chunk c runs from member c + 1 round to c), so the bits are those
+// of the supersteps run_supersteps would run.
+void Communicator::fold_packets(const Request& q, Algorithm algorithm, const Layout& layout,
+                                std::size_t n) const {
+  Context& ctx = *context_;
+  const auto& local = ctx.local_ipus;
+  const int p = size_;
+  const std::size_t esize = q.esize();
+  const DataType type = q.type;
+  const Op op = q.op;
+  const Bytes &send = q.send, &recv = q.recv;
+  // Every member but this rank's own is on another rank (spread), its data in that
+  // rank's packet. The result is computed in recv, which first gets the own member's
+  // data (in place it holds it already), so that no other buffer is written but the
+  // scratch of partials, and no operand is copied that the fold can read where it is.
+  const std::size_t bytes = n * esize;
+  const std::size_t per_rank = local.size();
+  if (ctx.members.size() < static_cast<std::size_t>(p) * bytes)
+    ctx.members.resize(static_cast<std::size_t>(p) * bytes);
+  std::byte* scratch = ctx.members.data();
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    std::byte* out = recv.data[i];
+    if (send.data[i] != out) std::memcpy(out, send.data[i], bytes);
+    const int g = group_of_ipu(local[i]);
+    const int own = rank_of_ipu(local[i]);
+    // Member m's data (m taken modulo p); the own member's is `out` itself.
+    auto x = [&](int m) -> const std::byte* {
+      const auto at = static_cast<std::size_t>(ipu(g, m % p));
+      return ctx.payload(static_cast<int>(at / per_rank)) + (at % per_rank) * bytes;
+    };
+    if (algorithm == Algorithm::tree) {
+      // Binomial: member q - d absorbs member q as (own op incoming), d = 1, 2, 4, ...;
+      // the result is member 0's. Member 0's partial is built in `out` when it is this
+      // rank's member, else in the scratch (out still holds the own member's value,
+      // which the fold reads), as are the other members' partials.
+      if (p == 2 && own == 1) {
+        detail::combine(type, op, out, x(0), n, true);
         continue;
       }
-      // Ring: chunk c is ((x[c+1] op x[c+2]) op ...) op x[c+p], on every tile's part of
-      // it. With `out` holding the own member's part: the members before it in that order
-      // are folded into the scratch (or read where they are, if only one), combined as
-      // (partial op own) into out, and the members after it combined as (out op x).
-      for (int k = 0; k < layout.tiles(); ++k)
-        for (int c = 0; c < p; ++c) {
-          const std::size_t at = layout.slice_begin(c, k) * esize;
-          const std::size_t length = layout.piece_offset(k, c + 1) - layout.piece_offset(k, c);
-          if (length == 0) continue;
-          const int before = ((own - c - 1) % p + p) % p;  // members c+1 .. own-1
-          if (before == 1) {
-            detail::combine(type, op, out + at, x(c + 1) + at, length, true);
-          } else if (before > 1) {
-            std::memcpy(scratch, x(c + 1) + at, length * esize);
-            for (int j = 2; j <= before; ++j)
-              detail::combine(type, op, scratch, x(c + j) + at, length, false);
-            detail::combine(type, op, out + at, scratch, length, true);
-          }
-          for (int j = before + 2; j <= p; ++j)
-            detail::combine(type, op, out + at, x(c + j) + at, length, false);
+      std::vector<const std::byte*>& partial = ctx.partials;
+      partial.resize(static_cast<std::size_t>(p));
+      for (int m = 0; m < p; ++m) partial[static_cast<std::size_t>(m)] = m == own ? out : x(m);
+      for (int d = 1; d < p; d *= 2)
+        for (int q = d; q < p; q += 2 * d) {
+          const auto w = static_cast<std::size_t>(q - d);
+          std::byte* into =
+              (q - d == own) ? out : scratch + w * bytes;  // never member `own`'s original
+          if (partial[w] != into) std::memcpy(into, partial[w], bytes);
+          partial[w] = into;
+          detail::combine(type, op, into, partial[static_cast<std::size_t>(q)], n, false);
         }
+      if (own != 0) std::memcpy(out, partial[0], bytes);
+      continue;
     }
-  }
-  if (!from_packets)
-    for (const Compiled::Group& group : plan.groups) {
-      SuperstepOptions options;
-      options.tiles = group.tiles;
-      options.agree = false;
-      options.record = false;
-      for (std::size_t s = 0; s < supersteps; ++s) {
-        auto body = [&](Tile& t) {
-          const int k = t.id_on_ipu();
-          const int ipu = t.ipu();
-          const auto i = static_cast<std::size_t>(ipu - first_local);
-          const int r = rank_of_ipu(ipu);
-          if (s == 0) {
-            load(t, i, r);
-          } else {
-            std::byte* mine = t.get(ctx.data).data();
-            const std::byte* in = t.get(ctx.incoming).data();
-            for (const Combine& c : plan.combines[s - 1][static_cast<std::size_t>(r)]) {
-              const std::size_t at = layout.piece_offset(k, c.first_chunk);
-              const std::size_t length = layout.piece_offset(k, c.last_chunk) - at;
-              detail::combine(type, op, mine + at * esize, in + at * esize, length,
-                              c.incoming_first);
-            }
-          }
-          if (s == steps && !plan.view) unload(t);
-        };
-        if (s < steps)
-          rt.superstep(label, body, {&group.plans[s]}, options);
-        else
-          rt.superstep(label, body, {}, options);
+    // Ring: chunk c is ((x[c+1] op x[c+2]) op ...) op x[c+p], on every tile's part of
+    // it. With `out` holding the own member's part: the members before it in that order
+    // are folded into the scratch (or read where they are, if only one), combined as
+    // (partial op own) into out, and the members after it combined as (out op x).
+    for (int k = 0; k < layout.tiles(); ++k)
+      for (int c = 0; c < p; ++c) {
+        const std::size_t at = layout.slice_begin(c, k) * esize;
+        const std::size_t length = layout.piece_offset(k, c + 1) - layout.piece_offset(k, c);
+        if (length == 0) continue;
+        const int before = ((own - c - 1) % p + p) % p;  // members c+1 .. own-1
+        if (before == 1) {
+          detail::combine(type, op, out + at, x(c + 1) + at, length, true);
+        } else if (before > 1) {
+          std::memcpy(scratch, x(c + 1) + at, length * esize);
+          for (int j = 2; j <= before; ++j)
+            detail::combine(type, op, scratch, x(c + j) + at, length, false);
+          detail::combine(type, op, out + at, scratch, length, true);
+        }
+        for (int j = before + 2; j <= p; ++j)
+          detail::combine(type, op, out + at, x(c + j) + at, length, false);
       }
-      // Otherwise the host reads the results straight from the tiles after the last
-      // exchange, as it streams data off an IPU: no superstep (and no sync) for it.
-      if (steps > 0 && supersteps == steps && !plan.view)
-        for (int id : group.tiles)
-          unload(*rt.local_tiles()[static_cast<std::size_t>(id - rt.first_tile())]);
+  }
+}
+
+// The supersteps of the schedule: superstep s loads (s = 0) or combines what step s-1
+// delivered, then runs step s; a last superstep is needed only to combine what the last
+// step delivered. The tile groups run one after the other (Compiled), each on its own
+// tiles, without an agreement across ranks (no superstep can fail), and each step is
+// recorded once, by run(), with the cost of all groups in lock step.
+void Communicator::run_supersteps(const Request& q, const CallPlan& call,
+                                  const Compiled& plan) const {
+  Context& ctx = *context_;
+  Runtime& rt = *ctx.runtime;
+  const Pieces pieces(*this, q, plan);
+  const Layout& layout = plan.layout;
+  const std::size_t steps = plan.steps.size(), supersteps = plan.supersteps;
+  const std::size_t esize = q.esize();
+  const int first_local = pieces.first_local;
+  const std::string& label = call.label;
+  for (const Compiled::Group& group : plan.groups) {
+    SuperstepOptions options;
+    options.tiles = group.tiles;
+    options.agree = false;
+    options.record = false;
+    for (std::size_t s = 0; s < supersteps; ++s) {
+      auto body = [&](Tile& t) {
+        const int k = t.id_on_ipu();
+        const int ipu = t.ipu();
+        const auto i = static_cast<std::size_t>(ipu - first_local);
+        const int r = rank_of_ipu(ipu);
+        if (s == 0) {
+          pieces.load(t, i, r);
+        } else {
+          std::byte* mine = t.get(ctx.data).data();
+          const std::byte* in = t.get(ctx.incoming).data();
+          for (const Combine& c : plan.combines[s - 1][static_cast<std::size_t>(r)]) {
+            const std::size_t at = layout.piece_offset(k, c.first_chunk);
+            const std::size_t length = layout.piece_offset(k, c.last_chunk) - at;
+            detail::combine(q.type, q.op, mine + at * esize, in + at * esize, length,
+                            c.incoming_first);
+          }
+        }
+        if (s == steps && !plan.view) pieces.unload(t);
+      };
+      if (s < steps)
+        rt.superstep(label, body, {&group.plans[s]}, options);
+      else
+        rt.superstep(label, body, {}, options);
     }
-  const double end = now_seconds();
-  rt.record_supersteps(label, call->costs, (end - start) / static_cast<double>(supersteps));
-  return report(algorithm, end);
+    // Otherwise the host reads the results straight from the tiles after the last
+    // exchange, as it streams data off an IPU: no superstep (and no sync) for it.
+    if (steps > 0 && supersteps == steps && !plan.view)
+      for (int id : group.tiles)
+        pieces.unload(*rt.local_tiles()[static_cast<std::size_t>(id - rt.first_tile())]);
+  }
 }
 
 }  // namespace tessera::comm

@@ -64,12 +64,10 @@ const char* to_string(DataType type) {
       return "int32";
     case DataType::int64:
       return "int64";
+    case DataType::uint64:
+      return "uint64";
   }
   return "?";
-}
-
-std::size_t size_of(DataType type) {
-  return type == DataType::float32 || type == DataType::int32 ? 4 : 8;
 }
 
 std::vector<Step> make_schedule(Collective collective, Algorithm algorithm, int p, int root,
@@ -288,28 +286,11 @@ int tiles_for(const Target& target, std::uint64_t bytes, std::uint64_t min_tile_
       std::clamp<std::uint64_t>(wanted, 1, static_cast<std::uint64_t>(target.tiles_per_ipu)));
 }
 
-// Estimates for one worker loop (our assumptions, not measurements): float combines
-// two values per 2-cycle iteration (64-bit loads, f32v2add/mul/max, 64-bit store);
-// int32 has no vector ALU, 3 cycles per value; int64 is done as 32-bit halves with
-// a carry, ~6 cycles; the IPU has no FP64 unit, emulated double ~30 cycles. The
-// supervisor spends ~50 cycles launching the workers.
-KernelCost combine_cost(DataType type) {
-  switch (type) {
-    case DataType::float32:
-      return {50, 2.0, 2};
-    case DataType::int32:
-      return {50, 3.0, 1};
-    case DataType::int64:
-      return {50, 6.0, 1};
-    case DataType::float64:
-      return {50, 30.0, 1};
-  }
-  return {};
-}
-
-Estimate estimate(const Target& target, const std::vector<std::vector<int>>& groups,
-                  Collective collective, Algorithm algorithm, DataType type, std::size_t n,
-                  int root, int peer, std::uint64_t min_tile_bytes) {
+std::vector<SuperstepCost> superstep_costs(const Target& target,
+                                           const std::vector<std::vector<int>>& groups,
+                                           Collective collective, Algorithm algorithm,
+                                           DataType type, std::size_t n, int root, int peer,
+                                           std::uint64_t min_tile_bytes) {
   if (groups.empty() || groups.front().empty())
     throw ConfigError("comm::estimate needs at least one group of at least one IPU");
   const int p = static_cast<int>(groups.front().size());
@@ -317,43 +298,55 @@ Estimate estimate(const Target& target, const std::vector<std::vector<int>>& gro
       make_schedule(collective, algorithm, p, root, peer, link_domain_block(target, groups));
   const std::size_t esize = size_of(type);
   const int tiles = tiles_for(target, n * esize, min_tile_bytes);
-  // Every tile of a member carries 1/tiles of each transfer, in parallel: the IPU
-  // behaves as one tile whose exchange port is `tiles` times as wide. Link and
-  // gateway traffic are per IPU and unchanged.
-  Target coarse = target;
-  coarse.tiles_per_ipu = 1;
-  coarse.exchange_bytes_per_cycle *= tiles;
-  const KernelCost kernel = combine_cost(type);
+  // Every tile of a member carries its share of each transfer to the same tile of the
+  // partner, all in parallel: a transfer is `tiles` tile pairs of one fragment each
+  // (TrafficTally::add_spread), and as many blocks leave the IPU. The tally needs one tile
+  // per IPU to stand for them.
+  Target per_ipu = target;
+  per_ipu.tiles_per_ipu = 1;
+  TrafficTally tally(per_ipu);
+  const KernelWork kernel = combine_work(type);
   const Layout layout = layout_for(collective, n, p, tiles);
   auto elements = [&](int first, int last) { return layout.chunk_elements(first, last); };
-  Estimate e;
   std::vector<std::size_t> combined(static_cast<std::size_t>(p), 0);  // per member, this step
   // As the Communicator runs it: a last superstep only if the last step combines.
   bool combine_at_end = steps.empty();
   if (!steps.empty())
     for (const Transfer& t : steps.back().transfers) combine_at_end = combine_at_end || t.combine;
   const std::size_t supersteps = combine_at_end ? steps.size() + 1 : steps.size();
+  std::vector<SuperstepCost> costs(supersteps);
   for (std::size_t s = 0; s < supersteps; ++s) {
-    SuperstepCost c;
-    std::size_t most = *std::max_element(combined.begin(), combined.end());
+    SuperstepCost& c = costs[s];
+    // The combine of what the last step delivered, on the tile with the largest share.
+    const std::size_t most = *std::max_element(combined.begin(), combined.end());
     if (most > 0 && target.kind == TargetKind::ipu)
       c.compute_cycles = static_cast<double>(
           estimate_cycles(target, kernel, (most + static_cast<std::size_t>(tiles) - 1) / tiles));
     c.sync_cycles = target.sync_cycles_ipu;
     std::fill(combined.begin(), combined.end(), 0);
     if (s < steps.size()) {
-      TrafficTally tally(coarse);
+      std::fill(tally.counters().begin(), tally.counters().end(), 0);
       for (const auto& group : groups)
         for (const Transfer& t : steps[s].transfers)
-          tally.add(group[static_cast<std::size_t>(t.source)],
-                    group[static_cast<std::size_t>(t.destination)],
-                    elements(t.first_chunk, t.last_chunk) * esize);
+          tally.add_spread(group[static_cast<std::size_t>(t.source)],
+                           group[static_cast<std::size_t>(t.destination)],
+                           elements(t.first_chunk, t.last_chunk) * esize, tiles);
       for (const Transfer& t : steps[s].transfers)
         if (t.combine)
           combined[static_cast<std::size_t>(t.destination)] +=
               elements(t.first_chunk, t.last_chunk);
       c.add_exchange(tally.cost());
     }
+  }
+  return costs;
+}
+
+Estimate estimate(const Target& target, const std::vector<std::vector<int>>& groups,
+                  Collective collective, Algorithm algorithm, DataType type, std::size_t n,
+                  int root, int peer, std::uint64_t min_tile_bytes) {
+  Estimate e;
+  for (const SuperstepCost& c : superstep_costs(target, groups, collective, algorithm, type, n,
+                                                root, peer, min_tile_bytes)) {
     e.cost += c;
     e.seconds += c.seconds(target);
     ++e.supersteps;

@@ -17,13 +17,6 @@ namespace {
 // (2 H kBlock values; 80 KiB in float32 for H = 40) and keeps them in cache on a host.
 constexpr Eigen::Index kBlock = 256;
 
-// Cost-model figures of one observation's gradient on an IPU tile (GC200: six workers
-// share the tile's AMP unit, 32 FP32 flop/cycle per tile at peak, and issue float2 vector
-// instructions for elementwise work; FP64 is emulated at ~30 cycles per operation, the
-// module's convention, see Model::gradient_cost).
-constexpr double kWorkers = 6, kAmpFlopsPerCycle = 32, kVectorFlopsPerCycle = 2,
-                 kEmulatedFp64Cycles = 30;
-
 double gemm_flops_per_observation(int k, int h) { return 4.0 * k * h; }
 // tanh, 1 - h^2, the outer product w2 dout^T, their product, the row sums of dA, the two
 // GEMVs of the output layer (2 flops each per unit), and ~20 scalar operations of the
@@ -216,17 +209,38 @@ double BnnAlphaModel::gradient_flops() const {
                            elementwise_flops_per_observation(hidden_));
 }
 
-KernelCost BnnAlphaModel::gradient_cost() const {
-  // One worker iteration handles one observation; the per-tile rates divided among the
-  // workers give its cycles. A launch of ~200 cycles per block of observations.
+KernelWork BnnAlphaModel::gradient_work() const {
+  // Per observation: the two GEMMs' flops; the elementwise flops, of which the H tanh and
+  // the Student-t term's log1p are transcendentals; the observation's features and return
+  // loaded. In float32 the GEMMs run on the tile's AMP unit and the elementwise work on the
+  // 2-wide float vectors; in float64 all of it is emulated.
   const double gemm = gemm_flops_per_observation(inputs_, hidden_);
-  const double elementwise = elementwise_flops_per_observation(hidden_);
-  const double cycles =
-      precision_ == Precision::float32
-          ? kWorkers * (gemm / kAmpFlopsPerCycle + elementwise / kVectorFlopsPerCycle)
-          : kEmulatedFp64Cycles * (gemm + elementwise);
-  const auto blocks = static_cast<std::uint64_t>((observations() + kBlock - 1) / kBlock);
-  return {200 * blocks, cycles, 1};
+  const double elementwise = elementwise_flops_per_observation(hidden_) - hidden_;
+  const double transcendentals = hidden_ + 1.0;
+  const double bytes = (inputs_ + 1.0) * (precision_ == Precision::float32 ? 4 : 8);
+  KernelWork w;
+  w.bytes_loaded = bytes;
+  if (precision_ == Precision::float32) {
+    w.matmul_flops_fp32 = gemm;
+    w.flops_fp32 = elementwise;
+    w.transcendentals_fp32 = transcendentals;
+    w.vector_width = 2;
+  } else {
+    w.flops_fp64 = gemm + elementwise;
+    w.transcendentals_fp64 = transcendentals;
+    w.value_bytes = 8;
+  }
+  return w;
+}
+
+std::uint64_t BnnAlphaModel::gradient_cycles(const Target& target) const {
+  // One kernel per block of observations (the batched gradient's loop).
+  const KernelWork w = gradient_work();
+  std::uint64_t cycles = 0;
+  for (Eigen::Index start = 0; start < observations(); start += kBlock)
+    cycles += estimate_cycles(target, w,
+                              static_cast<std::uint64_t>(std::min(kBlock, observations() - start)));
+  return cycles;
 }
 
 std::uint64_t BnnAlphaModel::gradient_elements() const {

@@ -10,10 +10,25 @@
 
 namespace tessera::mcmc {
 
-// Each log-density evaluation term is a handful of flops in FP64, which the IPU
-// emulates in software (no FP64 unit): ~30 cycles per term on one worker, as
-// heat2d assumes; an estimate, not a measurement.
-KernelCost Model::gradient_cost() const { return {100, 30.0, 1}; }
+// A log-density term and its derivative: a handful of double operations (5) on a
+// coordinate and its data, which the IPU emulates (it has no FP64 unit).
+KernelWork Model::gradient_work() const {
+  KernelWork w;
+  w.flops_fp64 = 5;
+  w.bytes_loaded = 16;
+  w.bytes_stored = 8;
+  w.value_bytes = 8;
+  return w;
+}
+
+KernelWork leapfrog_work() {
+  KernelWork w;
+  w.flops_fp64 = 4;
+  w.bytes_loaded = 24;
+  w.bytes_stored = 16;
+  w.value_bytes = 8;
+  return w;
+}
 
 Vector Model::unconstrain(std::span<const double>) const {
   throw ConfigError("model " + name() + " does not define unconstrain(), which initial values " +

@@ -31,10 +31,6 @@ int kept_iterations(int iterations, int thin) {
 
 namespace {
 
-// Leapfrog update of position and momentum: ~4 FP64 flops per coordinate,
-// emulated on the IPU at ~30 cycles each (see Model::gradient_cost).
-const KernelCost kLeapfrogCost{20, 120.0, 1};
-
 constexpr double kPositionTag = 0, kDrawTag = 1;
 
 int first_chain(int tile, int chains, int tiles) {
@@ -249,12 +245,11 @@ void collect(Runtime& runtime, Draws& draws, const SamplerConfig& s, int it) {
 }
 
 void charge(Tile& tile, const Model& model, const Transition& t) {
-  tile.charge_cycles(
-      static_cast<std::uint64_t>(t.gradients) *
-      estimate_cycles(tile.target(), model.gradient_cost(), model.gradient_elements()));
-  tile.charge_cycles(
-      static_cast<std::uint64_t>(t.n_leapfrog) *
-      estimate_cycles(tile.target(), kLeapfrogCost, static_cast<std::uint64_t>(model.dimension())));
+  tile.charge_cycles(static_cast<std::uint64_t>(t.gradients) *
+                     model.gradient_cycles(tile.target()));
+  tile.charge_cycles(static_cast<std::uint64_t>(t.n_leapfrog) *
+                     estimate_cycles(tile.target(), leapfrog_work(),
+                                     static_cast<std::uint64_t>(model.dimension())));
 }
 
 Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) {
@@ -367,9 +362,7 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
                 t.get(positions).begin() + static_cast<std::ptrdiff_t>(w * d));
     }
   };
-  const std::uint64_t density_cycles = [&] {
-    return estimate_cycles(runtime.target(), model.gradient_cost(), model.gradient_elements());
-  }();
+  const std::uint64_t density_cycles = model.gradient_cycles(runtime.target());
 
   runtime.superstep("mcmc.ensemble.init", [&](Tile& t) {
     const int first = first_chain(t.id(), walkers, tiles);
@@ -470,8 +463,11 @@ class TemperedModel final : public Model {
   Vector unconstrain(std::span<const double> values) const override {
     return base_.unconstrain(values);
   }
-  KernelCost gradient_cost() const override { return base_.gradient_cost(); }
+  KernelWork gradient_work() const override { return base_.gradient_work(); }
   std::uint64_t gradient_elements() const override { return base_.gradient_elements(); }
+  std::uint64_t gradient_cycles(const Target& target) const override {
+    return base_.gradient_cycles(target);
+  }
 
  private:
   const Model& base_;

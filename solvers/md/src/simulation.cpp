@@ -15,28 +15,11 @@
 #include "tessera/core/rng.hpp"
 #include "tessera/core/stop_signal.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
+#include "tessera/md/kernel_work.hpp"
 #include "tessera/md/random_park.hpp"
 
 namespace tessera::md {
 namespace {
-
-// Cycle estimates for the IPU targets, per item on one worker thread. The
-// IPU has no FP64 unit and these kernels compute in double, which the IPU
-// emulates in software; the figures are our estimates of that, not measurements.
-constexpr KernelCost integrate_cost{50, 40.0, 1};  // per atom: 6 fused multiply-adds
-constexpr KernelCost pair_cost{100, 120.0, 1};     // per neighbor pair: ~20 flops + table lookup
-constexpr KernelCost list_cost{200, 40.0, 1};      // per candidate pair in the bin stencil
-constexpr KernelCost pack_cost{20, 8.0, 1};        // per ghost atom packed
-// pair_style deepmd, per flop of the networks: float64 is emulated like lj/cut's arithmetic
-// (about 6 cycles a flop); float32 runs on the 2-wide float SIMD at about a flop per lane and
-// cycle. Per tanh: the Cephes formulas (deepmd/activation.cpp) take about 30 flops and a
-// division on the branch a scalar worker evaluates, some 200 cycles in emulated float64; the
-// float32 rational approximation 11 multiply-adds and a division, about 20 cycles on the 2-wide
-// SIMD. Estimates, not measurements.
-constexpr KernelCost deepmd_float64_cost{200, 6.0, 1};
-constexpr KernelCost deepmd_float32_cost{200, 1.0, 2};
-constexpr KernelCost deepmd_float64_tanh_cost{0, 200.0, 1};
-constexpr KernelCost deepmd_float32_tanh_cost{0, 20.0, 2};
 
 std::string fmt_id(std::int64_t id) { return std::to_string(id); }
 
@@ -822,7 +805,7 @@ void Simulation::integrate_first(bool pack) {
           }
         }
         s.max_displacement_sq = moved;
-        t.charge(integrate_cost, static_cast<std::uint64_t>(s.nlocal));
+        t.charge(integrate_work, static_cast<std::uint64_t>(s.nlocal));
         if (pack) pack_ghost_positions(t);
       },
       pack ? std::initializer_list<const ExchangePlan*>{&*plan_x_}
@@ -844,7 +827,7 @@ void Simulation::pack_ghost_positions(Tile& t) {
       out[k++] = x[3 * i + 2] + shift[2];
     }
   }
-  t.charge(pack_cost, k / 3);
+  t.charge(pack_work, k / 3);
 }
 
 void Simulation::forward_ghosts() {
@@ -998,7 +981,8 @@ void Simulation::rebuild(bool canonical_order) {
     }
     t.resize(send_x_, 3 * s.send_atom.size());
     t.resize(send_type_, s.send_atom.size());
-    t.charge(list_cost, static_cast<std::uint64_t>(s.nlocal) * static_cast<std::uint64_t>(nseg));
+    t.charge(ghost_select_work,
+             static_cast<std::uint64_t>(s.nlocal) * static_cast<std::uint64_t>(nseg));
   });
   const std::size_t width = static_cast<std::size_t>(nseg) + 1;
   const std::vector<int> counts =
@@ -1204,7 +1188,7 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
     s.neigh_begin[i + 1] = static_cast<int>(n);
   }
   s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
-  t.charge(list_cost, candidates);
+  t.charge(list_work, candidates);
 }
 
 // The lj/cut kernel over the tile's lists. Energy and virial, which only thermo
@@ -1295,10 +1279,8 @@ void Simulation::deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation) {
       tanh += deepmd_->atom_step_tanh(model, s.dp_types[i], s.dp_tape);
     }
     const bool float32 = deepmd_->model(model).precision == deepmd::Precision::kFloat32;
-    t.charge(float32 ? deepmd_float32_cost : deepmd_float64_cost,
-             static_cast<std::uint64_t>(flops));
-    t.charge(float32 ? deepmd_float32_tanh_cost : deepmd_float64_tanh_cost,
-             static_cast<std::uint64_t>(tanh));
+    t.charge(deepmd_matmul_work(float32), static_cast<std::uint64_t>(flops));
+    t.charge(deepmd_tanh_work(float32), static_cast<std::uint64_t>(tanh));
     s.dp_io_bytes.set(capacity_bytes(s.dp_list.offsets) + capacity_bytes(s.dp_list.indices) +
                       capacity_bytes(s.dp_types) + capacity_bytes(r.atom_energy) +
                       capacity_bytes(r.force) + capacity_bytes(r.atom_virial) +
@@ -1407,7 +1389,7 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
           pair_forces<true>(s, x, type, ghost_force);
         else
           pair_forces<false>(s, x, type, ghost_force);
-        t.charge(pair_cost, static_cast<std::uint64_t>(s.neigh_begin[s.neigh_begin.size() - 1]));
+        t.charge(pair_work, static_cast<std::uint64_t>(s.neigh_begin[s.neigh_begin.size() - 1]));
       },
       deviation
           ? std::initializer_list<const ExchangePlan*>{&*plan_reverse_, &*plan_reverse_models_}
@@ -1470,7 +1452,7 @@ void Simulation::finish_step(Tile& t, std::int64_t step, double t_target, bool i
         double* v = &s.v[3 * i];
         v[0] += dtfm * s.f[3 * i], v[1] += dtfm * s.f[3 * i + 1], v[2] += dtfm * s.f[3 * i + 2];
       }
-    t.charge(integrate_cost, nlocal);
+    t.charge(kick_work, nlocal);
     return;
   }
   std::array<double, 6> kt{};
@@ -1487,7 +1469,7 @@ void Simulation::finish_step(Tile& t, std::int64_t step, double t_target, bool i
   for (auto& k : kt) k *= units_.mvv2e;
   s.ke_tensor = kt;
   s.ke = 0.5 * (kt[0] + kt[1] + kt[2]);
-  t.charge(integrate_cost, nlocal);
+  t.charge(kick_kinetic_work, nlocal);
 }
 
 }  // namespace tessera::md

@@ -111,13 +111,20 @@ State ShallowWater::make_state(const char* label) {
   return s;
 }
 
-std::uint64_t ShallowWater::flops_per_point() const {
-  // U, V (+ B, q, du, dv, dh; Arakawa-Lamb's corner combinations cost about 40 more)
-  std::uint64_t flops = config_.kinematic ? 2 : arakawa_lamb(config_) ? 100 : 60;
-  if (config_.tracer)
+KernelWork ShallowWater::tendency_work() const {
+  // Operations as the loops are written: U, V (+ B, q, du, dv, dh; Arakawa-Lamb's corner
+  // combinations cost about 40 more), and the doubles the loops stream per point (mass
+  // fluxes 3 + 3, Bernoulli 5, vorticity 4, tendencies 7: docs/performance.md), 15 loaded
+  // and 7 stored; the tracer's fluxes and their divergence besides.
+  double flops = config_.kinematic ? 2 : arakawa_lamb(config_) ? 100 : 60;
+  double loads = config_.kinematic ? 4 : 15, stores = config_.kinematic ? 2 : 7;
+  if (config_.tracer) {
     flops += (config_.tracer_scheme == "upwind" ? 10 : 32) + 1 +
              (config_.tracer_diffusivity > 0 ? 16 : 0);
-  return flops;
+    loads += config_.tracer_scheme == "upwind" ? 6 : 10;
+    stores += 1;
+  }
+  return stencil_work(flops, 0, loads, stores);
 }
 
 double ShallowWater::coriolis(int j) const {
@@ -133,7 +140,7 @@ double ShallowWater::coriolis(int j) const {
 void ShallowWater::tendency(const State& q, const State& dq) {
   const Grid& g = config_.grid;
   const double dx = g.dx, dy = g.dy, grav = config_.g;
-  const KernelCost cost = stencil_cost(static_cast<int>(flops_per_point()));
+  const KernelWork work = tendency_work();
   runtime_.superstep("weather.sw.tendency", [&](Tile& t) {
     for (const Field& f : q.fields) apply_boundaries(t, d_, f);
     const int w = d_.width(t.id()), n = d_.height(t.id());
@@ -284,7 +291,7 @@ void ShallowWater::tendency(const State& q, const State& dq) {
                               0.5 * (h(i, j) + h(i, j - 1)) * (c(i, j) - c(i, j - 1)));
       }
     }
-    t.charge(cost, static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(n));
+    t.charge(work, static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(n));
   });
 }
 

@@ -7,9 +7,6 @@
 namespace tessera::weather {
 namespace {
 
-// Load a, b (c), one or two multiply-adds, store: about 3 flops per element.
-constexpr KernelCost kCombineCost{50, 6.0 * 3 + 4.0, 1};
-
 class Rk3 final : public TimeIntegrator {
  public:
   explicit Rk3(Model& m)
@@ -93,7 +90,7 @@ class Leapfrog final : public TimeIntegrator {
                     }
                     n += cur.size();
                   }
-                  t.charge(kCombineCost, 2 * n);
+                  t.charge(leapfrog_work(), n);
                 },
                 {q.halo.get()});
   }
@@ -135,7 +132,7 @@ void combine(Runtime& runtime, const State& out, double a, const State& x, doubl
                         }
                         n += o.size();
                       }
-                      t.charge(kCombineCost, n);
+                      t.charge(combine_work(z ? 3 : 2), n);
                     },
                     {out.halo.get()});
 }

@@ -57,6 +57,22 @@ class ExchangePlanBuilder {
     return *this;
   }
 
+  // Copies `count` blocks of `block` elements, block k from source[source_offset + k *
+  // source_stride ...] to destination[destination_offset + k * destination_stride ...] (the
+  // rows of a 2-D region, for example). The cost model counts each block as a fragment (an
+  // on-tile block copy when both sides are on one tile).
+  template <class T>
+  ExchangePlanBuilder& copy_blocks(Variable<T> source, int source_tile, std::size_t source_offset,
+                                   std::size_t source_stride, Variable<T> destination,
+                                   int destination_tile, std::size_t destination_offset,
+                                   std::size_t destination_stride, std::size_t block,
+                                   std::size_t count) {
+    copies_.push_back({source_tile, source.id, source_offset * sizeof(T), source_stride * sizeof(T),
+                       destination_tile, destination.id, destination_offset * sizeof(T),
+                       destination_stride * sizeof(T), block * sizeof(T), count});
+    return *this;
+  }
+
   // Promises that no copy of the plan writes bytes that another of its copies reads (a
   // ring step: a tile sends one chunk and receives another). The runtime may then send a
   // rank pair's traffic straight from the pieces and receive it straight into them when

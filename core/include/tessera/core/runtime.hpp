@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/core/combine.hpp"
 #include "tessera/core/exchange_plan.hpp"
 #include "tessera/core/options.hpp"
 #include "tessera/core/profile.hpp"
@@ -38,8 +39,6 @@
 #include "tessera/core/tile.hpp"
 
 namespace tessera {
-
-enum class ReduceOp { sum, max, min };
 
 using TileFunction = std::function<void(Tile&)>;
 
@@ -142,7 +141,7 @@ class Runtime {
 
   // Collects any number of values per tile on rank 0, concatenated in tile order
   // (output to the host: dumps, data files); the other ranks get an empty vector.
-  // The transfer to the host is not part of the simulated time.
+  // On an IPU target the transfer is priced over each chassis' host link (host_seconds).
   template <class T>
   std::vector<T> collect(std::string_view name,
                          const std::function<void(Tile&, std::vector<T>&)>& values);
@@ -186,12 +185,18 @@ class Runtime {
   void agree_on_failure(int failed_tile, const std::exception_ptr& error);
   void run_plan(const ExchangePlan& plan);
   SuperstepCost deliver_messages();
+  // Gathers bytes_per_tile bytes of every tile onto every rank, priced as a binary tree
+  // whose levels move `result_bytes` between IPUs and run `combine` over `elements` items
+  // (reduction_cost; elements 0 for a plain gather).
   std::vector<std::byte> gather_bytes(std::string_view name, std::size_t bytes_per_tile,
                                       const std::function<void(Tile&, std::span<std::byte>)>& fill,
-                                      std::uint64_t result_bytes);
+                                      std::uint64_t result_bytes, const KernelWork& combine,
+                                      std::uint64_t elements);
   std::vector<std::byte> collect_bytes(
       std::string_view name, const std::function<void(Tile&, std::vector<std::byte>&)>& fill);
   void finish_superstep(std::string_view name, SuperstepCost cost, double start_seconds);
+  // Seconds the chassis take to stream these local tiles' bytes to the host (collective).
+  double host_transfer_seconds(const std::vector<std::vector<std::byte>>& per_tile) const;
 
   Target target_;
   MPI_Comm comm_;
@@ -218,40 +223,28 @@ class Runtime {
   Profile profile_;
 };
 
-namespace detail {
-template <class T>
-T combine(ReduceOp op, T a, T b) {
-  switch (op) {
-    case ReduceOp::sum:
-      return a + b;
-    case ReduceOp::max:
-      return a < b ? b : a;
-    case ReduceOp::min:
-      return b < a ? b : a;
-  }
-  return a;
-}
-}  // namespace detail
-
 template <class T>
 std::vector<T> Runtime::all_reduce(std::string_view name, ReduceOp op, std::size_t n,
                                    const std::function<void(Tile&, std::span<T>)>& contribution) {
-  static_assert(std::is_arithmetic_v<T>, "all_reduce combines arithmetic values");
+  constexpr DataType type = data_type_of<T>();
   const std::vector<std::byte> all = gather_bytes(
       name, n * sizeof(T),
       [&](Tile& t, std::span<std::byte> out) {
         contribution(t, {reinterpret_cast<T*>(out.data()), n});
       },
-      n * sizeof(T));
-  // Pairwise tree over tile ids: level by level, tile i absorbs tile i + stride.
+      n * sizeof(T), combine_work(type), n);
+  // Pairwise tree over tile ids: level by level, tile i absorbs tile i + stride (own op
+  // incoming), with the combine kernel of every reduction (combine.hpp).
   const std::size_t tiles = static_cast<std::size_t>(target_.total_tiles());
-  std::vector<T> values(tiles * n);
-  std::memcpy(values.data(), all.data(), all.size());
+  std::vector<std::byte> values = all;
+  const std::size_t row = n * sizeof(T);
   for (std::size_t stride = 1; stride < tiles; stride *= 2)
     for (std::size_t i = 0; i + stride < tiles; i += 2 * stride)
-      for (std::size_t k = 0; k < n; ++k)
-        values[i * n + k] = detail::combine(op, values[i * n + k], values[(i + stride) * n + k]);
-  return std::vector<T>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
+      detail::combine(type, op, values.data() + i * row, values.data() + (i + stride) * row, n,
+                      false);
+  std::vector<T> out(n);
+  if (n > 0) std::memcpy(out.data(), values.data(), row);
+  return out;
 }
 
 template <class T>
@@ -264,7 +257,7 @@ std::vector<T> Runtime::gather(std::string_view name, const std::function<T(Tile
         const T v = value(t);
         std::memcpy(out.data(), &v, sizeof(T));
       },
-      tiles * sizeof(T));
+      tiles * sizeof(T), KernelWork{}, 0);
   std::vector<T> out(tiles);
   std::memcpy(out.data(), all.data(), all.size());
   return out;
@@ -282,7 +275,7 @@ std::vector<T> Runtime::gather(std::string_view name, std::size_t n,
         values(t, v);
         if (n > 0) std::memcpy(out.data(), v.data(), n * sizeof(T));
       },
-      tiles * n * sizeof(T));
+      tiles * n * sizeof(T), KernelWork{}, 0);
   std::vector<T> out(tiles * n);
   if (!all.empty()) std::memcpy(out.data(), all.data(), all.size());
   return out;

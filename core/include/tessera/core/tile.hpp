@@ -146,9 +146,14 @@ class Tile {
     pieces_changed_ = true;
   }
 
-  // Adds the estimated cost of a kernel over `elements` items to this superstep.
-  void charge(const KernelCost& cost, std::uint64_t elements) {
-    cycles_ += estimate_cycles(*target_, cost, elements);
+  // Adds the estimated cost of a kernel over `items` items, shared by the tile's workers,
+  // to this superstep (cycle_estimate.hpp).
+  void charge(const KernelWork& work, std::uint64_t items) {
+    cycles_ += estimate_cycles(*target_, work, items);
+  }
+  // The same when worker w handles items_per_worker[w] items.
+  void charge(const KernelWork& work, std::span<const std::uint64_t> items_per_worker) {
+    cycles_ += estimate_cycles(*target_, work, items_per_worker);
   }
   void charge_cycles(std::uint64_t cycles) { cycles_ += cycles; }
   std::uint64_t cycles() const { return cycles_; }

@@ -1,16 +1,9 @@
-// Element-wise combining of two buffers, the kernel of the reducing collectives.
+// The combine kernel of the reducing collectives: the one of every reduction in Tessera
+// (tessera/core/combine.hpp), under the name core/comm has always used.
 #pragma once
 
-#include <cstddef>
-
-#include "tessera/comm/schedule.hpp"
+#include "tessera/core/combine.hpp"
 
 namespace tessera::comm::detail {
-
-// own[i] = incoming[i] op own[i] if `incoming_first`, else own[i] op incoming[i], for the
-// n elements of `type` at the two addresses. Integers wrap around on overflow (two's
-// complement), so no input is undefined behaviour.
-void combine(DataType type, Op op, std::byte* own, const std::byte* incoming, std::size_t n,
-             bool incoming_first);
-
+using tessera::detail::combine;
 }  // namespace tessera::comm::detail

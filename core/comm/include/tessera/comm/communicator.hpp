@@ -82,21 +82,6 @@ struct CallReport {
   double wall_seconds = 0;       // on this host
 };
 
-template <class T>
-constexpr DataType data_type_of() {
-  if constexpr (std::is_same_v<T, float>)
-    return DataType::float32;
-  else if constexpr (std::is_same_v<T, double>)
-    return DataType::float64;
-  else if constexpr (std::is_same_v<T, std::int32_t>)
-    return DataType::int32;
-  else {
-    static_assert(std::is_same_v<T, std::int64_t>,
-                  "collectives take float, double, std::int32_t or std::int64_t");
-    return DataType::int64;
-  }
-}
-
 class Communicator {
  public:
   // All IPUs of the runtime's target, one group. Collective over the runtime's ranks.
@@ -230,10 +215,26 @@ class Communicator {
     }
     return b;
   }
+  // A call, phase by phase (communicator.cpp): describe() what this rank's members ask
+  // for, agree() with the other ranks (the fields, and the data of a spread small
+  // all-reduce), check() the agreement (every rank throws the same CommError), then
+  // prepare_pieces() and fold_packets() or run_supersteps().
   CallReport run(Collective collective, DataType type, Op op, Algorithm algorithm, int root,
                  int peer, std::size_t count, const Bytes& send, const Bytes& recv, bool in_place);
-  struct Compiled;  // a call's layout, schedule and exchange plans, cached in the Context
-  struct CallPlan;  // what one kind of call runs, found without string or map work
+  struct Compiled;   // a call's layout, schedule and exchange plans, cached in the Context
+  struct CallPlan;   // what one kind of call runs, found without string or map work
+  struct Request;    // run()'s arguments
+  struct Fields;     // what a rank's members ask for: the agreement's fields, by name
+  struct Agreement;  // the fields' maxima and minima over the ranks
+  struct Pieces;     // where a compiled call's data lies on the tiles
+  Fields describe(const Request& q) const;
+  Agreement agree(const Request& q, const Fields& mine, CallPlan*& call) const;
+  std::size_t check(const Request& q, const Agreement& all) const;  // the elements n
+  void prepare_pieces(const Request& q, const CallPlan& call, const Compiled& plan,
+                      std::size_t n) const;
+  void fold_packets(const Request& q, Algorithm algorithm, const Layout& layout,
+                    std::size_t n) const;
+  void run_supersteps(const Request& q, const CallPlan& call, const Compiled& plan) const;
   std::unique_ptr<Compiled> compile(Collective collective, Algorithm algorithm, std::size_t esize,
                                     std::size_t n, int root, int peer,
                                     const std::string& label) const;

@@ -22,13 +22,16 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/combine.hpp"
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/cycle_estimate.hpp"
 #include "tessera/core/target.hpp"
 
 namespace tessera::comm {
 
-enum class Op { sum, product, max, min };
+// The operations and element types of the reductions are core's (tessera/core/combine.hpp).
+using Op = ReduceOp;
+using DataType = tessera::DataType;
 enum class Algorithm { automatic, ring, tree, hierarchical };
 enum class Collective {
   all_reduce,
@@ -39,13 +42,11 @@ enum class Collective {
   send_recv,
   barrier
 };
-enum class DataType { float32, float64, int32, int64 };
 
 const char* to_string(Op op);
 const char* to_string(Algorithm algorithm);
 const char* to_string(Collective collective);
 const char* to_string(DataType type);
-std::size_t size_of(DataType type);
 
 // One transfer of a step: chunks [first_chunk, last_chunk) of `source`'s buffer go to
 // the same chunks of `destination`. With `combine`, the destination combines them
@@ -134,16 +135,24 @@ constexpr std::uint64_t default_min_tile_bytes = 16 * 1024;
 int tiles_for(const Target& target, std::uint64_t bytes,
               std::uint64_t min_tile_bytes = default_min_tile_bytes);
 
-// The cycle estimate of combining `elements` values of `type` on one tile
-// (PopLibs-style: overhead + cycles per vector x ceil(n / (workers x width))).
-KernelCost combine_cost(DataType type);
-
 // The simulated cost of one call, superstep by superstep as the Communicator runs it:
 // superstep 0 loads the buffers and runs step 0's exchange, superstep s combines what
 // step s-1 delivered and runs step s, and, if the last step delivered data to combine,
 // a last superstep combines it (the results are then read off the tiles).
 // `groups` lists the IPUs of every group in member order (all of the same size); `n`
 // is the elements of one member's whole buffer; `min_tile_bytes` as for tiles_for.
+//
+// Each transfer moves its chunks' bytes from every tile of the source to the same tile of
+// the destination, one fragment per tile pair, and over the IPU-Link topology (rings laid
+// over the ladder or torus: TrafficTally routes every member pair's traffic and charges the
+// busiest link, so steps whose pairs share links contend) or through the gateways between
+// link domains. superstep_costs() is the cost of each superstep; the Communicator records
+// exactly these, and estimate() is their sum.
+std::vector<SuperstepCost> superstep_costs(const Target& target,
+                                           const std::vector<std::vector<int>>& groups,
+                                           Collective collective, Algorithm algorithm,
+                                           DataType type, std::size_t n, int root = 0, int peer = 0,
+                                           std::uint64_t min_tile_bytes = default_min_tile_bytes);
 struct Estimate {
   SuperstepCost cost;
   double seconds = 0;

@@ -81,10 +81,12 @@ class BnnAlphaModel final : public Model {
   std::vector<std::string> parameter_block_names() const override;
   std::vector<double> parameter_block_values(const Vector& x) const override;
   Vector unconstrain(std::span<const double> values) const override;
-  // One gradient as a kernel over the N observations: GEMM work at the AMP rate (FP32)
-  // plus elementwise work (see bnn.cpp for the figures).
-  KernelCost gradient_cost() const override;
+  // One gradient, per observation: the two GEMMs' flops (on the AMP unit in float32), the
+  // elementwise work and the tanh and log1p (see bnn.cpp); one kernel per block of
+  // observations.
+  KernelWork gradient_work() const override;
   std::uint64_t gradient_elements() const override;
+  std::uint64_t gradient_cycles(const Target& target) const override;
   std::size_t data_bytes() const override;
   std::size_t chain_workspace_bytes() const override;
 

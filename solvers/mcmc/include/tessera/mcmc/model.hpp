@@ -82,16 +82,27 @@ class Model {
   // ConfigError when `values` has the wrong length. Only initial values from a file need it:
   // the default throws ConfigError saying the model does not provide it.
   virtual Vector unconstrain(std::span<const double> values) const;
-  // Estimated IPU cost of one gradient evaluation: a kernel over gradient_elements() items.
-  virtual KernelCost gradient_cost() const;
+  // The IPU cost of one gradient evaluation, from its counted work: a kernel over
+  // gradient_elements() items of gradient_work() each (cycle_estimate.hpp). By default an
+  // item is a coordinate's term of a handful of double operations (5, with 2 loads and a
+  // store of doubles); models with another structure override the three.
+  virtual KernelWork gradient_work() const;
   virtual std::uint64_t gradient_elements() const {
     return static_cast<std::uint64_t>(dimension());
+  }
+  // Tile cycles of one gradient evaluation on `target`.
+  virtual std::uint64_t gradient_cycles(const Target& target) const {
+    return estimate_cycles(target, gradient_work(), gradient_elements());
   }
   // Tile memory the model needs where its chains live (nuts, hmc, rwm): once per tile that
   // hosts chains (its copy of the data), and per chain (the gradient's working memory).
   virtual std::size_t data_bytes() const { return 0; }
   virtual std::size_t chain_workspace_bytes() const { return 0; }
 };
+
+// The counted work of the leapfrog update per coordinate (hmc, nuts): p += eps/2 g and
+// q += eps p, 4 double operations (emulated on the IPU); loads q, p, g, stores q, p.
+KernelWork leapfrog_work();
 
 using AutoDiff = Eigen::AutoDiffScalar<Eigen::VectorXd>;
 

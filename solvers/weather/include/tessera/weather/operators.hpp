@@ -4,10 +4,9 @@
 // apply(), which writes every interior point of the output block from the
 // input blocks, whose halos must be valid to the declared extent.
 //
-// Cycle estimates: the IPU has no FP64 unit, so double arithmetic is emulated;
-// like heat2d we assume about 6 cycles per double flop on one worker, plus
-// loads, and charge overhead + cycles x ceil(points / workers) (PopLibs style).
-// These are estimates, not measurements.
+// Cost: each operator declares the counted work of one output point (KernelWork: its
+// double operations, divisions and the doubles it loads and stores, as written below);
+// the Target turns that into cycles (cycle_estimate.hpp), FP64 being emulated on the IPU.
 #pragma once
 
 #include <cmath>
@@ -18,13 +17,22 @@
 
 namespace tessera::weather {
 
-// Cycles of a stencil that does `flops` double operations per point.
-constexpr KernelCost stencil_cost(int flops) { return {50, 6.0 * flops + 4.0, 1}; }
+// The work of a stencil point in double: `flops` operations besides `divisions`, `loads`
+// and `stores` doubles.
+constexpr KernelWork stencil_work(double flops, double divisions, double loads, double stores) {
+  KernelWork w;
+  w.flops_fp64 = flops;
+  w.transcendentals_fp64 = divisions;
+  w.bytes_loaded = 8 * loads;
+  w.bytes_stored = 8 * stores;
+  w.value_bytes = 8;
+  return w;
+}
 
 // d/dx of a centre field, at x faces: (f(i) - f(i-1)) / dx.
 struct GradientX {
   static constexpr Extent extent{1, 0, 0, 0};
-  static constexpr KernelCost cost = stencil_cost(2);
+  static constexpr KernelWork work = stencil_work(1, 1, 2, 1);
   static void apply(FieldView out, ConstFieldView f, double dx) {
     for (int j = 0; j < out.height(); ++j)
       for (int i = 0; i < out.width(); ++i) out(i, j) = (f(i, j) - f(i - 1, j)) / dx;
@@ -34,7 +42,7 @@ struct GradientX {
 // d/dy of a centre field, at y faces.
 struct GradientY {
   static constexpr Extent extent{0, 0, 1, 0};
-  static constexpr KernelCost cost = stencil_cost(2);
+  static constexpr KernelWork work = stencil_work(1, 1, 2, 1);
   static void apply(FieldView out, ConstFieldView f, double dy) {
     for (int j = 0; j < out.height(); ++j)
       for (int i = 0; i < out.width(); ++i) out(i, j) = (f(i, j) - f(i, j - 1)) / dy;
@@ -44,7 +52,7 @@ struct GradientY {
 // Divergence of a face vector (u at x faces, v at y faces), at centres.
 struct Divergence {
   static constexpr Extent extent{0, 1, 0, 1};
-  static constexpr KernelCost cost = stencil_cost(5);
+  static constexpr KernelWork work = stencil_work(3, 2, 4, 1);
   static void apply(FieldView out, ConstFieldView u, ConstFieldView v, double dx, double dy) {
     for (int j = 0; j < out.height(); ++j)
       for (int i = 0; i < out.width(); ++i)
@@ -55,7 +63,7 @@ struct Divergence {
 // Five-point Laplacian of a centre field.
 struct Laplacian {
   static constexpr Extent extent{1, 1, 1, 1};
-  static constexpr KernelCost cost = stencil_cost(8);
+  static constexpr KernelWork work = stencil_work(9, 0, 5, 1);
   static void apply(FieldView out, ConstFieldView f, double dx, double dy) {
     const double ax = 1 / (dx * dx), ay = 1 / (dy * dy);
     for (int j = 0; j < out.height(); ++j)
@@ -92,7 +100,10 @@ struct VanLeerFace {
 template <class Face>
 struct Advection {
   static constexpr Extent extent{Face::reach, Face::reach, Face::reach, Face::reach};
-  static constexpr KernelCost cost = stencil_cost(Face::reach == 1 ? 8 : 30);
+  // Four face fluxes as written (each face value: upwind, a compare; van Leer, two slopes,
+  // their harmonic mean and a compare), their differences and two divisions.
+  static constexpr KernelWork work =
+      Face::reach == 1 ? stencil_work(4 * 2 + 4, 2, 12, 1) : stencil_work(4 * 11 + 4, 2 + 4, 20, 1);
   static void apply(FieldView out, ConstFieldView c, ConstFieldView fu, ConstFieldView fv,
                     double dx, double dy) {
     auto flux_x = [&](int i, int j) {

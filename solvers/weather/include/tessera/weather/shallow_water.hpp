@@ -142,7 +142,8 @@ class ShallowWater final : public Model {
   void require_cell_values(const std::vector<double>& values, const std::string& what) const;
   // Copies row-major cell values (rows from the south) into the tiles' blocks of f.
   void scatter(const Field& f, const std::vector<double>& values);
-  std::uint64_t flops_per_point() const;
+  // The counted work of the tendency at one point (operations, loads, stores in double).
+  KernelWork tendency_work() const;
   // f = f0 + beta (y - y_mid) on face row j (global index; wrapped on a periodic y axis).
   double coriolis(int j) const;
 

@@ -16,9 +16,31 @@
 #include <memory>
 #include <string>
 
+#include "tessera/core/cycle_estimate.hpp"
 #include "tessera/weather/model.hpp"
 
 namespace tessera::weather {
+
+// The work of one element of a stage combination out = a x + b y (+ c z): loads, multiplies,
+// adds and a store in double.
+constexpr KernelWork combine_work(int terms) {
+  KernelWork w;
+  w.flops_fp64 = 2 * terms - 1;
+  w.bytes_loaded = 8.0 * terms;
+  w.bytes_stored = 8;
+  w.value_bytes = 8;
+  return w;
+}
+// Leapfrog with the Robert-Asselin filter, per element: next = prev + 2 dt k (2 operations),
+// prev = cur + nu (next - 2 cur + prev) (5), cur = next; loads cur, prev, k, stores two.
+constexpr KernelWork leapfrog_work() {
+  KernelWork w;
+  w.flops_fp64 = 7;
+  w.bytes_loaded = 24;
+  w.bytes_stored = 16;
+  w.value_bytes = 8;
+  return w;
+}
 
 class TimeIntegrator {
  public:

@@ -1,9 +1,9 @@
-#include "tessera/comm/combine.hpp"
+#include "tessera/core/combine.hpp"
 
 #include <cstring>
 #include <type_traits>
 
-namespace tessera::comm::detail {
+namespace tessera {
 namespace {
 
 // Signed integer overflow is undefined; unsigned arithmetic wraps, with the same
@@ -54,22 +54,55 @@ void apply(std::byte* __restrict own, const std::byte* __restrict incoming, std:
 }
 
 template <class T>
-void combine_typed(Op op, std::byte* own, const std::byte* incoming, std::size_t n, bool first) {
+void combine_typed(ReduceOp op, std::byte* own, const std::byte* incoming, std::size_t n,
+                   bool first) {
   switch (op) {
-    case Op::sum:
+    case ReduceOp::sum:
       return apply<T>(own, incoming, n, first, [](T a, T b) { return add(a, b); });
-    case Op::product:
+    case ReduceOp::product:
       return apply<T>(own, incoming, n, first, [](T a, T b) { return multiply(a, b); });
-    case Op::max:
+    case ReduceOp::max:
       return apply<T>(own, incoming, n, first, [](T a, T b) { return a < b ? b : a; });
-    case Op::min:
+    case ReduceOp::min:
       return apply<T>(own, incoming, n, first, [](T a, T b) { return b < a ? b : a; });
   }
 }
 
 }  // namespace
 
-void combine(DataType type, Op op, std::byte* own, const std::byte* incoming, std::size_t n,
+std::size_t size_of(DataType type) {
+  return type == DataType::float32 || type == DataType::int32 ? 4 : 8;
+}
+
+KernelWork combine_work(DataType type) {
+  // Float vectorises two wide; int32 has no vector ALU; a 64-bit integer is two 32-bit
+  // halves with a carry (3 instructions); double is emulated (the IPU has no FP64 unit).
+  KernelWork w;
+  w.value_bytes = static_cast<int>(size_of(type));
+  w.bytes_loaded = 2.0 * w.value_bytes;
+  w.bytes_stored = w.value_bytes;
+  switch (type) {
+    case DataType::float32:
+      w.flops_fp32 = 1;
+      w.vector_width = 2;
+      break;
+    case DataType::int32:
+      w.int_ops = 1;
+      break;
+    case DataType::int64:
+    case DataType::uint64:
+      w.int_ops = 3;
+      break;
+    case DataType::float64:
+      w.flops_fp64 = 1;
+      break;
+  }
+  return w;
+}
+
+namespace detail {
+
+void combine(DataType type, ReduceOp op, std::byte* own, const std::byte* incoming, std::size_t n,
              bool incoming_first) {
   switch (type) {
     case DataType::float32:
@@ -80,7 +113,10 @@ void combine(DataType type, Op op, std::byte* own, const std::byte* incoming, st
       return combine_typed<std::int32_t>(op, own, incoming, n, incoming_first);
     case DataType::int64:
       return combine_typed<std::int64_t>(op, own, incoming, n, incoming_first);
+    case DataType::uint64:
+      return combine_typed<std::uint64_t>(op, own, incoming, n, incoming_first);
   }
 }
 
-}  // namespace tessera::comm::detail
+}  // namespace detail
+}  // namespace tessera

@@ -1,0 +1,77 @@
+// The counted work of the MD kernels on an IPU tile, one declaration beside each kernel of
+// simulation.cpp: what one item of its loop does (cycle_estimate.hpp turns it into cycles
+// on the target; the IPU emulates the FP64 arithmetic). Pinned by tests/md/physics_test.cpp.
+#pragma once
+
+#include "tessera/core/cycle_estimate.hpp"
+
+namespace tessera::md {
+
+// Work in double: `flops` operations besides `divisions`, integer instructions, bytes.
+constexpr KernelWork md_work(double flops, double divisions, double int_ops, double loads,
+                             double stores) {
+  KernelWork w;
+  w.flops_fp64 = flops;
+  w.transcendentals_fp64 = divisions;
+  w.int_ops = int_ops;
+  w.bytes_loaded = loads;
+  w.bytes_stored = stores;
+  w.value_bytes = 8;
+  return w;
+}
+// First half-kick and drift, per atom: dtf / mass, v += dtfm f and x += dt v in 3 dimensions,
+// and the displacement since the list build (3 subtracts, 3 multiplies, 2 adds, a max);
+// loads type, mass, v, f, x, x_build; stores v, x.
+constexpr KernelWork integrate_work = md_work(12 + 9, 1, 1, 4 + 8 + 12 * 8, 6 * 8);
+// Second half-kick, per atom: dtf / mass, v += dtfm f; with the kinetic-energy tensor
+// (thermo steps, thermostats) 6 more components of 2 multiplies and an add, and 3 for m v.
+constexpr KernelWork kick_work = md_work(6, 1, 1, 4 + 8 + 6 * 8, 3 * 8);
+constexpr KernelWork kick_kinetic_work = md_work(6 + 18 + 3, 1, 1, 4 + 8 + 6 * 8, 3 * 8);
+// lj/cut, per neighbor pair: the distance (3 subtracts, 3 multiplies, 2 adds), the cutoff
+// compare, 1/r^2, r^6, the force factor (5 operations) and 9 to add the force to i and
+// subtract it from j; loads j's index and type, x_j, the pair's coefficients (cutsq, lj1,
+// lj2) and f_j; stores f_j.
+constexpr KernelWork pair_work =
+    md_work(8 + 1 + 2 + 5 + 9, 1, 3, 4 + 4 + 3 * 8 + 3 * 8 + 3 * 8, 3 * 8);
+// Neighbor-list build, per candidate pair of the bin stencil: the distance, the compare, and
+// the list's end advanced (a branch-free store); loads j, next[j] and x_j.
+constexpr KernelWork list_work = md_work(8 + 1, 0, 3, 4 + 4 + 3 * 8, 4);
+// Ghost selection, per atom and segment: shifted position inside the slab, 3 adds and 6
+// compares; loads x.
+constexpr KernelWork ghost_select_work = md_work(3 + 6, 0, 2, 3 * 8, 0);
+// Ghost packing, per ghost atom: its index, 3 shifted coordinates.
+constexpr KernelWork pack_work = md_work(3, 0, 1, 4 + 3 * 8, 3 * 8);
+
+// pair_style deepmd: the networks' matrix products per flop, and their tanh. In float64 a
+// multiply-add loads one operand from memory per 2 flops and is emulated; in float32 the
+// products run on the tile's AMP unit and the tanh on the 2-wide float vectors.
+// The loops over the products' flops take a branch per multiply-add in float64, and per
+// 64 flops of AMP work in float32 (an estimate: the AMP's operands stream in 64-bit pairs).
+inline KernelWork deepmd_matmul_work(bool float32) {
+  KernelWork w;
+  if (float32) {
+    w.matmul_flops_fp32 = 1;
+    w.vector_width = 64;
+  } else {
+    w.flops_fp64 = 1;
+    w.bytes_loaded = 4;
+    w.value_bytes = 8;
+    w.vector_width = 2;
+  }
+  return w;
+}
+inline KernelWork deepmd_tanh_work(bool float32) {
+  KernelWork w;
+  if (float32) {
+    w.transcendentals_fp32 = 1;
+    w.vector_width = 2;
+    w.bytes_loaded = w.bytes_stored = 4;
+  } else {
+    w.transcendentals_fp64 = 1;
+    w.bytes_loaded = w.bytes_stored = 8;
+    w.value_bytes = 8;
+  }
+  return w;
+}
+
+}  // namespace tessera::md

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -273,5 +274,50 @@ TEST(Posteriordb, EightSchoolsNoncentered) {
 }
 
 TEST(Posteriordb, Garch11) { check_posteriordb("garch-garch11", "garch11", 1000); }
+
+}  // namespace
+
+namespace {
+
+// A log density that is NaN on part of its space (x1 > 1.5, as a model whose likelihood
+// overflows there) is a rejected proposal for every sampler, never a crash or a NaN draw
+// (issue 21). Every sampler stays in x1 <= 1.5 and finishes.
+class NanBeyond final : public AutoDiffModel<NanBeyond> {
+ public:
+  std::string name() const override { return "nan_beyond"; }
+  int dimension() const override { return 2; }
+  std::vector<std::string> parameter_names() const override { return {"x[1]", "x[2]"}; }
+  template <class T>
+  T log_density_t(const Eigen::Matrix<T, Eigen::Dynamic, 1>& x) const {
+    if (x[0] > 1.5) return T(std::numeric_limits<double>::quiet_NaN());
+    return -0.5 * (x[0] * x[0] + x[1] * x[1]);
+  }
+  std::vector<double> constrain(const Vector& x) const override { return {x[0], x[1]}; }
+};
+
+TEST(Run, NonFiniteLogDensityIsARejectedProposal) {
+  const NanBeyond model;
+  for (SamplerKind kind : {SamplerKind::nuts, SamplerKind::hmc, SamplerKind::rwm,
+                           SamplerKind::ensemble, SamplerKind::pt}) {
+    Target target = Target::preset("host", 1, 1);
+    target.tiles_per_ipu = 2;
+    Runtime runtime(target, 1, MPI_COMM_SELF);
+    RunSettings s;
+    s.sampler.kind = kind;
+    s.sampler.warmup = 300;
+    s.sampler.draws = 300;
+    s.sampler.init_radius = 1.0;
+    s.chains = kind == SamplerKind::ensemble ? 8 : 2;
+    const Draws d = sample(runtime, model, s);
+    for (int c = 0; c < d.chains; ++c)
+      for (double v : d.column(c, d.index("x[1]"))) {
+        ASSERT_TRUE(std::isfinite(v)) << sampler_name(kind);
+        ASSERT_LE(v, 1.5) << sampler_name(kind);
+      }
+    for (int c = 0; c < d.chains; ++c)
+      for (double v : d.column(c, d.index("lp__")))
+        ASSERT_TRUE(std::isfinite(v)) << sampler_name(kind);
+  }
+}
 
 }  // namespace

@@ -414,7 +414,7 @@ void Target::apply_overrides(const nlohmann::json& overrides, const std::string&
       throw ConfigError(origin + ": unknown target field '" + key +
                         "'; the fields are the keys of a preset's JSON (see docs/targets.md)");
     if (auto* m = std::get_if<int Target::*>(&f->member))
-      this->*m = int_field();
+      this->*(*m) = int_field();
     else
       this->*std::get<double Target::*>(f->member) = number();
   }

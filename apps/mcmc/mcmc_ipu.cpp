@@ -240,13 +240,12 @@ int main(int argc, char** argv) {
     } catch (const Stopped& stop) {
       if (root) {
         std::fflush(stdout);
+        const std::string outputs =
+            output.empty() ? "no draws were kept"
+                           : "no output was written: the files at " + output + " are as they were";
         std::fprintf(stderr, "mcmc_ipu: stopped by %s at iteration %d of %d (%s); %s\n",
                      signal_name(stop.signal).c_str(), stop.done, stop.total,
-                     stop.done <= warmup ? "warm-up" : "sampling",
-                     output.empty() ? "no draws were kept"
-                                    : ("no output was written: the files at " + output +
-                                       " are as they were")
-                                          .c_str());
+                     stop.done <= warmup ? "warm-up" : "sampling", outputs.c_str());
       }
       return stop_exit_code(stop.signal);
     }

@@ -25,6 +25,7 @@
 #include "tessera/core/options.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/shared_input.hpp"
+#include "tessera/core/stop_signal.hpp"
 #include "tessera/mcmc/diagnostics.hpp"
 #include "tessera/mcmc/init.hpp"
 #include "tessera/mcmc/models.hpp"
@@ -220,8 +221,34 @@ int main(int argc, char** argv) {
         throw e;
       }
     }
+    // SIGINT or SIGTERM ends sampling after the iteration in progress, on every rank alike;
+    // nothing is written, so the files of an earlier run at --output stay as they were.
+    struct Stopped {
+      int signal, done, total;
+    };
+    stop_on_signals();
+    settings.after_iteration = [&runtime](int done, int total) {
+      // Every 32nd iteration: the poll is an all-reduce on several ranks, and iterations of a
+      // small model take microseconds.
+      if (done % 32 != 0) return;
+      if (const int signal = stop_requested(runtime.comm())) throw Stopped{signal, done, total};
+    };
     const auto start = std::chrono::steady_clock::now();
-    const Draws draws = sample(runtime, *model, settings);
+    Draws draws;
+    try {
+      draws = sample(runtime, *model, settings);
+    } catch (const Stopped& stop) {
+      if (root) {
+        std::fflush(stdout);
+        const std::string outputs =
+            output.empty() ? "no draws were kept"
+                           : "no output was written: the files at " + output + " are as they were";
+        std::fprintf(stderr, "mcmc_ipu: stopped by %s at iteration %d of %d (%s); %s\n",
+                     signal_name(stop.signal).c_str(), stop.done, stop.total,
+                     stop.done <= warmup ? "warm-up" : "sampling", outputs.c_str());
+      }
+      return stop_exit_code(stop.signal);
+    }
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

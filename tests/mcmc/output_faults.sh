@@ -5,7 +5,9 @@
 #       file of the set fits, so publishing file by file mixed two runs), the second
 #       run fails naming the file and the reason, and every file of the first is unchanged;
 #   output_faults.sh MCMC_IPU WORK_DIR read_only  a read-only folder is refused before sampling
-#       (a run of 10^8 draws would not end within the test's time otherwise).
+#       (a run of 10^8 draws would not end within the test's time otherwise);
+#   output_faults.sh MCMC_IPU WORK_DIR profile_full | profile_read_only  --profile FILE.json (the
+#       runtime's profile) on a full file system (the published one unchanged) or read-only.
 here=$(cd "$(dirname "$0")/../support" && pwd)
 source "$here/faults.sh"
 private_mounts "$@"
@@ -31,6 +33,21 @@ case $mode in
     expect_error "^ERROR: .*/ro/o_1\.csv.*[Rr]ead-only" timeout 30 \
       "$mcmc_ipu" --model std_normal --draws 100000000 --refresh 100000000 --no-summary \
       --output "$work/ro/o"
+    ;;
+  profile_full)
+    small_fs "$work/out" 256
+    "$mcmc_ipu" "${run[@]}" --profile "$work/out/p.json" >/dev/null || fail "the first run failed"
+    cp "$work/out/p.json" "$work/published"
+    fill "$work/out"
+    expect_error "'$work/out/p.json.part'.*No space left on device.*'$work/out/p.json' keeps its earlier content" \
+      "$mcmc_ipu" "${run[@]}" --profile "$work/out/p.json"
+    same_file "$work/published" "$work/out/p.json"
+    no_partials "$work/out"
+    ;;
+  profile_read_only)
+    read_only "$work/ro"
+    expect_error "cannot write '$work/ro/p.json': its folder '$work/ro' is not writable: Read-only file system" \
+      "$mcmc_ipu" "${run[@]}" --profile "$work/ro/p.json"
     ;;
   *) fail "unknown mode $mode" ;;
 esac

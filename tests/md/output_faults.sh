@@ -3,7 +3,8 @@
 # with a fault, and must fail cleanly: exit status 1, an ERROR that names the file and the
 # real reason, the file published before left exactly as it was, no partial file left.
 #
-#   KIND   text | xyz | netcdf (dumps), restart (write_restart), log (-log)
+#   KIND   text | xyz | netcdf (dumps), restart (write_restart), data (write_data), log (-log),
+#          profile (--profile, the runtime's JSON profile)
 #   FAULT  full       the file system fills: a second run after a good one (ENOSPC)
 #          read_only  the folder is on a read-only mount (EROFS, for root too)
 #          missing    the folder does not exist
@@ -40,10 +41,12 @@ script=$work/in.faults
   esac
   echo "run 20"
   [[ $kind == restart ]] && echo "write_restart $out"
+  [[ $kind == data ]] && echo "write_data $out"
 } >"$script"
-log=none
+log=none profile=()
 [[ $kind == log ]] && log=$out
-run=("$md_ipu" --threads 1 -log "$log" -in "$script")
+[[ $kind == profile ]] && profile=(--profile "$out")
+run=("$md_ipu" --threads 1 -log "$log" "${profile[@]}" -in "$script")
 
 case $fault in
   full)

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# stop_on_signal.sh MD_IPU WORKDIR INT|TERM: md_ipu, in a long run that dumps text and NetCDF
-# and logs, gets SIGINT or SIGTERM once its dumps hold a few frames. It must stop cleanly:
-# exit status 128 + signal, "md_ipu: stopped by SIG... at step N" on standard error and in
-# the log, both dumps published with the same frames (those up to step N), the log
-# published, no partial file left, and the input's later commands (write_restart) not run.
+# stop_on_signal.sh MD_IPU WORKDIR INT|TERM [-- MPIEXEC...]: md_ipu, in a long run that dumps
+# text and NetCDF and logs, gets SIGINT or SIGTERM once its dumps hold a few frames. It must
+# stop cleanly: exit status 128 + signal, "md_ipu: stopped by SIG... at step N" on standard
+# error and in the log, both dumps published with the same frames (those up to step N), the
+# log published, no partial file left, and the input's later commands (write_restart) not run.
+# With MPIEXEC, md_ipu runs on 2 ranks and the signal goes to mpirun (the job): mpirun passes
+# SIGTERM to every rank whichever of the two it got, and exits with a status of its own (1),
+# so the checks are a non-zero status within 30 s and "stopped by SIGTERM".
 set -u
 source "$(dirname "$0")/../support/faults.sh"
 md_ipu=$1 work=$2 signal=$3
+shift 3
+[[ ${1:-} == -- ]] && shift
+mpiexec=("$@")
+((${#mpiexec[@]})) && mpiexec+=(-np 2)
 mkdir -p "$work"
 rm -rf "${work:?}"/*
 
@@ -20,7 +27,7 @@ printf '%s\n' "units lj" "atom_style atomic" "lattice fcc 0.8442" "region box bl
 # Job control: the background job gets its own process group and SIGINT as it is by default
 # (a script without it starts background jobs with SIGINT ignored).
 set -m
-"$md_ipu" --threads 1 -log "$work/log.lammps" -in "$script" >"$work/out.txt" 2>"$work/err.txt" &
+"${mpiexec[@]}" "$md_ipu" --threads 1 -log "$work/log.lammps" -in "$script" >"$work/out.txt" 2>"$work/err.txt" &
 pid=$!
 # Wait for a few frames in the text dump's partial file (at most 60 s).
 for _ in $(seq 600); do
@@ -28,14 +35,22 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 kill -"$signal" "$pid"
+start=$(date +%s)
 wait "$pid"
 status=$?
+seconds=$(($(date +%s) - start))
 case $signal in INT) want=130 ;; TERM) want=143 ;; *) fail "signal $signal: use INT or TERM" ;; esac
+got=$signal
+if ((${#mpiexec[@]})); then
+  [[ $status -ne 0 ]] || fail "mpirun exited 0 after SIG$signal; stderr: $(cat "$work/err.txt")"
+  ((seconds <= 30)) || fail "mpirun took $seconds s to stop after SIG$signal"
+  want=$status got=TERM
+fi
 [[ $status -eq $want ]] || fail "exit status $status, expected $want; stderr: $(cat "$work/err.txt")"
-message=$(grep -E "^md_ipu: stopped by SIG$signal at step [0-9]+" "$work/err.txt") ||
+message=$(grep -E "^md_ipu: stopped by SIG$got at step [0-9]+" "$work/err.txt") ||
   fail "no stop message on standard error: $(cat "$work/err.txt")"
 step=$(sed -E 's/.* at step ([0-9]+).*/\1/' <<<"$message")
-grep -q "stopped by SIG$signal at step $step" "$work/log.lammps" 2>/dev/null ||
+grep -q "stopped by SIG$got at step $step" "$work/log.lammps" 2>/dev/null ||
   fail "the log was not published with the stop message"
 text=$(text_frames "$work/dump.txt") || fail "dump.txt: $text"
 nc=$(nc_frames "$work/traj.nc") || fail "traj.nc: $nc"

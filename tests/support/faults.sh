@@ -14,6 +14,17 @@
 #
 # Checks: expect_error REGEX CMD... (exit status 1, stderr matches), same_file A B,
 # no_partials DIR, text_frames FILE (complete frames of a LAMMPS text dump), nc_frames FILE.
+#
+# One rank of an MPI job killed (no privilege needed):
+#   start_job OUT ERR CMD...       starts CMD (mpirun ...) in the background, in its own process
+#                                  group with SIGINT not ignored (killed when the test exits);
+#                                  sets job_pid
+#   rank_pid RANK                  the pid of the job's rank RANK (a process under job_pid whose
+#                                  environment has OMPI_COMM_WORLD_RANK=RANK), waiting up to 30 s
+#   kill_rank_and_wait RANK SECS   SIGKILLs that rank and waits at most SECS for mpirun to
+#                                  return; sets job_status and job_ms (ms from the kill to the
+#                                  return), fails if mpirun is still running then (and ends it)
+#   wait_for_text FILE REGEX SECS  waits until FILE holds a line matching REGEX
 set -u
 
 skip() { echo "skipped: $*"; exit 77; }
@@ -85,4 +96,64 @@ text_frames() {
 nc_frames() {
   ncdump "$1" >/dev/null 2>&1 || { echo "unreadable"; return 1; }
   ncdump -h "$1" | sed -n 's/.*UNLIMITED ; \/\/ (\([0-9]*\) currently).*/\1/p'
+}
+
+start_job() {
+  local out=$1 err=$2
+  shift 2
+  set -m
+  "$@" >"$out" 2>"$err" &
+  job_pid=$!
+  set +m
+  # A test that fails before the job ends leaves no process behind.
+  trap 'kill -KILL -- -"$job_pid" 2>/dev/null' EXIT
+}
+# The processes below PID, children first.
+descendants() {
+  local child
+  for child in $(pgrep -P "$1"); do
+    echo "$child"
+    descendants "$child"
+  done
+}
+rank_pid() {
+  local rank=$1 pid
+  for _ in $(seq 300); do
+    for pid in $(descendants "$job_pid"); do
+      if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$rank"; then
+        echo "$pid"
+        return 0
+      fi
+    done
+    sleep 0.1
+  done
+  fail "no process of rank $rank under mpirun (pid $job_pid)"
+}
+kill_rank_and_wait() {
+  local rank=$1 seconds=$2 pid start
+  pid=$(rank_pid "$rank") || exit 1
+  start=$(date +%s%N)
+  kill -KILL "$pid" || fail "rank $rank (pid $pid) was gone before the kill"
+  for _ in $(seq $((seconds * 20))); do
+    kill -0 "$job_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  if kill -0 "$job_pid" 2>/dev/null; then
+    local left
+    left=$(descendants "$job_pid" | tr '\n' ' ')
+    kill -KILL -- -"$job_pid" 2>/dev/null
+    wait "$job_pid" 2>/dev/null
+    fail "mpirun was still running ${seconds} s after rank $rank was killed (processes: $left)"
+  fi
+  wait "$job_pid"
+  job_status=$?
+  job_ms=$((($(date +%s%N) - start) / 1000000))
+}
+wait_for_text() {
+  local file=$1 regex=$2 seconds=$3
+  for _ in $(seq $((seconds * 10))); do
+    grep -Eq -- "$regex" "$file" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "$file shows no line matching /$regex/ after $seconds s: $(tail -5 "$file" 2>/dev/null)"
 }

@@ -7,6 +7,7 @@
 #
 #   KIND   output   a new --output file
 #          restart  --restart: the checkpoint continued in place (through a copy)
+#          profile  --profile FILE.json, the runtime's profile (full and read_only only)
 #   FAULT  full       the file system fills (output: a second run after a good one; restart:
 #                     room for the copy, not for the new records)
 #          read_only  the folder is on a read-only mount (EROFS, for root too)
@@ -61,6 +62,22 @@ case $kind/$fault in
     expect_error "cannot write '$out': its folder '$work/fs' is not writable: Read-only file system" \
       "${run[@]}" --days 0.01 --restart "$out"
     same_file "$work/published" "$out"
+    ;;
+  profile/full)
+    small_fs "$work/fs" 256
+    out=$work/fs/profile.json
+    "${run[@]}" --days 0.01 --profile "$out" >/dev/null || fail "the first run, with room, failed"
+    cp "$out" "$work/published"
+    fill "$work/fs"
+    expect_error "'$out.part'.*No space left on device.*'$out' keeps its earlier content" \
+      "${run[@]}" --days 0.01 --profile "$out"
+    same_file "$work/published" "$out"
+    ;;
+  profile/read_only)
+    read_only "$work/fs"
+    out=$work/fs/profile.json
+    expect_error "cannot write '$out': its folder '$work/fs' is not writable: Read-only file system" \
+      "${run[@]}" --days 0.01 --profile "$out"
     ;;
   output/missing)
     out=$work/missing/folder/out.nc

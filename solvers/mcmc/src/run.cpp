@@ -312,6 +312,7 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
     });
     collect(runtime, draws, s.sampler, it);
     if (s.progress && runtime.rank() == 0) s.progress(it + 1, total);
+    if (s.after_iteration) s.after_iteration(it + 1, total);
   }
   clock.finish(draws);
 
@@ -429,6 +430,7 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
     }
     collect(runtime, draws, s.sampler, it);
     if (s.progress && runtime.rank() == 0) s.progress(it + 1, total);
+    if (s.after_iteration) s.after_iteration(it + 1, total);
   }
   clock.finish(draws);
   keep_on_rank_zero(runtime, draws);
@@ -590,6 +592,7 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
     });
     collect(runtime, draws, s.sampler, it);
     if (s.progress && runtime.rank() == 0) s.progress(it + 1, total);
+    if (s.after_iteration) s.after_iteration(it + 1, total);
   }
   clock.finish(draws);
   gather_adaptation(

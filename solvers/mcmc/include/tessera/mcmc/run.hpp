@@ -85,6 +85,10 @@ struct RunSettings {
   std::optional<InitialValues> init;
   // Called on rank 0 after iteration `done` (1-based) of `total`.
   std::function<void(int done, int total)> progress;
+  // Called on every rank after iteration `done` of `total`, between supersteps, at the same
+  // iteration on all ranks: it may run collectives (a poll for a stop signal), and an
+  // exception it throws ends sample() on every rank that throws it.
+  std::function<void(int done, int total)> after_iteration;
 };
 
 // Runs the chains (collective over the runtime). The draws are complete on rank 0

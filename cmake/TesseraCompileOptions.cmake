@@ -2,6 +2,35 @@
 add_library(tessera_warnings INTERFACE)
 target_compile_options(tessera_warnings INTERFACE -Wall -Wextra -Wpedantic)
 
+# TESSERA_FUZZ: the libFuzzer harnesses of tests/fuzz (scripts/fuzz). Every target is built
+# with coverage instrumentation for the fuzzer and with ASan+UBSan; clang only.
+if(TESSERA_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "TESSERA_FUZZ needs clang (libFuzzer), not ${CMAKE_CXX_COMPILER_ID}; "
+                        "configure with -DCMAKE_CXX_COMPILER=clang++ (scripts/fuzz does)")
+  endif()
+  if(NOT TESSERA_SANITIZE STREQUAL "")
+    message(FATAL_ERROR "TESSERA_FUZZ builds with ASan+UBSan itself; leave TESSERA_SANITIZE empty")
+  endif()
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS -fsanitize=fuzzer)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=fuzzer)
+  check_cxx_source_compiles([[
+    #include <cstddef>
+    #include <cstdint>
+    extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t*, std::size_t) { return 0; }
+  ]] TESSERA_HAVE_LIBFUZZER)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  if(NOT TESSERA_HAVE_LIBFUZZER)
+    message(FATAL_ERROR "clang cannot link -fsanitize=fuzzer: install libclang-rt-14-dev "
+                        "(scripts/setup fuzz)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 if(TESSERA_SANITIZE STREQUAL "address")
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
                       -fno-sanitize-recover=undefined)

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 
+#include "mcmc_ipu_options.hpp"
 #include "tessera/core/environment.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/options.hpp"
@@ -53,131 +54,23 @@ std::uint64_t checksum(const Draws& draws) {
 int main(int argc, char** argv) {
   return tessera::run_main(argc, argv, [](int argc, char** argv) {
     CLI::App app{"mcmc_ipu: MCMC samplers on the tile runtime"};
-    RuntimeOptions options;
-    std::string model_name, data_file, sampler = "nuts", metric = "diag_e", output;
-    int chains = 4, warmup = 1000, draws_wanted = 1000, dimension = 0, refresh = 100;
-    std::uint64_t seed = 1;
-    SamplerConfig config;
-    app.add_option("--model", model_name, "built-in model")->required();
-    app.add_option("--data", data_file, "data file, JSON in posteriordb's layout")
-        ->check(CLI::ExistingFile);
-    app.add_option("--dimension", dimension,
-                   "dimension of std_normal or correlated_gaussian (sets N)")
-        ->check(CLI::Range(1, 1000000));
-    app.add_option("--sampler", sampler, "nuts, hmc, rwm, ensemble or pt")->capture_default_str();
-    app.add_option("--chains", chains, "chains (ensemble: walkers)")
-        ->check(CLI::Range(1, 10000000))
-        ->capture_default_str();
-    app.add_option("--warmup", warmup, "warm-up iterations")
-        ->check(CLI::Range(0, 100000000))
-        ->capture_default_str();
-    app.add_option("--draws", draws_wanted, "iterations after warm-up")
-        ->check(CLI::Range(1, 100000000))
-        ->capture_default_str();
-    app.add_option("--seed", seed, "random seed")->capture_default_str();
-    app.add_option("--output", output, "write PREFIX_<chain>.csv and PREFIX.nc");
-    std::vector<std::string> formats{"csv", "nc"};
-    app.add_option("--formats", formats, "output formats: csv (CmdStan), nc (ArviZ NetCDF)")
-        ->check(CLI::IsMember({"csv", "nc"}))
-        ->delimiter(',')
-        ->capture_default_str();
-    bool no_summary = false;
-    app.add_flag("--no-summary", no_summary, "skip the summary table (long runs of many chains)");
-    app.add_option("--max-depth", config.max_depth, "nuts: maximum tree depth")
-        ->check(CLI::Range(1, 30))
-        ->capture_default_str();
-    app.add_option("--metric", metric, "nuts/hmc: adapted metric, diag_e or dense_e")
-        ->capture_default_str();
-    tessera::require_finite(
-        app.add_option("--delta", config.delta, "nuts/hmc: target acceptance statistic"))
-        ->check(CLI::Range(0.01, 0.999))
-        ->capture_default_str();
-    tessera::require_finite(app.add_option("--step-size", config.step_size, "initial step size"))
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    tessera::require_finite(
-        app.add_option("--stepsize-jitter", config.step_size_jitter,
-                       "nuts/hmc: each transition's step size uniform within +-jitter of the "
-                       "adapted one (CmdStan's stepsize_jitter; hmc: varies the integration time)"))
-        ->check(CLI::Range(0.0, 1.0))
-        ->capture_default_str();
-    tessera::require_finite(
-        app.add_option("--int-time", config.integration_time, "hmc: integration time"))
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    app.add_option("--leapfrog-steps", config.leapfrog_steps,
-                   "hmc: a fixed number of leapfrog steps (0: --int-time / step size)")
-        ->check(CLI::Range(0, 100000000))
-        ->capture_default_str();
-    app.add_option(
-           "--max-leapfrog-steps", config.max_leapfrog_steps,
-           "hmc: most leapfrog steps of one transition from --int-time / step size "
-           "(bounds an iteration's work; transitions that hit it are counted and warned of)")
-        ->check(CLI::Range(1, 100000000))
-        ->capture_default_str();
-    std::string step_adaptation = "dual_averaging";
-    app.add_option("--step-adaptation", step_adaptation,
-                   "step size in warm-up: dual_averaging (Stan) or simple (TFP's policy, hmc; "
-                   "towards --delta, unit metric)")
-        ->capture_default_str();
-    std::string init = "2";
-    app.add_option("--init", init,
-                   "a radius R: initial points uniform in (-R, R) on the unconstrained scale "
-                   "(0: the origin); or a JSON file of initial values (CmdStan's layout)")
-        ->capture_default_str();
-    app.add_option("--temperatures", config.temperatures, "pt: replicas per chain")
-        ->check(CLI::Range(2, 1000))
-        ->capture_default_str();
-    tessera::require_finite(app.add_option("--max-temperature", config.max_temperature,
-                                           "pt: temperature of the hottest replica"))
-        ->check(CLI::Range(1.0001, 1e12))
-        ->capture_default_str();
-    app.add_option("--thin", config.thin,
-                   "keep every N-th iteration (CmdStan's thin; also of a saved warm-up)")
-        ->check(CLI::Range(1, 100000000))
-        ->capture_default_str();
-    app.add_flag("--save-warmup", config.save_warmup,
-                 "also write the warm-up draws (CmdStan's save_warmup; not in the summary)");
-    app.add_option("--refresh", refresh, "progress every N iterations")
-        ->check(CLI::Range(1, 100000000))
-        ->capture_default_str();
-    tessera::add_runtime_options(app, options, "host");
+    McmcIpuOptions o;
+    add_mcmc_ipu_options(app, o);
     if (auto code = tessera::parse_command_line(app, argc, argv)) return *code;
     // Rank 0 reads the data and init files for all ranks: they must all have been given the
     // same ones (mpirun's MPMD form could start ranks with different arguments).
     tessera::require_same_arguments(MPI_COMM_WORLD, argc, argv, "mcmc_ipu");
-    config.kind = parse_sampler(sampler);
-    config.metric = parse_metric(metric);
-    config.step_adaptation = parse_step_adaptation(step_adaptation);
-    config.warmup = warmup;
-    config.draws = draws_wanted;
-
-    nlohmann::json data = nlohmann::json::object();
-    std::string source = "(none)";  // in error messages; the CSV header leaves the file empty
-    if (!data_file.empty()) {
-      data = read_data_file(MPI_COMM_WORLD, data_file);
-      source = data_file;
-    }
-    if (dimension > 0) {
-      if (model_name != "std_normal" && model_name != "correlated_gaussian")
-        throw ConfigError("--dimension applies to std_normal and correlated_gaussian only, not " +
-                          model_name);
-      data["N"] = dimension;
-    }
-    const std::unique_ptr<Model> model = make_model(model_name, data, source);
-    // --init as CmdStan reads it: a number is a radius, anything else names a file.
-    std::optional<InitialValues> initial_values;
-    std::string init_file;
-    {
-      double radius = 0;
-      const auto [end, ec] = std::from_chars(init.data(), init.data() + init.size(), radius);
-      if (ec == std::errc() && end == init.data() + init.size()) {
-        config.init_radius = radius;  // sample() rejects a negative radius
-      } else {
-        initial_values = read_init_file(MPI_COMM_WORLD, init, *model);
-        init_file = init;
-      }
-    }
+    finish_mcmc_ipu_options(o);
+    McmcIpuProblem loaded = load_mcmc_ipu_problem(o, MPI_COMM_WORLD);
+    const std::unique_ptr<Model> model = std::move(loaded.model);
+    const std::optional<InitialValues>& initial_values = loaded.init;
+    const std::string& init_file = loaded.init_file;
+    const std::string &data_file = o.data_file, &sampler = o.sampler, &output = o.output;
+    const int chains = o.chains, warmup = o.warmup, refresh = o.refresh;
+    const std::uint64_t seed = o.seed;
+    const bool no_summary = o.no_summary;
+    const SamplerConfig& config = o.config;
+    RuntimeOptions& options = o.runtime;
 
     tessera::Runtime runtime(options);
     const bool root = runtime.rank() == 0;
@@ -201,9 +94,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     };
     // The output set is checked before the work (rank 0 writes it; every rank stops alike).
-    OutputFormats output_formats;
-    output_formats.csv = std::find(formats.begin(), formats.end(), "csv") != formats.end();
-    output_formats.netcdf = std::find(formats.begin(), formats.end(), "nc") != formats.end();
+    const OutputFormats output_formats = o.output_formats();
     if (!output.empty()) {
       std::string problem;
       if (root) try {

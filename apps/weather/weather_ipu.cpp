@@ -32,6 +32,7 @@
 #include "tessera/core/runtime.hpp"
 #include "tessera/core/stop_signal.hpp"
 #include "tessera/weather/run.hpp"
+#include "weather_ipu_options.hpp"
 
 int main(int argc, char** argv) {
   using namespace tessera;
@@ -39,64 +40,7 @@ int main(int argc, char** argv) {
     CLI::App app{"weather_ipu: shallow-water cases on the Tessera tile runtime"};
     tessera::weather::RunSettings s;
     RuntimeOptions options;
-    app.add_option("--case", s.case_name,
-                   "gravity-wave | geostrophic | tracer-rotation | volcano | williamson1 | "
-                   "williamson2 | williamson6")
-        ->capture_default_str();
-    require_finite(
-        app.add_option(
-            "--resolution", s.resolution,
-            "Grid spacing in degrees for the williamson cases [=5.625; 2.8125 for case 1]"))
-        ->check(CLI::PositiveNumber)
-        ->check(CLI::Range(0.0, 90.0));
-    require_finite(app.add_option("--alpha", s.alpha,
-                                  "Angle of the williamson1/2 flow to the equator, radians"))
-        ->capture_default_str();
-    app.add_option("--nx", s.nx, "Cells in x [=the case's default]")->check(CLI::PositiveNumber);
-    app.add_option("--ny", s.ny, "Cells in y [=the case's default]")->check(CLI::PositiveNumber);
-    require_finite(app.add_option("--days", s.days, "Simulated days [=the case's default]"))
-        ->check(CLI::PositiveNumber);
-    require_finite(app.add_option("--dt", s.dt,
-                                  "Time step in s [=0.8 of the CFL limit, fitted to "
-                                  "--output-every]"))
-        ->check(CLI::PositiveNumber);
-    app.add_option("--output", s.output, "CF-1.8 NetCDF output file");
-    require_finite(
-        app.add_option("--output-every", s.output_every_hours, "Hours between output records"))
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
-    app.add_option("--integrator", s.integrator, "rk3 | rk4 | leapfrog")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"rk3", "rk4", "leapfrog"}));
-    app.add_option("--tracer-scheme", s.tracer_scheme, "upwind | limited")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"upwind", "limited"}));
-    app.add_option("--vorticity-flux", s.vorticity_flux,
-                   "Planar cases: arakawa-lamb (conserves energy and potential enstrophy) | "
-                   "energy (Sadourny 1975)")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"arakawa-lamb", "energy"}));
-    app.add_option("--topography", s.topography,
-                   "Elevation for the volcano case, metres: CSV (rows north to south) or NetCDF "
-                   "(a 2-D variable with standard_name surface_altitude or named elevation, "
-                   "topography, b, z or height)");
-    app.add_option("--initial", s.initial,
-                   "Start from the last record of this weather_ipu output (same case and grid), "
-                   "or, for FILE.csv, from this layer depth in metres (rows north to south, "
-                   "resampled; the case's velocities and tracer concentration are kept)");
-    app.add_option("--restart", s.restart,
-                   "Continue this weather_ipu output from its last record for --days more, "
-                   "appending to it");
-    app.add_option("--reference-factor", s.reference_factor,
-                   "williamson6: errors against our own run at this multiple of the resolution "
-                   "(1: none)")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 8));
-    require_finite(app.add_option("--progress-every", s.progress_every,
-                                  "Seconds of wall time between progress lines"))
-        ->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
-    add_runtime_options(app, options, "host");
+    tessera::weather::add_weather_ipu_options(app, s, options);
     if (auto code = parse_command_line(app, argc, argv)) return *code;
     std::string command_line = "weather_ipu";
     for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];

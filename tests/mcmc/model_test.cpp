@@ -1,6 +1,7 @@
 // Models: gradients (analytic against forward-mode AD, AD against central
 // differences), constraining transforms and their Jacobians, data validation.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <Eigen/LU>
 #include <algorithm>
@@ -405,6 +406,29 @@ TEST(Data, ErrorsNameTheSourceAndTheField) {
   expect_format_error("stochastic_volatility", json{{"T", 2.5}, {"y", {1, 2}}},
                       "field 'T' must be an integer, not 2.5");
   expect_format_error("std_normal", json::array(), "is not a JSON object");
+}
+
+// Sizes in the data (N, K: two numbers) are checked against the arrays the file holds before
+// anything of that size is allocated: {"N": 100000000} for logmesquite allocated its N x 7
+// covariates (5.6 GB) before finding 'diam1' missing, and logistic_regression its N x K matrix
+// before checking the rows (found by the fuzz harness mcmc_data). Outside the sanitizer builds
+// (whose shadow memory cannot live under an address-space limit) the address space is limited
+// to 2 GiB here, so that the old code fails with std::bad_alloc instead of the message.
+TEST(Data, SizesAreCheckedBeforeTheyAreAllocated) {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  rlimit old{};
+  getrlimit(RLIMIT_AS, &old);
+  rlimit limited = old;
+  limited.rlim_cur = std::min<rlim_t>(old.rlim_cur, rlim_t{2} << 30);
+  setrlimit(RLIMIT_AS, &limited);
+#endif
+  expect_format_error("logmesquite", json{{"N", 100000000}}, "field 'diam1' is missing");
+  expect_format_error("logistic_regression",
+                      json{{"N", 2}, {"K", 100000000}, {"x", {{1}, {2}}}, {"y", {0, 1}}},
+                      "field 'x' row 1 must have K = 100000000 values");
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  setrlimit(RLIMIT_AS, &old);
+#endif
 }
 
 TEST(Data, UnknownModelListsTheBuiltins) {

@@ -89,7 +89,8 @@ InitialValues parse_initial_values(const nlohmann::json& json, const Model& mode
   InitialValues init;
   init.source = source;
   init.values.resize(model.parameter_block_names().size());
-  for (const auto& [name, value] : json.items()) {
+  for (const auto& item : json.items()) {
+    const std::string& name = item.key();
     const auto it = std::find_if(parameters.begin(), parameters.end(),
                                  [&](const auto& p) { return p.first == name; });
     if (it != parameters.end()) continue;

@@ -688,12 +688,15 @@ std::unique_ptr<Model> make_model(const std::string& name, const nlohmann::json&
     const nlohmann::json& x = data.field("x");
     if (!x.is_array() || x.size() != static_cast<std::size_t>(n))
       data.fail("x", "must be an array of N = " + std::to_string(n) + " rows");
-    Eigen::MatrixXd xm(n, k);
-    for (int i = 0; i < n; ++i) {
+    // Every row's length is checked before the N x K matrix is allocated: N and K alone (two
+    // numbers in the file) could ask for any size.
+    for (int i = 0; i < n; ++i)
       if (!x[static_cast<std::size_t>(i)].is_array() ||
           x[static_cast<std::size_t>(i)].size() != static_cast<std::size_t>(k))
         data.fail("x", "row " + std::to_string(i + 1) + " must have K = " + std::to_string(k) +
                            " values");
+    Eigen::MatrixXd xm(n, k);
+    for (int i = 0; i < n; ++i) {
       for (int j = 0; j < k; ++j)
         xm(i, j) = data.number("x", x[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)],
                                "row " + std::to_string(i + 1) + " ");
@@ -717,12 +720,17 @@ std::unique_ptr<Model> make_model(const std::string& name, const nlohmann::json&
     const auto column = [&](const char* field) {
       return data.vector(field, static_cast<std::size_t>(n), "N");
     };
+    // The columns are read (their lengths checked against N) before the N x 7 matrix is
+    // allocated: N alone could ask for any size.
+    const char* logged[] = {"diam1", "diam2", "canopy_height", "total_height", "density"};
+    std::vector<std::vector<double>> columns;
+    for (const char* field : logged) columns.push_back(column(field));
+    const std::vector<double> group = column("group"), weight = column("weight");
     Eigen::MatrixXd x(n, LogMesquite::kBeta);
     Eigen::VectorXd y(n);
-    const char* logged[] = {"diam1", "diam2", "canopy_height", "total_height", "density"};
     x.col(0).setOnes();
     for (int j = 0; j < 5; ++j) {
-      const std::vector<double> v = column(logged[j]);
+      const std::vector<double>& v = columns[static_cast<std::size_t>(j)];
       for (int i = 0; i < n; ++i) {
         if (!(v[static_cast<std::size_t>(i)] > 0))
           data.fail(logged[j], "element " + std::to_string(i + 1) +
@@ -730,7 +738,6 @@ std::unique_ptr<Model> make_model(const std::string& name, const nlohmann::json&
         x(i, j + 1) = std::log(v[static_cast<std::size_t>(i)]);
       }
     }
-    const std::vector<double> group = column("group"), weight = column("weight");
     for (int i = 0; i < n; ++i) {
       x(i, 6) = group[static_cast<std::size_t>(i)];
       if (!(weight[static_cast<std::size_t>(i)] > 0))

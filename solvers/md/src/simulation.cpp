@@ -1147,7 +1147,9 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   const int* __restrict head = s.bin_head.data();
   const int* __restrict next = s.bin_next.data();
   const std::int64_t* __restrict ids = s.id.data();
-  const std::int64_t* __restrict ghost_ids = tag.data() - nlocal;  // indexed by atom index
+  // Ghost j (an atom index, j >= nlocal) has id ghost_ids[j - nlocal]. (tag.data() - nlocal would
+  // point before the array, and, with no ghosts on this tile, offset a null pointer: UB.)
+  const std::int64_t* __restrict ghost_ids = tag.data();
   const int nl = s.nlocal;
   for (std::size_t i = 0; i < nlocal; ++i) {
     if (s.neigh.size() < n + nall) s.neigh.resize(std::max(s.neigh.size() * 3 / 2, n + nall));
@@ -1182,7 +1184,7 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
       // A pair with a ghost is listed on one side only, the one whose atom has the smaller
       // id; the ghost's force goes back to its owner (LAMMPS's newton on).
       for (; j >= 0; j = next[j])
-        if (id_i < ghost_ids[j]) consider(j);
+        if (id_i < ghost_ids[j - nl]) consider(j);
     }
     candidates += n - first;
     s.neigh_begin[i + 1] = static_cast<int>(n);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "netcdf_input.hpp"
+#include "netcdf_readers.hpp"
 #include "tessera/core/isolated_call.hpp"
 
 namespace tessera::weather {
@@ -41,9 +42,13 @@ std::vector<double> read_variable(const std::string& path, const NcInput& nc, in
   return values;
 }
 
-CfRecord read(const std::string& path, int nx, int ny, const std::vector<std::string>& names,
-              const std::vector<std::string>& optional_names,
-              const std::vector<std::string>& coordinate_names, const std::string& attributes_of) {
+}  // namespace
+
+CfRecord read_last_record_here(const std::string& path, int nx, int ny,
+                               const std::vector<std::string>& names,
+                               const std::vector<std::string>& optional_names,
+                               const std::vector<std::string>& coordinate_names,
+                               const std::string& attributes_of) {
   const NcInput nc(path);
   CfRecord r;
   const std::optional<int> time = nc.variable("time");
@@ -93,6 +98,8 @@ CfRecord read(const std::string& path, int nx, int ny, const std::vector<std::st
       }
   return r;
 }
+
+namespace {
 
 std::string pack(const CfRecord& r) {
   ByteWriter w;
@@ -144,7 +151,8 @@ CfRecord read_last_record(const std::string& path, int nx, int ny,
   return unpack(isolated_call(
       [&] {
         try {
-          return pack(read(path, nx, ny, names, optional_names, coordinate_names, attributes_of));
+          return pack(read_last_record_here(path, nx, ny, names, optional_names, coordinate_names,
+                                            attributes_of));
         } catch (const NcStatus& e) {
           throw ConfigError("cannot read " + what + ": " + nc_strerror(e.status) + kHint);
         }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "netcdf_input.hpp"
+#include "netcdf_readers.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/isolated_call.hpp"
 
@@ -89,7 +90,9 @@ int find_elevation(const NcInput& nc, const std::string& path) {
                     (list.empty() ? std::string("no variables") : list));
 }
 
-ElevationGrid read_netcdf(const std::string& path) {
+}  // namespace
+
+ElevationGrid read_elevation_netcdf_here(const std::string& path) {
   const NcInput nc(path);
   const int var = find_elevation(nc, path);
   const std::string name = nc.variable_name(var);
@@ -130,8 +133,6 @@ ElevationGrid read_netcdf(const std::string& path) {
   return e;
 }
 
-}  // namespace
-
 ElevationGrid read_elevation_netcdf(const std::string& path) {
   std::ifstream probe(path);
   if (!probe)
@@ -141,7 +142,7 @@ ElevationGrid read_elevation_netcdf(const std::string& path) {
   const std::string bytes = isolated_call(
       [&] {
         try {
-          const ElevationGrid e = read_netcdf(path);
+          const ElevationGrid e = read_elevation_netcdf_here(path);
           ByteWriter w;
           w.put(static_cast<long long>(e.nx)), w.put(static_cast<long long>(e.ny)), w.put(e.values);
           return w.take();

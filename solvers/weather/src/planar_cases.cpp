@@ -129,7 +129,8 @@ PlanarCase make_planar_case(const RunSettings& s, MPI_Comm comm,
     c.config.tracer = true;
     c.config.tracer_scheme = s.tracer_scheme;
     c.config.tracer_diffusivity = 100;
-    c.initialize = [=](ShallowWater& m) {
+    // nx and ny by init-capture: clang 14 cannot capture a structured binding.
+    c.initialize = [=, nx = nx, ny = ny](ShallowWater& m) {
       m.set_topography(b);
       // The free surface starts level across the mountain (h = H - b) and tilted in y
       // so that the westerly is in geostrophic balance: f u0 = -g d(h + b)/dy.

@@ -23,6 +23,20 @@ void stop_on_signals();
 // (the largest if several arrived), or 0. Without stop_on_signals it is 0 and costs nothing.
 int stop_requested(MPI_Comm comm);
 
+// A stop as if `signal` had arrived, asked by the program itself (an embedding application's
+// stop button, a test's or a fuzz harness's bound on the work of one input): stop_requested
+// reports it from the `after_polls`-th next poll on this process on (0: the next poll), whether
+// or not stop_on_signals was called. A poll counts down the same on every rank of a program
+// that requests the same stop on every rank, so the stop is deterministic (a bound in steps and
+// commands, not in time); once a rank has called request_stop or stop_on_signals its polls are
+// collective, so call it on every rank.
+void request_stop(int signal, long after_polls = 0);
+
+// Forgets a stop requested or received so far (the next input of an embedding program starts
+// afresh); the handlers of stop_on_signals stay as they are (a second signal still ends the
+// process if one arrived before).
+void clear_stop_request();
+
 // 128 + signal.
 int stop_exit_code(int signal);
 

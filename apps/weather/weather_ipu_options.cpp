@@ -1,0 +1,70 @@
+#include "weather_ipu_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace tessera::weather {
+
+void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOptions& runtime) {
+  app.add_option("--case", settings.case_name,
+                 "gravity-wave | geostrophic | tracer-rotation | volcano | williamson1 | "
+                 "williamson2 | williamson6")
+      ->capture_default_str();
+  require_finite(
+      app.add_option(
+          "--resolution", settings.resolution,
+          "Grid spacing in degrees for the williamson cases [=5.625; 2.8125 for case 1]"))
+      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.0, 90.0));
+  require_finite(app.add_option("--alpha", settings.alpha,
+                                "Angle of the williamson1/2 flow to the equator, radians"))
+      ->capture_default_str();
+  app.add_option("--nx", settings.nx, "Cells in x [=the case's default]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--ny", settings.ny, "Cells in y [=the case's default]")
+      ->check(CLI::PositiveNumber);
+  require_finite(app.add_option("--days", settings.days, "Simulated days [=the case's default]"))
+      ->check(CLI::PositiveNumber);
+  require_finite(app.add_option("--dt", settings.dt,
+                                "Time step in s [=0.8 of the CFL limit, fitted to "
+                                "--output-every]"))
+      ->check(CLI::PositiveNumber);
+  app.add_option("--output", settings.output, "CF-1.8 NetCDF output file");
+  require_finite(
+      app.add_option("--output-every", settings.output_every_hours, "Hours between output records"))
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--integrator", settings.integrator, "rk3 | rk4 | leapfrog")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"rk3", "rk4", "leapfrog"}));
+  app.add_option("--tracer-scheme", settings.tracer_scheme, "upwind | limited")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"upwind", "limited"}));
+  app.add_option("--vorticity-flux", settings.vorticity_flux,
+                 "Planar cases: arakawa-lamb (conserves energy and potential enstrophy) | "
+                 "energy (Sadourny 1975)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"arakawa-lamb", "energy"}));
+  app.add_option("--topography", settings.topography,
+                 "Elevation for the volcano case, metres: CSV (rows north to south) or NetCDF "
+                 "(a 2-D variable with standard_name surface_altitude or named elevation, "
+                 "topography, b, z or height)");
+  app.add_option("--initial", settings.initial,
+                 "Start from the last record of this weather_ipu output (same case and grid), "
+                 "or, for FILE.csv, from this layer depth in metres (rows north to south, "
+                 "resampled; the case's velocities and tracer concentration are kept)");
+  app.add_option("--restart", settings.restart,
+                 "Continue this weather_ipu output from its last record for --days more, "
+                 "appending to it");
+  app.add_option("--reference-factor", settings.reference_factor,
+                 "williamson6: errors against our own run at this multiple of the resolution "
+                 "(1: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 8));
+  require_finite(app.add_option("--progress-every", settings.progress_every,
+                                "Seconds of wall time between progress lines"))
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  add_runtime_options(app, runtime, "host");
+}
+
+}  // namespace tessera::weather

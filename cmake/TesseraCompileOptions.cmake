@@ -31,13 +31,19 @@ if(TESSERA_FUZZ)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# TESSERA_SANITIZER_FLAGS: compile and link flags of the sanitized builds. tessera::core passes
+# them on to the codes built against a sanitized install: they must be compiled with them too,
+# since Eigen allocates differently under ASan (Memory.h tests __SANITIZE_ADDRESS__) and a
+# vector allocated in one and freed in the other overflows.
 if(TESSERA_SANITIZE STREQUAL "address")
-  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+  set(TESSERA_SANITIZER_FLAGS -fsanitize=address,undefined)
+  add_compile_options(${TESSERA_SANITIZER_FLAGS} -fno-omit-frame-pointer
                       -fno-sanitize-recover=undefined)
-  add_link_options(-fsanitize=address,undefined)
+  add_link_options(${TESSERA_SANITIZER_FLAGS})
 elseif(TESSERA_SANITIZE STREQUAL "thread")
-  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
-  add_link_options(-fsanitize=thread)
+  set(TESSERA_SANITIZER_FLAGS -fsanitize=thread)
+  add_compile_options(${TESSERA_SANITIZER_FLAGS} -fno-omit-frame-pointer)
+  add_link_options(${TESSERA_SANITIZER_FLAGS})
 elseif(NOT TESSERA_SANITIZE STREQUAL "")
   message(FATAL_ERROR "TESSERA_SANITIZE must be empty, 'address' or 'thread', not '${TESSERA_SANITIZE}'")
 endif()

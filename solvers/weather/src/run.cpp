@@ -92,7 +92,6 @@ int stopped(Runtime& runtime, const std::string& output, const CfWriter* writer,
   return stop_exit_code(stop.signal);
 }
 
-// Williamson et al. (1992) test cases 1, 2 and 6 on a latitude-longitude grid.
 // The step plan of a run. A --restart whose file records its step grid continues that grid
 // with the recorded dt (unless --dt asks for another), so that it takes the unbroken run's
 // steps; otherwise dt is --dt or the CFL default fitted to the output interval.
@@ -151,6 +150,56 @@ struct Health {
                       "the layer is too thin for the flow)"
                     : "look at the inputs (topography, initial state) near that cell");
   throw Error(message);
+}
+
+// The planar model's fastest wave crossing rate (1/s): dt times it is the Courant number.
+double wave_frequency(const Diagnostics& d, const Grid& g) {
+  return d.max_wave_speed_x / g.dx + d.max_wave_speed_y / g.dy;
+}
+
+// What the time loop checks of a model's state: the fields find_bad_value must find positive,
+// their names for the message, and whether the grid is geographic (latitude-longitude).
+struct Soundness {
+  std::vector<bool> positive;
+  std::vector<std::string> names;
+  bool geographic;
+};
+
+// The time loop of both models. Steps the integrator through the plan; every 50 steps and at
+// the end stops on an unsound state rather than write it, and keeps the Courant number
+// (dt x `frequency()`, 1/s) for the message of a later failure; writes a record on the output
+// schedule (`write_record(t, step)`, collective) when `writing`; polls for SIGINT and SIGTERM.
+// Returns the stop (signal 0: the run reached the end of the plan).
+template <class Model, class Frequency, class WriteRecord>
+Stop run_steps(Runtime& runtime, Model& model, TimeIntegrator& integrator, const StepPlan& plan,
+               const RunSettings& s, const Grid& grid, const Soundness& sound, double t0,
+               double t_end, double initial_frequency, Frequency frequency, bool writing,
+               WriteRecord write_record) {
+  const double output_every = s.output_every_hours * 3600;
+  double next_output = t0 + output_every;
+  Progress progress(runtime.rank() == 0, s.progress_every, t_end);
+  const double limit = courant_limit(integrator);
+  Health health{plan.dt * initial_frequency, t0};
+  for (long long step = 1; step <= plan.steps; ++step) {
+    integrator.step(model.state(), step == plan.steps && plan.shortened
+                                       ? plan.end - plan.time(step - 1)
+                                       : plan.dt);
+    const double t = plan.time(step);
+    if (step % 50 == 0 || step == plan.steps) {
+      if (const auto bad =
+              find_bad_value(runtime, model.decomposition(), model.state().fields, sound.positive))
+        unsound(*bad, sound.names, grid, sound.geographic, t, step, health, limit, s.integrator);
+      health = {plan.dt * frequency(), t};
+    }
+    if (writing && (t >= next_output - 1e-6 * plan.dt || step == plan.steps)) {
+      write_record(t, step);
+      while (next_output <= t + 1e-6 * plan.dt) next_output += output_every;
+    }
+    progress.update(step, plan.steps, t);
+    if (const int signal = stop_requested(runtime.comm()))
+      return {signal, static_cast<long>(step), t};
+  }
+  return {};
 }
 
 // Williamson et al. (1992) test cases 1, 2 and 6 on a latitude-longitude grid.
@@ -243,34 +292,11 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
     if (!restart) write_record(0, 0);
   }
   const double mass0 = model.mass(), energy0 = model.energy();
-  const double output_every = s.output_every_hours * 3600;
-  double next_output = t0 + output_every;
-  Progress progress(root, s.progress_every, t_end);
-  Stop stop;
-  const double limit = courant_limit(*integrator);
-  Health health{plan.dt * model.max_frequency(), t0};
-  for (long long step = 1; step <= plan.steps; ++step) {
-    integrator->step(model.state(), step == plan.steps && plan.shortened
-                                        ? plan.end - plan.time(step - 1)
-                                        : plan.dt);
-    const double t = plan.time(step);
-    if (step % 50 == 0 || step == plan.steps) {
-      if (const auto bad = find_bad_value(runtime, model.decomposition(), model.state().fields,
-                                          {!kinematic, false, false}))
-        unsound(*bad, {"h", "u (west face)", "v (south face)"}, grid, true, t, step, health, limit,
-                s.integrator);
-      health = {plan.dt * model.max_frequency(), t};
-    }
-    progress.update(step, plan.steps, t);
-    if (!output.empty() && (t >= next_output - 1e-6 * plan.dt || step == plan.steps)) {
-      write_record(t, step);
-      while (next_output <= t + 1e-6 * plan.dt) next_output += output_every;
-    }
-    if ((stop.signal = stop_requested(runtime.comm()))) {
-      stop.step = step, stop.t = t;
-      break;
-    }
-  }
+  Stop stop = run_steps(
+      runtime, model, *integrator, plan, s, grid,
+      {{!kinematic, false, false}, {"h", "u (west face)", "v (south face)"}, true}, t0, t_end,
+      model.max_frequency(), [&] { return model.max_frequency(); }, !output.empty(),
+      write_record);
   if (root && writer) writer->close();
   if (stop.signal)
     return stopped(runtime, output, writer.get(), stop, plan.steps, t_end, false, true);
@@ -381,7 +407,7 @@ int run_planar(Runtime& runtime, const RunSettings& s, const std::string& comman
   }
 
   const Diagnostics start = model.diagnostics();
-  const double rate = start.max_wave_speed_x / g.dx + start.max_wave_speed_y / g.dy;
+  const double rate = wave_frequency(start, g);
   const double duration = c.days * 86400;
   const StepPlan plan = plan_run(s, *integrator, rate, duration, from, restart, start_file, root);
   const double t0 = restart ? from->time : 0, t_end = plan.end;
@@ -430,38 +456,13 @@ int run_planar(Runtime& runtime, const RunSettings& s, const std::string& comman
     if (!restart) write_record(0, 0);
   }
 
-  const double output_every = s.output_every_hours * 3600;
-  double next_output = t0 + output_every;
-  Progress progress(root, s.progress_every, t_end);
-  Stop stop;
-  const double limit = courant_limit(*integrator);
-  Health health{plan.dt * rate, t0};
-  std::vector<bool> positive = {!c.config.kinematic, false, false};
-  if (c.config.tracer) positive.push_back(false);
-  for (long long step = 1; step <= plan.steps; ++step) {
-    integrator->step(model.state(), step == plan.steps && plan.shortened
-                                        ? plan.end - plan.time(step - 1)
-                                        : plan.dt);
-    const double t = plan.time(step);
-    // Every 50 steps and at the end: stop on an unsound state rather than write it.
-    if (step % 50 == 0 || step == plan.steps) {
-      if (const auto bad =
-              find_bad_value(runtime, model.decomposition(), model.state().fields, positive))
-        unsound(*bad, {"the layer depth h", "u (west face)", "v (south face)", "tracer_mass"}, g,
-                false, t, step, health, limit, s.integrator);
-      const Diagnostics d = model.diagnostics();
-      health = {plan.dt * (d.max_wave_speed_x / g.dx + d.max_wave_speed_y / g.dy), t};
-    }
-    if (!output.empty() && (t >= next_output - 1e-6 * plan.dt || step == plan.steps)) {
-      write_record(t, step);  // collective: every rank gathers, rank 0 writes
-      while (next_output <= t + 1e-6 * plan.dt) next_output += output_every;
-    }
-    progress.update(step, plan.steps, t);
-    if ((stop.signal = stop_requested(runtime.comm()))) {
-      stop.step = step, stop.t = t;
-      break;
-    }
-  }
+  Soundness sound{{!c.config.kinematic, false, false},
+                  {"the layer depth h", "u (west face)", "v (south face)", "tracer_mass"},
+                  false};
+  if (c.config.tracer) sound.positive.push_back(false);
+  const Stop stop = run_steps(
+      runtime, model, *integrator, plan, s, g, sound, t0, t_end, rate,
+      [&] { return wave_frequency(model.diagnostics(), g); }, !output.empty(), write_record);
   if (root && writer) writer->close();
   if (stop.signal)
     return stopped(runtime, output, writer.get(), stop, plan.steps, t_end, false, true);

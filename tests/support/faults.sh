@@ -24,6 +24,11 @@
 #   kill_rank_and_wait RANK SECS   SIGKILLs that rank and waits at most SECS for mpirun to
 #                                  return; sets job_status and job_ms (ms from the kill to the
 #                                  return), fails if mpirun is still running then (and ends it)
+#   expect_ended_by_kill RANK ERR PATTERN
+#                                  after kill_rank_and_wait: prints the time mpirun took, and
+#                                  fails unless its status is non-zero, ERR (its standard error)
+#                                  names the killed rank, and no process whose command line
+#                                  holds PATTERN is left
 #   wait_for_text FILE REGEX SECS  waits until FILE holds a line matching REGEX
 set -u
 
@@ -148,6 +153,15 @@ kill_rank_and_wait() {
   wait "$job_pid"
   job_status=$?
   job_ms=$((($(date +%s%N) - start) / 1000000))
+}
+expect_ended_by_kill() {
+  local rank=$1 err=$2 pattern=$3 left
+  echo "mpirun returned $job_ms ms after rank $rank was killed, status $job_status"
+  [[ $job_status -ne 0 ]] || fail "mpirun exited 0 after rank $rank was killed"
+  grep -Eiq "rank $rank .*(signal 9|killed)" "$err" ||
+    fail "no message naming rank $rank on standard error: $(cat "$err")"
+  left=$(pgrep -f -- "$pattern") && fail "ranks still running after mpirun returned: $left"
+  return 0
 }
 wait_for_text() {
   local file=$1 regex=$2 seconds=$3

@@ -23,15 +23,16 @@ mkdir -p "$work"
 rm -rf "${work:?}"/*
 
 run=("$weather_ipu" --threads 1 --case gravity-wave --dt 30 --output-every 0.25)
+declare -A file=([output]=out.nc [profile]=profile.json)
 case $kind/$fault in
-  output/full)
+  output/full | profile/full)
     small_fs "$work/fs" 256
-    out=$work/fs/out.nc
-    "${run[@]}" --days 0.01 --output "$out" >/dev/null || fail "the first run, with room, failed"
+    out=$work/fs/${file[$kind]}
+    "${run[@]}" --days 0.01 "--$kind" "$out" >/dev/null || fail "the first run, with room, failed"
     cp "$out" "$work/published"
     fill "$work/fs"
     expect_error "'$out.part'.*No space left on device.*'$out' keeps its earlier content" \
-      "${run[@]}" --days 0.01 --output "$out"
+      "${run[@]}" --days 0.01 "--$kind" "$out"
     same_file "$work/published" "$out"
     ;;
   restart/full)
@@ -47,11 +48,11 @@ case $kind/$fault in
       "${run[@]}" --days 0.1 --restart "$out"
     same_file "$work/published" "$out"
     ;;
-  output/read_only)
+  output/read_only | profile/read_only)
     read_only "$work/fs"
-    out=$work/fs/out.nc
+    out=$work/fs/${file[$kind]}
     expect_error "cannot write '$out': its folder '$work/fs' is not writable: Read-only file system" \
-      "${run[@]}" --days 0.01 --output "$out"
+      "${run[@]}" --days 0.01 "--$kind" "$out"
     ;;
   restart/read_only)
     small_fs "$work/fs" 512
@@ -62,22 +63,6 @@ case $kind/$fault in
     expect_error "cannot write '$out': its folder '$work/fs' is not writable: Read-only file system" \
       "${run[@]}" --days 0.01 --restart "$out"
     same_file "$work/published" "$out"
-    ;;
-  profile/full)
-    small_fs "$work/fs" 256
-    out=$work/fs/profile.json
-    "${run[@]}" --days 0.01 --profile "$out" >/dev/null || fail "the first run, with room, failed"
-    cp "$out" "$work/published"
-    fill "$work/fs"
-    expect_error "'$out.part'.*No space left on device.*'$out' keeps its earlier content" \
-      "${run[@]}" --days 0.01 --profile "$out"
-    same_file "$work/published" "$out"
-    ;;
-  profile/read_only)
-    read_only "$work/fs"
-    out=$work/fs/profile.json
-    expect_error "cannot write '$out': its folder '$work/fs' is not writable: Read-only file system" \
-      "${run[@]}" --days 0.01 --profile "$out"
     ;;
   output/missing)
     out=$work/missing/folder/out.nc

@@ -90,6 +90,20 @@ TEST(Lammps, WholeThermoTableFromLammpsDataFile) {
   EXPECT_EQ(rec->rows.size(), 11u);
 }
 
+// fix nvt with a ramp (1.44 to 1.0) over two runs of 50 steps, LAMMPS's thermo printed with
+// 15 digits. Before the fix the chain's links 1 and 2 started without the forces LAMMPS's
+// FixNH::setup gives them (3.5e-7 apart at step 10), and the second run continued the first
+// (the neighbor schedule and the ramp not restarted: 5e-6 apart at step 80).
+TEST(Lammps, NoseHooverRampOverTwoRunsMatchesToTheDigits) {
+  Session s(host_target(2), 2);
+  auto rec = std::make_shared<Recorder>(10);
+  s.sim.add_observer(rec);
+  s.input.run_file(data_dir() + "/in.lj4000.nvt");
+  const auto lammps = read_lammps_thermo(data_dir() + "/in.lj4000.nvt.lammps.thermo");
+  EXPECT_EQ(lammps.size(), 11u);
+  expect_rows(rec->rows, lammps, 1e-11);
+}
+
 TEST(Lammps, WholeInLjTableOnASimulatedGc200) {
   // The same 32000 atoms on 1472 tiles: the thermo table every 10 steps to 100.
   Session s(Target::preset("gc200"), 2);

@@ -267,7 +267,7 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
   });
 }
 
-std::vector<AtomRecord> Simulation::gather_atoms() {
+std::vector<AtomRecord> Simulation::gather_atoms(Positions positions) {
   apply_pending_scale();
   std::vector<AtomRecord> all =
       runtime_.collect<AtomRecord>("md.gather_atoms", [&](Tile& t, std::vector<AtomRecord>& out) {
@@ -291,7 +291,8 @@ std::vector<AtomRecord> Simulation::gather_atoms() {
       });
   std::sort(all.begin(), all.end(),
             [](const AtomRecord& a, const AtomRecord& b) { return a.id < b.id; });
-  // Positions inside the box, as LAMMPS writes them (the same wrap a rebuild makes).
+  if (positions == Positions::as_stored) return all;
+  // Positions inside the box (the same wrap a rebuild makes).
   for (auto& a : all) {
     int image[3] = {a.image[0], a.image[1], a.image[2]};
     if (!domain_.wrap(a.x.data(), image))
@@ -593,7 +594,11 @@ void Simulation::apply_pending_scale() {
   if (chain_.pending_scale == 1.0) return;
   const double factor = chain_.pending_scale;
   runtime_.superstep("md.nvt_scale", [&](Tile& t) {
-    for (auto& value : state(t).v) value *= factor;
+    TileAtoms& s = state(t);
+    for (auto& value : s.v) value *= factor;
+    // The kinetic sums of the step are those thermo reads at a continued run's first step.
+    s.ke *= factor * factor;
+    for (auto& k : s.ke_tensor) k *= factor * factor;
   });
   chain_.pending_scale = 1.0;
 }
@@ -660,9 +665,6 @@ void Simulation::setup_run() {
     if (!mass_set_[static_cast<std::size_t>(type)])
       throw ConfigError("run: no mass is set for atom type " + std::to_string(type) +
                         "; add a mass command");
-  if (nve_id_.empty() && nvt_id_.empty())
-    throw ConfigError(
-        "run: no fix integrates the atoms, they would not move; add fix 1 all nve (or nvt)");
   if (deepmd_)
     deepmd_->init(types_);
   else
@@ -684,7 +686,25 @@ void Simulation::setup_run() {
   rebuild(true);
   force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
   if (deepmd_ && deepmd_->deviation_due(step_)) write_model_deviation();
-  if (nvt_) t_current_ = global_temperature();
+  if (nvt_) {
+    t_current_ = global_temperature();
+    init_chain_forces();
+  }
+}
+
+// As LAMMPS's FixNH::setup: the forces on links 1.. of the chain follow from their velocities
+// and the target at the run's first step (the first link's is set at each half-step).
+void Simulation::init_chain_forces() {
+  const double t_target = nvt_target();
+  const double t_freq = 1.0 / nvt_->t_damp, boltz = units_.boltz;
+  const double mass_first = dof() * boltz * t_target / (t_freq * t_freq);
+  const double mass_rest = boltz * t_target / (t_freq * t_freq);
+  auto& c = chain_;
+  for (std::size_t k = 1; k < c.eta_dot.size(); ++k) {
+    const double mass_before = k == 1 ? mass_first : mass_rest;
+    c.eta_dotdot[k] =
+        (mass_before * c.eta_dot[k - 1] * c.eta_dot[k - 1] - boltz * t_target) / mass_rest;
+  }
 }
 
 bool Simulation::decide_rebuild() {
@@ -697,23 +717,37 @@ bool Simulation::decide_rebuild() {
   return moved > 0.25 * neighbor_.skin * neighbor_.skin;
 }
 
-void Simulation::run(std::int64_t steps) {
+void Simulation::run(std::int64_t steps, const RunOptions& options) {
   if (steps < 0) throw ConfigError("run: the number of steps must not be negative");
   if (steps > std::numeric_limits<std::int64_t>::max() - step_)
     throw ConfigError("run: " + std::to_string(steps) + " steps from step " +
                       std::to_string(step_) + " would end beyond step " +
                       std::to_string(std::numeric_limits<std::int64_t>::max()) +
                       ", the largest a step can be; use reset_timestep with a smaller value");
+  if (options.ramp_begin && *options.ramp_begin > step_)
+    throw ConfigError("run: the start value " + std::to_string(*options.ramp_begin) +
+                      " is after the run's first step " + std::to_string(step_));
+  if (options.ramp_end && *options.ramp_end < step_ + steps)
+    throw ConfigError("run: the stop value " + std::to_string(*options.ramp_end) +
+                      " is before the run's last step " + std::to_string(step_ + steps));
+  // run 0 without a fix is a single-point evaluation (energies, forces, pressure).
+  if (steps > 0 && nve_id_.empty() && nvt_id_.empty())
+    throw ConfigError(
+        "run: no fix integrates the atoms, they would not move; add fix 1 all nve (or nvt), or "
+        "use run 0 for a single-point evaluation");
   const auto wall_start = std::chrono::steady_clock::now();
-  run_begin_ = step_;
-  run_end_ = step_ + steps;
+  run_begin_ = options.ramp_begin.value_or(step_);
+  run_end_ = options.ramp_end.value_or(step_ + steps);
   stopped_by_ = 0;
   // Nothing changed since the last run ended: its lists, ghosts, forces (with the thermostat's)
   // and neighbor schedule are those a step after it would use, so carry on without a setup.
   // Anything else (a command between the runs, a restart file) sets up.
-  const bool continuing = continuable_;
+  const bool continuing = continuable_ && !options.setup;
   continuable_ = false;
-  if (!continuing) setup_run();
+  if (!continuing)
+    setup_run();
+  else if (nvt_)
+    init_chain_forces();  // a ramp starts again at each run, as LAMMPS's setup has it
   for (auto& o : observers_) o->observe(*this, true, steps == 0);
   std::int64_t done = 0;
   for (std::int64_t k = 0; k < steps; ++k, ++done) {

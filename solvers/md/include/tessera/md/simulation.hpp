@@ -138,13 +138,21 @@ class Simulation {
   }
   void clear_observers() { observers_.clear(); }
 
-  // Runs `steps` steps (collective). A run sets up as LAMMPS's does (neighbor lists, forces
-  // and, with fix langevin, the thermostat's forces drawn from each atom's noise stream) unless
-  // nothing changed since the previous run ended: then it continues that run where it
-  // stopped, so that run 50 + run 50 is bitwise run 100 (LAMMPS sets up at every run, and its
-  // fix langevin draws fresh noise in that setup, so there the two differ).
+  // How a run starts, as LAMMPS's run keywords say it.
+  struct RunOptions {
+    // LAMMPS's `pre yes`: set up (neighbor lists rebuilt and their schedule restarted, forces,
+    // and with fix langevin the thermostat's forces drawn from each atom's noise stream).
+    // false (`pre no`): when nothing changed since the previous run ended, continue it where it
+    // stopped, so that run 50 + run 50 pre no is bitwise run 100; after a change, set up anyway.
+    bool setup = true;
+    // LAMMPS's `start` and `stop`: the steps the ramps of fix nvt and fix langevin go from and
+    // to (default: this run's first and last step); they must bracket the run.
+    std::optional<std::int64_t> ramp_begin, ramp_end;
+  };
+  // Runs `steps` steps (collective).
   // A stop signal polled after each step (stop_on_signals) ends the run early, after that step.
-  void run(std::int64_t steps);
+  void run(std::int64_t steps, const RunOptions& options);
+  void run(std::int64_t steps) { run(steps, RunOptions{}); }
   // Makes the next run set up anew, as a run from a restart file of this state does.
   void require_setup() { changed(); }
 
@@ -156,8 +164,12 @@ class Simulation {
   double dof() const { return 3.0 * static_cast<double>(natoms_) - 3.0; }
   double pressure(const Thermo& t) const;
 
-  // Every atom, on rank 0, sorted by id (other ranks: empty). Collective.
-  std::vector<AtomRecord> gather_atoms();
+  // Every atom, on rank 0, sorted by id (other ranks: empty). Collective. `wrapped`: positions
+  // put inside the box with their image flags counted on (write_data and restart files, as
+  // LAMMPS's pbc() before them); as stored: as the last rebuild left them, an atom that has
+  // crossed a face since still outside (dumps, as LAMMPS's).
+  enum class Positions { wrapped, as_stored };
+  std::vector<AtomRecord> gather_atoms(Positions positions = Positions::wrapped);
   // Replaces all atoms (restart, read_data into an existing box). Collective.
   void set_atoms(std::vector<AtomRecord> atoms);
 
@@ -210,6 +222,7 @@ class Simulation {
   [[noreturn]] void report_non_finite(const std::string& what);
   double global_temperature();
   void nhc_half_step(double t_current, double t_target);
+  void init_chain_forces();
   bool decide_rebuild();
 
   Runtime& runtime_;

@@ -31,16 +31,21 @@ TEST(Units, LammpsConstants) {
 }
 
 TEST(Lattice, FccCountsAndSpacing) {
+  const auto half_open = [](double side) {
+    return [side](const std::array<double, 3>& p) {
+      return p[0] < side && p[1] < side && p[2] < side && p[0] >= 0 && p[1] >= 0 && p[2] >= 0;
+    };
+  };
   const Lattice l = Lattice::make("fcc", 0.8442, Units::of("lj"));
   EXPECT_DOUBLE_EQ(l.spacing, std::pow(4.0 / 0.8442, 1.0 / 3.0));
   const double side = 20 * l.spacing;
-  EXPECT_EQ(l.points({0, 0, 0}, {side, side, side}).size(), 32000u);
+  EXPECT_EQ(l.points({0, 0, 0}, {side, side, side}, half_open(side)).size(), 32000u);
   const Lattice d = Lattice::make("diamond", 5.43, Units::of("metal"));
   EXPECT_EQ(d.spacing, 5.43);
-  EXPECT_EQ(d.points({0, 0, 0}, {2 * 5.43, 2 * 5.43, 2 * 5.43}).size(), 64u);
+  EXPECT_EQ(d.points({0, 0, 0}, {2 * 5.43, 2 * 5.43, 2 * 5.43}, half_open(2 * 5.43)).size(), 64u);
   const Lattice bcc = Lattice::make("bcc", 1.0, Units::of("lj"));
   const double s3 = 3 * bcc.spacing;
-  EXPECT_EQ(bcc.points({0, 0, 0}, {s3, s3, s3}).size(), 54u);
+  EXPECT_EQ(bcc.points({0, 0, 0}, {s3, s3, s3}, half_open(s3)).size(), 54u);
   EXPECT_THROW(Lattice::make("hcp", 1, Units::of("lj")), ConfigError);
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "checked_integer.hpp"
@@ -456,22 +457,41 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   if (!sim_.has_box()) bad("the simulation box is not defined; use create_box first");
   const long long type = integer("create_atoms", a[0], 1, sim_.types());
   if (lattice_.style == "none") bad("create_atoms needs a lattice command first");
-  Box where = sim_.box();
+  // As LAMMPS's CreateAtoms: a point is in the box when inside [lo - eps, hi - 2 eps) with
+  // eps = 1e-6 of the box length in each periodic dimension (so that a point on the upper face
+  // is not made twice), and in a block region when inside it faces included.
+  const Box& box = sim_.box();
+  std::array<double, 3> box_lo{}, box_hi{};
+  for (std::size_t d = 0; d < 3; ++d) {
+    const double eps = box.length(static_cast<int>(d)) * 1e-6;
+    box_lo[d] = box.lo[d] - eps;
+    box_hi[d] = box.hi[d] - 2.0 * eps;
+  }
+  Box where = box;
+  std::optional<Box> region;
   if (a[1] == "region") {
     need(a, 3, "create_atoms TYPE region ID");
     auto it = regions_.find(a[2]);
     if (it == regions_.end()) bad("no region with ID " + a[2]);
+    region = it->second;
     for (std::size_t d = 0; d < 3; ++d) {
-      where.lo[d] = std::max(where.lo[d], it->second.lo[d]);
-      where.hi[d] = std::min(where.hi[d], it->second.hi[d]);
+      where.lo[d] = std::max(where.lo[d], region->lo[d]);
+      where.hi[d] = std::min(where.hi[d], region->hi[d]);
     }
   } else if (a[1] != "box") {
     bad("create_atoms style " + a[1] + ": use box or region");
   }
   sim_.require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
                               "create_atoms on this lattice and region", false);
+  const auto accept = [&](const std::array<double, 3>& p) {
+    for (std::size_t d = 0; d < 3; ++d) {
+      if (!(p[d] >= box_lo[d] && p[d] < box_hi[d])) return false;
+      if (region && !(p[d] >= region->lo[d] && p[d] <= region->hi[d])) return false;
+    }
+    return true;
+  };
   std::vector<AtomRecord> atoms;
-  for (const auto& p : lattice_.points(where.lo, where.hi)) {
+  for (const auto& p : lattice_.points(where.lo, where.hi, accept)) {
     AtomRecord r;
     r.type = static_cast<std::int32_t>(type);
     r.x = p;
@@ -742,16 +762,77 @@ void Input::variable(const std::vector<std::string>& a) {
   }
 }
 
+// run N [upto] [start N1] [stop N2] [pre yes|no] [post yes|no] [every M c1 c2 ...], as LAMMPS's
+// Run::command: with every, the run goes in chunks of M steps with the commands after each
+// (NULL: none); each chunk sets up unless pre is no, when only the first does.
 void Input::run(const std::vector<std::string>& a) {
-  need(a, 1, "run N");
+  const char* usage =
+      "run N [upto] [start N1] [stop N2] [pre yes|no] [post yes|no] [every M c1 c2 ...]";
+  need(a, 1, usage);
   // LAMMPS: N fits a 32-bit int; the step it ends at must fit 64 bits (Simulation::run).
   long long n = integer("run", a[0], 0, int_max);
-  if (a.size() > 1) bad("run options (upto, start, stop, pre, post, every) are not supported");
+  bool upto = false, pre = true, post = true;
+  std::optional<std::int64_t> start, stop;
+  long long every = 0;
+  std::vector<std::string> commands;
+  for (std::size_t k = 1; k < a.size(); ++k) {
+    const std::string& key = a[k];
+    auto value = [&]() -> const std::string& {
+      if (k + 1 >= a.size()) bad("run: " + key + " needs a value; usage: " + usage);
+      return a[++k];
+    };
+    if (key == "upto") {
+      upto = true;
+    } else if (key == "start") {
+      start = integer("run start", value(), 0, bigint_max);
+    } else if (key == "stop") {
+      stop = integer("run stop", value(), 0, bigint_max);
+    } else if (key == "pre") {
+      pre = yes_no("run pre", value());
+    } else if (key == "post") {
+      post = yes_no("run post", value());
+    } else if (key == "every") {
+      every = integer("run every", value(), 1, int_max);
+      commands.assign(a.begin() + static_cast<std::ptrdiff_t>(k) + 1, a.end());
+      if (commands.size() == 1 && commands[0] == "NULL") commands.clear();
+      break;
+    } else {
+      bad("run: unknown keyword '" + key + "'; usage: " + usage);
+    }
+  }
+  if (upto) {
+    if (n < sim_.step())
+      bad("run upto " + a[0] + ": the simulation is already at step " +
+          std::to_string(sim_.step()));
+    n -= sim_.step();
+    if (n > int_max) bad("run upto " + a[0] + ": more than 2147483647 steps from here");
+  }
+  if (start && *start > sim_.step())
+    bad("run: the start value " + std::to_string(*start) + " is after the run's first step " +
+        std::to_string(sim_.step()));
+  if (stop && *stop < sim_.step() + n)
+    bad("run: the stop value " + std::to_string(*stop) + " is before the run's last step " +
+        std::to_string(sim_.step() + n));
+  if (every == 0) {
+    run_chunk(n, {pre, start, stop}, post);
+    return;
+  }
+  long long left = n;
+  for (int chunk = 0; left > 0 || chunk == 0; ++chunk) {
+    const long long steps = std::min(left, every);
+    run_chunk(steps, {pre || chunk == 0, start, stop}, post || left <= steps);
+    if (stopped_.signal) return;
+    for (const auto& command : commands) execute(command);
+    left -= steps;
+  }
+}
+
+void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool summary) {
   Runtime& rt = sim_.runtime();
   const double simulated_before = rt.profile().simulated_seconds();
   const std::uint64_t supersteps_before = rt.profile().supersteps();
   try {
-    sim_.run(n);
+    sim_.run(n, options);
   } catch (const std::exception&) {
     end_dumps_after_error();
     throw;
@@ -766,6 +847,10 @@ void Input::run(const std::vector<std::string>& a) {
   std::snprintf(buf, sizeof buf, "Loop time of %g on %d procs for %lld steps with %lld atoms\n\n",
                 seconds, rt.ranks(), n, static_cast<long long>(sim_.natoms()));
   std::string text = buf;
+  if (!summary) {  // LAMMPS's post no: the loop time line alone
+    console_.print(text);
+    return;
+  }
   if (n > 0 && seconds > 0) {
     const Units& u = sim_.units();
     const double steps_per_second = static_cast<double>(n) / seconds;

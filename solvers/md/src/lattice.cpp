@@ -37,8 +37,9 @@ double Lattice::count_bound(const std::array<double, 3>& lo,
   return cells * static_cast<double>(basis.size());
 }
 
-std::vector<std::array<double, 3>> Lattice::points(const std::array<double, 3>& lo,
-                                                   const std::array<double, 3>& hi) const {
+std::vector<std::array<double, 3>> Lattice::points(
+    const std::array<double, 3>& lo, const std::array<double, 3>& hi,
+    const std::function<bool(const std::array<double, 3>&)>& accept) const {
   std::array<int, 3> first{}, last{};
   for (int d = 0; d < 3; ++d) {
     // Cell indices are ints: a region beyond 2^30 lattice spacings from the origin would
@@ -59,9 +60,7 @@ std::vector<std::array<double, 3>> Lattice::points(const std::array<double, 3>& 
           // (i + b) * scale, as lattice2box computes it for the identity orientation.
           const std::array<double, 3> p{(i + b[0]) * spacing, (j + b[1]) * spacing,
                                         (k + b[2]) * spacing};
-          if (p[0] >= lo[0] && p[0] < hi[0] && p[1] >= lo[1] && p[1] < hi[1] && p[2] >= lo[2] &&
-              p[2] < hi[2])
-            out.push_back(p);
+          if (accept(p)) out.push_back(p);
         }
   return out;
 }

@@ -74,6 +74,8 @@ class Input {
   void dump(const std::vector<std::string>& a);
   void dump_modify(const std::vector<std::string>& a);
   void run(const std::vector<std::string>& a);
+  // One run of `n` steps; `summary`: print the loop time and performance lines after it.
+  void run_chunk(long long n, const Simulation::RunOptions& options, bool summary);
   std::vector<Dump*> dump_list() const;
   // A run ended by an error: publishes the dumps' complete frames, or none if a dump's write
   // failed.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,14 @@ struct Lattice {
 
   static Lattice make(const std::string& style, double value, const Units& units);
 
-  // The lattice points inside [lo, hi) (box coordinates), in creation order.
-  // At least as many points as points(lo, hi) returns, without making them (for a memory check).
+  // The lattice points of the cells that meet [lo, hi] (box coordinates) for which accept(p)
+  // is true, in creation order.
+  std::vector<std::array<double, 3>> points(
+      const std::array<double, 3>& lo, const std::array<double, 3>& hi,
+      const std::function<bool(const std::array<double, 3>&)>& accept) const;
+  // At least as many points as points(lo, hi, ...) returns, without making them (for a memory
+  // check).
   double count_bound(const std::array<double, 3>& lo, const std::array<double, 3>& hi) const;
-  std::vector<std::array<double, 3>> points(const std::array<double, 3>& lo,
-                                            const std::array<double, 3>& hi) const;
 };
 
 }  // namespace tessera::md

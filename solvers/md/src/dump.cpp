@@ -46,7 +46,7 @@ class TextDump final : public Dump {
     const std::string ff = float_format_.empty() ? "%g" : float_format_;
     const std::string spaced = " " + ff;
     if (style_ == "xyz") {
-      out.print("%zu\n Atoms. Timestep: %lld\n", atoms.size(), static_cast<long long>(sim.step()));
+      out.print("%zu\nAtoms. Timestep: %lld\n", atoms.size(), static_cast<long long>(sim.step()));
       for (const auto& a : atoms) {
         out.print("%d", a.type);
         for (double x : a.x) out.print(spaced.c_str(), x);
@@ -89,19 +89,63 @@ void nc_check(int status) {
 }
 
 // AMBER NetCDF trajectory convention 1.0 (ambermd.org/netcdf/nctraj.xhtml), as LAMMPS's dump
-// netcdf.
+// netcdf: coordinates, id and type always, and every other requested field under LAMMPS's name
+// for it (DumpNetCDF's name mangling): vx vy vz as velocities, fx fy fz as forces, xs ys zs as
+// scaled_coordinates, xu yu zu as unwrapped_coordinates (each a 3-vector, written whole when
+// any of its components is asked for), ix iy iz and mass as themselves.
 class NetcdfDump final : public Dump {
  public:
-  using Dump::Dump;
+  NetcdfDump(std::string id, std::string style, int every, std::string file,
+             std::vector<std::string> fields)
+      : Dump(std::move(id), std::move(style), every, std::move(file), std::move(fields)) {
+    add({"coordinates", {"x", "y", "z"}, false, Quantity::distance});
+    add({"id", {"id"}, true, Quantity::none});
+    add({"type", {"type"}, true, Quantity::none});
+    const std::vector<PerAtom> optional = {
+        {"velocities", {"vx", "vy", "vz"}, false, Quantity::velocity},
+        {"forces", {"fx", "fy", "fz"}, false, Quantity::force},
+        {"scaled_coordinates", {"xs", "ys", "zs"}, false, Quantity::none},
+        {"unwrapped_coordinates", {"xu", "yu", "zu"}, false, Quantity::distance},
+        {"ix", {"ix"}, true, Quantity::none},
+        {"iy", {"iy"}, true, Quantity::none},
+        {"iz", {"iz"}, true, Quantity::none},
+        {"mass", {"mass"}, false, Quantity::mass}};
+    for (const auto& v : optional)
+      for (const auto& f : v.fields)
+        if (std::find(fields_.begin(), fields_.end(), f) != fields_.end()) {
+          add(v);
+          break;
+        }
+  }
   ~NetcdfDump() override {
     if (ncid_ >= 0) nc_close(ncid_);
   }
 
  private:
-  struct Vars {
-    int time = -1, coordinates = -1, velocities = -1, id = -1, type = -1, cell_lengths = -1,
-        cell_angles = -1;
+  enum class Quantity { none, distance, velocity, force, mass };
+  struct PerAtom {
+    std::string name;
+    std::vector<std::string> fields;  // 3: a vector over "spatial"; 1: a scalar
+    bool integer = false;
+    Quantity quantity = Quantity::none;
+    int var = -1;
   };
+
+  void add(PerAtom v) { per_atom_.push_back(std::move(v)); }
+
+  // LAMMPS's netcdf_units.cpp names, for the unit styles md_ipu has.
+  static std::string unit_of(const std::string& style, Quantity q) {
+    if (style == "lj") return q == Quantity::none ? "" : "lj";
+    const bool real = style == "real";
+    switch (q) {
+      case Quantity::none: return "";
+      case Quantity::distance: return "angstrom";
+      case Quantity::velocity: return real ? "angstrom/femtosecond" : "angstrom/picosecond";
+      case Quantity::force: return real ? "(Kcal/mol)/angstrom" : "eV/angstrom";
+      case Quantity::mass: return "gram/mole";
+    }
+    return "";
+  }
 
   void write_frame(Simulation& sim, const std::vector<AtomRecord>& atoms) override {
     AtomicFile& out = output(true);
@@ -116,28 +160,30 @@ class NetcdfDump final : public Dump {
         throw Error("the number of atoms changed; a NetCDF trajectory needs a fixed count");
       const Box& b = sim.box();
       const double time = static_cast<double>(sim.step()) * sim.timestep();
-      std::vector<float> xyz(3 * atoms_), vel;
-      std::vector<int> ids(atoms_), types(atoms_);
-      const bool velocities = vars_.velocities >= 0;
-      if (velocities) vel.resize(3 * atoms_);
-      for (std::size_t i = 0; i < atoms_; ++i) {
-        for (std::size_t d = 0; d < 3; ++d) {
-          xyz[3 * i + d] = static_cast<float>(atoms[i].x[d]);
-          if (velocities) vel[3 * i + d] = static_cast<float>(atoms[i].v[d]);
+      const std::size_t at[3] = {frame_, 0, 0}, per_cell[2] = {1, 3};
+      nc_check(nc_put_var1_double(ncid_, time_var_, at, &time));
+      std::vector<float> reals;
+      std::vector<int> ints;
+      for (const auto& v : per_atom_) {
+        const std::size_t width = v.fields.size();
+        const std::size_t count[3] = {1, atoms_, width};
+        if (v.integer) {
+          ints.resize(width * atoms_);
+          for (std::size_t i = 0; i < atoms_; ++i)
+            for (std::size_t c = 0; c < width; ++c)
+              ints[width * i + c] = static_cast<int>(field_value(v.fields[c], atoms[i], sim));
+          nc_check(nc_put_vara_int(ncid_, v.var, at, count, ints.data()));
+        } else {
+          reals.resize(width * atoms_);
+          for (std::size_t i = 0; i < atoms_; ++i)
+            for (std::size_t c = 0; c < width; ++c)
+              reals[width * i + c] = static_cast<float>(field_value(v.fields[c], atoms[i], sim));
+          nc_check(nc_put_vara_float(ncid_, v.var, at, count, reals.data()));
         }
-        ids[i] = static_cast<int>(atoms[i].id);
-        types[i] = atoms[i].type;
       }
-      const std::size_t at[3] = {frame_, 0, 0}, per_atom[3] = {1, atoms_, 3}, per_cell[2] = {1, 3};
-      nc_check(nc_put_var1_double(ncid_, vars_.time, at, &time));
-      nc_check(nc_put_vara_float(ncid_, vars_.coordinates, at, per_atom, xyz.data()));
-      if (velocities)
-        nc_check(nc_put_vara_float(ncid_, vars_.velocities, at, per_atom, vel.data()));
-      nc_check(nc_put_vara_int(ncid_, vars_.id, at, per_atom, ids.data()));
-      nc_check(nc_put_vara_int(ncid_, vars_.type, at, per_atom, types.data()));
       const double lengths[3] = {b.length(0), b.length(1), b.length(2)}, angles[3] = {90, 90, 90};
-      nc_check(nc_put_vara_double(ncid_, vars_.cell_lengths, at, per_cell, lengths));
-      nc_check(nc_put_vara_double(ncid_, vars_.cell_angles, at, per_cell, angles));
+      nc_check(nc_put_vara_double(ncid_, cell_lengths_var_, at, per_cell, lengths));
+      nc_check(nc_put_vara_double(ncid_, cell_angles_var_, at, per_cell, angles));
       nc_check(nc_sync(ncid_));
       ++frame_;
     } catch (const NcFailure& f) {
@@ -157,18 +203,10 @@ class NetcdfDump final : public Dump {
     int frame = -1;
     nc_check(nc_inq_dimid(ncid_, "frame", &frame));
     nc_check(nc_inq_dimlen(ncid_, frame, &frame_));
-    for (auto [name, id] : {std::pair{"time", &vars_.time},
-                            {"coordinates", &vars_.coordinates},
-                            {"id", &vars_.id},
-                            {"type", &vars_.type},
-                            {"cell_lengths", &vars_.cell_lengths},
-                            {"cell_angles", &vars_.cell_angles}})
-      nc_check(nc_inq_varid(ncid_, name, id));
-    if (has("vx")) nc_check(nc_inq_varid(ncid_, "velocities", &vars_.velocities));
-  }
-
-  bool has(const std::string& f) const {
-    return std::find(fields_.begin(), fields_.end(), f) != fields_.end();
+    nc_check(nc_inq_varid(ncid_, "time", &time_var_));
+    nc_check(nc_inq_varid(ncid_, "cell_lengths", &cell_lengths_var_));
+    nc_check(nc_inq_varid(ncid_, "cell_angles", &cell_angles_var_));
+    for (auto& v : per_atom_) nc_check(nc_inq_varid(ncid_, v.name.c_str(), &v.var));
   }
 
   static void put_text(int ncid, int var, const char* name, const std::string& value) {
@@ -178,7 +216,6 @@ class NetcdfDump final : public Dump {
   void create(Simulation& sim, std::size_t atoms, const std::string& partial) {
     atoms_ = atoms;
     frame_ = 0;
-    vars_ = Vars{};
     nc_check(nc_create(partial.c_str(), NC_CLOBBER | NC_64BIT_OFFSET, &ncid_));
     int frame, spatial, atom, cell_spatial, cell_angular, label;
     nc_check(nc_def_dim(ncid_, "frame", NC_UNLIMITED, &frame));
@@ -191,28 +228,29 @@ class NetcdfDump final : public Dump {
     put_text(ncid_, NC_GLOBAL, "ConventionVersion", "1.0");
     put_text(ncid_, NC_GLOBAL, "program", "Tessera md_ipu");
     put_text(ncid_, NC_GLOBAL, "programVersion", "0.1.0");
-    const bool lj = sim.units().style == "lj";
-    const std::string length_unit = lj ? "lj" : "angstrom", time_unit = lj ? "lj" : "picosecond";
-    auto define = [&](const char* name, nc_type type, std::vector<int> dims, const char* units) {
+    const std::string& style = sim.units().style;
+    const std::string time_unit =
+        style == "lj" ? "lj" : (style == "real" ? "femtosecond" : "picosecond");
+    auto define = [&](const char* name, nc_type type, std::vector<int> dims,
+                      const std::string& units) {
       int var = -1;
       nc_check(nc_def_var(ncid_, name, type, static_cast<int>(dims.size()), dims.data(), &var));
-      if (units) put_text(ncid_, var, "units", units);
+      if (!units.empty()) put_text(ncid_, var, "units", units);
       return var;
     };
-    const int spatial_var = define("spatial", NC_CHAR, {spatial}, nullptr);
-    const int cell_spatial_var = define("cell_spatial", NC_CHAR, {cell_spatial}, nullptr);
-    const int cell_angular_var = define("cell_angular", NC_CHAR, {cell_angular, label}, nullptr);
-    vars_.time = define("time", NC_FLOAT, {frame}, time_unit.c_str());
-    vars_.cell_lengths =
-        define("cell_lengths", NC_DOUBLE, {frame, cell_spatial}, length_unit.c_str());
-    vars_.cell_angles = define("cell_angles", NC_DOUBLE, {frame, cell_angular}, "degree");
-    vars_.coordinates =
-        define("coordinates", NC_FLOAT, {frame, atom, spatial}, length_unit.c_str());
-    if (has("vx"))
-      vars_.velocities =
-          define("velocities", NC_FLOAT, {frame, atom, spatial}, lj ? "lj" : "angstrom/picosecond");
-    vars_.id = define("id", NC_INT, {frame, atom}, nullptr);
-    vars_.type = define("type", NC_INT, {frame, atom}, nullptr);
+    const int spatial_var = define("spatial", NC_CHAR, {spatial}, "");
+    const int cell_spatial_var = define("cell_spatial", NC_CHAR, {cell_spatial}, "");
+    const int cell_angular_var = define("cell_angular", NC_CHAR, {cell_angular, label}, "");
+    time_var_ = define("time", NC_FLOAT, {frame}, time_unit);
+    const std::string length_unit = unit_of(style, Quantity::distance);
+    cell_lengths_var_ = define("cell_lengths", NC_DOUBLE, {frame, cell_spatial}, length_unit);
+    cell_angles_var_ = define("cell_angles", NC_DOUBLE, {frame, cell_angular}, "degree");
+    for (auto& v : per_atom_) {
+      std::vector<int> dims = {frame, atom};
+      if (v.fields.size() == 3) dims.push_back(spatial);
+      v.var = define(v.name.c_str(), v.integer ? NC_INT : NC_FLOAT, dims,
+                     unit_of(style, v.quantity));
+    }
     nc_check(nc_enddef(ncid_));
     nc_check(nc_put_var_text(ncid_, spatial_var, "xyz"));
     nc_check(nc_put_var_text(ncid_, cell_spatial_var, "abc"));
@@ -227,7 +265,8 @@ class NetcdfDump final : public Dump {
   }
 
   int ncid_ = -1;
-  Vars vars_;
+  int time_var_ = -1, cell_lengths_var_ = -1, cell_angles_var_ = -1;
+  std::vector<PerAtom> per_atom_;
   std::size_t atoms_ = 0, frame_ = 0;
 };
 
@@ -282,7 +321,9 @@ void Dump::set_float_format(const std::string& format) {
 
 void Dump::observe(Simulation& sim, bool, bool) {
   if (sim.step() == last_step_ || sim.step() % every_ != 0) return;
-  const std::vector<AtomRecord> atoms = sim.gather_atoms();  // sorted by id on rank 0
+  // Sorted by id on rank 0; positions as LAMMPS's dumps write them, not wrapped since the last
+  // rebuild.
+  const std::vector<AtomRecord> atoms = sim.gather_atoms(Simulation::Positions::as_stored);
   int rank = 0;
   MPI_Comm_rank(sim.runtime().comm(), &rank);
   if (rank == 0) {

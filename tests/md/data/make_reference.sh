@@ -42,4 +42,13 @@ sed 's/20\*\$x/10*$x/; s/20\*\$y/10*$y/; s/20\*\$z/10*$z/; s/^run.*/write_data l
 cp "$work/lj4000.data" .
 cp in.lj4000 "$work/"
 (cd "$work" && lmp -in in.lj4000 -log none) | sed -n '/^Step/,/^Loop/p' | grep -v '^Loop' > in.lj4000.lammps.thermo
+# The same liquid under fix nvt with a ramp, in two runs (LAMMPS sets up at each).
+cp in.lj4000.nvt "$work/"
+(cd "$work" && lmp -in in.lj4000.nvt -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > in.lj4000.nvt.lammps.thermo
+# create_atoms on regions whose faces hold lattice points: LAMMPS's counts.
+(cd "$work" && lmp -in "$here/in.create_atoms" -log none) | grep -E '^Created [0-9]+ atoms' > create_atoms.lammps.out
+# Dumped positions between rebuilds (atoms outside the box until the next one).
+cp in.dump_positions "$work/"
+(cd "$work" && lmp -in in.dump_positions -var dumpfile dump_positions.lammps.dump -log none >/dev/null)
+cp "$work/dump_positions.lammps.dump" .
 echo "reference files written"

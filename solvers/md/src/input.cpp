@@ -252,9 +252,21 @@ std::string Input::substitute(const std::string& line) {
     }
     text += c;
   }
+  return expand(text);
+}
+
+std::string Input::expand(const std::string& text) {
+  // LAMMPS does not substitute between quotes: a command that takes quoted text (print, the
+  // commands of run every) substitutes it when it runs.
   std::string out;
+  char quote = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '$' || i + 1 >= text.size()) {
+    if (quote) {
+      if (text[i] == quote) quote = 0;
+    } else if (text[i] == '"' || text[i] == '\'') {
+      quote = text[i];
+    }
+    if (quote || text[i] != '$' || i + 1 >= text.size()) {
       out += text[i];
       continue;
     }
@@ -374,11 +386,9 @@ void Input::execute(const std::string& raw) {
       run(a);
     else if (c == "variable")
       variable(a);
-    else if (c == "print") {
-      std::string text;
-      for (const auto& w : a) text += (text.empty() ? "" : " ") + w;
-      console_.print(text + "\n");
-    } else if (c == "reset_timestep") {
+    else if (c == "print")
+      print(a);
+    else if (c == "reset_timestep") {
       need(a, 1, "reset_timestep N");
       sim_.set_step(integer(c, a[0], 0, bigint_max));
     } else if (c == "newton" || c == "comm_modify" || c == "processors" || c == "atom_modify") {
@@ -398,6 +408,41 @@ void Input::execute(const std::string& raw) {
   } catch (const ConfigError& e) {
     throw ConfigError(c + ": " + e.what());
   }
+}
+
+// print TEXT [file F] [append F] [screen yes|no] [universe yes|no], as LAMMPS's Print: TEXT,
+// substituted now, goes to the screen and the log unless screen is no, and to F (file replaces
+// it, append adds to it).
+void Input::print(const std::vector<std::string>& a) {
+  const char* usage = "print TEXT [file F] [append F] [screen yes|no] [universe yes|no]";
+  need(a, 1, usage);
+  std::string file;
+  bool append = false, screen = true;
+  for (std::size_t k = 1; k < a.size(); k += 2) {
+    const bool known =
+        a[k] == "file" || a[k] == "append" || a[k] == "screen" || a[k] == "universe";
+    if (!known)
+      bad("print: unknown keyword '" + a[k] + "' (quote the text if it has spaces); usage: " +
+          usage);
+    if (k + 1 >= a.size()) bad("print: " + a[k] + " needs a value; usage: " + usage);
+    if (a[k] == "file" || a[k] == "append") {
+      file = a[k + 1];
+      append = a[k] == "append";
+    } else if (a[k] == "screen") {
+      screen = yes_no("print screen", a[k + 1]);
+    } else {
+      yes_no("print universe", a[k + 1]);  // one partition: the universe screen is the screen
+    }
+  }
+  const std::string text = expand(a[0]) + "\n";
+  if (screen) console_.print(text);
+  if (file.empty() || !console_.is_root()) return;
+  // Each print publishes the whole file (tessera/core/atomic_file.hpp): appended to, it grows
+  // through a copy, so a failed write leaves it as it was.
+  const bool grows = append && std::ifstream(file).good();
+  AtomicFile out(file, grows ? AtomicFile::Start::copy : AtomicFile::Start::empty);
+  out.write(text);
+  out.commit();
 }
 
 void Input::units(const std::vector<std::string>& a) {

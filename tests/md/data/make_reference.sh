@@ -51,4 +51,9 @@ cp in.lj4000.nvt "$work/"
 cp in.dump_positions "$work/"
 (cd "$work" && lmp -in in.dump_positions -var dumpfile dump_positions.lammps.dump -log none >/dev/null)
 cp "$work/dump_positions.lammps.dump" .
+# print (screen, file, append) and run every: the lines print_matches_lammps.sh compares.
+(cd "$work" && lmp -in "$here/in.print" -log none) | grep -E '^(T = |half|over|chunk|Loop time of)' |
+  sed -E 's/^Loop time of [^ ]+/Loop time of T/' > print.lammps.out
+cp "$work/print_p.txt" print_p.lammps.txt
+cp "$work/print_q.txt" print_q.lammps.txt
 echo "reference files written"

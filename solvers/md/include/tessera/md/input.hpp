@@ -51,7 +51,10 @@ class Input {
   void execute(const std::string& line);
   // " (FILE, line N: COMMAND)" of the command being run, for error messages.
   std::string location() const;
+  // The line without its comment, expanded.
   std::string substitute(const std::string& line);
+  // $x, ${name} and $(formula) replaced, outside quotes.
+  std::string expand(const std::string& text);
   std::string variable_text(const std::string& name);
   double evaluate_formula(const std::string& formula);
   std::vector<std::string> split(const std::string& line) const;
@@ -81,6 +84,7 @@ class Input {
   // failed.
   void end_dumps_after_error();
   void variable(const std::vector<std::string>& a);
+  void print(const std::vector<std::string>& a);
 
   Simulation& sim_;
   Console& console_;

@@ -1,10 +1,12 @@
 // md_ipu: LAMMPS-compatible molecular dynamics on the Tessera tile runtime.
 //
 //   mpirun -np N md_ipu [-in FILE] [-log FILE|none] [-var NAME VALUE...] [--target NAME] ...
+//   md_ipu < FILE
 //
-// Without -in it prints and runs a built-in example (a Lennard-Jones liquid).
-// LAMMPS-style single-dash flags (-in, -i, -log, -l, -var, -v) are accepted as
-// LAMMPS users type them.
+// Without -in it reads the script from standard input, as LAMMPS does, and when that is a
+// terminal or empty it prints and runs a built-in example (a Lennard-Jones liquid). LAMMPS's
+// single-dash flags are accepted as LAMMPS users type them: -in/-i, -log/-l, -var/-v,
+// -echo/-e, -screen/-sc, -nocite/-nc, and -suffix/-sf and -package/-pk (reported as ignored).
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -44,25 +46,39 @@ run             250
 )";
 
 // LAMMPS spells its flags with one dash; CLI11 wants two for long names. -var takes
-// a name and one or more values, up to the next flag.
+// a name and one or more values, up to the next flag; -package a style and its arguments.
 struct LammpsFlags {
   std::vector<std::pair<std::string, std::vector<std::string>>> variables;
+  std::vector<std::string> ignored;  // -suffix and -package as given
   std::vector<std::string> rest;
 };
 
 LammpsFlags translate(int argc, char** argv) {
   LammpsFlags out;
   out.rest.push_back(argv[0]);
+  const auto next_is_value = [&](int i) { return i + 1 < argc && argv[i + 1][0] != '-'; };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-in" || a == "-i") {
       out.rest.push_back("--in");
     } else if (a == "-log" || a == "-l") {
       out.rest.push_back("--log");
+    } else if (a == "-echo" || a == "-e") {
+      out.rest.push_back("--echo");
+    } else if (a == "-screen" || a == "-sc") {
+      out.rest.push_back("--screen");
+    } else if (a == "-nocite" || a == "-nc") {
+      // md_ipu writes no citation file: nothing to turn off.
+    } else if (a == "-suffix" || a == "-sf" || a == "-package" || a == "-pk") {
+      if (!next_is_value(i)) throw tessera::ConfigError(a + " needs a style");
+      std::string given = a + " " + argv[++i];
+      if (a == "-package" || a == "-pk")
+        while (next_is_value(i)) given += std::string(" ") + argv[++i];
+      out.ignored.push_back(given);
     } else if (a == "-var" || a == "-v" || a == "--var") {
       if (i + 2 >= argc) throw tessera::ConfigError(a + " needs a name and at least one value");
       std::pair<std::string, std::vector<std::string>> v{argv[++i], {}};
-      while (i + 1 < argc && argv[i + 1][0] != '-') v.second.push_back(argv[++i]);
+      while (next_is_value(i)) v.second.push_back(argv[++i]);
       if (v.second.empty())
         throw tessera::ConfigError(a + " " + v.first + " needs at least one value");
       out.variables.push_back(v);
@@ -75,7 +91,8 @@ LammpsFlags translate(int argc, char** argv) {
 
 // Runs the input; returns the exit code: 0, or 128 + signal after a stop signal.
 int run(tessera::Runtime& runtime, tessera::md::Console& console, const LammpsFlags& flags,
-        const std::string& input_file, std::chrono::steady_clock::time_point start) {
+        const std::string& input_file, const std::string& echo,
+        std::chrono::steady_clock::time_point start) {
   using namespace tessera;
   const Target& t = runtime.target();
   char buf[256];
@@ -87,18 +104,30 @@ int run(tessera::Runtime& runtime, tessera::md::Console& console, const LammpsFl
                 runtime.ranks() == 1 ? "" : "s", runtime.threads(),
                 runtime.threads() == 1 ? "" : "s");
   console.print(buf);
+  for (const auto& given : flags.ignored)
+    console.print("  " + given +
+                  ": ignored (LAMMPS's accelerator packages do not apply: md_ipu's kernels serve "
+                  "every target, and the runtime places atoms on tiles and threads itself)\n");
 
   md::Simulation sim(runtime, md::Units::of("lj"));
   md::Input::Stop stop;
   {
     md::Input input(sim, console);
+    input.set_echo(echo);
     for (const auto& [name, values] : flags.variables) input.define_variable(name, values);
-    if (input_file.empty()) {
-      console.print("No -in file given: running the built-in example, whose input is:\n\n" +
-                    std::string(default_example) + "\n");
-      input.run_script(default_example, "built-in example");
-    } else {
+    if (!input_file.empty()) {
       input.run_file(input_file);
+    } else {
+      const SharedFile script = read_stdin_on_root(runtime.comm());
+      if (script.ok && script.bytes.find_first_not_of(" \t\r\n") != std::string::npos) {
+        input.run_script(script.bytes, "standard input");
+      } else {
+        console.print(
+            "No -in file given and no script on standard input: running the built-in example, "
+            "whose input is:\n\n" +
+            std::string(default_example) + "\n");
+        input.run_script(default_example, "built-in example");
+      }
     }
     stop = input.stopped();
   }
@@ -126,9 +155,16 @@ int main(int argc, char** argv) {
     require_same_arguments(MPI_COMM_WORLD, argc, argv, "md_ipu");
     LammpsFlags flags = translate(argc, argv);
     CLI::App app{"md_ipu: LAMMPS-compatible molecular dynamics on the Tessera tile runtime"};
-    std::string input_file, log_file = "log.lammps";
-    app.add_option("--in", input_file, "LAMMPS input script (default: the built-in example)");
+    std::string input_file, log_file = "log.lammps", screen_file, echo = "log";
+    app.add_option("--in", input_file,
+                   "LAMMPS input script (default: standard input, or the built-in example when "
+                   "that is a terminal or empty)");
     app.add_option("--log", log_file, "Log file, or none")->capture_default_str();
+    app.add_option("--screen", screen_file, "Screen output to this file, or none (default: "
+                                            "standard output)");
+    app.add_option("--echo", echo, "Echo input lines to none, screen, log or both")
+        ->check(CLI::IsMember({"none", "screen", "log", "both"}))
+        ->capture_default_str();
     RuntimeOptions options;
     add_runtime_options(app, options, "host");
     std::vector<char*> args;
@@ -138,9 +174,9 @@ int main(int argc, char** argv) {
 
     Runtime runtime(options);
     stop_on_signals();
-    md::Console console(runtime.rank(), log_file);
+    md::Console console(runtime.rank(), log_file, screen_file);
     try {
-      const int code = run(runtime, console, flags, input_file, start);
+      const int code = run(runtime, console, flags, input_file, echo, start);
       console.finish();
       return code;
     } catch (const std::exception& e) {

@@ -4,7 +4,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <unistd.h>
+
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace tessera {
@@ -54,6 +57,31 @@ SharedFile read_on_root(MPI_Comm comm, const std::string& path, int root) {
       }
     } else {
       f.bytes = std::strerror(errno);
+    }
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, root, comm);
+  f.ok = ok != 0;
+  broadcast_string(comm, root, f.bytes);
+  return f;
+}
+
+SharedFile read_stdin_on_root(MPI_Comm comm, int root) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  SharedFile f;
+  int ok = 0;
+  if (rank == root) {
+    if (isatty(STDIN_FILENO)) {
+      f.bytes = "standard input is a terminal";
+    } else {
+      std::stringstream s;
+      s << std::cin.rdbuf();
+      if (std::cin.bad()) {
+        f.bytes = std::strerror(errno);
+      } else {
+        f.bytes = s.str();
+        ok = 1;
+      }
     }
   }
   MPI_Bcast(&ok, 1, MPI_INT, root, comm);

@@ -238,8 +238,8 @@ double Input::evaluate_formula(const std::string& formula) {
   });
 }
 
-std::string Input::substitute(const std::string& line) {
-  // Strip the comment first: '#' outside quotes.
+std::string Input::strip_comment(const std::string& line) {
+  // '#' outside quotes.
   std::string text;
   char quote = 0;
   for (char c : line) {
@@ -252,7 +252,7 @@ std::string Input::substitute(const std::string& line) {
     }
     text += c;
   }
-  return expand(text);
+  return text;
 }
 
 std::string Input::expand(const std::string& text) {
@@ -296,9 +296,20 @@ std::string Input::expand(const std::string& text) {
   return out;
 }
 
+void Input::set_echo(const std::string& style) {
+  if (style != "none" && style != "screen" && style != "log" && style != "both")
+    bad("echo " + style + ": use none, screen, log or both");
+  echo_screen_ = style == "screen" || style == "both";
+  echo_log_ = style == "log" || style == "both";
+}
+
 void Input::execute(const std::string& raw) {
+  // As LAMMPS: each line as read, and again as substituted when a substitution changed it.
+  console_.echo(raw + "\n", echo_screen_, echo_log_);
   last_command_ = raw;  // what a substitution error shows
-  last_command_ = substitute(raw);
+  const std::string text = strip_comment(raw);
+  last_command_ = expand(text);
+  if (last_command_ != text) console_.echo(last_command_ + "\n", echo_screen_, echo_log_);
   const std::vector<std::string> words = split(last_command_);
   if (words.empty()) return;
   const std::string& c = words[0];
@@ -388,6 +399,10 @@ void Input::execute(const std::string& raw) {
       variable(a);
     else if (c == "print")
       print(a);
+    else if (c == "echo") {
+      need(a, 1, "echo none|screen|log|both");
+      set_echo(a[0]);
+    }
     else if (c == "reset_timestep") {
       need(a, 1, "reset_timestep N");
       sim_.set_step(integer(c, a[0], 0, bigint_max));
@@ -402,7 +417,7 @@ void Input::execute(const std::string& raw) {
           "velocity, "
           "pair_style, pair_coeff, pair_modify, neighbor, neigh_modify, timestep, fix, unfix, "
           "thermo, "
-          "thermo_style, thermo_modify, dump, dump_modify, undump, run, variable, print, "
+          "thermo_style, thermo_modify, dump, dump_modify, undump, run, variable, print, echo, "
           "reset_timestep");
     }
   } catch (const ConfigError& e) {

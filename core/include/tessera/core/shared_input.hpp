@@ -26,6 +26,11 @@ struct SharedFile {
 // rank opens the file but the root.
 SharedFile read_on_root(MPI_Comm comm, const std::string& path, int root = 0);
 
+// Reads standard input to its end on rank `root` and sends it to every rank (collective), as
+// LAMMPS reads its script when no -in is given. Not ok (nothing read) when the root's standard
+// input is a terminal: a script typed line by line is not what an MPI job waits for.
+SharedFile read_stdin_on_root(MPI_Comm comm, int root = 0);
+
 // Throws ConfigError (collective) unless every rank of `comm` was started with the same
 // command-line arguments: `program` runs one input on all its ranks, and reads it on rank 0
 // only, so a rank given other arguments (mpirun's MPMD form `-np 1 prog A : -np 1 prog B`)

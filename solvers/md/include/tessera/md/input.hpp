@@ -42,6 +42,10 @@ class Input {
   };
   const Stop& stopped() const { return stopped_; }
 
+  // Which of the screen and the log echo each input line: none, screen, log (LAMMPS's
+  // default) or both (LAMMPS's -echo and echo command). Throws ConfigError for other words.
+  void set_echo(const std::string& style);
+
  private:
   struct Variable {
     std::string style;                // index, string, equal
@@ -51,8 +55,8 @@ class Input {
   void execute(const std::string& line);
   // " (FILE, line N: COMMAND)" of the command being run, for error messages.
   std::string location() const;
-  // The line without its comment, expanded.
-  std::string substitute(const std::string& line);
+  // The line without its comment ('#' outside quotes).
+  static std::string strip_comment(const std::string& line);
   // $x, ${name} and $(formula) replaced, outside quotes.
   std::string expand(const std::string& text);
   std::string variable_text(const std::string& name);
@@ -97,6 +101,7 @@ class Input {
   int line_number_ = 0;
   std::string last_command_;  // as substituted, for messages
   Stop stopped_;
+  bool echo_screen_ = false, echo_log_ = true;
 };
 
 }  // namespace tessera::md

@@ -315,114 +315,156 @@ void Input::execute(const std::string& raw) {
   const std::string& c = words[0];
   const std::vector<std::string> a(words.begin() + 1, words.end());
   try {
-    if (c == "units")
-      units(a);
-    else if (c == "dimension") {
-      need(a, 1, "dimension 3");
-      if (a[0] != "3") bad("Tessera simulates 3-d systems only; use dimension 3");
-    } else if (c == "boundary") {
-      need(a, 3, "boundary p p p");
-      for (const auto& b : a)
-        if (b != "p")
-          bad("boundary " + b + ": Tessera supports periodic boundaries only (boundary p p p)");
-    } else if (c == "atom_style") {
-      need(a, 1, "atom_style atomic");
-      if (a[0] != "atomic") bad("atom_style " + a[0] + ": Tessera supports atom_style atomic");
-    } else if (c == "lattice")
-      lattice(a);
-    else if (c == "region")
-      region(a);
-    else if (c == "create_box")
-      create_box(a);
-    else if (c == "create_atoms")
-      create_atoms(a);
-    else if (c == "read_data") {
-      need(a, 1, "read_data FILE");
-      read_data(sim_, a[0]);
-    } else if (c == "write_data") {
-      need(a, 1, "write_data FILE");
-      write_data(sim_, a[0]);
-    } else if (c == "write_restart") {
-      need(a, 1, "write_restart FILE");
-      write_restart(sim_, a[0]);
-    } else if (c == "read_restart") {
-      need(a, 1, "read_restart FILE");
-      read_restart(sim_, a[0]);
-      thermo_->set_norm(sim_.units().style == "lj");
-    } else if (c == "mass")
-      mass(a);
-    else if (c == "velocity")
-      velocity(a);
-    else if (c == "pair_style")
-      pair_style(a);
-    else if (c == "pair_coeff")
-      pair_coeff(a);
-    else if (c == "pair_modify")
-      pair_modify(a);
-    else if (c == "neighbor")
-      neighbor(a);
-    else if (c == "neigh_modify")
-      neigh_modify(a);
-    else if (c == "timestep") {
-      need(a, 1, "timestep DT");
-      const double dt = number(c, a[0]);
-      if (!(dt > 0)) bad("the timestep must be positive");
-      sim_.set_timestep(dt);
-    } else if (c == "fix")
-      fix(a);
-    else if (c == "unfix") {
-      need(a, 1, "unfix ID");
-      sim_.unfix(a[0]);
-    } else if (c == "thermo") {
-      need(a, 1, "thermo N");
-      thermo_->set_every(static_cast<int>(integer(c, a[0], 0, int_max)));
-    } else if (c == "thermo_style")
-      thermo_->set_style(a);
-    else if (c == "thermo_modify")
-      thermo_modify(a);
-    else if (c == "dump")
-      dump(a);
-    else if (c == "dump_modify")
-      dump_modify(a);
-    else if (c == "undump") {
-      need(a, 1, "undump ID");
-      auto it = dumps_.find(a[0]);
-      if (it == dumps_.end()) bad("no dump with ID " + a[0]);
-      // Between runs every dump is published: nothing is pending.
-      sim_.clear_observers();
-      dumps_.erase(it);
-      sim_.add_observer(thermo_);
-      for (auto& [id, d] : dumps_) sim_.add_observer(d);
-    } else if (c == "run")
-      run(a);
-    else if (c == "variable")
-      variable(a);
-    else if (c == "print")
-      print(a);
-    else if (c == "echo") {
-      need(a, 1, "echo none|screen|log|both");
-      set_echo(a[0]);
+    const auto& table = commands();
+    const auto it = table.find(c);
+    if (it == table.end()) {
+      std::string names;
+      for (const auto& [name, command] : table) names += (names.empty() ? "" : ", ") + name;
+      bad("unknown or unsupported command; md_ipu speaks " + names);
     }
-    else if (c == "reset_timestep") {
-      need(a, 1, "reset_timestep N");
-      sim_.set_step(integer(c, a[0], 0, bigint_max));
-    } else if (c == "newton" || c == "comm_modify" || c == "processors" || c == "atom_modify") {
-      bad("this LAMMPS command is not supported by md_ipu; the runtime chooses communication and "
-          "decomposition "
-          "itself, so remove the line");
-    } else {
-      bad("unknown or unsupported command; md_ipu speaks units, dimension, boundary, atom_style, "
-          "lattice, region, "
-          "create_box, create_atoms, read_data, write_data, read_restart, write_restart, mass, "
-          "velocity, "
-          "pair_style, pair_coeff, pair_modify, neighbor, neigh_modify, timestep, fix, unfix, "
-          "thermo, "
-          "thermo_style, thermo_modify, dump, dump_modify, undump, run, variable, print, echo, "
-          "reset_timestep");
-    }
+    (this->*(it->second))(a);
   } catch (const ConfigError& e) {
     throw ConfigError(c + ": " + e.what());
   }
+}
+
+// Every command md_ipu speaks, by its LAMMPS name.
+const std::map<std::string, Input::Command>& Input::commands() {
+  static const std::map<std::string, Command> table = {
+      {"atom_modify", &Input::decomposition_command},
+      {"atom_style", &Input::atom_style},
+      {"boundary", &Input::boundary},
+      {"comm_modify", &Input::decomposition_command},
+      {"create_atoms", &Input::create_atoms},
+      {"create_box", &Input::create_box},
+      {"dimension", &Input::dimension},
+      {"dump", &Input::dump},
+      {"dump_modify", &Input::dump_modify},
+      {"echo", &Input::echo},
+      {"fix", &Input::fix},
+      {"lattice", &Input::lattice},
+      {"mass", &Input::mass},
+      {"neigh_modify", &Input::neigh_modify},
+      {"neighbor", &Input::neighbor},
+      {"newton", &Input::decomposition_command},
+      {"pair_coeff", &Input::pair_coeff},
+      {"pair_modify", &Input::pair_modify},
+      {"pair_style", &Input::pair_style},
+      {"print", &Input::print},
+      {"processors", &Input::processors},
+      {"read_data", &Input::read_data_command},
+      {"read_restart", &Input::read_restart_command},
+      {"region", &Input::region},
+      {"reset_timestep", &Input::reset_timestep},
+      {"run", &Input::run},
+      {"thermo", &Input::thermo},
+      {"thermo_modify", &Input::thermo_modify},
+      {"thermo_style", &Input::thermo_style},
+      {"timestep", &Input::timestep},
+      {"undump", &Input::undump},
+      {"unfix", &Input::unfix},
+      {"units", &Input::units},
+      {"variable", &Input::variable},
+      {"velocity", &Input::velocity},
+      {"write_data", &Input::write_data_command},
+      {"write_restart", &Input::write_restart_command},
+  };
+  return table;
+}
+
+void Input::dimension(const std::vector<std::string>& a) {
+  need(a, 1, "dimension 3");
+  if (a[0] != "3") bad("Tessera simulates 3-d systems only; use dimension 3");
+}
+
+void Input::boundary(const std::vector<std::string>& a) {
+  need(a, 3, "boundary p p p");
+  for (const auto& b : a)
+    if (b != "p")
+      bad("boundary " + b + ": Tessera supports periodic boundaries only (boundary p p p)");
+}
+
+void Input::atom_style(const std::vector<std::string>& a) {
+  need(a, 1, "atom_style atomic");
+  if (a[0] != "atomic") bad("atom_style " + a[0] + ": Tessera supports atom_style atomic");
+}
+
+void Input::read_data_command(const std::vector<std::string>& a) {
+  need(a, 1, "read_data FILE");
+  read_data(sim_, a[0]);
+}
+
+void Input::write_data_command(const std::vector<std::string>& a) {
+  need(a, 1, "write_data FILE");
+  write_data(sim_, a[0]);
+}
+
+void Input::write_restart_command(const std::vector<std::string>& a) {
+  need(a, 1, "write_restart FILE");
+  write_restart(sim_, a[0]);
+}
+
+void Input::read_restart_command(const std::vector<std::string>& a) {
+  need(a, 1, "read_restart FILE");
+  read_restart(sim_, a[0]);
+  thermo_->set_norm(sim_.units().style == "lj");
+}
+
+void Input::timestep(const std::vector<std::string>& a) {
+  need(a, 1, "timestep DT");
+  const double dt = number("timestep", a[0]);
+  if (!(dt > 0)) bad("the timestep must be positive");
+  sim_.set_timestep(dt);
+}
+
+void Input::unfix(const std::vector<std::string>& a) {
+  need(a, 1, "unfix ID");
+  sim_.unfix(a[0]);
+}
+
+void Input::thermo(const std::vector<std::string>& a) {
+  need(a, 1, "thermo N");
+  thermo_->set_every(static_cast<int>(integer("thermo", a[0], 0, int_max)));
+}
+
+void Input::thermo_style(const std::vector<std::string>& a) { thermo_->set_style(a); }
+
+void Input::undump(const std::vector<std::string>& a) {
+  need(a, 1, "undump ID");
+  auto it = dumps_.find(a[0]);
+  if (it == dumps_.end()) bad("no dump with ID " + a[0]);
+  // Between runs every dump is published: nothing is pending.
+  sim_.clear_observers();
+  dumps_.erase(it);
+  sim_.add_observer(thermo_);
+  for (auto& [id, d] : dumps_) sim_.add_observer(d);
+}
+
+void Input::echo(const std::vector<std::string>& a) {
+  need(a, 1, "echo none|screen|log|both");
+  set_echo(a[0]);
+}
+
+void Input::reset_timestep(const std::vector<std::string>& a) {
+  need(a, 1, "reset_timestep N");
+  sim_.set_step(integer("reset_timestep", a[0], 0, bigint_max));
+}
+
+// processors Px Py Pz [keyword ...]: LAMMPS's layout of ranks over the box. md_ipu's layout is
+// the target's tiles (Domain), the same whatever the rank count, so the hint is checked and
+// said to be unused.
+void Input::processors(const std::vector<std::string>& a) {
+  need(a, 3, "processors Px Py Pz [keyword value ...]");
+  for (std::size_t d = 0; d < 3; ++d)
+    if (a[d] != "*") integer("processors", a[d], 1, int_max);
+  console_.print("processors " + a[0] + " " + a[1] + " " + a[2] +
+                 ": not used; md_ipu lays the box out over the target's tiles itself, the same "
+                 "for any number of ranks\n");
+}
+
+void Input::decomposition_command(const std::vector<std::string>&) {
+  bad("this LAMMPS command is not supported by md_ipu; the runtime chooses communication and "
+      "decomposition itself, so remove the line");
 }
 
 // print TEXT [file F] [append F] [screen yes|no] [universe yes|no], as LAMMPS's Print: TEXT,

@@ -63,8 +63,27 @@ class Input {
   double evaluate_formula(const std::string& formula);
   std::vector<std::string> split(const std::string& line) const;
 
-  // Commands.
+  // Commands, each looked up by its name in commands().
+  using Command = void (Input::*)(const std::vector<std::string>&);
+  static const std::map<std::string, Command>& commands();
   void units(const std::vector<std::string>& a);
+  void dimension(const std::vector<std::string>& a);
+  void boundary(const std::vector<std::string>& a);
+  void atom_style(const std::vector<std::string>& a);
+  void read_data_command(const std::vector<std::string>& a);
+  void write_data_command(const std::vector<std::string>& a);
+  void read_restart_command(const std::vector<std::string>& a);
+  void write_restart_command(const std::vector<std::string>& a);
+  void timestep(const std::vector<std::string>& a);
+  void unfix(const std::vector<std::string>& a);
+  void thermo(const std::vector<std::string>& a);
+  void thermo_style(const std::vector<std::string>& a);
+  void undump(const std::vector<std::string>& a);
+  void echo(const std::vector<std::string>& a);
+  void reset_timestep(const std::vector<std::string>& a);
+  void processors(const std::vector<std::string>& a);
+  // newton, comm_modify, atom_modify: refused with the reason.
+  void decomposition_command(const std::vector<std::string>& a);
   void lattice(const std::vector<std::string>& a);
   void region(const std::vector<std::string>& a);
   void create_box(const std::vector<std::string>& a);

@@ -52,7 +52,8 @@ class Reader {
   // An "@class: np.ndarray" node flattened in row-major order, with its shape.
   std::vector<double> array(const YAML::Node& node, const std::string& where,
                             std::vector<std::size_t>& shape) const {
-    if (!node.IsMap() || !node["@class"] || node["@class"].as<std::string>() != "np.ndarray")
+    if (!node.IsMap() || !node["@class"] || !node["@class"].IsScalar() ||
+        node["@class"].Scalar() != "np.ndarray")
       format_error(where, "is not an np.ndarray");
     // float32 arrays (a model trained in float32) are read into float64 exactly: their
     // decimal values round back to the same float32 numbers when the networks run in float32.
@@ -203,7 +204,10 @@ Model parse_model(const std::string& yaml_text, const std::string& source) {
   Model model;
   const YAML::Node type_map = r.child(m, "type_map", "model");
   if (!type_map.IsSequence() || type_map.size() == 0) r.format_error("model.type_map", "is empty");
-  for (const auto& t : type_map) model.type_map.push_back(t.as<std::string>());
+  for (const auto& t : type_map) {
+    if (!t.IsScalar()) r.format_error("model.type_map", "holds an entry that is not an element name");
+    model.type_map.push_back(t.Scalar());
+  }
   const int ntypes = model.ntypes();
 
   const YAML::Node d = r.child(m, "descriptor", "model");

@@ -18,8 +18,8 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/options.hpp"
 #include "tessera/core/runtime.hpp"
-#include "tessera/core/stop_signal.hpp"
 #include "tessera/core/shared_input.hpp"
+#include "tessera/core/stop_signal.hpp"
 #include "tessera/md/console.hpp"
 #include "tessera/md/input.hpp"
 #include "tessera/md/simulation.hpp"
@@ -160,8 +160,9 @@ int main(int argc, char** argv) {
                    "LAMMPS input script (default: standard input, or the built-in example when "
                    "that is a terminal or empty)");
     app.add_option("--log", log_file, "Log file, or none")->capture_default_str();
-    app.add_option("--screen", screen_file, "Screen output to this file, or none (default: "
-                                            "standard output)");
+    app.add_option("--screen", screen_file,
+                   "Screen output to this file, or none (default: "
+                   "standard output)");
     app.add_option("--echo", echo, "Echo input lines to none, screen, log or both")
         ->check(CLI::IsMember({"none", "screen", "log", "both"}))
         ->capture_default_str();

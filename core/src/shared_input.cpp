@@ -1,11 +1,11 @@
 #include "tessera/core/shared_input.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <unistd.h>
-
 #include <fstream>
 #include <iostream>
 #include <sstream>

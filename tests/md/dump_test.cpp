@@ -86,7 +86,8 @@ TEST(Dump, XyzCommentLineIsLammpss) {
   s.input.run_script(
       "lattice fcc 0.8442\nregion box block 0 3 0 3 0 3\ncreate_box 1 box\ncreate_atoms 1 box\n"
       "mass 1 1.0\npair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\nfix 1 all nve\n"
-      "dump 1 all xyz 5 " + path + "\nrun 5\n",
+      "dump 1 all xyz 5 " +
+          path + "\nrun 5\n",
       "xyz");
   std::istringstream in(read_text(path));
   std::string count, comment;
@@ -108,9 +109,13 @@ TEST(Dump, NetcdfWritesForcesImagesAndUnwrappedCoordinates) {
       "units metal\nlattice fcc 5.26\nregion box block 0 3 0 3 0 3\ncreate_box 1 box\n"
       "create_atoms 1 box\nmass 1 39.95\nvelocity all create 300 1234 loop geom\n"
       "pair_style lj/cut 8.0\npair_coeff 1 1 0.0104 3.4\nfix 1 all nve\n"
-      "dump n all netcdf 20 " + nc + " id type x y z fx fy fz xu yu zu ix iy iz\n"
-      "dump t all custom 20 " + text + " id type xu yu zu ix iy iz fx fy fz\n"
-      "dump_modify t sort id format float %.17g\nrun 60\n",
+      "dump n all netcdf 20 " +
+          nc +
+          " id type x y z fx fy fz xu yu zu ix iy iz\n"
+          "dump t all custom 20 " +
+          text +
+          " id type xu yu zu ix iy iz fx fy fz\n"
+          "dump_modify t sort id format float %.17g\nrun 60\n",
       "netcdf fields");
   double length = 0;
   const auto frames = read_custom_dump(text, true, &length);  // xu yu zu in the x columns
@@ -132,8 +137,8 @@ TEST(Dump, NetcdfWritesForcesImagesAndUnwrappedCoordinates) {
   double largest_force = 0;
   for (const auto& [step, atoms] : frames) {
     std::vector<float> f(3 * n), xu(3 * n);
-    std::vector<int> ids(n), img[3] = {std::vector<int>(n), std::vector<int>(n),
-                                       std::vector<int>(n)};
+    std::vector<int> ids(n),
+        img[3] = {std::vector<int>(n), std::vector<int>(n), std::vector<int>(n)};
     const std::size_t at[3] = {frame, 0, 0}, vec[3] = {1, n, 3}, one[2] = {1, n};
     ASSERT_EQ(nc_get_vara_float(ncid, forces, at, vec, f.data()), NC_NOERR);
     ASSERT_EQ(nc_get_vara_float(ncid, unwrapped, at, vec, xu.data()), NC_NOERR);

@@ -77,7 +77,7 @@ TEST(PairLJCut, MixingShiftAndTables) {
   p.coeff(2, 2, 2, 2, 0.5, 1.2, 3.0);
   p.set_shift(true);
   p.set_mix("arithmetic");
-  p.init(2);
+  p.init(2, 1);
   const auto& c12 = p(1, 2);
   const double eps = std::sqrt(0.5), sigma = 1.1, rc = 0.5 * (2.5 + 3.0);
   EXPECT_DOUBLE_EQ(c12.cutsq, rc * rc);
@@ -95,7 +95,7 @@ TEST(PairLJCut, MissingCoefficientsAreNamed) {
   p.settings(2.5);
   p.coeff(1, 1, 1, 1, 1.0, 1.0, -1);
   try {
-    p.init(2);
+    p.init(2, 1);
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_THAT(e.what(), HasSubstr("no coefficients for atom types 1 2"));

@@ -34,8 +34,7 @@ Console::~Console() {
     try {
       (*file)->commit();
     } catch (const Error& e) {
-      std::fprintf(stderr, "ERROR: %s: %s\n", file == &log_ ? "log file" : "screen file",
-                   e.what());
+      std::fprintf(stderr, "ERROR: %s: %s\n", file == &log_ ? "log file" : "screen file", e.what());
     }
   }
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "checked_integer.hpp"
+#include "restart_header.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/checksum.hpp"
 #include "tessera/core/error.hpp"
@@ -52,14 +53,14 @@ std::string slurp(Simulation& sim, const std::string& path, const char* what) {
 
 }  // namespace
 
-PairDeepMD::ModelReader model_reader_on_root(Simulation& sim) {
-  return [&sim](const std::string& path) {
-    SharedFile f = read_on_root(sim.runtime().comm(), path);
-    if (!f.ok)
-      throw ConfigError("cannot open DeePMD model file '" + path + "': " + f.bytes +
-                        "; give the path of a .yaml model written by `dp convert-backend`");
-    return std::move(f.bytes);
-  };
+PairContext pair_context(Simulation& sim) {
+  return {sim.units(), [&sim](const std::string& path) {
+            SharedFile f = read_on_root(sim.runtime().comm(), path);
+            if (!f.ok)
+              throw ConfigError("cannot open DeePMD model file '" + path + "': " + f.bytes +
+                                "; give the path of a .yaml model written by `dp convert-backend`");
+            return std::move(f.bytes);
+          }};
 }
 
 namespace {
@@ -203,12 +204,17 @@ void read_data(Simulation& sim, const std::string& path) {
         sim.set_mass(t, m);
       }
     } else if (name == "Pair Coeffs") {
-      if (!sim.pair().defined()) r.fail("Pair Coeffs need pair_style lj/cut before read_data");
+      Pair* pair = sim.pair();
+      if (!pair)
+        r.fail("Pair Coeffs need a pair_style (e.g. pair_style lj/cut RC) before read_data");
       for (const auto& [at, w] : rows) {
         r.line = at;
-        if (w.size() < 3) r.fail("a Pair Coeffs line for lj/cut needs: type epsilon sigma");
-        const int t = static_cast<int>(to_int(r, w[0], 1, types));
-        sim.pair().coeff(t, t, t, t, to_double(r, w[1]), to_double(r, w[2]), -1.0);
+        to_int(r, w[0], 1, types);
+        try {
+          pair->data_coeff(w, types);
+        } catch (const ConfigError& e) {
+          r.fail(e.what());
+        }
       }
     } else if (name == "Atoms") {
       for (const auto& [at, w] : rows) {
@@ -291,18 +297,7 @@ void write_data(Simulation& sim, const std::string& path) {
     std::snprintf(buf, sizeof buf, "%d %.17g\n", t, sim.mass(t));
     out << buf;
   }
-  const auto& table = sim.pair().settings_table();
-  bool all_like = sim.pair().defined() && static_cast<int>(table.size()) > sim.types();
-  for (int t = 1; all_like && t <= sim.types(); ++t)
-    all_like = table[static_cast<std::size_t>(t)][static_cast<std::size_t>(t)].set;
-  if (all_like) {
-    out << "\nPair Coeffs # lj/cut\n\n";
-    for (int t = 1; t <= sim.types(); ++t) {
-      const auto& s = table[static_cast<std::size_t>(t)][static_cast<std::size_t>(t)];
-      std::snprintf(buf, sizeof buf, "%d %.17g %.17g\n", t, s.epsilon, s.sigma);
-      out << buf;
-    }
-  }
+  if (const Pair* pair = sim.pair()) pair->write_data_coeffs(out, sim.types());
   out << "\nAtoms # atomic\n\n";
   for (const auto& a : atoms) {
     std::snprintf(buf, sizeof buf, "%lld %d %.17g %.17g %.17g %d %d %d\n",
@@ -333,26 +328,8 @@ void write_restart(Simulation& sim, const std::string& path) {
   std::vector<double> masses;
   for (int t = 1; t <= sim.types(); ++t) masses.push_back(sim.mass(t));
   h["masses"] = masses;
-  const PairLJCut& p = sim.pair();
-  h["pair"] = {{"style", p.defined() ? "lj/cut" : "none"},
-               {"cutoff", p.global_cutoff()},
-               {"shift", p.shift()},
-               {"mix", p.mix()}};
-  nlohmann::json coeffs = nlohmann::json::array();
-  const auto& table = p.settings_table();
-  for (std::size_t i = 1; i < table.size(); ++i)
-    for (std::size_t j = i; j < table.size(); ++j)
-      if (table[i][j].set)
-        coeffs.push_back({i, j, table[i][j].epsilon, table[i][j].sigma, table[i][j].cutoff});
-  h["pair"]["coeffs"] = coeffs;
-  if (const PairDeepMD* deepmd = sim.deepmd())
-    h["pair"] = {{"style", "deepmd"},
-                 {"models", deepmd->model_paths()},
-                 {"out_file", deepmd->out_file()},
-                 {"out_freq", deepmd->out_freq()},
-                 {"elements", deepmd->type_elements()},
-                 {"precision",
-                  deepmd->precision() ? deepmd::precision_name(*deepmd->precision()) : "model"}};
+  const Pair* pair = sim.pair();
+  h["pair"] = pair ? pair->restart_section() : nlohmann::json{{"style", "none"}};
   h["neighbor"] = {{"skin", sim.neighbor().skin},
                    {"every", sim.neighbor().every},
                    {"delay", sim.neighbor().delay},
@@ -388,83 +365,6 @@ void write_restart(Simulation& sim, const std::string& path) {
 
 namespace {
 
-// The header of a restart file, checked field by field as the command that set each field
-// checks its arguments; nothing reaches the simulation before all of it has passed.
-class RestartHeader {
- public:
-  explicit RestartHeader(const std::string& path) : path_(path) {}
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw FormatError("read_restart: '" + path_ + "' " + what);
-  }
-
-  const nlohmann::json& at(const nlohmann::json& j, const std::string& key,
-                           const std::string& name) const {
-    if (!j.is_object() || !j.contains(key)) fail("has no header field " + name);
-    return j.at(key);
-  }
-
-  long long integer(const nlohmann::json& j, const std::string& name, long long lo, long long hi,
-                    const std::string& like) const {
-    if (!j.is_number_integer())
-      fail("has " + name + " = " + j.dump() + ", not an integer (as " + like + " needs)");
-    if (j.is_number_unsigned() &&
-        j.get<unsigned long long>() > static_cast<unsigned long long>(bigint_max))
-      fail("has " + name + " = " + j.dump() + ", outside " + detail::range_text(lo, hi) + " (as " +
-           like + " allows)");
-    const long long v = j.get<long long>();
-    if (v < lo || v > hi)
-      fail("has " + name + " = " + std::to_string(v) + ", outside " + detail::range_text(lo, hi) +
-           " (as " + like + " allows)");
-    return v;
-  }
-
-  enum class Sign { any, non_negative, positive };
-  double real(const nlohmann::json& j, const std::string& name, Sign sign,
-              const std::string& like) const {
-    if (!j.is_number()) fail("has " + name + " = " + j.dump() + ", not a number");
-    const double v = j.get<double>();
-    const bool ok = std::isfinite(v) && (sign == Sign::any || (sign == Sign::positive && v > 0) ||
-                                         (sign == Sign::non_negative && v >= 0));
-    if (!ok)
-      fail("has " + name + " = " + j.dump() + ", which " + like + " refuses: it must be finite" +
-           (sign == Sign::positive       ? " and positive"
-            : sign == Sign::non_negative ? " and not negative"
-                                         : ""));
-    return v;
-  }
-
-  std::array<double, 3> triple(const nlohmann::json& j, const std::string& name) const {
-    if (!j.is_array() || j.size() != 3) fail("has " + name + " = " + j.dump() + ", not 3 numbers");
-    std::array<double, 3> v{};
-    for (std::size_t d = 0; d < 3; ++d)
-      v[d] = real(j[d], name + "[" + std::to_string(d) + "]", Sign::any, "Tessera");
-    return v;
-  }
-
-  bool boolean(const nlohmann::json& j, const std::string& name) const {
-    if (!j.is_boolean()) fail("has " + name + " = " + j.dump() + ", not true or false");
-    return j.get<bool>();
-  }
-
-  std::string text(const nlohmann::json& j, const std::string& name) const {
-    if (!j.is_string() || j.get<std::string>().empty())
-      fail("has " + name + " = " + j.dump() + ", not a non-empty string");
-    return j.get<std::string>();
-  }
-
-  std::vector<std::string> texts(const nlohmann::json& j, const std::string& name) const {
-    if (!j.is_array()) fail("has " + name + " = " + j.dump() + ", not a list of strings");
-    std::vector<std::string> out;
-    for (std::size_t k = 0; k < j.size(); ++k)
-      out.push_back(text(j[k], name + "[" + std::to_string(k) + "]"));
-    return out;
-  }
-
- private:
-  const std::string& path_;
-};
-
 // The decimal number that ends at the next newline from `at`, which moves past the newline.
 std::optional<unsigned long long> line_number(const std::string& data, std::size_t& at) {
   const std::size_t end = data.find('\n', at);
@@ -483,8 +383,8 @@ std::optional<unsigned long long> line_number(const std::string& data, std::size
 void read_restart(Simulation& sim, const std::string& path) {
   if (sim.has_box()) throw ConfigError("read_restart: the simulation box is already defined");
   const std::string data = slurp(sim, path, "restart");
-  const RestartHeader r(path);
-  using Sign = RestartHeader::Sign;
+  const detail::RestartHeader r(path);
+  using Sign = detail::RestartHeader::Sign;
 
   // The first line, then the checksum over everything before the trailer, then the rest.
   const std::string magic = std::string(restart_magic) + " ";
@@ -572,53 +472,12 @@ void read_restart(Simulation& sim, const std::string& path) {
   // The pair style (pair_style, pair_coeff, pair_modify).
   const auto& p = r.at(h, "pair", "pair");
   const std::string style = r.text(r.at(p, "style", "pair.style"), "pair.style");
-  if (style != "deepmd" && style != "lj/cut" && style != "none")
-    r.fail("records pair style '" + style + "'; this md_ipu writes lj/cut or deepmd");
-  std::unique_ptr<PairDeepMD> deepmd;
-  PairLJCut lj;
-  if (style == "deepmd") {
-    const auto precision = r.text(r.at(p, "precision", "pair.precision"), "pair.precision");
-    const std::optional<deepmd::Precision> override = deepmd::precision_named(precision);
-    if (!override && precision != "model")
-      r.fail("records deepmd precision '" + precision + "'; expected model, float32 or float64");
-    const auto models = r.texts(r.at(p, "models", "pair.models"), "pair.models");
-    if (models.empty()) r.fail("records pair style deepmd without a model");
-    const auto out_file = r.text(r.at(p, "out_file", "pair.out_file"), "pair.out_file");
-    const auto out_freq =
-        static_cast<int>(r.integer(r.at(p, "out_freq", "pair.out_freq"), "pair.out_freq", 0,
-                                   int_max, "pair_style deepmd out_freq"));
-    const auto elements = r.texts(r.at(p, "elements", "pair.elements"), "pair.elements");
-    // The models are read again from their files, as LAMMPS's DeePMD plugin does.
-    deepmd = std::make_unique<PairDeepMD>(models, out_file, out_freq, override,
-                                          model_reader_on_root(sim));
-    deepmd->coeff(elements, types);
-    deepmd->append_to_out_file();
-  } else if (style == "lj/cut") {
-    lj.settings(r.real(r.at(p, "cutoff", "pair.cutoff"), "pair.cutoff", Sign::positive,
-                       "pair_style lj/cut"));
-    lj.set_shift(r.boolean(r.at(p, "shift", "pair.shift"), "pair.shift"));
-    const std::string mix = r.text(r.at(p, "mix", "pair.mix"), "pair.mix");
-    if (mix != "geometric" && mix != "arithmetic")
-      r.fail("has pair.mix = '" + mix + "', which pair_modify mix refuses");
-    lj.set_mix(mix);
-    const auto& coeffs = r.at(p, "coeffs", "pair.coeffs");
-    if (!coeffs.is_array()) r.fail("has pair.coeffs that are not a list");
-    for (std::size_t k = 0; k < coeffs.size(); ++k) {
-      const auto& c = coeffs[k];
-      const std::string name = "pair.coeffs[" + std::to_string(k) + "]";
-      if (!c.is_array() || c.size() != 5)
-        r.fail("has " + name + " = " + c.dump() + ", not [i, j, epsilon, sigma, cutoff]");
-      const int i = static_cast<int>(r.integer(c[0], name + "[0]", 1, types, "pair_coeff"));
-      const int j = static_cast<int>(r.integer(c[1], name + "[1]", i, types, "pair_coeff"));
-      const double eps = r.real(c[2], name + "[2]", Sign::non_negative, "pair_coeff");
-      const double sigma = r.real(c[3], name + "[3]", Sign::positive, "pair_coeff");
-      const double cut = r.real(c[4], name + "[4]", Sign::any, "pair_coeff");
-      if (!(cut > 0) && cut != -1.0)
-        r.fail("has " + name + "[4] = " + c[4].dump() +
-               ", which pair_coeff refuses: it must be "
-               "positive");
-      lj.coeff(i, i, j, j, eps, sigma, cut);
-    }
+  std::unique_ptr<Pair> pair;
+  if (style != "none") {
+    if (!pair_styles().has(style))
+      r.fail("records pair style '" + style + "'; this md_ipu has " + pair_styles().listing());
+    pair = pair_styles().make(style, pair_context(sim));
+    pair->restore(p, r, types);
   }
 
   // neighbor and neigh_modify.
@@ -704,11 +563,7 @@ void read_restart(Simulation& sim, const std::string& path) {
   for (int t = 1; t <= types; ++t) sim.set_mass(t, masses[static_cast<std::size_t>(t - 1)]);
   sim.set_timestep(dt);
   sim.set_step(step);
-  if (deepmd) {
-    sim.use_deepmd(std::move(deepmd));
-  } else if (style == "lj/cut") {
-    sim.pair() = lj;
-  }
+  if (pair) sim.set_pair(std::move(pair));
   sim.neighbor() = neighbor;
   if (nve_id) sim.fix_nve(*nve_id);
   if (nvt) {

@@ -138,11 +138,16 @@ class NetcdfDump final : public Dump {
     if (style == "lj") return q == Quantity::none ? "" : "lj";
     const bool real = style == "real";
     switch (q) {
-      case Quantity::none: return "";
-      case Quantity::distance: return "angstrom";
-      case Quantity::velocity: return real ? "angstrom/femtosecond" : "angstrom/picosecond";
-      case Quantity::force: return real ? "(Kcal/mol)/angstrom" : "eV/angstrom";
-      case Quantity::mass: return "gram/mole";
+      case Quantity::none:
+        return "";
+      case Quantity::distance:
+        return "angstrom";
+      case Quantity::velocity:
+        return real ? "angstrom/femtosecond" : "angstrom/picosecond";
+      case Quantity::force:
+        return real ? "(Kcal/mol)/angstrom" : "eV/angstrom";
+      case Quantity::mass:
+        return "gram/mole";
     }
     return "";
   }
@@ -248,8 +253,8 @@ class NetcdfDump final : public Dump {
     for (auto& v : per_atom_) {
       std::vector<int> dims = {frame, atom};
       if (v.fields.size() == 3) dims.push_back(spatial);
-      v.var = define(v.name.c_str(), v.integer ? NC_INT : NC_FLOAT, dims,
-                     unit_of(style, v.quantity));
+      v.var =
+          define(v.name.c_str(), v.integer ? NC_INT : NC_FLOAT, dims, unit_of(style, v.quantity));
     }
     nc_check(nc_enddef(ncid_));
     nc_check(nc_put_var_text(ncid_, spatial_var, "xyz"));

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "arguments.hpp"
 #include "checked_integer.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/shared_input.hpp"
@@ -18,69 +19,8 @@
 #include "tessera/md/expression.hpp"
 
 namespace tessera::md {
+using namespace arguments;
 namespace {
-
-[[noreturn]] void bad(const std::string& what) { throw ConfigError(what); }
-
-double number(const std::string& command, const std::string& word) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(word.c_str(), &end);
-  if (word.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    bad(command + ": expected a number, got '" + word + "'");
-  return v;
-}
-
-// `word` as an integer in [lo, hi]; out of range is an error that names the allowed range
-// (the command and the line are added by run_script).
-long long integer(const std::string& command, const std::string& word, long long lo, long long hi) {
-  long long v = 0;
-  const std::string why = detail::integer_problem(word, lo, hi, &v);
-  if (!why.empty()) bad(command + ": " + why);
-  return v;
-}
-
-constexpr long long int_max = std::numeric_limits<int>::max();
-
-// A random seed (velocity, fix langevin): LAMMPS's generators take 1..2^31-1. A word that is
-// an integer but out of that range (however far: 99999999999999999999 too) gets this message.
-long long seed_value(const std::string& command, const std::string& word, const char* message) {
-  long long v = 0;
-  const std::string why = detail::integer_problem(word, 1, int_max, &v);
-  if (why.rfind("expected", 0) == 0) bad(command + ": " + why);
-  if (!why.empty()) bad(std::string(message) + " (1..2147483647), not " + word);
-  return v;
-}
-constexpr long long bigint_max = std::numeric_limits<std::int64_t>::max();
-
-bool yes_no(const std::string& command, const std::string& word) {
-  if (word == "yes") return true;
-  if (word == "no") return false;
-  bad(command + ": expected yes or no, got '" + word + "'");
-}
-
-void need(const std::vector<std::string>& a, std::size_t n, const std::string& usage) {
-  if (a.size() < n) bad("wrong number of arguments; usage: " + usage);
-}
-
-// "*", "n", "*n", "n*", "m*n" over 1..max (LAMMPS's type ranges).
-std::pair<int, int> type_range(const std::string& command, const std::string& word, int max) {
-  auto star = word.find('*');
-  if (star == std::string::npos) {
-    long long v = 0;
-    if (!detail::integer_problem(word, 1, max, &v).empty()) {
-      integer(command, word, std::numeric_limits<long long>::min(),
-              std::numeric_limits<long long>::max());  // not an integer at all: say so
-      bad(command + ": atom type " + word + " is out of range 1.." + std::to_string(max));
-    }
-    return {static_cast<int>(v), static_cast<int>(v)};
-  }
-  const long long lo = star == 0 ? 1 : integer(command, word.substr(0, star), 1, max);
-  const long long hi =
-      star + 1 == word.size() ? max : integer(command, word.substr(star + 1), 1, max);
-  if (lo > hi) bad(command + ": type range " + word + " is out of 1.." + std::to_string(max));
-  return {static_cast<int>(lo), static_cast<int>(hi)};
-}
 
 // The same error type with `where` appended; collective if the original was.
 template <class E>
@@ -476,11 +416,10 @@ void Input::print(const std::vector<std::string>& a) {
   std::string file;
   bool append = false, screen = true;
   for (std::size_t k = 1; k < a.size(); k += 2) {
-    const bool known =
-        a[k] == "file" || a[k] == "append" || a[k] == "screen" || a[k] == "universe";
+    const bool known = a[k] == "file" || a[k] == "append" || a[k] == "screen" || a[k] == "universe";
     if (!known)
-      bad("print: unknown keyword '" + a[k] + "' (quote the text if it has spaces); usage: " +
-          usage);
+      bad("print: unknown keyword '" + a[k] +
+          "' (quote the text if it has spaces); usage: " + usage);
     if (k + 1 >= a.size()) bad("print: " + a[k] + " needs a value; usage: " + usage);
     if (a[k] == "file" || a[k] == "append") {
       file = a[k + 1];
@@ -648,92 +587,32 @@ void Input::velocity(const std::vector<std::string>& a) {
   sim_.velocity_create(t, static_cast<int>(seed), gaussian, mom, rot, loop);
 }
 
+// pair_style NAME ARGS...: the style registered as NAME (pair_styles()), or, when NAME is the
+// current style, new settings for it with its coefficients kept (as LAMMPS).
 void Input::pair_style(const std::vector<std::string>& a) {
-  const std::string usage =
-      "pair_style lj/cut RC, or pair_style deepmd MODEL [MODEL2 ...] "
-      "[out_file FILE] [out_freq N]";
-  need(a, 1, usage);
-  if (a[0] == "lj/cut") {
-    need(a, 2, "pair_style lj/cut RC");
-    sim_.use_deepmd(nullptr);
-    sim_.pair().settings(number("pair_style", a[1]));
+  need(a, 1, "pair_style STYLE ARGS...; the pair styles are " + pair_styles().listing());
+  const std::vector<std::string> args(a.begin() + 1, a.end());
+  const Pair* current = static_cast<const Simulation&>(sim_).pair();
+  if (current && current->style() == a[0]) {
+    sim_.pair()->settings(args);
     return;
   }
-  if (a[0] != "deepmd")
-    bad("pair style " + a[0] + " is not supported; md_ipu has lj/cut and deepmd");
-  need(a, 2, "pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N]");
-  if (sim_.units().style != "metal")
-    bad("pair_style deepmd needs units metal (DeePMD-kit models work in eV and Angstrom); put "
-        "units metal before the box is defined");
-  // As DeePMD-kit's LAMMPS plugin: the words before the first keyword are model files.
-  static const std::vector<std::string> plugin_keywords = {
-      "out_file", "out_freq", "fparam",     "aparam",      "fparam_from_compute", "ttm",
-      "atomic",   "relative", "relative_v", "virtual_len", "spin_norm",           "precision"};
-  auto is_keyword = [&](const std::string& w) {
-    return std::find(plugin_keywords.begin(), plugin_keywords.end(), w) != plugin_keywords.end();
-  };
-  std::vector<std::string> models;
-  std::size_t i = 1;
-  for (; i < a.size() && !is_keyword(a[i]); ++i) models.push_back(a[i]);
-  if (models.empty()) bad("pair_style deepmd: name at least one model file before " + a[i]);
-  std::string out_file = "model_devi.out";
-  long long out_freq = 100;
-  std::optional<deepmd::Precision> precision;
-  for (; i < a.size(); i += 2) {
-    if (a[i] != "out_file" && a[i] != "out_freq" && a[i] != "precision")
-      bad("pair_style deepmd: keyword " + a[i] +
-          " of DeePMD-kit's plugin is not supported by md_ipu; supported: out_file, out_freq "
-          "(and Tessera's precision)");
-    if (i + 1 >= a.size()) bad("pair_style deepmd: keyword " + a[i] + " needs a value");
-    if (a[i] == "out_file") {
-      out_file = a[i + 1];
-    } else if (a[i] == "out_freq") {
-      out_freq =
-          integer("pair_style deepmd out_freq", a[i + 1], std::numeric_limits<long long>::min(),
-                  std::numeric_limits<long long>::max());
-    } else if (const auto p = deepmd::precision_named(a[i + 1])) {
-      precision = p;
-    } else {
-      bad("pair_style deepmd: precision must be float32 or float64, not " + a[i + 1]);
-    }
-  }
-  if (out_freq < 0 || out_freq > std::numeric_limits<int>::max())
-    bad("pair_style deepmd: out_freq must be a non-negative integer");
-  sim_.pair() = PairLJCut();
-  sim_.use_deepmd(std::make_unique<PairDeepMD>(models, out_file, static_cast<int>(out_freq),
-                                               precision, model_reader_on_root(sim_)));
+  std::unique_ptr<Pair> pair = pair_styles().make(a[0], pair_context(sim_));
+  pair->settings(args);
+  sim_.set_pair(std::move(pair));
 }
 
 void Input::pair_coeff(const std::vector<std::string>& a) {
   if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data first");
-  if (PairDeepMD* deepmd = sim_.deepmd()) {
-    need(a, 2, "pair_coeff * * [ELEMENT ...] (one element name per atom type)");
-    if (a[0] != "*" || a[1] != "*")
-      bad("pair_style deepmd takes pair_coeff * * followed by one element name per atom type");
-    deepmd->coeff(std::vector<std::string>(a.begin() + 2, a.end()), sim_.types());
-    return;
-  }
-  need(a, 4, "pair_coeff I J EPSILON SIGMA [RC]");
-  const auto [ilo, ihi] = type_range("pair_coeff", a[0], sim_.types());
-  const auto [jlo, jhi] = type_range("pair_coeff", a[1], sim_.types());
-  const double cut = a.size() > 4 ? number("pair_coeff", a[4]) : -1.0;
-  if (a.size() > 4 && !(cut > 0)) bad("the cutoff must be positive");
-  sim_.pair().coeff(ilo, ihi, jlo, jhi, number("pair_coeff", a[2]), number("pair_coeff", a[3]),
-                    cut);
+  Pair* pair = sim_.pair();
+  if (!pair) bad("pair_coeff before pair_style: set pair_style lj/cut first");
+  pair->coeff(a, sim_.types());
 }
 
 void Input::pair_modify(const std::vector<std::string>& a) {
-  need(a, 2, "pair_modify shift yes|no mix geometric|arithmetic");
-  if (sim_.deepmd()) bad("pair_style deepmd has no settings to modify; pair_modify is for lj/cut");
-  for (std::size_t i = 0; i < a.size(); i += 2) {
-    if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
-    if (a[i] == "shift")
-      sim_.pair().set_shift(yes_no("pair_modify", a[i + 1]));
-    else if (a[i] == "mix")
-      sim_.pair().set_mix(a[i + 1]);
-    else
-      bad("unknown keyword '" + a[i] + "'; supported: shift, mix");
-  }
+  Pair* pair = sim_.pair();
+  if (!pair) bad("pair_modify before pair_style: set the pair style first");
+  pair->modify(a);
 }
 
 void Input::neighbor(const std::vector<std::string>& a) {

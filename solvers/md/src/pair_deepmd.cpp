@@ -5,17 +5,89 @@
 #include <cstdio>
 #include <limits>
 
+#include "arguments.hpp"
+#include "restart_header.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
+#include "tessera/md/kernel_work.hpp"
 
 namespace tessera::md {
+using namespace arguments;
+namespace {
+
+// Bytes a tile holds outside its TileVectors (the models and scratch), kept charged to the
+// tile's memory: set() charges or releases the difference.
+class ChargedBytes {
+ public:
+  ChargedBytes(TileMemory& memory, const char* label) : memory_(memory), label_(label) {}
+  ChargedBytes(const ChargedBytes&) = delete;
+  ChargedBytes& operator=(const ChargedBytes&) = delete;
+  ~ChargedBytes() { memory_.release(bytes_, label_); }
+  void set(std::size_t bytes) {
+    if (bytes > bytes_)
+      memory_.charge(bytes - bytes_, label_);
+    else
+      memory_.release(bytes_ - bytes, label_);
+    bytes_ = bytes;
+  }
+
+ private:
+  TileMemory& memory_;
+  const char* label_;
+  std::size_t bytes_ = 0;
+};
+
+template <class T>
+std::size_t capacity_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
+}  // namespace
+
+// One tile's kernel scratch, lists and results, reused from step to step. Tiles with a memory
+// budget (IPU targets) recompute the embedding nets' activations in the backward pass rather
+// than keep them: a quarter of the memory.
+struct PairDeepMD::TileState {
+  explicit TileState(Tile& t)
+      : tape(t.memory().budget() > 0 ? deepmd::TapeMode::kRecompute : deepmd::TapeMode::kStore),
+        workspace(tape),
+        model_bytes(t.memory(), "md.deepmd_model"),
+        workspace_bytes(t.memory(), "md.deepmd_workspace"),
+        io_bytes(t.memory(), "md.deepmd_inputs_outputs") {}
+  deepmd::TapeMode tape;
+  deepmd::Workspace workspace;
+  deepmd::NeighborList list;
+  std::vector<int> types;
+  deepmd::Result result;
+  // Model-deviation steps: every model's force on each owned atom (3 per model, model 0
+  // first), the deviation statistics and each model's virial (9 per model).
+  std::vector<double> forces;
+  double devi_max = 0, devi_min = 0, devi_sum = 0;
+  std::vector<double> devi_virial;
+  // What the models (replicated per tile, as on the IPU) and the buffers above take.
+  ChargedBytes model_bytes, workspace_bytes, io_bytes;
+};
+
+PairDeepMD::PairDeepMD(const PairContext& context) : context_(context) {}
 
 PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq,
-                       std::optional<deepmd::Precision> precision, const ModelReader& read)
-    : paths_(std::move(model_paths)),
-      out_file_(std::move(out_file)),
-      out_freq_(out_freq),
-      precision_(precision) {
+                       std::optional<deepmd::Precision> precision, const ModelReader& read) {
+  load(std::move(model_paths), std::move(out_file), out_freq, precision, read);
+}
+
+PairDeepMD::~PairDeepMD() = default;
+
+void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file, int out_freq,
+                      std::optional<deepmd::Precision> precision, const ModelReader& read) {
+  paths_ = std::move(model_paths);
+  out_file_ = std::move(out_file);
+  out_freq_ = out_freq;
+  precision_ = precision;
+  models_.clear();
+  costs_[0].clear();
+  costs_[1].clear();
+  type_map_.clear();  // pair_coeff maps the new models' elements
+  if (out_.is_open()) out_.close();
   if (paths_.empty()) throw ConfigError("pair_style deepmd needs at least one model file");
   if (out_freq_ < 0) throw ConfigError("pair_style deepmd: out_freq must not be negative");
   for (const auto& path : paths_) {
@@ -49,7 +121,7 @@ PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_fil
   }
 }
 
-void PairDeepMD::coeff(const std::vector<std::string>& names, int types) {
+void PairDeepMD::map_elements(const std::vector<std::string>& names, int types) {
   const auto& elements = models_.front().type_map;
   type_map_.assign(static_cast<std::size_t>(types) + 1, -1);
   if (names.empty()) {
@@ -76,11 +148,221 @@ void PairDeepMD::coeff(const std::vector<std::string>& names, int types) {
   }
 }
 
-void PairDeepMD::init(int types) const {
+double PairDeepMD::init(int types, std::size_t tiles) {
   if (static_cast<int>(type_map_.size()) != types + 1)
     throw ConfigError(
         "run: pair_style deepmd has no element for the atom types; add pair_coeff "
         "* * followed by one element name per atom type");
+  if (tiles_.size() != tiles) tiles_.resize(tiles);
+  return cutoff();
+}
+
+// As DeePMD-kit's LAMMPS plugin: the words before the first keyword are model files.
+void PairDeepMD::settings(const std::vector<std::string>& a) {
+  const char* usage = "pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N]";
+  need(a, 1, usage);
+  if (context_.units.style != "metal")
+    bad("pair_style deepmd needs units metal (DeePMD-kit models work in eV and Angstrom); put "
+        "units metal before the box is defined");
+  static const std::vector<std::string> plugin_keywords = {
+      "out_file", "out_freq", "fparam",     "aparam",      "fparam_from_compute", "ttm",
+      "atomic",   "relative", "relative_v", "virtual_len", "spin_norm",           "precision"};
+  auto is_keyword = [&](const std::string& w) {
+    return std::find(plugin_keywords.begin(), plugin_keywords.end(), w) != plugin_keywords.end();
+  };
+  std::vector<std::string> models;
+  std::size_t i = 0;
+  for (; i < a.size() && !is_keyword(a[i]); ++i) models.push_back(a[i]);
+  if (models.empty()) bad("pair_style deepmd: name at least one model file before " + a[i]);
+  std::string out_file = "model_devi.out";
+  long long out_freq = 100;
+  std::optional<deepmd::Precision> precision;
+  for (; i < a.size(); i += 2) {
+    if (a[i] != "out_file" && a[i] != "out_freq" && a[i] != "precision")
+      bad("pair_style deepmd: keyword " + a[i] +
+          " of DeePMD-kit's plugin is not supported by md_ipu; supported: out_file, out_freq "
+          "(and Tessera's precision)");
+    if (i + 1 >= a.size()) bad("pair_style deepmd: keyword " + a[i] + " needs a value");
+    if (a[i] == "out_file") {
+      out_file = a[i + 1];
+    } else if (a[i] == "out_freq") {
+      out_freq =
+          integer("pair_style deepmd out_freq", a[i + 1], std::numeric_limits<long long>::min(),
+                  std::numeric_limits<long long>::max());
+    } else if (const auto p = deepmd::precision_named(a[i + 1])) {
+      precision = p;
+    } else {
+      bad("pair_style deepmd: precision must be float32 or float64, not " + a[i + 1]);
+    }
+  }
+  if (out_freq < 0 || out_freq > std::numeric_limits<int>::max())
+    bad("pair_style deepmd: out_freq must be a non-negative integer");
+  load(models, out_file, static_cast<int>(out_freq), precision, context_.read_file);
+}
+
+void PairDeepMD::coeff(const std::vector<std::string>& a, int types) {
+  need(a, 2, "pair_coeff * * [ELEMENT ...] (one element name per atom type)");
+  if (a[0] != "*" || a[1] != "*")
+    bad("pair_style deepmd takes pair_coeff * * followed by one element name per atom type");
+  map_elements(std::vector<std::string>(a.begin() + 2, a.end()), types);
+}
+
+std::size_t PairDeepMD::extra_per_ghost() const {
+  return models_.size() > 1 && out_freq_ > 0 ? 3 * (models_.size() - 1) : 0;
+}
+
+PairDeepMD::TileState& PairDeepMD::tile_state(Tile& t, std::size_t slot) {
+  auto& state = tiles_[slot];
+  if (!state) state = std::make_unique<TileState>(t);
+  return *state;
+}
+
+// The kernel sees the tile's owned atoms and ghosts, and a full list of each owned atom's
+// neighbors; forces on ghosts go back like lj/cut's.
+void PairDeepMD::compute(PairTile& pt) {
+  Tile& t = pt.tile;
+  TileState& s = tile_state(t, pt.slot);
+  const std::size_t nlocal = static_cast<std::size_t>(pt.nlocal);
+  const std::size_t nall = nlocal + static_cast<std::size_t>(pt.nghost);
+  if (pt.lists_rebuilt) {
+    s.list.offsets.assign(pt.begin.begin(), pt.begin.end());
+    s.list.indices.assign(pt.list.begin(), pt.list.begin() + pt.begin[nlocal]);
+    s.types.resize(nall);
+    for (std::size_t i = 0; i < nall; ++i) s.types[i] = model_type(pt.type[i]);
+    // The models (replicated per tile), and the kernel's buffers at their bound for these lists,
+    // are charged as an IPU program would allocate them, before they are filled.
+    std::size_t model_bytes = 0;
+    for (int k = 0; k < model_count(); ++k) model_bytes += model(k).weight_bytes();
+    s.model_bytes.set(model_bytes);
+    int longest = 0;
+    for (std::size_t i = 0; i < nlocal; ++i)
+      longest = std::max(longest, pt.begin[i + 1] - pt.begin[i]);
+    std::size_t bound = 0;
+    for (int k = 0; k < model_count(); ++k)
+      bound = std::max(bound, deepmd::workspace_bytes(model(k), pt.nlocal, longest, s.tape));
+    s.workspace_bytes.set(bound);
+  }
+  const std::span<const double> positions(pt.x.data(), 3 * nall);
+  auto evaluate = [&](int k) {
+    deepmd::compute(model(k), positions, s.types, pt.nlocal, s.list, s.workspace, s.result);
+    const deepmd::Result& r = s.result;
+    double flops = 0, tanh = 0;
+    for (std::size_t i = 0; i < nlocal; ++i) {
+      flops += atom_step_flops(k, s.types[i], s.tape);
+      tanh += atom_step_tanh(k, s.types[i], s.tape);
+    }
+    const bool float32 = model(k).precision == deepmd::Precision::kFloat32;
+    t.charge(deepmd_matmul_work(float32), static_cast<std::uint64_t>(flops));
+    t.charge(deepmd_tanh_work(float32), static_cast<std::uint64_t>(tanh));
+    s.io_bytes.set(capacity_bytes(s.list.offsets) + capacity_bytes(s.list.indices) +
+                   capacity_bytes(s.types) + capacity_bytes(r.atom_energy) +
+                   capacity_bytes(r.force) + capacity_bytes(r.atom_virial) +
+                   capacity_bytes(r.descriptor) + capacity_bytes(s.forces));
+  };
+  evaluate(0);
+  const deepmd::Result& r = s.result;
+  std::copy(r.force.begin(), r.force.begin() + static_cast<std::ptrdiff_t>(3 * nlocal),
+            pt.f.begin());
+  std::copy(r.force.begin() + static_cast<std::ptrdiff_t>(3 * nlocal), r.force.end(),
+            pt.ghost_f.begin());
+  pt.energy = r.energy;
+  // DeePMD-kit's virial is row-major 3x3; LAMMPS's order is xx yy zz xy xz yz.
+  const std::array<double, 9> w = r.virial();
+  pt.virial = {w[0], w[4], w[8], w[3], w[6], w[7]};
+  if (!deviation_due(pt.step)) return;
+  const auto m = static_cast<std::size_t>(model_count());
+  const std::size_t extra = 3 * (m - 1);
+  s.forces.assign(3 * m * nlocal, 0.0);
+  s.devi_virial.assign(9 * m, 0.0);
+  std::copy(w.begin(), w.end(), s.devi_virial.begin());
+  for (std::size_t k = 1; k < m; ++k) {
+    evaluate(static_cast<int>(k));
+    for (std::size_t i = 0; i < nlocal; ++i)
+      for (std::size_t d = 0; d < 3; ++d) s.forces[3 * (m * i + k) + d] = r.force[3 * i + d];
+    for (std::size_t g = 0; g < nall - nlocal; ++g)
+      for (std::size_t d = 0; d < 3; ++d)
+        pt.ghost_extra[extra * g + 3 * (k - 1) + d] = r.force[3 * (nlocal + g) + d];
+    const std::array<double, 9> wk = r.virial();
+    std::copy(wk.begin(), wk.end(), s.devi_virial.begin() + static_cast<std::ptrdiff_t>(9 * k));
+  }
+}
+
+// Model deviation, per tile: completes the other models' forces with what came back from
+// ghosts (in the order model 0's were), takes model 0's from the final force, and reduces the
+// per-atom deviations.
+void PairDeepMD::fold_returned(Tile& t, std::size_t slot, std::span<const int> sent,
+                               std::span<const double> returned, std::span<const double> f) {
+  TileState& s = tile_state(t, slot);
+  const auto m = static_cast<std::size_t>(model_count());
+  const std::size_t extra = 3 * (m - 1);
+  for (std::size_t k = 0; k < sent.size(); ++k) {
+    const auto i = static_cast<std::size_t>(sent[k]);
+    for (std::size_t e = 0; e < extra; ++e) s.forces[3 * m * i + 3 + e] += returned[extra * k + e];
+  }
+  s.devi_max = 0;
+  s.devi_min = std::numeric_limits<double>::max();
+  s.devi_sum = 0;
+  const std::size_t nlocal = f.size() / 3;
+  for (std::size_t i = 0; i < nlocal; ++i) {
+    for (std::size_t d = 0; d < 3; ++d) s.forces[3 * m * i + d] = f[3 * i + d];
+    const double devi =
+        force_deviation(std::span<const double>(&s.forces[3 * m * i], 3 * m), static_cast<int>(m));
+    s.devi_max = std::max(s.devi_max, devi);
+    s.devi_min = std::min(s.devi_min, devi);
+    s.devi_sum += devi;
+  }
+}
+
+void PairDeepMD::end_of_step(Runtime& runtime, std::int64_t step, std::int64_t natoms) {
+  if (!deviation_due(step)) return;
+  const auto m = static_cast<std::size_t>(model_count());
+  const auto state = [&](Tile& t) -> TileState& {
+    return tile_state(t, static_cast<std::size_t>(t.id() - runtime.first_tile()));
+  };
+  Deviation d;
+  d.f_max = runtime.all_reduce<double>("md.deepmd_deviation", ReduceOp::max,
+                                       [&](Tile& t) { return state(t).devi_max; });
+  d.f_min = runtime.all_reduce<double>("md.deepmd_deviation", ReduceOp::min,
+                                       [&](Tile& t) { return state(t).devi_min; });
+  const auto sums = runtime.all_reduce<double>(
+      "md.deepmd_deviation", ReduceOp::sum, 1 + 9 * m, [&](Tile& t, std::span<double> out) {
+        const TileState& s = state(t);
+        out[0] = s.devi_sum;
+        std::copy(s.devi_virial.begin(), s.devi_virial.end(), out.begin() + 1);
+      });
+  d.f_sum = sums[0];
+  d.natoms = natoms;
+  d.virial.resize(m);
+  for (std::size_t k = 0; k < m; ++k)
+    for (std::size_t c = 0; c < 9; ++c) d.virial[k][c] = sums[1 + 9 * k + c];
+  if (runtime.rank() == 0) write_deviation(step, d);
+}
+
+nlohmann::json PairDeepMD::restart_section() const {
+  return {{"style", style()},
+          {"models", paths_},
+          {"out_file", out_file_},
+          {"out_freq", out_freq_},
+          {"elements", type_elements()},
+          {"precision", precision_ ? deepmd::precision_name(*precision_) : "model"}};
+}
+
+void PairDeepMD::restore(const nlohmann::json& p, const detail::RestartHeader& r, int types) {
+  const auto precision = r.text(r.at(p, "precision", "pair.precision"), "pair.precision");
+  const std::optional<deepmd::Precision> override = deepmd::precision_named(precision);
+  if (!override && precision != "model")
+    r.fail("records deepmd precision '" + precision + "'; expected model, float32 or float64");
+  const auto models = r.texts(r.at(p, "models", "pair.models"), "pair.models");
+  if (models.empty()) r.fail("records pair style deepmd without a model");
+  const auto out_file = r.text(r.at(p, "out_file", "pair.out_file"), "pair.out_file");
+  const auto out_freq =
+      static_cast<int>(r.integer(r.at(p, "out_freq", "pair.out_freq"), "pair.out_freq", 0,
+                                 std::numeric_limits<int>::max(), "pair_style deepmd out_freq"));
+  const auto elements = r.texts(r.at(p, "elements", "pair.elements"), "pair.elements");
+  // The models are read again from their files, as LAMMPS's DeePMD plugin does.
+  load(models, out_file, out_freq, override, context_.read_file);
+  map_elements(elements, types);
+  continue_outputs();
 }
 
 std::vector<std::string> PairDeepMD::type_elements() const {

@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
+#include "arguments.hpp"
+#include "restart_header.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/md/kernel_work.hpp"
 
 namespace tessera::md {
+using namespace arguments;
 
 void PairLJCut::settings(double global_cutoff) {
   if (!(global_cutoff > 0)) throw ConfigError("pair_style lj/cut: the cutoff must be positive");
@@ -36,17 +41,7 @@ void PairLJCut::set_mix(const std::string& rule) {
   mix_ = rule;
 }
 
-void PairLJCut::restore(int types, double global_cutoff, bool shift, const std::string& mix,
-                        const std::vector<std::vector<Setting>>& set) {
-  global_cutoff_ = global_cutoff;
-  shift_ = shift;
-  mix_ = mix;
-  set_ = set;
-  init(types);
-}
-
-void PairLJCut::init(int types) {
-  if (!defined()) throw ConfigError("run: no pair style is defined; add pair_style lj/cut RC");
+void PairLJCut::build_tables(int types) {
   types_ = types;
   if (static_cast<int>(set_.size()) < types + 1) {
     set_.resize(static_cast<std::size_t>(types) + 1);
@@ -86,6 +81,155 @@ void PairLJCut::init(int types) {
       table_[static_cast<std::size_t>(j * (types + 1) + i)] = c;
       max_cutoff_ = std::max(max_cutoff_, rc);
     }
+}
+
+void PairLJCut::settings(const std::vector<std::string>& args) {
+  need(args, 1, "pair_style lj/cut RC");
+  if (args.size() > 1) bad("pair_style lj/cut takes one cutoff; usage: pair_style lj/cut RC");
+  settings(number("pair_style", args[0]));
+}
+
+void PairLJCut::coeff(const std::vector<std::string>& a, int types) {
+  need(a, 4, "pair_coeff I J EPSILON SIGMA [RC]");
+  if (a.size() > 5) bad("wrong number of arguments; usage: pair_coeff I J EPSILON SIGMA [RC]");
+  const auto [ilo, ihi] = type_range("pair_coeff", a[0], types);
+  const auto [jlo, jhi] = type_range("pair_coeff", a[1], types);
+  const double cut = a.size() > 4 ? number("pair_coeff", a[4]) : -1.0;
+  if (a.size() > 4 && !(cut > 0)) bad("the cutoff must be positive");
+  coeff(ilo, ihi, jlo, jhi, number("pair_coeff", a[2]), number("pair_coeff", a[3]), cut);
+}
+
+void PairLJCut::modify(const std::vector<std::string>& a) {
+  need(a, 2, "pair_modify shift yes|no mix geometric|arithmetic");
+  for (std::size_t i = 0; i < a.size(); i += 2) {
+    if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
+    if (a[i] == "shift")
+      set_shift(yes_no("pair_modify", a[i + 1]));
+    else if (a[i] == "mix")
+      set_mix(a[i + 1]);
+    else
+      bad("unknown keyword '" + a[i] + "'; supported: shift, mix");
+  }
+}
+
+double PairLJCut::init(int types, std::size_t) {
+  build_tables(types);
+  return max_cutoff_;
+}
+
+void PairLJCut::compute(PairTile& t) {
+  if (t.energy_virial)
+    kernel<true>(t);
+  else
+    kernel<false>(t);
+  t.tile.charge(pair_work, static_cast<std::uint64_t>(t.begin[static_cast<std::size_t>(t.nlocal)]));
+}
+
+// Energy and virial, which only thermo output needs, are summed only when asked for (LAMMPS's
+// eflag/vflag).
+template <bool EnergyVirial>
+void PairLJCut::kernel(PairTile& t) const {
+  const std::size_t nlocal = static_cast<std::size_t>(t.nlocal);
+  double pe = 0;
+  std::array<double, 6> w{};
+  // Plain pointers that the compiler may assume do not alias: positions are read,
+  // forces written, and the list streamed.
+  const double* __restrict xp = t.x.data();
+  double* __restrict f = t.f.data();
+  const int* __restrict list = t.list.data();
+  const int* __restrict first = t.begin.data();
+  const std::int32_t* __restrict types = t.type.data();
+  double* __restrict gf = t.ghost_f.data();  // 3 per ghost, returned to owners
+  for (std::size_t i = 0; i < nlocal; ++i) {
+    const double xi = xp[3 * i], yi = xp[3 * i + 1], zi = xp[3 * i + 2];
+    const Coeff* row = &(*this)(types[i], 0);
+    double fx = 0, fy = 0, fz = 0;
+    for (int n = first[i]; n < first[i + 1]; ++n) {
+      const auto j = static_cast<std::size_t>(list[n]);
+      const double dx = xi - xp[3 * j], dy = yi - xp[3 * j + 1], dz = zi - xp[3 * j + 2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      const Coeff& c = row[types[j]];
+      if (rsq >= c.cutsq) continue;
+      const double r2inv = 1.0 / rsq;
+      const double r6inv = r2inv * r2inv * r2inv;
+      const double fpair = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
+      fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
+      // Every pair is listed once: the reaction goes to the owned atom, or to the
+      // ghost slot that the reverse exchange returns to the ghost's owner.
+      double* reacting = j < nlocal ? f + 3 * j : gf + 3 * (j - nlocal);
+      reacting[0] -= dx * fpair, reacting[1] -= dy * fpair, reacting[2] -= dz * fpair;
+      if constexpr (EnergyVirial) {
+        pe += r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
+        w[0] += fpair * dx * dx, w[1] += fpair * dy * dy, w[2] += fpair * dz * dz;
+        w[3] += fpair * dx * dy, w[4] += fpair * dx * dz, w[5] += fpair * dy * dz;
+      }
+    }
+    f[3 * i] += fx, f[3 * i + 1] += fy, f[3 * i + 2] += fz;
+  }
+  if constexpr (EnergyVirial) {
+    t.energy = pe;
+    t.virial = w;
+  }
+}
+
+nlohmann::json PairLJCut::restart_section() const {
+  nlohmann::json section = {
+      {"style", style()}, {"cutoff", global_cutoff_}, {"shift", shift_}, {"mix", mix_}};
+  nlohmann::json coeffs = nlohmann::json::array();
+  for (std::size_t i = 1; i < set_.size(); ++i)
+    for (std::size_t j = i; j < set_.size(); ++j)
+      if (set_[i][j].set)
+        coeffs.push_back({i, j, set_[i][j].epsilon, set_[i][j].sigma, set_[i][j].cutoff});
+  section["coeffs"] = coeffs;
+  return section;
+}
+
+void PairLJCut::restore(const nlohmann::json& p, const detail::RestartHeader& r, int types) {
+  using Sign = detail::RestartHeader::Sign;
+  settings(
+      r.real(r.at(p, "cutoff", "pair.cutoff"), "pair.cutoff", Sign::positive, "pair_style lj/cut"));
+  set_shift(r.boolean(r.at(p, "shift", "pair.shift"), "pair.shift"));
+  const std::string mix = r.text(r.at(p, "mix", "pair.mix"), "pair.mix");
+  if (mix != "geometric" && mix != "arithmetic")
+    r.fail("has pair.mix = '" + mix + "', which pair_modify mix refuses");
+  set_mix(mix);
+  const auto& coeffs = r.at(p, "coeffs", "pair.coeffs");
+  if (!coeffs.is_array()) r.fail("has pair.coeffs that are not a list");
+  for (std::size_t k = 0; k < coeffs.size(); ++k) {
+    const auto& c = coeffs[k];
+    const std::string name = "pair.coeffs[" + std::to_string(k) + "]";
+    if (!c.is_array() || c.size() != 5)
+      r.fail("has " + name + " = " + c.dump() + ", not [i, j, epsilon, sigma, cutoff]");
+    const int i = static_cast<int>(r.integer(c[0], name + "[0]", 1, types, "pair_coeff"));
+    const int j = static_cast<int>(r.integer(c[1], name + "[1]", i, types, "pair_coeff"));
+    const double eps = r.real(c[2], name + "[2]", Sign::non_negative, "pair_coeff");
+    const double sigma = r.real(c[3], name + "[3]", Sign::positive, "pair_coeff");
+    const double cut = r.real(c[4], name + "[4]", Sign::any, "pair_coeff");
+    if (!(cut > 0) && cut != -1.0)
+      r.fail("has " + name + "[4] = " + c[4].dump() +
+             ", which pair_coeff refuses: it must be positive");
+    coeff(i, i, j, j, eps, sigma, cut);
+  }
+}
+
+// LAMMPS's write_data writes Pair Coeffs when every type has its own (like) coefficients.
+void PairLJCut::write_data_coeffs(std::ostream& out, int types) const {
+  if (static_cast<int>(set_.size()) <= types) return;
+  for (int t = 1; t <= types; ++t)
+    if (!set_[static_cast<std::size_t>(t)][static_cast<std::size_t>(t)].set) return;
+  out << "\nPair Coeffs # lj/cut\n\n";
+  char buf[128];
+  for (int t = 1; t <= types; ++t) {
+    const auto& s = set_[static_cast<std::size_t>(t)][static_cast<std::size_t>(t)];
+    std::snprintf(buf, sizeof buf, "%d %.17g %.17g\n", t, s.epsilon, s.sigma);
+    out << buf;
+  }
+}
+
+void PairLJCut::data_coeff(const std::vector<std::string>& w, int) {
+  if (w.size() < 3) bad("a Pair Coeffs line for lj/cut needs: type epsilon sigma");
+  const int t = std::stoi(w[0]);
+  coeff(t, t, t, t, number("Pair Coeffs", w[1]), number("Pair Coeffs", w[2]), -1.0);
 }
 
 }  // namespace tessera::md

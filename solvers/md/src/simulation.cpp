@@ -14,41 +14,14 @@
 #include "tessera/core/host_memory.hpp"
 #include "tessera/core/rng.hpp"
 #include "tessera/core/stop_signal.hpp"
-#include "tessera/md/deepmd/se_a.hpp"
 #include "tessera/md/kernel_work.hpp"
+#include "tessera/md/pair_lj_cut.hpp"
 #include "tessera/md/random_park.hpp"
 
 namespace tessera::md {
 namespace {
 
 std::string fmt_id(std::int64_t id) { return std::to_string(id); }
-
-// Bytes a tile holds outside its TileVectors (the deepmd models and scratch), kept charged to
-// the tile's memory: set() charges or releases the difference.
-class ChargedBytes {
- public:
-  ChargedBytes(TileMemory& memory, const char* label) : memory_(memory), label_(label) {}
-  ChargedBytes(const ChargedBytes&) = delete;
-  ChargedBytes& operator=(const ChargedBytes&) = delete;
-  ~ChargedBytes() { memory_.release(bytes_, label_); }
-  void set(std::size_t bytes) {
-    if (bytes > bytes_)
-      memory_.charge(bytes - bytes_, label_);
-    else
-      memory_.release(bytes_ - bytes, label_);
-    bytes_ = bytes;
-  }
-
- private:
-  TileMemory& memory_;
-  const char* label_;
-  std::size_t bytes_ = 0;
-};
-
-template <class T>
-std::size_t capacity_bytes(const std::vector<T>& v) {
-  return v.capacity() * sizeof(T);
-}
 
 }  // namespace
 
@@ -65,12 +38,7 @@ struct Simulation::TileAtoms {
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
         neigh(t.make_vector<int>("md.neighbor_list")),
         bin_head(t.make_vector<int>("md.bins")),
-        bin_next(t.make_vector<int>("md.bins")),
-        dp_tape(t.memory().budget() > 0 ? deepmd::TapeMode::kRecompute : deepmd::TapeMode::kStore),
-        dp_workspace(dp_tape),
-        dp_model_bytes(t.memory(), "md.deepmd_model"),
-        dp_workspace_bytes(t.memory(), "md.deepmd_workspace"),
-        dp_io_bytes(t.memory(), "md.deepmd_inputs_outputs") {}
+        bin_next(t.make_vector<int>("md.bins")) {}
   int nlocal = 0, nghost = 0;
   TileVector<double> v, f, x_build;
   TileVector<std::int64_t> id;
@@ -82,21 +50,6 @@ struct Simulation::TileAtoms {
   double pe = 0, ke = 0;
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
-  // deepmd: the kernel's scratch, lists and results, reused from step to step. Tiles with a
-  // memory budget (IPU targets) recompute the embedding nets' activations in the backward pass
-  // rather than keep them: a quarter of the memory.
-  deepmd::TapeMode dp_tape;
-  deepmd::Workspace dp_workspace;
-  deepmd::NeighborList dp_list;
-  std::vector<int> dp_types;
-  deepmd::Result dp_result;
-  // Model-deviation steps: every model's force on each owned atom (3 per model, model 0
-  // first), the deviation statistics and each model's virial (9 per model).
-  std::vector<double> dp_forces;
-  double devi_max = 0, devi_min = 0, devi_sum = 0;
-  std::vector<double> devi_virial;
-  // What the deepmd models (replicated per tile, as on the IPU) and the buffers above take.
-  ChargedBytes dp_model_bytes, dp_workspace_bytes, dp_io_bytes;
 };
 
 Simulation::Simulation(Runtime& runtime, Units units)
@@ -110,8 +63,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
   send_tag_ = runtime_.create_variable<std::int64_t>("md.ghost_send_id", 0);
   ghost_f_ = runtime_.create_variable<double>("md.ghost_f", 0);
   send_f_ = runtime_.create_variable<double>("md.ghost_returned_f", 0);
-  ghost_f_models_ = runtime_.create_variable<double>("md.deepmd_ghost_f", 0);
-  send_f_models_ = runtime_.create_variable<double>("md.deepmd_returned_f", 0);
+  ghost_extra_ = runtime_.create_variable<double>("md.ghost_extra", 0);
+  send_extra_ = runtime_.create_variable<double>("md.returned_extra", 0);
   tiles_.resize(runtime_.local_tiles().size());
   require_host_memory(static_cast<double>(tiles_.size()) * sizeof(TileAtoms),
                       "md's state of " + std::to_string(tiles_.size()) + " tiles on this rank",
@@ -150,7 +103,7 @@ void Simulation::create_box(int types, const Box& box) {
     if (!(box.length(d) > 0)) throw ConfigError("create_box: the box has zero or negative extent");
   if (!std::isfinite(box.volume()))
     throw ConfigError("create_box: the box's volume is not finite; check the region's bounds");
-  // LAMMPS's tables per type pair: for lj/cut the coefficients and what pair_coeff set, (N+1)^2
+  // Tables per type pair, as lj/cut keeps them: the coefficients and what pair_coeff set, (N+1)^2
   // each, and the masses; refused up front rather than allocated until killed.
   const double n1 = static_cast<double>(types) + 1;
   require_host_memory(
@@ -665,16 +618,14 @@ void Simulation::setup_run() {
     if (!mass_set_[static_cast<std::size_t>(type)])
       throw ConfigError("run: no mass is set for atom type " + std::to_string(type) +
                         "; add a mass command");
-  if (deepmd_)
-    deepmd_->init(types_);
-  else
-    pair_.init(types_);
+  if (!pair_) throw ConfigError("run: no pair style is defined; add pair_style lj/cut RC");
+  const double cutoff = pair_->init(types_, tiles_.size());
   if (!(neighbor_.skin >= 0) || !std::isfinite(neighbor_.skin))
     throw ConfigError("neighbor: the skin must be finite and not negative");
   // neighbor() is writable by library callers: every = 0 would divide by zero in the loop.
   if (neighbor_.every < 1 || neighbor_.delay < 0)
     throw ConfigError("neigh_modify: every must be at least 1 and delay not negative");
-  const double ghost_cutoff = (deepmd_ ? deepmd_->cutoff() : pair_.max_cutoff()) + neighbor_.skin;
+  const double ghost_cutoff = cutoff + neighbor_.skin;
   for (int d = 0; d < 3; ++d)
     if (box_.length(d) <= ghost_cutoff)
       throw ConfigError("run: the box (" + std::to_string(box_.length(d)) +
@@ -685,7 +636,7 @@ void Simulation::setup_run() {
   apply_pending_scale();
   rebuild(true);
   force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
-  if (deepmd_ && deepmd_->deviation_due(step_)) write_model_deviation();
+  pair_->end_of_step(runtime_, step_, natoms_);
   if (nvt_) {
     t_current_ = global_temperature();
     init_chain_forces();
@@ -771,9 +722,9 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     for (auto& o : observers_) observed = observed || (o->every() > 0 && step_ % o->every() == 0);
     // The second half-kick waits for the next step's first superstep unless something looks
     // at the velocities first (observers, the thermostat, model deviation, the run's end).
-    const bool defer = !observed && !nvt_ && !(deepmd_ && deepmd_->deviation_due(step_));
+    const bool defer = !observed && !nvt_ && !pair_->extra_due(step_);
     force_and_integrate_second(built, true, observed, defer);
-    if (deepmd_ && deepmd_->deviation_due(step_)) write_model_deviation();
+    pair_->end_of_step(runtime_, step_, natoms_);
     if (nvt_) {
       // The kinetic energy each tile summed after its second half-kick.
       const double ke = runtime_.all_reduce<double>("md.kinetic_energy", ReduceOp::sum,
@@ -818,7 +769,7 @@ void Simulation::integrate_first(bool pack) {
       [&](Tile& t) {
         if (finish.pending)
           finish_step(t, finish.step, finish.langevin_target, /*integrate=*/true,
-                      /*deviation=*/false, /*kinetic=*/false);
+                      /*extra=*/false, /*kinetic=*/false);
         TileAtoms& s = state(t);
         auto x = t.get(x_);
         const auto type = t.get(type_);
@@ -1032,9 +983,9 @@ void Simulation::rebuild(bool canonical_order) {
   const int tiles = runtime_.target().total_tiles();
   std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
   ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type"), pid("md.ghost_id"),
-      pr("md.ghost_forces_back"), prm("md.deepmd_ghost_forces_back");
-  // deepmd model deviation returns the other models' ghost forces as well, 3 per model.
-  const std::size_t extra = deepmd_ ? 3 * static_cast<std::size_t>(deepmd_->model_count() - 1) : 0;
+      pr("md.ghost_forces_back"), prm("md.ghost_extra_back");
+  // What the pair style returns besides forces (deepmd's other models' forces on ghosts).
+  const std::size_t extra = pair_->extra_per_ghost();
   for (int src = 0; src < tiles; ++src) {
     std::size_t offset = 0;
     const auto& segments = domain_.segments(src);
@@ -1054,8 +1005,8 @@ void Simulation::rebuild(bool canonical_order) {
       pr.copy(ghost_f_, dst, 3 * (at - nlocal_dst), send_f_, src, 3 * offset,
               3 * static_cast<std::size_t>(c));
       if (extra > 0)
-        prm.copy(ghost_f_models_, dst, extra * (at - nlocal_dst), send_f_models_, src,
-                 extra * offset, extra * static_cast<std::size_t>(c));
+        prm.copy(ghost_extra_, dst, extra * (at - nlocal_dst), send_extra_, src, extra * offset,
+                 extra * static_cast<std::size_t>(c));
       ghosts[static_cast<std::size_t>(dst)] += c;
       offset += static_cast<std::size_t>(c);
     }
@@ -1065,9 +1016,9 @@ void Simulation::rebuild(bool canonical_order) {
   plan_tag_.emplace(runtime_.compile(pid));
   plan_reverse_.emplace(runtime_.compile(pr));
   if (extra > 0)
-    plan_reverse_models_.emplace(runtime_.compile(prm));
+    plan_reverse_extra_.emplace(runtime_.compile(prm));
   else
-    plan_reverse_models_.reset();
+    plan_reverse_extra_.reset();
 
   // 4. Make room for the ghosts and send them.
   runtime_.superstep("md.ghosts",
@@ -1082,8 +1033,8 @@ void Simulation::rebuild(bool canonical_order) {
                        t.resize(ghost_f_, 3 * ghosts_here);
                        t.resize(send_tag_, s.send_atom.size());
                        t.resize(send_f_, 3 * s.send_atom.size());
-                       t.resize(ghost_f_models_, extra * ghosts_here);
-                       t.resize(send_f_models_, extra * s.send_atom.size());
+                       t.resize(ghost_extra_, extra * ghosts_here);
+                       t.resize(send_extra_, extra * s.send_atom.size());
                        pack_ghost_positions(t);
                        const auto type = t.get(type_);
                        auto out = t.get(send_type_);
@@ -1227,174 +1178,6 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   t.charge(list_work, candidates);
 }
 
-// The lj/cut kernel over the tile's lists. Energy and virial, which only thermo
-// output needs, are summed only when asked for (LAMMPS's eflag/vflag).
-template <bool EnergyVirial>
-void Simulation::pair_forces(TileAtoms& s, std::span<const double> x,
-                             std::span<const std::int32_t> type, std::span<double> ghost_force) {
-  const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
-  double pe = 0;
-  std::array<double, 6> w{};
-  // Plain pointers that the compiler may assume do not alias: positions are read,
-  // forces written, and the list streamed.
-  const double* __restrict xp = x.data();
-  double* __restrict f = s.f.data();
-  const int* __restrict list = s.neigh.data();
-  const int* __restrict first = s.neigh_begin.data();
-  const std::int32_t* __restrict types = type.data();
-  double* __restrict gf = ghost_force.data();  // 3 per ghost, returned to owners
-  for (std::size_t i = 0; i < nlocal; ++i) {
-    const double xi = xp[3 * i], yi = xp[3 * i + 1], zi = xp[3 * i + 2];
-    const PairLJCut::Coeff* row = &pair_(types[i], 0);
-    double fx = 0, fy = 0, fz = 0;
-    for (int n = first[i]; n < first[i + 1]; ++n) {
-      const auto j = static_cast<std::size_t>(list[n]);
-      const double dx = xi - xp[3 * j], dy = yi - xp[3 * j + 1], dz = zi - xp[3 * j + 2];
-      const double rsq = dx * dx + dy * dy + dz * dz;
-      const PairLJCut::Coeff& c = row[types[j]];
-      if (rsq >= c.cutsq) continue;
-      const double r2inv = 1.0 / rsq;
-      const double r6inv = r2inv * r2inv * r2inv;
-      const double fpair = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
-      fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
-      // Every pair is listed once: the reaction goes to the owned atom, or to the
-      // ghost slot that the reverse exchange returns to the ghost's owner.
-      double* reacting = j < nlocal ? f + 3 * j : gf + 3 * (j - nlocal);
-      reacting[0] -= dx * fpair, reacting[1] -= dy * fpair, reacting[2] -= dz * fpair;
-      if constexpr (EnergyVirial) {
-        pe += r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
-        w[0] += fpair * dx * dx, w[1] += fpair * dy * dy, w[2] += fpair * dz * dz;
-        w[3] += fpair * dx * dy, w[4] += fpair * dx * dz, w[5] += fpair * dy * dz;
-      }
-    }
-    f[3 * i] += fx, f[3 * i + 1] += fy, f[3 * i + 2] += fz;
-  }
-  if constexpr (EnergyVirial) {
-    s.pe = pe;
-    s.virial = w;
-  }
-}
-
-// pair_style deepmd on one tile: the kernel sees the tile's owned atoms and ghosts, and a full
-// list of each owned atom's neighbors; forces on ghosts go back like lj/cut's.
-void Simulation::deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation) {
-  TileAtoms& s = state(t);
-  const auto x = t.get(x_);
-  const auto type = t.get(type_);
-  const auto ghost_force = t.get(ghost_f_);
-  const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
-  const std::size_t nall = nlocal + static_cast<std::size_t>(s.nghost);
-  if (lists_rebuilt) {
-    s.dp_list.offsets.assign(s.neigh_begin.begin(), s.neigh_begin.end());
-    s.dp_list.indices.assign(s.neigh.begin(), s.neigh.begin() + s.neigh_begin[nlocal]);
-    s.dp_types.resize(nall);
-    for (std::size_t i = 0; i < nall; ++i) s.dp_types[i] = deepmd_->model_type(type[i]);
-    // The models (replicated per tile), and the kernel's buffers at their bound for these lists,
-    // are charged as an IPU program would allocate them, before they are filled.
-    std::size_t model_bytes = 0;
-    for (int k = 0; k < deepmd_->model_count(); ++k)
-      model_bytes += deepmd_->model(k).weight_bytes();
-    s.dp_model_bytes.set(model_bytes);
-    int longest = 0;
-    for (std::size_t i = 0; i < nlocal; ++i)
-      longest = std::max(longest, s.neigh_begin[i + 1] - s.neigh_begin[i]);
-    std::size_t bound = 0;
-    for (int k = 0; k < deepmd_->model_count(); ++k)
-      bound =
-          std::max(bound, deepmd::workspace_bytes(deepmd_->model(k), s.nlocal, longest, s.dp_tape));
-    s.dp_workspace_bytes.set(bound);
-  }
-  const std::span<const double> positions(x.data(), 3 * nall);
-  auto evaluate = [&](int model) {
-    deepmd::compute(deepmd_->model(model), positions, s.dp_types, s.nlocal, s.dp_list,
-                    s.dp_workspace, s.dp_result);
-    const deepmd::Result& r = s.dp_result;
-    double flops = 0, tanh = 0;
-    for (std::size_t i = 0; i < nlocal; ++i) {
-      flops += deepmd_->atom_step_flops(model, s.dp_types[i], s.dp_tape);
-      tanh += deepmd_->atom_step_tanh(model, s.dp_types[i], s.dp_tape);
-    }
-    const bool float32 = deepmd_->model(model).precision == deepmd::Precision::kFloat32;
-    t.charge(deepmd_matmul_work(float32), static_cast<std::uint64_t>(flops));
-    t.charge(deepmd_tanh_work(float32), static_cast<std::uint64_t>(tanh));
-    s.dp_io_bytes.set(capacity_bytes(s.dp_list.offsets) + capacity_bytes(s.dp_list.indices) +
-                      capacity_bytes(s.dp_types) + capacity_bytes(r.atom_energy) +
-                      capacity_bytes(r.force) + capacity_bytes(r.atom_virial) +
-                      capacity_bytes(r.descriptor) + capacity_bytes(s.dp_forces));
-  };
-  evaluate(0);
-  const deepmd::Result& r = s.dp_result;
-  s.f.assign(r.force.begin(), r.force.begin() + static_cast<std::ptrdiff_t>(3 * nlocal));
-  std::copy(r.force.begin() + static_cast<std::ptrdiff_t>(3 * nlocal), r.force.end(),
-            ghost_force.begin());
-  s.pe = r.energy;
-  // DeePMD-kit's virial is row-major 3x3; LAMMPS's order is xx yy zz xy xz yz.
-  const std::array<double, 9> w = r.virial();
-  s.virial = {w[0], w[4], w[8], w[3], w[6], w[7]};
-  if (!deviation) return;
-  const auto m = static_cast<std::size_t>(deepmd_->model_count());
-  const std::size_t extra = 3 * (m - 1);
-  auto ghost_models = t.get(ghost_f_models_);
-  s.dp_forces.assign(3 * m * nlocal, 0.0);
-  s.devi_virial.assign(9 * m, 0.0);
-  std::copy(w.begin(), w.end(), s.devi_virial.begin());
-  for (std::size_t k = 1; k < m; ++k) {
-    evaluate(static_cast<int>(k));
-    for (std::size_t i = 0; i < nlocal; ++i)
-      for (std::size_t d = 0; d < 3; ++d) s.dp_forces[3 * (m * i + k) + d] = r.force[3 * i + d];
-    for (std::size_t g = 0; g < nall - nlocal; ++g)
-      for (std::size_t d = 0; d < 3; ++d)
-        ghost_models[extra * g + 3 * (k - 1) + d] = r.force[3 * (nlocal + g) + d];
-    const std::array<double, 9> wk = r.virial();
-    std::copy(wk.begin(), wk.end(), s.devi_virial.begin() + static_cast<std::ptrdiff_t>(9 * k));
-  }
-}
-
-// Model deviation, per tile: completes the other models' forces with what came back from
-// ghosts (in the order model 0's were), takes model 0's from the final force, and reduces the
-// per-atom deviations.
-void Simulation::deepmd_deviation_fold(TileAtoms& s, std::span<const double> returned) {
-  const auto m = static_cast<std::size_t>(deepmd_->model_count());
-  const std::size_t extra = 3 * (m - 1);
-  for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
-    const auto i = static_cast<std::size_t>(s.send_atom[k]);
-    for (std::size_t e = 0; e < extra; ++e)
-      s.dp_forces[3 * m * i + 3 + e] += returned[extra * k + e];
-  }
-  s.devi_max = 0;
-  s.devi_min = std::numeric_limits<double>::max();
-  s.devi_sum = 0;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
-    for (std::size_t d = 0; d < 3; ++d) s.dp_forces[3 * m * i + d] = s.f[3 * i + d];
-    const double devi = PairDeepMD::force_deviation(
-        std::span<const double>(&s.dp_forces[3 * m * i], 3 * m), static_cast<int>(m));
-    s.devi_max = std::max(s.devi_max, devi);
-    s.devi_min = std::min(s.devi_min, devi);
-    s.devi_sum += devi;
-  }
-}
-
-void Simulation::write_model_deviation() {
-  const auto m = static_cast<std::size_t>(deepmd_->model_count());
-  PairDeepMD::Deviation d;
-  d.f_max = runtime_.all_reduce<double>("md.deepmd_deviation", ReduceOp::max,
-                                        [&](Tile& t) { return state(t).devi_max; });
-  d.f_min = runtime_.all_reduce<double>("md.deepmd_deviation", ReduceOp::min,
-                                        [&](Tile& t) { return state(t).devi_min; });
-  const auto sums = runtime_.all_reduce<double>(
-      "md.deepmd_deviation", ReduceOp::sum, 1 + 9 * m, [&](Tile& t, std::span<double> out) {
-        const TileAtoms& s = state(t);
-        out[0] = s.devi_sum;
-        std::copy(s.devi_virial.begin(), s.devi_virial.end(), out.begin() + 1);
-      });
-  d.f_sum = sums[0];
-  d.natoms = natoms_;
-  d.virial.resize(m);
-  for (std::size_t k = 0; k < m; ++k)
-    for (std::size_t c = 0; c < 9; ++c) d.virial[k][c] = sums[1 + 9 * k + c];
-  if (runtime_.rank() == 0) deepmd_->write_deviation(step_, d);
-}
-
 void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial,
                                             bool defer) {
   // Langevin: f += -m/damp v + sqrt(24 kB T m / (damp dt)) (u - 1/2) (LAMMPS fix langevin).
@@ -1405,31 +1188,38 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
                                                : 0.0;
     t_target = langevin_->t_start + delta * (langevin_->t_stop - langevin_->t_start);
   }
-  // Forces: forces on ghosts travel back to their owners.
-  const bool deviation = deepmd_ && deepmd_->deviation_due(step_);
+  // Forces: forces on ghosts (and what else the pair style returns) travel back to their
+  // owners.
+  const bool extra = pair_->extra_due(step_);
   runtime_.superstep(
       "md.force",
       [&](Tile& t) {
         TileAtoms& s = state(t);
-        if (build_lists) build_neighbor_list(t, deepmd_ != nullptr);
-        if (deepmd_) {
-          deepmd_forces(t, build_lists, deviation);
-          return;
-        }
-        const auto x = t.get(x_);
-        const auto type = t.get(type_);
+        if (build_lists) build_neighbor_list(t, pair_->full_list());
         const auto ghost_force = t.get(ghost_f_);
         s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
         std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
-        if (energy_virial)
-          pair_forces<true>(s, x, type, ghost_force);
-        else
-          pair_forces<false>(s, x, type, ghost_force);
-        t.charge(pair_work, static_cast<std::uint64_t>(s.neigh_begin[s.neigh_begin.size() - 1]));
+        PairTile pt(t, static_cast<std::size_t>(t.id() - runtime_.first_tile()), step_);
+        pt.nlocal = s.nlocal;
+        pt.nghost = s.nghost;
+        pt.x = t.get(x_);
+        pt.type = t.get(type_);
+        pt.id = std::span<const std::int64_t>(s.id.data(), s.id.size());
+        pt.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
+        pt.list = std::span<const int>(s.neigh.data(), s.neigh.size());
+        pt.lists_rebuilt = build_lists;
+        pt.energy_virial = energy_virial;
+        pt.f = std::span<double>(s.f.data(), s.f.size());
+        pt.ghost_f = ghost_force;
+        if (extra) pt.ghost_extra = t.get(ghost_extra_);
+        pair_->compute(pt);
+        if (energy_virial) {
+          s.pe = pt.energy;
+          s.virial = pt.virial;
+        }
       },
-      deviation
-          ? std::initializer_list<const ExchangePlan*>{&*plan_reverse_, &*plan_reverse_models_}
-          : std::initializer_list<const ExchangePlan*>{&*plan_reverse_});
+      extra ? std::initializer_list<const ExchangePlan*>{&*plan_reverse_, &*plan_reverse_extra_}
+            : std::initializer_list<const ExchangePlan*>{&*plan_reverse_});
   // Add the returned forces, then Langevin and the second half-kick: now, or, when nothing
   // looks at the velocities before the next step, in the next step's first superstep.
   if (defer) {
@@ -1437,15 +1227,15 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     return;
   }
   runtime_.superstep("md.integrate_second", [&](Tile& t) {
-    finish_step(t, step_, t_target, integrate, deviation, /*kinetic=*/true);
+    finish_step(t, step_, t_target, integrate, extra, /*kinetic=*/true);
   });
 }
 
 // The end of a step on one tile: returned forces added in segment order (and the other models'
-// for deepmd model deviation), the finite check, Langevin forces, v += dt/2 f/m and, when
-// `kinetic`, the kinetic energy tensor.
+// the pair style's extra values, folded), the finite check, Langevin forces, v += dt/2 f/m and,
+// when `kinetic`, the kinetic energy tensor.
 void Simulation::finish_step(Tile& t, std::int64_t step, double t_target, bool integrate,
-                             bool deviation, bool kinetic) {
+                             bool extra, bool kinetic) {
   const double dtf = 0.5 * dt_ * units_.ftm2v;
   TileAtoms& s = state(t);
   const auto type = t.get(type_);
@@ -1455,7 +1245,10 @@ void Simulation::finish_step(Tile& t, std::int64_t step, double t_target, bool i
     const auto i = static_cast<std::size_t>(s.send_atom[k]);
     s.f[3 * i] += back[3 * k], s.f[3 * i + 1] += back[3 * k + 1], s.f[3 * i + 2] += back[3 * k + 2];
   }
-  if (deviation) deepmd_deviation_fold(s, t.get(send_f_models_));
+  if (extra)
+    pair_->fold_returned(t, static_cast<std::size_t>(t.id() - runtime_.first_tile()),
+                         std::span<const int>(s.send_atom.data(), s.send_atom.size()),
+                         t.get(send_extra_), std::span<const double>(s.f.data(), 3 * nlocal));
   for (std::size_t i = 0; i < nlocal; ++i)
     if (!std::isfinite(s.f[3 * i]) || !std::isfinite(s.f[3 * i + 1]) ||
         !std::isfinite(s.f[3 * i + 2]))

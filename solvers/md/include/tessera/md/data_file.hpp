@@ -1,9 +1,9 @@
 // LAMMPS data files (atom_style atomic) and Tessera restart files.
 //
 // read_data: header (atoms, atom types, xlo xhi / ylo yhi / zlo zhi), sections
-// Masses, Pair Coeffs (lj/cut: type epsilon sigma), Atoms (id type x y z [ix iy iz]),
-// Velocities (id vx vy vz). write_data writes the same layout, values at full
-// precision, through a temporary file.
+// Masses, Pair Coeffs (the pair style's: lj/cut's type epsilon sigma), Atoms (id type x y z [ix iy
+// iz]), Velocities (id vx vy vz). write_data writes the same layout, values at full precision,
+// through a temporary file.
 //
 // Restart files are binary and self-describing: a magic line, a version, a JSON
 // header with everything but the atoms (units, box, masses, pair and neighbor
@@ -18,9 +18,10 @@
 
 namespace tessera::md {
 
-// Reads a DeePMD model file on rank 0 of `sim`'s runtime and sends it to every rank
-// (collective), for PairDeepMD: every rank then loads the same model, or meets the same error.
-PairDeepMD::ModelReader model_reader_on_root(Simulation& sim);
+// What a pair style made for `sim` gets (pair.hpp): its units, and a reader of the files it
+// loads that reads them on rank 0 and sends them to every rank (collective), so that every rank
+// loads the same model or meets the same error.
+PairContext pair_context(Simulation& sim);
 
 // Throws FormatError naming the file and line for malformed input.
 void read_data(Simulation& sim, const std::string& path);

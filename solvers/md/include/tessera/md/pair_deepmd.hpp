@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,26 +29,46 @@
 #include "tessera/core/error.hpp"
 #include "tessera/md/deepmd/model.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
+#include "tessera/md/pair.hpp"
 
 namespace tessera::md {
 
-class PairDeepMD {
+class PairDeepMD final : public Pair {
  public:
   // A model file's text by its path (md_ipu reads it on rank 0 and sends it to every rank);
   // throws ConfigError naming the file when it cannot be read.
   using ModelReader = std::function<std::string(const std::string& path)>;
 
+  // The style as pair_style makes it: models come with settings (they need units metal).
+  explicit PairDeepMD(const PairContext& context);
   // Loads the models, each rank from its own file system unless `read` is given; throws
   // ConfigError/FormatError naming the file.
   PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq,
              std::optional<deepmd::Precision> precision = std::nullopt,
              const ModelReader& read = {});
+  ~PairDeepMD() override;
+
+  std::string style() const override { return "deepmd"; }
+  // MODEL [MODEL2 ...] [out_file FILE] [out_freq N] [precision float32|float64].
+  void settings(const std::vector<std::string>& args) override;
+  // * * [ELEMENT ...].
+  void coeff(const std::vector<std::string>& args, int types) override;
+  double init(int types, std::size_t tiles) override;
+  bool full_list() const override { return true; }
+  void compute(PairTile& t) override;
+  std::size_t extra_per_ghost() const override;
+  bool extra_due(std::int64_t step) const override { return deviation_due(step); }
+  void fold_returned(Tile& tile, std::size_t slot, std::span<const int> sent,
+                     std::span<const double> returned, std::span<const double> f) override;
+  void end_of_step(Runtime& runtime, std::int64_t step, std::int64_t natoms) override;
+  void continue_outputs() override { append_ = true; }
+  nlohmann::json restart_section() const override;
+  void restore(const nlohmann::json& section, const detail::RestartHeader& header,
+               int types) override;
 
   // pair_coeff * * NAME...: `names` may be empty (identity map). Throws ConfigError for an
   // element the models do not know or a count that does not match `types`.
-  void coeff(const std::vector<std::string>& names, int types);
-  // Checks that pair_coeff has mapped all `types` atom types (run time).
-  void init(int types) const;
+  void map_elements(const std::vector<std::string>& names, int types);
 
   double cutoff() const { return models_.front().rcut; }
   int model_count() const { return static_cast<int>(models_.size()); }
@@ -70,8 +91,6 @@ class PairDeepMD {
   int out_freq() const { return out_freq_; }
   const std::optional<deepmd::Precision>& precision() const { return precision_; }
   std::vector<std::string> type_elements() const;
-  // A run continued from a restart file appends to out_file instead of starting it afresh.
-  void append_to_out_file() { append_ = true; }
 
   // Whether this step's forces come with a deviation row.
   bool deviation_due(std::int64_t step) const {
@@ -93,10 +112,17 @@ class PairDeepMD {
   static double force_deviation(std::span<const double> forces, int models);
 
  private:
+  void load(std::vector<std::string> model_paths, std::string out_file, int out_freq,
+            std::optional<deepmd::Precision> precision, const ModelReader& read);
+  struct TileState;
+  TileState& tile_state(Tile& t, std::size_t slot);
+
+  PairContext context_;
+  std::vector<std::unique_ptr<TileState>> tiles_;
   std::vector<std::string> paths_;
   std::vector<deepmd::Model> models_;
   std::string out_file_;
-  int out_freq_;
+  int out_freq_ = 0;
   std::optional<deepmd::Precision> precision_;
   struct Cost {
     double flops = 0, tanh = 0;

@@ -4,7 +4,10 @@
 // with E_shift = E(rc) under `pair_modify shift yes`, else 0. Coefficients of
 // unlike types not given by pair_coeff are mixed from the like ones
 // (geometric by default, or arithmetic: sigma_ij = (sigma_i + sigma_j)/2).
-// Life cycle as in LAMMPS: settings (global cutoff) -> coeff -> modify -> init.
+// Life cycle as in LAMMPS (pair.hpp): pair_style lj/cut RC -> pair_coeff I J EPS SIGMA [RC]
+// -> pair_modify shift yes|no mix geometric|arithmetic -> init. The kernel walks a half list
+// (each pair once, the reaction to the other atom or to its ghost slot), as LAMMPS's
+// PairLJCut::compute with newton on.
 #pragma once
 
 #include <cstddef>
@@ -12,11 +15,27 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/md/pair.hpp"
 
 namespace tessera::md {
 
-class PairLJCut {
+class PairLJCut final : public Pair {
  public:
+  PairLJCut() = default;
+  explicit PairLJCut(const PairContext&) {}
+
+  std::string style() const override { return "lj/cut"; }
+  void settings(const std::vector<std::string>& args) override;
+  void coeff(const std::vector<std::string>& args, int types) override;
+  void modify(const std::vector<std::string>& args) override;
+  double init(int types, std::size_t tiles) override;
+  void compute(PairTile& t) override;
+  nlohmann::json restart_section() const override;
+  void restore(const nlohmann::json& section, const detail::RestartHeader& header,
+               int types) override;
+  void write_data_coeffs(std::ostream& out, int types) const override;
+  void data_coeff(const std::vector<std::string>& words, int types) override;
+
   void settings(double global_cutoff);
   // Sets types [ilo..ihi] x [jlo..jhi]; cutoff < 0 means the global cutoff.
   void coeff(int ilo, int ihi, int jlo, int jhi, double epsilon, double sigma, double cutoff);
@@ -24,7 +43,7 @@ class PairLJCut {
   void set_mix(const std::string& rule);  // "geometric" or "arithmetic"
   // Mixes the missing pairs and derives the force tables for `types` atom types;
   // throws ConfigError naming a pair that has no coefficients.
-  void init(int types);
+  void build_tables(int types);
 
   bool defined() const { return global_cutoff_ > 0; }
   double max_cutoff() const { return max_cutoff_; }
@@ -47,10 +66,11 @@ class PairLJCut {
     bool set = false;
   };
   const std::vector<std::vector<Setting>>& settings_table() const { return set_; }
-  void restore(int types, double global_cutoff, bool shift, const std::string& mix,
-               const std::vector<std::vector<Setting>>& set);
 
  private:
+  template <bool EnergyVirial>
+  void kernel(PairTile& t) const;
+
   double global_cutoff_ = 0;
   bool shift_ = false;
   std::string mix_ = "geometric";

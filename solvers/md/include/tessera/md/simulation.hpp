@@ -29,8 +29,7 @@
 #include "tessera/core/exchange_plan.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/md/domain.hpp"
-#include "tessera/md/pair_deepmd.hpp"
-#include "tessera/md/pair_lj_cut.hpp"
+#include "tessera/md/pair.hpp"
 #include "tessera/md/units.hpp"
 
 namespace tessera::md {
@@ -101,13 +100,11 @@ class Simulation {
   void require_room_for_atoms(double count, const std::string& what, bool exact) const;
   void set_mass(int type, double mass);
   double mass(int type) const { return mass_[static_cast<std::size_t>(type)]; }
-  // The potential: lj/cut (pair()) unless a deepmd potential is set; nullptr sets lj/cut back.
-  // The writable accessors count as changes (see run()); the const ones do not.
-  PairLJCut& pair() { return changed(), pair_; }
-  const PairLJCut& pair() const { return pair_; }
-  void use_deepmd(std::unique_ptr<PairDeepMD> deepmd) { changed(), deepmd_ = std::move(deepmd); }
-  PairDeepMD* deepmd() { return changed(), deepmd_.get(); }
-  const PairDeepMD* deepmd() const { return deepmd_.get(); }
+  // The pair style (pair.hpp), or nullptr before pair_style. The writable accessors count as
+  // changes (see run()); the const one does not.
+  Pair* pair() { return changed(), pair_.get(); }
+  const Pair* pair() const { return pair_.get(); }
+  void set_pair(std::unique_ptr<Pair> pair) { changed(), pair_ = std::move(pair); }
   NeighborSettings& neighbor() { return changed(), neighbor_; }
   const NeighborSettings& neighbor() const { return neighbor_; }
   void set_timestep(double dt) { changed(), dt_ = dt; }
@@ -207,14 +204,8 @@ class Simulation {
   void build_neighbor_list(Tile& t, bool full);
   void integrate_first(bool pack);
   void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial, bool defer);
-  void finish_step(Tile& t, std::int64_t step, double t_target, bool integrate, bool deviation,
+  void finish_step(Tile& t, std::int64_t step, double t_target, bool integrate, bool extra,
                    bool kinetic);
-  void deepmd_forces(Tile& t, bool lists_rebuilt, bool deviation);
-  void deepmd_deviation_fold(TileAtoms& s, std::span<const double> returned);
-  void write_model_deviation();
-  template <bool EnergyVirial>
-  void pair_forces(TileAtoms& s, std::span<const double> x, std::span<const std::int32_t> type,
-                   std::span<double> ghost_force);
   double nvt_target() const;
   void apply_pending_scale();
   // Throws Error (collective): `what` is not finite at this step, naming the atom of lowest
@@ -231,8 +222,7 @@ class Simulation {
   Box box_;
   std::vector<double> mass_;
   std::vector<bool> mass_set_;
-  PairLJCut pair_;
-  std::unique_ptr<PairDeepMD> deepmd_;
+  std::unique_ptr<Pair> pair_;
   NeighborSettings neighbor_;
   double dt_;
   std::int64_t step_ = 0;
@@ -251,9 +241,9 @@ class Simulation {
   Variable<std::int64_t> ghost_tag_, send_tag_;  // ids of ghosts, for the pair rule
   Variable<double> ghost_f_, send_f_;            // forces on ghosts, and as returned to owners
   std::vector<std::unique_ptr<TileAtoms>> tiles_;
-  // deepmd model deviation: forces of the other models on ghosts, returned to owners.
-  Variable<double> ghost_f_models_, send_f_models_;
-  std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_, plan_reverse_models_;
+  // What the pair style returns from ghosts besides forces (Pair::extra_per_ghost).
+  Variable<double> ghost_extra_, send_extra_;
+  std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_, plan_reverse_extra_;
   std::int64_t since_build_ = 0;
   // A step whose end (returned forces, Langevin, second half-kick) runs at the start of the next.
   struct Deferred {

@@ -1,0 +1,119 @@
+// Pair: a pair style, as LAMMPS's Pair class, one of an open family made by name
+// (pair_styles(): `pair_style lj/cut 2.5` makes the style registered as "lj/cut").
+//
+// Life cycle, as LAMMPS's: settings (the words of pair_style after the name) -> coeff (each
+// pair_coeff) -> modify (pair_modify) -> init (at each run's setup: checks the coefficients,
+// builds the tables and returns the cutoff) -> compute (each step, on every tile, inside the
+// force superstep, so concurrently on different tiles: compute may write only to its PairTile
+// and to the state it keeps for that tile). A restart file keeps the style's own section
+// (restart_section, restored by restore), and a data file its Pair Coeffs (write_data_coeffs,
+// data_coeff).
+//
+// Units are those of the simulation (units.hpp); forces in force units, energies in energy
+// units, the virial as sum r_a f_b over pairs (xx yy zz xy xz yz, energy units).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tessera/core/registry.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/md/units.hpp"
+
+namespace tessera::md {
+
+namespace detail {
+class RestartHeader;
+}
+
+// What a style may need when it is made: the units, and a reader for files it loads (rank 0
+// reads them and sends them to every rank; see shared_input.hpp).
+struct PairContext {
+  Units units;
+  // A file's text by its path; throws ConfigError naming the file when it cannot be read.
+  std::function<std::string(const std::string& path)> read_file;
+};
+
+// One tile's atoms and lists as compute sees them. Atoms 0..nlocal-1 are the tile's own,
+// nlocal..nlocal+nghost-1 its ghosts (periodic images or other tiles' atoms, already shifted).
+struct PairTile {
+  PairTile(Tile& tile, std::size_t slot, std::int64_t step) : tile(tile), slot(slot), step(step) {}
+  Tile& tile;
+  std::size_t slot;  // this tile's index among the rank's tiles (for per-tile state)
+  std::int64_t step;
+  int nlocal = 0, nghost = 0;
+  std::span<const double> x;           // 3 per atom
+  std::span<const std::int32_t> type;  // per atom, 1-based
+  std::span<const std::int64_t> id;    // per owned atom
+  // Neighbors of owned atom i: list[begin[i] .. begin[i + 1]), a half list (each pair once, a
+  // ghost pair on one side only) unless the style asks for a full one.
+  std::span<const int> begin, list;
+  bool lists_rebuilt = false;  // the lists are new this step
+  bool energy_virial = false;  // thermo wants the energy and virial this step
+  // Outputs. Forces on owned atoms and on ghosts (returned to their owners) come zeroed.
+  std::span<double> f, ghost_f;
+  double energy = 0;
+  std::array<double, 6> virial{};
+  // At an extra_due step: extra_per_ghost() more doubles per ghost, returned with the forces.
+  std::span<double> ghost_extra;
+};
+
+class Pair {
+ public:
+  virtual ~Pair() = default;
+
+  // The name the style is registered under.
+  virtual std::string style() const = 0;
+  // pair_style NAME ARGS...: the ARGS. Called again when pair_style names the same style, as
+  // LAMMPS does (its coefficients are kept).
+  virtual void settings(const std::vector<std::string>& args) = 0;
+  // pair_coeff ARGS... for a box of `types` atom types.
+  virtual void coeff(const std::vector<std::string>& args, int types) = 0;
+  // pair_modify ARGS...; the default refuses any.
+  virtual void modify(const std::vector<std::string>& args);
+  // Checks that every pair of the `types` types has coefficients and builds the tables; returns
+  // the largest cutoff. `tiles` is the number of tiles on this rank. Throws ConfigError.
+  virtual double init(int types, std::size_t tiles) = 0;
+  // A full neighbor list (every neighbor of each owned atom) rather than a half one.
+  virtual bool full_list() const { return false; }
+  // Forces (and, when asked, energy and virial) of the tile's atoms.
+  virtual void compute(PairTile& t) = 0;
+
+  // Values per ghost that some steps return to the owners with the forces (after init; 0:
+  // none), and whether `step` is one. At such a step compute fills PairTile::ghost_extra, and
+  // fold_returned gets, in the superstep after the forces (concurrently over tiles), what came
+  // back for each atom the tile sent as a ghost (`sent`, extra_per_ghost values each) and the
+  // tile's complete forces `f`.
+  virtual std::size_t extra_per_ghost() const { return 0; }
+  virtual bool extra_due(std::int64_t /*step*/) const { return false; }
+  virtual void fold_returned(Tile& /*tile*/, std::size_t /*slot*/, std::span<const int> /*sent*/,
+                             std::span<const double> /*returned*/, std::span<const double> /*f*/) {}
+  // After each step's forces are complete (and after a run's setup), on every rank: output of
+  // the style's own (DeePMD-kit's model deviation). Collective.
+  virtual void end_of_step(Runtime& /*runtime*/, std::int64_t /*step*/, std::int64_t /*natoms*/) {}
+  // A run continued from a restart file: the style's outputs append rather than start anew.
+  virtual void continue_outputs() {}
+
+  // Its section of a restart file ({"style": NAME, ...}); restore reads one back for a box of
+  // `types` types, checking each field as the command that set it (FormatError naming it).
+  virtual nlohmann::json restart_section() const = 0;
+  virtual void restore(const nlohmann::json& section, const detail::RestartHeader& header,
+                       int types) = 0;
+  // A data file's "Pair Coeffs # STYLE" section (nothing when the style has none to write), and
+  // one of its lines ("TYPE COEFF...") read back.
+  virtual void write_data_coeffs(std::ostream& /*out*/, int /*types*/) const {}
+  virtual void data_coeff(const std::vector<std::string>& words, int types);
+};
+
+// The pair styles md_ipu has, by name.
+const Registry<Pair, const PairContext&>& pair_styles();
+
+}  // namespace tessera::md

@@ -1,0 +1,27 @@
+// The pair styles md_ipu has: one line per style (pair.hpp).
+#include "arguments.hpp"
+#include "tessera/md/pair.hpp"
+#include "tessera/md/pair_deepmd.hpp"
+#include "tessera/md/pair_lj_cut.hpp"
+
+namespace tessera::md {
+
+const Registry<Pair, const PairContext&>& pair_styles() {
+  static const Registry<Pair, const PairContext&> styles = [] {
+    Registry<Pair, const PairContext&> r("pair style");
+    r.add<PairLJCut>("lj/cut");
+    r.add<PairDeepMD>("deepmd");
+    return r;
+  }();
+  return styles;
+}
+
+void Pair::modify(const std::vector<std::string>&) {
+  arguments::bad("pair_style " + style() + " has no settings to modify");
+}
+
+void Pair::data_coeff(const std::vector<std::string>&, int) {
+  arguments::bad("pair_style " + style() + " takes no Pair Coeffs in a data file");
+}
+
+}  // namespace tessera::md

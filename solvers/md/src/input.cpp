@@ -458,36 +458,57 @@ void Input::lattice(const std::vector<std::string>& a) {
   console_.print(buf);
 }
 
+// region ID block xlo xhi ylo yhi zlo zhi [side in|out] [units lattice|box], as LAMMPS's
+// RegBlock: a bound INF is unbounded and EDGE the box's face (both need the box, and neither is
+// scaled by the lattice).
 void Input::region(const std::vector<std::string>& a) {
-  need(a, 8, "region ID block xlo xhi ylo yhi zlo zhi [units lattice|box]");
+  const char* usage = "region ID block xlo xhi ylo yhi zlo zhi [side in|out] [units lattice|box]";
+  need(a, 8, usage);
   if (a[1] != "block") bad("region style " + a[1] + ": Tessera supports block");
   bool lattice_units = true;
+  Region region;
   for (std::size_t i = 8; i < a.size(); i += 2) {
-    if (a[i] != "units" || i + 1 >= a.size()) bad("unknown region option '" + a[i] + "'");
-    if (a[i + 1] == "box")
-      lattice_units = false;
-    else if (a[i + 1] != "lattice")
-      bad("region units must be lattice or box");
+    if (i + 1 >= a.size()) bad("region: " + a[i] + " needs a value; usage: " + usage);
+    if (a[i] == "units") {
+      if (a[i + 1] != "box" && a[i + 1] != "lattice") bad("region units must be lattice or box");
+      lattice_units = a[i + 1] == "lattice";
+    } else if (a[i] == "side") {
+      if (a[i + 1] != "in" && a[i + 1] != "out") bad("region side must be in or out");
+      region.inside = a[i + 1] == "in";
+    } else {
+      bad("unknown region option '" + a[i] + "'; usage: " + usage);
+    }
   }
-  if (lattice_units && lattice_.style == "none")
+  auto open = [&](const std::string& w) { return w == "INF" || w == "EDGE"; };
+  bool scaled = false;
+  for (std::size_t k = 2; k < 8; ++k) scaled = scaled || !open(a[k]);
+  if (lattice_units && scaled && lattice_.style == "none")
     bad("region in lattice units needs a lattice command first, or add units box");
   const double scale = lattice_units ? lattice_.spacing : 1.0;
-  Box b;
   for (std::size_t d = 0; d < 3; ++d) {
-    b.lo[d] = number("region", a[2 + 2 * d]) * scale;
-    b.hi[d] = number("region", a[3 + 2 * d]) * scale;
-    if (!(b.hi[d] > b.lo[d])) bad("region " + a[0] + ": each hi must exceed its lo");
+    const std::string &lo = a[2 + 2 * d], &hi = a[3 + 2 * d];
+    if ((open(lo) || open(hi)) && !sim_.has_box())
+      bad("region " + a[0] + ": INF and EDGE need the simulation box; define it first");
+    region.box.lo[d] = lo == "INF"    ? -open_bound
+                       : lo == "EDGE" ? sim_.box().lo[d]
+                                      : number("region", lo) * scale;
+    region.box.hi[d] = hi == "INF"    ? open_bound
+                       : hi == "EDGE" ? sim_.box().hi[d]
+                                      : number("region", hi) * scale;
+    if (!(region.box.hi[d] > region.box.lo[d]))
+      bad("region " + a[0] + ": each hi must exceed its lo");
   }
-  regions_[a[0]] = b;
+  regions_[a[0]] = region;
 }
 
 void Input::create_box(const std::vector<std::string>& a) {
   need(a, 2, "create_box N region-ID");
   auto it = regions_.find(a[1]);
   if (it == regions_.end()) bad("no region with ID " + a[1] + "; define it with region first");
-  sim_.create_box(static_cast<int>(integer("create_box", a[0], 1, int_max)), it->second);
+  if (!it->second.inside) bad("create_box needs a region with side in");
+  sim_.create_box(static_cast<int>(integer("create_box", a[0], 1, int_max)), it->second.box);
   char buf[200];
-  const Box& b = it->second;
+  const Box& b = it->second.box;
   std::snprintf(buf, sizeof buf, "Created orthogonal box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)\n",
                 b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]);
   console_.print(buf);
@@ -509,27 +530,30 @@ void Input::create_atoms(const std::vector<std::string>& a) {
     box_hi[d] = box.hi[d] - 2.0 * eps;
   }
   Box where = box;
-  std::optional<Box> region;
+  std::optional<Region> region;
   if (a[1] == "region") {
     need(a, 3, "create_atoms TYPE region ID");
     auto it = regions_.find(a[2]);
     if (it == regions_.end()) bad("no region with ID " + a[2]);
     region = it->second;
-    for (std::size_t d = 0; d < 3; ++d) {
-      where.lo[d] = std::max(where.lo[d], region->lo[d]);
-      where.hi[d] = std::min(where.hi[d], region->hi[d]);
-    }
+    if (region->inside)
+      for (std::size_t d = 0; d < 3; ++d) {
+        where.lo[d] = std::max(where.lo[d], region->box.lo[d]);
+        where.hi[d] = std::min(where.hi[d], region->box.hi[d]);
+      }
   } else if (a[1] != "box") {
     bad("create_atoms style " + a[1] + ": use box or region");
   }
   sim_.require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
                               "create_atoms on this lattice and region", false);
   const auto accept = [&](const std::array<double, 3>& p) {
-    for (std::size_t d = 0; d < 3; ++d) {
+    for (std::size_t d = 0; d < 3; ++d)
       if (!(p[d] >= box_lo[d] && p[d] < box_hi[d])) return false;
-      if (region && !(p[d] >= region->lo[d] && p[d] <= region->hi[d])) return false;
-    }
-    return true;
+    if (!region) return true;
+    bool in_region = true;
+    for (std::size_t d = 0; d < 3; ++d)
+      in_region = in_region && p[d] >= region->box.lo[d] && p[d] <= region->box.hi[d];
+    return in_region == region->inside;
   };
   std::vector<AtomRecord> atoms;
   for (const auto& p : lattice_.points(where.lo, where.hi, accept)) {

@@ -113,7 +113,13 @@ class Input {
   Console& console_;
   std::shared_ptr<ThermoOutput> thermo_;
   std::map<std::string, Variable> variables_;
-  std::map<std::string, Box> regions_;
+  // A block region: its bounds (INF: +-open_bound) and whether it is the inside of the block.
+  struct Region {
+    Box box;
+    bool inside = true;
+  };
+  static constexpr double open_bound = 1e20;  // LAMMPS's BIG
+  std::map<std::string, Region> regions_;
   std::map<std::string, std::shared_ptr<Dump>> dumps_;
   Lattice lattice_;
   std::string source_;

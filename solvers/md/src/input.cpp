@@ -41,6 +41,12 @@ std::string trim_line(const std::string& line) {
 Input::Input(Simulation& sim, Console& console)
     : sim_(sim), console_(console), thermo_(std::make_shared<ThermoOutput>(console, sim.units())) {
   sim_.add_observer(thermo_);
+  thermo_->set_variables([this](const std::string& name) {
+    if (!variables_.count(name))
+      bad("thermo_style custom v_" + name + ": there is no variable " + name +
+          "; define it with variable");
+    return number("variable " + name, variable_text(name));
+  });
 }
 
 Input::~Input() = default;

@@ -35,6 +35,13 @@ ThermoOutput::ThermoOutput(Console& console, const Units& units)
 
 bool ThermoOutput::is_keyword(const std::string& keyword) { return keywords().count(keyword) > 0; }
 
+namespace {
+bool is_variable(const std::string& k) { return k.size() > 2 && k.rfind("v_", 0) == 0; }
+std::string column_name(const std::string& k) {
+  return is_variable(k) ? k : std::string(keywords().at(k).first);
+}
+}  // namespace
+
 void ThermoOutput::set_style(const std::vector<std::string>& args) {
   if (args.empty()) throw ConfigError("thermo_style: give a style, one or custom");
   if (args[0] == "one") {
@@ -47,11 +54,11 @@ void ThermoOutput::set_style(const std::vector<std::string>& args) {
   if (args.size() < 2) throw ConfigError("thermo_style custom: list at least one keyword");
   std::vector<std::string> k(args.begin() + 1, args.end());
   for (const auto& word : k)
-    if (!is_keyword(word))
+    if (!is_keyword(word) && !is_variable(word))
       throw ConfigError(
           "thermo_style custom: unknown keyword '" + word +
           "'; supported: step atoms time dt temp press pe ke etotal evdwl ecoul epair emol "
-          "elong vol lx ly lz xlo xhi ylo yhi zlo zhi pxx pyy pzz pxy pxz pyz");
+          "elong vol lx ly lz xlo xhi ylo yhi zlo zhi pxx pyy pzz pxy pxz pyz, and v_NAME");
   keywords_ = std::move(k);
 }
 
@@ -85,6 +92,10 @@ double ThermoOutput::value_of(Simulation& sim, const Thermo& t, const std::strin
   const Box& box = sim.box();
   const double pv = sim.units().nktv2p / box.volume();
   auto pressure_component = [&](std::size_t w) { return (t.ke_tensor[w] + t.virial[w]) * pv; };
+  if (is_variable(k)) {
+    if (!variable_) throw ConfigError("thermo_style custom " + k + ": no variables here");
+    return variable_(k.substr(2));
+  }
   if (k == "step") return static_cast<double>(sim.step());
   if (k == "atoms") return n;
   if (k == "time") return static_cast<double>(sim.step()) * sim.timestep();
@@ -124,7 +135,7 @@ void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
   const Thermo t = sim.thermo();
   std::string text;
   if (first_of_run) {
-    for (const auto& k : keywords_) text += std::string(keywords().at(k).first) + " ";
+    for (const auto& k : keywords_) text += column_name(k) + " ";
     text += "\n";
   }
   char buf[128];

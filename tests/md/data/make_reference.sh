@@ -56,4 +56,7 @@ cp "$work/dump_positions.lammps.dump" .
   sed -E 's/^Loop time of [^ ]+/Loop time of T/' > print.lammps.out
 cp "$work/print_p.txt" print_p.lammps.txt
 cp "$work/print_q.txt" print_q.lammps.txt
+# thermo_style custom with variables: LAMMPS's screen output, for thermo_matches_lammps.py.
+cp in.thermo_variables lj4000.data "$work/"
+(cd "$work" && lmp -in in.thermo_variables -log none) > thermo_variables.lammps.out
 echo "reference files written"

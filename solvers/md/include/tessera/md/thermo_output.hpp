@@ -1,12 +1,13 @@
 // ThermoOutput: LAMMPS's thermo lines (`thermo`, `thermo_style`, `thermo_modify`).
 //
 // Styles `one` (Step Temp E_pair E_mol TotEng Press) and `custom` with LAMMPS's
-// keywords and column names. Extensive quantities are divided by the atom count
+// keywords and column names, and v_NAME for a variable. Extensive quantities are divided by the atom count
 // under `thermo_modify norm yes` (the default in lj units). Integers print as
 // "%8d", floats as "%12.8g" or the `thermo_modify format float` format, as
 // LAMMPS (29 Sep 2021) does.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,8 +23,12 @@ class ThermoOutput : public Observer {
   ThermoOutput(Console& console, const Units& units);
 
   void set_every(int every) { every_ = every; }
-  // thermo_style one | custom keyword...; throws ConfigError naming an unknown keyword.
+  // thermo_style one | custom keyword...; throws ConfigError naming an unknown keyword. A
+  // keyword v_NAME is the value of variable NAME, evaluated at each thermo step by `variable`
+  // (set_variables), as LAMMPS's thermo custom prints it (a float, column "v_NAME").
   void set_style(const std::vector<std::string>& args);
+  using VariableValue = std::function<double(const std::string& name)>;
+  void set_variables(VariableValue variable) { variable_ = std::move(variable); }
   void set_norm(bool norm) { norm_ = norm; }
   void set_float_format(const std::string& format);
 
@@ -41,6 +46,7 @@ class ThermoOutput : public Observer {
   bool norm_;
   std::vector<std::string> keywords_;
   std::string float_format_ = "%12.8g";
+  VariableValue variable_;
 };
 
 }  // namespace tessera::md

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""thermo_matches_lammps.py REFERENCE RELATIVE_TOLERANCE -- COMMAND...
+
+Runs COMMAND (md_ipu on an input) and passes when every thermo table it prints matches the
+LAMMPS thermo tables in REFERENCE (LAMMPS's screen output, as make_reference.sh saves it): the
+same column headers, the same steps, and every value within RELATIVE_TOLERANCE of LAMMPS's
+(relative to the largest magnitude in its column, so that a column crossing zero is compared at
+its own scale). Prints the largest difference per column.
+"""
+import subprocess
+import sys
+
+
+def tables(text):
+    """[(header, {step: [values]})] for each thermo table in a LAMMPS-style output."""
+    out, header, rows = [], None, None
+    for line in text.splitlines():
+        words = line.split()
+        if words[:1] == ["Step"]:
+            header, rows = words, {}
+            out.append((header, rows))
+        elif line.startswith("Loop time"):
+            header = None
+        elif header and len(words) == len(header) and words[0].isdigit():
+            rows[int(words[0])] = [float(w) for w in words[1:]]
+    return out
+
+
+def main():
+    reference, tolerance = sys.argv[1], float(sys.argv[2])
+    command = sys.argv[sys.argv.index("--") + 1:]
+    with open(reference) as f:
+        theirs = tables(f.read())
+    run = subprocess.run(command, capture_output=True, text=True)
+    if run.returncode != 0:
+        print("command failed:", " ".join(command), run.stdout[-2000:], run.stderr[-2000:])
+        return 1
+    ours = tables(run.stdout)
+    if len(ours) != len(theirs) or not theirs:
+        print(f"{len(ours)} thermo tables, LAMMPS printed {len(theirs)}")
+        return 1
+    failed = False
+    for (h_ours, r_ours), (h_theirs, r_theirs) in zip(ours, theirs):
+        if h_ours != h_theirs:
+            print("columns differ:", " ".join(h_ours), "| LAMMPS:", " ".join(h_theirs))
+            return 1
+        if sorted(r_ours) != sorted(r_theirs):
+            print("steps differ:", sorted(r_ours), "| LAMMPS:", sorted(r_theirs))
+            return 1
+        for c, name in enumerate(h_theirs[1:]):
+            scale = max(abs(r[c]) for r in r_theirs.values()) or 1.0
+            worst = max(abs(r_ours[s][c] - r_theirs[s][c]) / scale for s in r_theirs)
+            ok = worst <= tolerance
+            failed = failed or not ok
+            print(f"{name:>12}: largest difference {worst:.2e} of the column's scale"
+                  f"{'' if ok else f'  > {tolerance:g}  FAIL'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

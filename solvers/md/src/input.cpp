@@ -80,13 +80,47 @@ std::string Input::location() const {
          trim_line(last_command_) + ")";
 }
 
-void Input::run_script(const std::string& text, const std::string& source) {
-  source_ = source;
+namespace {
+
+// An error already located in an included file, passing through the commands that included it.
+struct NestedError {
+  std::exception_ptr error;
+};
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
   std::istringstream in(text);
-  std::string raw, line;
-  int number = 0, first = 0;
-  while (std::getline(in, raw)) {
-    ++number;
+  std::string raw;
+  while (std::getline(in, raw)) lines.push_back(raw);
+  return lines;
+}
+
+}  // namespace
+
+void Input::run_script(const std::string& text, const std::string& source) {
+  const std::string outer_source = source_;
+  const int outer_line = line_number_;
+  source_ = source;
+  ++depth_;
+  try {
+    run_lines(lines_of(text));
+  } catch (...) {
+    --depth_;
+    source_ = outer_source;
+    line_number_ = outer_line;
+    throw;
+  }
+  --depth_;
+  source_ = outer_source;
+  line_number_ = outer_line;
+}
+
+void Input::run_lines(std::vector<std::string> lines) {
+  std::string line;
+  int first = 0;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const std::string& raw = lines[k];
+    const int number = static_cast<int>(k) + 1;
     if (line.empty()) first = number;
     // A trailing '&' joins the next line.
     std::string trimmed = raw;
@@ -109,31 +143,71 @@ void Input::run_script(const std::string& text, const std::string& source) {
     // once and no rank aborts the others. Should one slip through that only some ranks meet,
     // run_main's bounded wait turns it into an abort with the message, not a hang.
     try {
-      execute(line);
-    } catch (const ConfigError& e) {
-      ConfigError located(e.what() + location());
-      located.set_collective();
-      throw located;
-    } catch (const FormatError& e) {
-      FormatError located(std::string(e.what()) + " (" + source_ + ", line " +
-                          std::to_string(line_number_) + ")");
-      located.set_collective();
-      throw located;
-    } catch (const TileOutOfMemory& e) {
-      TileOutOfMemory located(e.what() + location(), e.tile(), e.budget(), e.requested());
-      if (e.collective()) located.set_collective();
-      throw located;
-    } catch (const ExchangeError& e) {
-      throw located_as(e, location());
-    } catch (const CommError& e) {
-      throw located_as(e, location());
-    } catch (const Error& e) {
-      // Errors while a command runs (a blow-up, an unwritable file) are collective only when
-      // the runtime agreed on them.
-      throw located_as(e, location());
+      try {
+        execute(line);
+      } catch (const NestedError&) {
+        throw;
+      } catch (const ConfigError& e) {
+        ConfigError located(e.what() + location());
+        located.set_collective();
+        throw located;
+      } catch (const FormatError& e) {
+        FormatError located(std::string(e.what()) + " (" + source_ + ", line " +
+                            std::to_string(line_number_) + ")");
+        located.set_collective();
+        throw located;
+      } catch (const TileOutOfMemory& e) {
+        TileOutOfMemory located(e.what() + location(), e.tile(), e.budget(), e.requested());
+        if (e.collective()) located.set_collective();
+        throw located;
+      } catch (const ExchangeError& e) {
+        throw located_as(e, location());
+      } catch (const CommError& e) {
+        throw located_as(e, location());
+      } catch (const Error& e) {
+        // Errors while a command runs (a blow-up, an unwritable file) are collective only when
+        // the runtime agreed on them.
+        throw located_as(e, location());
+      }
+    } catch (const NestedError& nested) {
+      if (depth_ > 1) throw;
+      std::rethrow_exception(nested.error);
+    } catch (const std::exception&) {
+      if (depth_ > 1) throw NestedError{std::current_exception()};
+      throw;
     }
     line.clear();
     if (stopped_.signal) return;
+    // jump: to the label in this file (SELF) or in another, from its first line.
+    if (jump_) {
+      const Jump jump = *jump_;
+      jump_.reset();
+      if (jump.file != "SELF" && jump.file != source_) {
+        const SharedFile script = read_on_root(sim_.runtime().comm(), jump.file);
+        if (!script.ok) {
+          ConfigError e("jump: cannot open input file '" + jump.file + "': " + script.bytes +
+                        location());
+          e.set_collective();
+          throw e;
+        }
+        lines = lines_of(script.bytes);
+        source_ = jump.file;
+      }
+      k = static_cast<std::size_t>(-1);  // the loop's ++k makes it 0
+      if (!jump.label.empty()) {
+        std::size_t at = 0;
+        for (; at < lines.size(); ++at) {
+          const auto words = split(strip_comment(lines[at]));
+          if (words.size() >= 2 && words[0] == "label" && words[1] == jump.label) break;
+        }
+        if (at == lines.size()) {
+          ConfigError e("jump: label " + jump.label + " is not in " + source_ + location());
+          e.set_collective();
+          throw e;
+        }
+        k = at;  // the label line itself is skipped
+      }
+    }
   }
   if (!line.empty())
     bad("the input ends inside a '&' continuation (" + source_ + ", line " + std::to_string(first) +
@@ -165,12 +239,22 @@ std::string Input::variable_text(const std::string& name) {
   auto it = variables_.find(name);
   if (it == variables_.end())
     bad("substitution for undefined variable '" + name + "'; define it with variable or -var");
-  if (it->second.style == "equal") {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.15g", evaluate_formula(it->second.values[0]));
+  const auto& v = it->second;
+  char buf[128];
+  if (v.style == "equal") {
+    std::snprintf(buf, sizeof buf, "%.15g", evaluate_formula(v.values[0]));
     return buf;
   }
-  return it->second.values.front();
+  if (v.style == "format") {
+    const std::string value = variable_text(v.values[0]);
+    std::snprintf(buf, sizeof buf, v.values[1].c_str(), number("variable " + name, value));
+    return buf;
+  }
+  if (v.style == "getenv") {
+    const char* value = std::getenv(v.values[0].c_str());
+    return value ? value : "";
+  }
+  return v.values.front();
 }
 
 double Input::evaluate_formula(const std::string& formula) {
@@ -288,10 +372,15 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"dump_modify", &Input::dump_modify},
       {"echo", &Input::echo},
       {"fix", &Input::fix},
+      {"if", &Input::if_command},
+      {"include", &Input::include},
+      {"jump", &Input::jump},
+      {"label", &Input::label},
       {"lattice", &Input::lattice},
       {"mass", &Input::mass},
       {"neigh_modify", &Input::neigh_modify},
       {"neighbor", &Input::neighbor},
+      {"next", &Input::next},
       {"newton", &Input::decomposition_command},
       {"pair_coeff", &Input::pair_coeff},
       {"pair_modify", &Input::pair_modify},
@@ -756,20 +845,149 @@ void Input::end_dumps_after_error() {
   }
 }
 
+// variable NAME STYLE ARGS..., as LAMMPS's Variable::set: index, loop and uloop keep an existing
+// variable of the name (a -var on the command line wins), string, equal, format, getenv and
+// internal replace one of their own style, and delete removes it.
 void Input::variable(const std::vector<std::string>& a) {
-  need(a, 3, "variable NAME equal|index|string VALUE...");
+  need(a, 2, "variable NAME STYLE ARGS...");
   const std::string& name = a[0];
   const std::string& style = a[1];
-  if (style == "index" || style == "string") {
-    // LAMMPS: a variable set on the command line (or earlier) keeps its value.
-    if (variables_.count(name)) return;
-    variables_[name] = {style, std::vector<std::string>(a.begin() + 2, a.end())};
+  const auto existing = variables_.find(name);
+  if (style == "delete") {
+    if (existing != variables_.end()) variables_.erase(existing);
+    return;
+  }
+  need(a, 3, "variable NAME STYLE ARGS...");
+  const std::vector<std::string> args(a.begin() + 2, a.end());
+  if (style == "index" || style == "loop" || style == "uloop") {
+    if (existing != variables_.end()) return;
+    if (style == "index") {
+      variables_[name] = {"index", args};
+      return;
+    }
+    // loop N [pad] | loop N1 N2 [pad]: the integers N1..N2 (1..N), zero-padded to N2's width.
+    const bool pad = args.back() == "pad";
+    const std::size_t count = args.size() - (pad ? 1 : 0);
+    if (count < 1 || count > 2) bad("variable " + style + ": use N [pad] or N1 N2 [pad]");
+    const long long lo = count == 2 ? integer("variable " + style, args[0], 0, int_max) : 1;
+    const long long hi = integer("variable " + style, args[count - 1], lo, int_max);
+    if (hi - lo > 10000000) bad("variable " + style + ": more than 10 million values");
+    const std::size_t width = std::to_string(hi).size();
+    std::vector<std::string> values;
+    for (long long v = lo; v <= hi; ++v) {
+      std::string text = std::to_string(v);
+      if (pad && text.size() < width) text.insert(0, width - text.size(), '0');
+      values.push_back(text);
+    }
+    variables_[name] = {style, values};
+    return;
+  }
+  if (existing != variables_.end() && existing->second.style != style &&
+      !(existing->second.style == "internal" && style == "equal"))
+    bad("variable " + name + " is already a " + existing->second.style +
+        "-style variable; it cannot be redefined as " + style);
+  if (style == "string") {
+    if (args.size() != 1) bad("variable string takes one value (quote it if it has spaces)");
+    variables_[name] = {"string", args};
   } else if (style == "equal") {
     std::string formula;
-    for (std::size_t i = 2; i < a.size(); ++i) formula += (i > 2 ? " " : "") + a[i];
+    for (std::size_t i = 0; i < args.size(); ++i) formula += (i > 0 ? " " : "") + args[i];
     variables_[name] = {"equal", {formula}};
+  } else if (style == "format") {
+    if (args.size() != 2) bad("variable format: use variable NAME format VARIABLE FORMAT");
+    // One %f, %e or %g conversion, as LAMMPS checks it.
+    int conversions = 0;
+    for (std::size_t i = 0; i + 1 < args[1].size(); ++i)
+      if (args[1][i] == '%' && args[1][i + 1] != '%') ++conversions;
+    if (conversions != 1 || args[1].find_first_of("eEfFgG", args[1].find('%')) == std::string::npos)
+      bad("variable format: '" + args[1] + "' needs one %f, %e or %g conversion");
+    variables_[name] = {"format", args};
+  } else if (style == "getenv") {
+    if (args.size() != 1) bad("variable getenv takes the name of an environment variable");
+    variables_[name] = {"getenv", args};
+  } else if (style == "internal") {
+    if (args.size() != 1) bad("variable internal takes one number");
+    number("variable internal", args[0]);
+    variables_[name] = {"internal", args};
   } else {
-    bad("variable style " + style + ": md_ipu supports equal, index and string");
+    bad("variable style " + style +
+        ": md_ipu supports index, loop, uloop, string, equal, format, getenv, internal and "
+        "delete");
+  }
+}
+
+// next V1 V2 ...: each variable's next value; one that runs out is deleted, and the next jump
+// is then skipped, as LAMMPS's Variable::next (which is how its loops end).
+void Input::next(const std::vector<std::string>& a) {
+  need(a, 1, "next VARIABLE ...");
+  for (const auto& name : a) {
+    const auto it = variables_.find(name);
+    if (it == variables_.end()) bad("next: there is no variable " + name);
+    if (it->second.style != "index" && it->second.style != "loop" && it->second.style != "uloop")
+      bad("next: variable " + name + " is " + it->second.style +
+          "-style; next takes index, loop and uloop variables");
+  }
+  for (const auto& name : a) {
+    auto& values = variables_[name].values;
+    values.erase(values.begin());
+    if (values.empty()) {
+      variables_.erase(name);
+      skip_next_jump_ = true;
+    }
+  }
+}
+
+void Input::label(const std::vector<std::string>& a) { need(a, 1, "label ID"); }
+
+// jump FILE [LABEL]: FILE is SELF or an input file; reading goes on there, at LABEL if given.
+void Input::jump(const std::vector<std::string>& a) {
+  need(a, 1, "jump SELF|FILE [LABEL]");
+  if (a.size() > 2) bad("wrong number of arguments; usage: jump SELF|FILE [LABEL]");
+  if (skip_next_jump_) {
+    skip_next_jump_ = false;
+    return;
+  }
+  jump_ = Jump{a[0], a.size() > 1 ? a[1] : std::string()};
+}
+
+void Input::include(const std::vector<std::string>& a) {
+  need(a, 1, "include FILE");
+  if (a.size() > 1) bad("wrong number of arguments; usage: include FILE");
+  if (depth_ > 100) bad("include: more than 100 files deep; does a file include itself?");
+  const SharedFile script = read_on_root(sim_.runtime().comm(), a[0]);
+  if (!script.ok) bad("cannot open input file '" + a[0] + "': " + script.bytes);
+  run_script(script.bytes, a[0]);
+}
+
+// if "COND" then "C1" ... [elif "COND" "C" ...] ... [else "C" ...], as LAMMPS's If: each COND is
+// a formula (nonzero is true), and the commands of the first true branch run in order.
+void Input::if_command(const std::vector<std::string>& a) {
+  const char* usage = "if \"COND\" then \"C1\" ... [elif \"COND\" \"C\" ...] [else \"C\" ...]";
+  need(a, 3, usage);
+  if (a[1] != "then") bad(std::string("if: expected then after the condition; usage: ") + usage);
+  std::size_t k = 0;
+  while (k < a.size()) {
+    bool taken = true;
+    std::size_t first = k;
+    if (k == 0) {
+      taken = evaluate_formula(expand(a[0])) != 0.0;
+      first = 2;
+    } else if (a[k] == "elif") {
+      if (k + 1 >= a.size()) bad(std::string("if: elif needs a condition; usage: ") + usage);
+      taken = evaluate_formula(expand(a[k + 1])) != 0.0;
+      first = k + 2;
+    } else if (a[k] == "else") {
+      first = k + 1;
+    } else {
+      bad("if: expected elif or else, got '" + a[k] + "'; usage: " + usage);
+    }
+    std::size_t end = first;
+    while (end < a.size() && a[end] != "elif" && a[end] != "else") ++end;
+    if (taken) {
+      for (std::size_t c = first; c < end; ++c) execute(a[c]);
+      return;
+    }
+    k = end;
   }
 }
 

@@ -59,4 +59,8 @@ cp "$work/print_q.txt" print_q.lammps.txt
 # thermo_style custom with variables: LAMMPS's screen output, for thermo_matches_lammps.py.
 cp in.thermo_variables lj4000.data "$work/"
 (cd "$work" && lmp -in in.thermo_variables -log none) > thermo_variables.lammps.out
+# Script control (loop, next, jump, label, if, include, format, internal, string, delete).
+cp in.script_control inc.script_control "$work/"
+(cd "$work" && lmp -in in.script_control -log none) |
+  grep -E "$(cat script_control.filter)" > script_control.lammps.out
 echo "reference files written"

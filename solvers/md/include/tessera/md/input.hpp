@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,13 @@ class Input {
 
  private:
   struct Variable {
-    std::string style;                // index, string, equal
-    std::vector<std::string> values;  // index/string: the values; equal: the formula
+    std::string style;  // index, loop, uloop, string, equal, format, getenv, internal
+    // index/loop/uloop: the values left, the current first; string/internal: the value;
+    // equal: the formula; format: the variable and the format; getenv: the name.
+    std::vector<std::string> values;
+  };
+  struct Jump {
+    std::string file, label;
   };
 
   void execute(const std::string& line);
@@ -108,6 +114,15 @@ class Input {
   void end_dumps_after_error();
   void variable(const std::vector<std::string>& a);
   void print(const std::vector<std::string>& a);
+  // Script control: next, label, jump, include, if.
+  void next(const std::vector<std::string>& a);
+  void label(const std::vector<std::string>& a);
+  void jump(const std::vector<std::string>& a);
+  void include(const std::vector<std::string>& a);
+  void if_command(const std::vector<std::string>& a);
+  // The lines of one file (run_script keeps its name and restores the caller's); a jump
+  // replaces them.
+  void run_lines(std::vector<std::string> lines);
 
   Simulation& sim_;
   Console& console_;
@@ -127,6 +142,9 @@ class Input {
   std::string last_command_;  // as substituted, for messages
   Stop stopped_;
   bool echo_screen_ = false, echo_log_ = true;
+  std::optional<Jump> jump_;     // set by jump, taken by run_lines after the command
+  bool skip_next_jump_ = false;  // a next ran a variable out
+  int depth_ = 0;                // files being read (include nests them)
 };
 
 }  // namespace tessera::md

@@ -1,8 +1,8 @@
 // ThermoOutput: LAMMPS's thermo lines (`thermo`, `thermo_style`, `thermo_modify`).
 //
 // Styles `one` (Step Temp E_pair E_mol TotEng Press) and `custom` with LAMMPS's
-// keywords and column names, and v_NAME for a variable. Extensive quantities are divided by the atom count
-// under `thermo_modify norm yes` (the default in lj units). Integers print as
+// keywords and column names, and v_NAME for a variable. Extensive quantities are divided by the
+// atom count under `thermo_modify norm yes` (the default in lj units). Integers print as
 // "%8d", floats as "%12.8g" or the `thermo_modify format float` format, as
 // LAMMPS (29 Sep 2021) does.
 #pragma once

@@ -335,23 +335,11 @@ void write_restart(Simulation& sim, const std::string& path) {
                    {"delay", sim.neighbor().delay},
                    {"check", sim.neighbor().check}};
   nlohmann::json fixes = nlohmann::json::object();
-  if (sim.nve_fixed()) fixes["nve"] = {{"id", sim.nve_id()}};
-  if (sim.nvt()) {
-    const auto& c = sim.chain();
-    fixes["nvt"] = {{"id", sim.nvt_id()},
-                    {"t_start", sim.nvt()->t_start},
-                    {"t_stop", sim.nvt()->t_stop},
-                    {"t_damp", sim.nvt()->t_damp},
-                    {"eta", c.eta},
-                    {"eta_dot", c.eta_dot},
-                    {"eta_dotdot", c.eta_dotdot}};
+  for (const auto& fix : sim.fixes()) {
+    nlohmann::json section = fix->restart_section();
+    section["id"] = fix->id();
+    fixes[fix->style()] = section;
   }
-  if (sim.langevin())
-    fixes["langevin"] = {{"id", sim.langevin_id()},
-                         {"t_start", sim.langevin()->t_start},
-                         {"t_stop", sim.langevin()->t_stop},
-                         {"damp", sim.langevin()->damp},
-                         {"seed", sim.langevin()->seed}};
   h["fixes"] = fixes;
   h["atoms"] = atoms.size();
   h["atom_record_bytes"] = sizeof(AtomRecord);
@@ -491,44 +479,23 @@ void read_restart(Simulation& sim, const std::string& path) {
                                               0, int_max, "neigh_modify delay"));
   neighbor.check = r.boolean(r.at(n, "check", "neighbor.check"), "neighbor.check");
 
-  // Fixes (fix nve, nvt, langevin) and the thermostat's state.
+  // Fixes, each restored by its style from its section (the thermostat's state included).
   const auto& f = r.at(h, "fixes", "fixes");
   if (!f.is_object()) r.fail("has fixes that are not a JSON object");
-  for (const auto& [key, value] : f.items())
-    if (key != "nve" && key != "nvt" && key != "langevin")
-      r.fail("records fix style '" + key + "'; this md_ipu writes nve, nvt and langevin");
-  if (f.contains("nve") && f.contains("nvt")) r.fail("records both fix nve and fix nvt");
-  std::optional<std::string> nve_id;
-  if (f.contains("nve")) nve_id = r.text(r.at(f["nve"], "id", "fixes.nve.id"), "fixes.nve.id");
-  std::optional<std::pair<std::string, FixNvt>> nvt;
-  Simulation::ChainState chain;
-  if (f.contains("nvt")) {
-    const auto& v = f["nvt"];
-    const auto real = [&](const char* key, Sign sign) {
-      return r.real(r.at(v, key, std::string("fixes.nvt.") + key), std::string("fixes.nvt.") + key,
-                    sign, "fix nvt");
-    };
-    nvt.emplace(r.text(r.at(v, "id", "fixes.nvt.id"), "fixes.nvt.id"),
-                FixNvt{real("t_start", Sign::positive), real("t_stop", Sign::positive),
-                       real("t_damp", Sign::positive)});
-    chain.eta = r.triple(r.at(v, "eta", "fixes.nvt.eta"), "fixes.nvt.eta");
-    chain.eta_dot = r.triple(r.at(v, "eta_dot", "fixes.nvt.eta_dot"), "fixes.nvt.eta_dot");
-    chain.eta_dotdot =
-        r.triple(r.at(v, "eta_dotdot", "fixes.nvt.eta_dotdot"), "fixes.nvt.eta_dotdot");
-  }
-  std::optional<std::pair<std::string, FixLangevin>> langevin;
-  if (f.contains("langevin")) {
-    const auto& v = f["langevin"];
-    const auto real = [&](const char* key, Sign sign) {
-      return r.real(r.at(v, key, std::string("fixes.langevin.") + key),
-                    std::string("fixes.langevin.") + key, sign, "fix langevin");
-    };
-    langevin.emplace(r.text(r.at(v, "id", "fixes.langevin.id"), "fixes.langevin.id"),
-                     FixLangevin{real("t_start", Sign::non_negative),
-                                 real("t_stop", Sign::non_negative), real("damp", Sign::positive),
-                                 static_cast<int>(r.integer(r.at(v, "seed", "fixes.langevin.seed"),
-                                                            "fixes.langevin.seed", 1, int_max,
-                                                            "fix langevin"))});
+  std::vector<std::unique_ptr<Fix>> fixes;
+  std::string integrator;
+  for (const auto& [style, section] : f.items()) {
+    if (!fix_styles().has(style))
+      r.fail("records fix style '" + style + "'; this md_ipu has " + fix_styles().listing());
+    const std::string where = "fixes." + style;
+    const std::string id = r.text(r.at(section, "id", where + ".id"), where + ".id");
+    auto fix = fix_styles().make(style, FixArguments{id, {}, units, true});
+    fix->restore(section, r, where);
+    if (fix->integrates()) {
+      if (!integrator.empty()) r.fail("records both fix " + integrator + " and fix " + style);
+      integrator = style;
+    }
+    fixes.push_back(std::move(fix));
   }
 
   // The atoms, as read_data checks them, and their noise state.
@@ -565,14 +532,9 @@ void read_restart(Simulation& sim, const std::string& path) {
   sim.set_step(step);
   if (pair) sim.set_pair(std::move(pair));
   sim.neighbor() = neighbor;
-  if (nve_id) sim.fix_nve(*nve_id);
-  if (nvt) {
-    sim.fix_nvt(nvt->first, nvt->second);
-    sim.set_chain(chain);
-  }
   sim.add_atoms(std::move(atoms));
-  // The atoms carry their noise state; re-register the fix without reseeding them.
-  if (langevin) sim.restore_langevin(langevin->first, langevin->second);
+  // The atoms carry the fixes' per-atom state (fix langevin's noise streams).
+  for (auto& fix : fixes) sim.add_fix(std::move(fix), /*start_atoms=*/false);
 }
 
 }  // namespace tessera::md

@@ -758,26 +758,12 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
   }
 }
 
+// fix ID GROUP STYLE ARGS...: the style registered as STYLE (fix_styles()).
 void Input::fix(const std::vector<std::string>& a) {
-  need(a, 3, "fix ID all nve | nvt temp T0 T1 TDAMP | langevin T0 T1 DAMP SEED");
+  need(a, 3, "fix ID all STYLE ARGS...; the fix styles are " + fix_styles().listing());
   if (a[1] != "all") bad("fix " + a[0] + ": Tessera supports the group all");
-  if (a[2] == "nve") {
-    sim_.fix_nve(a[0]);
-  } else if (a[2] == "nvt") {
-    need(a, 7, "fix ID all nvt temp T0 T1 TDAMP");
-    if (a[3] != "temp") bad("fix nvt: expected 'temp T0 T1 TDAMP'");
-    if (a.size() > 7) bad("fix nvt: options after TDAMP (tchain, drag, ...) are not supported");
-    sim_.fix_nvt(a[0], {number("fix nvt", a[4]), number("fix nvt", a[5]), number("fix nvt", a[6])});
-  } else if (a[2] == "langevin") {
-    need(a, 7, "fix ID all langevin T0 T1 DAMP SEED");
-    if (a.size() > 7) bad("fix langevin: keywords after SEED are not supported");
-    const long long seed = seed_value("fix langevin", a[6],
-                                      "fix langevin: the seed must be a positive 32-bit integer");
-    sim_.fix_langevin(a[0], {number("fix langevin", a[3]), number("fix langevin", a[4]),
-                             number("fix langevin", a[5]), static_cast<int>(seed)});
-  } else {
-    bad("fix style " + a[2] + " is not supported; md_ipu has nve, nvt and langevin");
-  }
+  FixArguments args{a[0], std::vector<std::string>(a.begin() + 3, a.end()), sim_.units(), false};
+  sim_.add_fix(fix_styles().make(a[2], args));
 }
 
 void Input::thermo_modify(const std::vector<std::string>& a) {

@@ -274,60 +274,77 @@ void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
 
 // ---- fixes -------------------------------------------------------------------------------
 
-void Simulation::fix_nve(const std::string& id) {
+void Simulation::add_fix(std::unique_ptr<Fix> fix, bool start_atoms) {
   changed();
-  if (!nvt_id_.empty())
-    throw ConfigError("fix " + id + " nve: fix " + nvt_id_ +
-                      " nvt already integrates the atoms; unfix it first");
-  if (!nve_id_.empty() && nve_id_ != id)
-    throw ConfigError("fix " + id + " nve: fix " + nve_id_ + " nve already integrates the atoms");
-  nve_id_ = id;
-}
-
-void Simulation::fix_nvt(const std::string& id, FixNvt nvt) {
-  changed();
-  if (!nve_id_.empty())
-    throw ConfigError("fix " + id + " nvt: fix " + nve_id_ +
-                      " nve already integrates the atoms; unfix it first");
-  if (!(nvt.t_start > 0) || !(nvt.t_stop > 0))
-    throw ConfigError("fix " + id + " nvt: temperatures must be positive");
-  if (!(nvt.t_damp > 0)) throw ConfigError("fix " + id + " nvt: Tdamp must be positive");
-  nvt_id_ = id;
-  nvt_ = nvt;
-  chain_ = ChainState{};
-}
-
-void Simulation::fix_langevin(const std::string& id, FixLangevin langevin) {
-  changed();
-  if (!(langevin.t_start >= 0) || !(langevin.t_stop >= 0))
-    throw ConfigError("fix " + id + " langevin: temperatures must not be negative");
-  if (!(langevin.damp > 0)) throw ConfigError("fix " + id + " langevin: damp must be positive");
-  if (langevin.seed <= 0)
-    throw ConfigError("fix " + id + " langevin: the seed must be a positive integer");
-  langevin_id_ = id;
-  langevin_ = langevin;
-  // Each atom's noise stream starts from (seed, atom id), whichever tile holds it.
-  runtime_.superstep("md.langevin_seed", [&](Tile& t) {
-    TileAtoms& s = state(t);
-    for (int i = 0; i < s.nlocal; ++i) {
-      RngEngine e = rng_stream(static_cast<std::uint64_t>(langevin.seed),
-                               static_cast<std::uint64_t>(s.id[static_cast<std::size_t>(i)]));
-      s.noise[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(e() % 2147483646u) + 1u;
+  const std::string& id = fix->id();
+  const std::string what = "fix " + id + " " + fix->style();
+  for (auto& existing : fixes_) {
+    if (existing->id() == id) {
+      if (existing->style() != fix->style())
+        throw ConfigError(what + ": fix " + id + " is a " + existing->style() +
+                          " fix; unfix it first or choose another ID");
+      continue;
     }
-  });
+    if (existing->integrates() && fix->integrates())
+      throw ConfigError(what + ": fix " + existing->id() + " " + existing->style() +
+                        " already integrates the atoms; unfix it first");
+    if (existing->style() == fix->style())
+      throw ConfigError(what + ": fix " + existing->id() + " is " + fix->style() +
+                        " already; md_ipu keeps one fix of each style (unfix it first)");
+  }
+  if (start_atoms)
+    runtime_.superstep("md.fix_start_atoms", [&](Tile& t) {
+      FixTile view = fix_view(t, step_);
+      fix->start_atoms(view);
+    });
+  for (auto& existing : fixes_)
+    if (existing->id() == id) {
+      existing = std::move(fix);
+      return;
+    }
+  fixes_.push_back(std::move(fix));
 }
 
 void Simulation::unfix(const std::string& id) {
   changed();
-  if (id == nve_id_)
-    nve_id_.clear();
-  else if (id == nvt_id_)
-    nvt_id_.clear(), nvt_.reset();
-  else if (id == langevin_id_)
-    langevin_id_.clear(), langevin_.reset();
-  else
-    throw ConfigError("unfix " + id + ": no fix with this ID");
+  for (auto it = fixes_.begin(); it != fixes_.end(); ++it)
+    if ((*it)->id() == id) {
+      fixes_.erase(it);
+      return;
+    }
+  throw ConfigError("unfix " + id + ": no fix with this ID");
 }
+
+bool Simulation::integrated() const {
+  for (const auto& f : fixes_)
+    if (f->integrates()) return true;
+  return false;
+}
+
+FixTile Simulation::fix_view(Tile& t, std::int64_t step) {
+  TileAtoms& s = state(t);
+  FixTile view(t, step);
+  view.ramp = ramp_at(step);
+  view.dt = dt_;
+  view.units = &units_;
+  view.nlocal = s.nlocal;
+  const auto n = static_cast<std::size_t>(s.nlocal);
+  view.x = t.get(x_).subspan(0, 3 * n);
+  view.v = std::span<double>(s.v.data(), 3 * n);
+  view.f = std::span<double>(s.f.data(), std::min(s.f.size(), 3 * n));
+  view.type = t.get(type_).subspan(0, n);
+  view.id = std::span<const std::int64_t>(s.id.data(), n);
+  view.noise = std::span<std::uint32_t>(s.noise.data(), n);
+  view.mass = std::span<const double>(mass_.data(), mass_.size());
+  return view;
+}
+
+double Simulation::ramp_at(std::int64_t step) const {
+  if (run_end_ <= run_begin_) return 0.0;
+  return static_cast<double>(step - run_begin_) / static_cast<double>(run_end_ - run_begin_);
+}
+
+double Simulation::ramp_fraction() const { return ramp_at(step_); }
 
 // ---- velocities --------------------------------------------------------------------------
 
@@ -454,7 +471,7 @@ void Simulation::velocity_scale(double t_desired) {
   require_box("velocity");
   if (!(t_desired >= 0)) throw ConfigError("velocity scale: the temperature must not be negative");
   apply_pending_scale();
-  const double t = global_temperature();
+  const double t = temperature_now();
   if (!(t > 0))
     throw ConfigError("velocity scale: the current temperature is zero; use velocity create");
   const double factor = std::sqrt(t_desired / t);
@@ -475,7 +492,7 @@ double Simulation::pressure(const Thermo& t) const {
          units_.nktv2p;
 }
 
-double Simulation::global_temperature() {
+double Simulation::temperature_now() {
   const double ke = runtime_.all_reduce<double>("md.kinetic_energy", ReduceOp::sum, [&](Tile& t) {
     TileAtoms& s = state(t);
     const auto type = t.get(type_);
@@ -489,6 +506,12 @@ double Simulation::global_temperature() {
   return temperature(ke);
 }
 
+double Simulation::step_temperature() {
+  // The kinetic energy each tile summed after its second half-kick.
+  return temperature(runtime_.all_reduce<double>("md.kinetic_energy", ReduceOp::sum,
+                                                 [&](Tile& t) { return state(t).ke; }));
+}
+
 Thermo Simulation::thermo() {
   const auto sums = runtime_.all_reduce<double>(
       "md.thermo", ReduceOp::sum, 14, [&](Tile& t, std::span<double> out) {
@@ -498,7 +521,7 @@ Thermo Simulation::thermo() {
         for (std::size_t k = 0; k < 6; ++k) out[2 + k] = s.virial[k], out[8 + k] = s.ke_tensor[k];
       });
   // Velocities may still owe the thermostat's last scaling (applied lazily).
-  const double scale2 = chain_.pending_scale * chain_.pending_scale;
+  const double scale2 = pending_scale_ * pending_scale_;
   Thermo th;
   th.ke = sums[0] * scale2;
   th.pe = sums[1];
@@ -544,68 +567,16 @@ void Simulation::report_non_finite(const std::string& what) {
 }
 
 void Simulation::apply_pending_scale() {
-  if (chain_.pending_scale == 1.0) return;
-  const double factor = chain_.pending_scale;
-  runtime_.superstep("md.nvt_scale", [&](Tile& t) {
+  if (pending_scale_ == 1.0) return;
+  const double factor = pending_scale_;
+  runtime_.superstep("md.velocity_scale_pending", [&](Tile& t) {
     TileAtoms& s = state(t);
     for (auto& value : s.v) value *= factor;
     // The kinetic sums of the step are those thermo reads at a continued run's first step.
     s.ke *= factor * factor;
     for (auto& k : s.ke_tensor) k *= factor * factor;
   });
-  chain_.pending_scale = 1.0;
-}
-
-// One half-step of the Nosé–Hoover chain (Martyna, Tuckerman, Klein 1996), in
-// the form LAMMPS's fix nvt integrates it (3 chain links, one sub-cycle).
-// Returns nothing; sets chain_.pending_scale to the velocity factor.
-void Simulation::nhc_half_step(double t_current, double t_target) {
-  const double tdof = dof(), boltz = units_.boltz;
-  const double t_freq = 1.0 / nvt_->t_damp;
-  const double dthalf = 0.5 * dt_, dt4 = 0.25 * dt_, dt8 = 0.125 * dt_;
-  auto& eta = chain_.eta;
-  auto& eta_dot = chain_.eta_dot;
-  auto& eta_dotdot = chain_.eta_dotdot;
-  constexpr int m = 3;
-  std::array<double, m> eta_mass{};
-  eta_mass[0] = tdof * boltz * t_target / (t_freq * t_freq);
-  for (int k = 1; k < m; ++k)
-    eta_mass[static_cast<std::size_t>(k)] = boltz * t_target / (t_freq * t_freq);
-  const double ke_target = tdof * boltz * t_target;
-  double kecurrent = tdof * boltz * t_current;
-  eta_dotdot[0] = eta_mass[0] > 0 ? (kecurrent - ke_target) / eta_mass[0] : 0.0;
-  auto dot = [&](int k) { return k < m ? eta_dot[static_cast<std::size_t>(k)] : 0.0; };
-  for (int k = m - 1; k > 0; --k) {
-    const double expfac = std::exp(-dt8 * dot(k + 1));
-    auto& e = eta_dot[static_cast<std::size_t>(k)];
-    e *= expfac;
-    e += eta_dotdot[static_cast<std::size_t>(k)] * dt4;
-    e *= expfac;
-  }
-  double expfac = std::exp(-dt8 * eta_dot[1]);
-  eta_dot[0] *= expfac;
-  eta_dot[0] += eta_dotdot[0] * dt4;
-  eta_dot[0] *= expfac;
-  const double factor_eta = std::exp(-dthalf * eta_dot[0]);
-  chain_.pending_scale *= factor_eta;
-  t_current *= factor_eta * factor_eta;
-  kecurrent = tdof * boltz * t_current;
-  eta_dotdot[0] = eta_mass[0] > 0 ? (kecurrent - ke_target) / eta_mass[0] : 0.0;
-  for (int k = 0; k < m; ++k)
-    eta[static_cast<std::size_t>(k)] += dthalf * eta_dot[static_cast<std::size_t>(k)];
-  eta_dot[0] *= expfac;
-  eta_dot[0] += eta_dotdot[0] * dt4;
-  eta_dot[0] *= expfac;
-  for (int k = 1; k < m; ++k) {
-    const auto u = static_cast<std::size_t>(k);
-    expfac = std::exp(-dt8 * dot(k + 1));
-    eta_dot[u] *= expfac;
-    eta_dotdot[u] =
-        (eta_mass[u - 1] * eta_dot[u - 1] * eta_dot[u - 1] - boltz * t_target) / eta_mass[u];
-    eta_dot[u] += eta_dotdot[u] * dt4;
-    eta_dot[u] *= expfac;
-  }
-  t_current_ = t_current;
+  pending_scale_ = 1.0;
 }
 
 // ---- the run -----------------------------------------------------------------------------
@@ -637,25 +608,7 @@ void Simulation::setup_run() {
   rebuild(true);
   force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
   pair_->end_of_step(runtime_, step_, natoms_);
-  if (nvt_) {
-    t_current_ = global_temperature();
-    init_chain_forces();
-  }
-}
-
-// As LAMMPS's FixNH::setup: the forces on links 1.. of the chain follow from their velocities
-// and the target at the run's first step (the first link's is set at each half-step).
-void Simulation::init_chain_forces() {
-  const double t_target = nvt_target();
-  const double t_freq = 1.0 / nvt_->t_damp, boltz = units_.boltz;
-  const double mass_first = dof() * boltz * t_target / (t_freq * t_freq);
-  const double mass_rest = boltz * t_target / (t_freq * t_freq);
-  auto& c = chain_;
-  for (std::size_t k = 1; k < c.eta_dot.size(); ++k) {
-    const double mass_before = k == 1 ? mass_first : mass_rest;
-    c.eta_dotdot[k] =
-        (mass_before * c.eta_dot[k - 1] * c.eta_dot[k - 1] - boltz * t_target) / mass_rest;
-  }
+  for (auto& fix : fixes_) fix->setup(*this);
 }
 
 bool Simulation::decide_rebuild() {
@@ -682,7 +635,7 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     throw ConfigError("run: the stop value " + std::to_string(*options.ramp_end) +
                       " is before the run's last step " + std::to_string(step_ + steps));
   // run 0 without a fix is a single-point evaluation (energies, forces, pressure).
-  if (steps > 0 && nve_id_.empty() && nvt_id_.empty())
+  if (steps > 0 && !integrated())
     throw ConfigError(
         "run: no fix integrates the atoms, they would not move; add fix 1 all nve (or nvt), or "
         "use run 0 for a single-point evaluation");
@@ -697,8 +650,8 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
   continuable_ = false;
   if (!continuing)
     setup_run();
-  else if (nvt_)
-    init_chain_forces();  // a ramp starts again at each run, as LAMMPS's setup has it
+  else
+    for (auto& fix : fixes_) fix->continue_run(*this);
   for (auto& o : observers_) o->observe(*this, true, steps == 0);
   std::int64_t done = 0;
   for (std::int64_t k = 0; k < steps; ++k, ++done) {
@@ -722,15 +675,11 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     for (auto& o : observers_) observed = observed || (o->every() > 0 && step_ % o->every() == 0);
     // The second half-kick waits for the next step's first superstep unless something looks
     // at the velocities first (observers, the thermostat, model deviation, the run's end).
-    const bool defer = !observed && !nvt_ && !pair_->extra_due(step_);
+    bool defer = !observed && !pair_->extra_due(step_);
+    for (const auto& fix : fixes_) defer = defer && !fix->needs_step_kinetic_energy();
     force_and_integrate_second(built, true, observed, defer);
     pair_->end_of_step(runtime_, step_, natoms_);
-    if (nvt_) {
-      // The kinetic energy each tile summed after its second half-kick.
-      const double ke = runtime_.all_reduce<double>("md.kinetic_energy", ReduceOp::sum,
-                                                    [&](Tile& t) { return state(t).ke; });
-      nhc_half_step(temperature(ke), nvt_target());
-    }
+    for (auto& fix : fixes_) fix->end_of_step(*this);
     for (auto& o : observers_)
       if (last || (o->every() > 0 && step_ % o->every() == 0)) o->observe(*this, false, last);
     if (stopped_by_) {
@@ -745,22 +694,10 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
   last_run_steps_ = done;
 }
 
-double Simulation::nvt_target() const {
-  const double delta = run_end_ > run_begin_ ? static_cast<double>(step_ - run_begin_) /
-                                                   static_cast<double>(run_end_ - run_begin_)
-                                             : 0.0;
-  return nvt_->t_start + delta * (nvt_->t_stop - nvt_->t_start);
-}
-
 void Simulation::integrate_first(bool pack) {
-  double scale_before = chain_.pending_scale, scale_thermostat = 1.0;
-  chain_.pending_scale = 1.0;
-  if (nvt_) {
-    nhc_half_step(t_current_, nvt_target());
-    scale_thermostat = chain_.pending_scale;
-    chain_.pending_scale = 1.0;
-  }
-  const double dtf = 0.5 * dt_ * units_.ftm2v;
+  const double scale_before = pending_scale_;
+  pending_scale_ = 1.0;
+  for (auto& fix : fixes_) fix->pre_integrate(*this);
   const bool track = neighbor_.check;
   const Deferred finish = deferred_;
   deferred_.pending = false;
@@ -768,28 +705,23 @@ void Simulation::integrate_first(bool pack) {
       "md.integrate",
       [&](Tile& t) {
         if (finish.pending)
-          finish_step(t, finish.step, finish.langevin_target, /*integrate=*/true,
-                      /*extra=*/false, /*kinetic=*/false);
+          finish_step(t, finish.step, /*integrate=*/true, /*extra=*/false, /*kinetic=*/false);
         TileAtoms& s = state(t);
-        auto x = t.get(x_);
-        const auto type = t.get(type_);
-        double moved = 0;
-        for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
-          const double dtfm = dtf / mass_[static_cast<std::size_t>(type[u])];
-          for (std::size_t d = 0; d < 3; ++d) {
-            double& v = s.v[3 * u + d];
-            if (scale_before != 1.0) v *= scale_before;
-            if (scale_thermostat != 1.0) v *= scale_thermostat;
-            v += dtfm * s.f[3 * u + d];
-            x[3 * u + d] += dt_ * v;
-          }
-          if (track) {
+        const std::size_t n = static_cast<std::size_t>(s.nlocal);
+        if (scale_before != 1.0)
+          for (std::size_t k = 0; k < 3 * n; ++k) s.v[k] *= scale_before;
+        FixTile view = fix_view(t, step_);
+        for (auto& fix : fixes_) fix->initial_integrate(view);
+        if (track) {
+          const auto x = t.get(x_);
+          double moved = 0;
+          for (std::size_t u = 0; u < n; ++u) {
             const double dx = x[3 * u] - s.x_build[3 * u], dy = x[3 * u + 1] - s.x_build[3 * u + 1],
                          dz = x[3 * u + 2] - s.x_build[3 * u + 2];
             moved = std::max(moved, dx * dx + dy * dy + dz * dz);
           }
+          s.max_displacement_sq = moved;
         }
-        s.max_displacement_sq = moved;
         t.charge(integrate_work, static_cast<std::uint64_t>(s.nlocal));
         if (pack) pack_ghost_positions(t);
       },
@@ -1180,14 +1112,6 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
 
 void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial,
                                             bool defer) {
-  // Langevin: f += -m/damp v + sqrt(24 kB T m / (damp dt)) (u - 1/2) (LAMMPS fix langevin).
-  double t_target = 0;
-  if (langevin_) {
-    const double delta = run_end_ > run_begin_ ? static_cast<double>(step_ - run_begin_) /
-                                                     static_cast<double>(run_end_ - run_begin_)
-                                               : 0.0;
-    t_target = langevin_->t_start + delta * (langevin_->t_stop - langevin_->t_start);
-  }
   // Forces: forces on ghosts (and what else the pair style returns) travel back to their
   // owners.
   const bool extra = pair_->extra_due(step_);
@@ -1223,20 +1147,17 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
   // Add the returned forces, then Langevin and the second half-kick: now, or, when nothing
   // looks at the velocities before the next step, in the next step's first superstep.
   if (defer) {
-    deferred_ = {true, step_, t_target};
+    deferred_ = {true, step_};
     return;
   }
-  runtime_.superstep("md.integrate_second", [&](Tile& t) {
-    finish_step(t, step_, t_target, integrate, extra, /*kinetic=*/true);
-  });
+  runtime_.superstep("md.integrate_second",
+                     [&](Tile& t) { finish_step(t, step_, integrate, extra, /*kinetic=*/true); });
 }
 
 // The end of a step on one tile: returned forces added in segment order (and the other models'
 // the pair style's extra values, folded), the finite check, Langevin forces, v += dt/2 f/m and,
 // when `kinetic`, the kinetic energy tensor.
-void Simulation::finish_step(Tile& t, std::int64_t step, double t_target, bool integrate,
-                             bool extra, bool kinetic) {
-  const double dtf = 0.5 * dt_ * units_.ftm2v;
+void Simulation::finish_step(Tile& t, std::int64_t step, bool integrate, bool extra, bool kinetic) {
   TileAtoms& s = state(t);
   const auto type = t.get(type_);
   const auto back = t.get(send_f_);
@@ -1256,42 +1177,20 @@ void Simulation::finish_step(Tile& t, std::int64_t step, double t_target, bool i
                   std::to_string(step) +
                   ": atoms overlap or the system blew up; check the input coordinates, or reduce "
                   "the timestep");
-  // Langevin forces at every step and, as LAMMPS's FixLangevin::setup, in a run's setup too
-  // (where `integrate` is false); each atom's stream goes on from run to run.
-  if (langevin_) {
-    const double sqrt_t = std::sqrt(t_target);
-    for (std::size_t i = 0; i < nlocal; ++i) {
-      const double m = mass_[static_cast<std::size_t>(type[i])];
-      const double gamma1 = -m / langevin_->damp / units_.ftm2v;
-      const double gamma2 = std::sqrt(m) *
-                            std::sqrt(24.0 * units_.boltz / langevin_->damp / dt_ / units_.mvv2e) /
-                            units_.ftm2v * sqrt_t;
-      boost::random::minstd_rand engine(s.noise[i]);
-      for (std::size_t d = 0; d < 3; ++d) {
-        const double u = (1.0 / 2147483647) * static_cast<double>(engine());
-        s.f[3 * i + d] += gamma1 * s.v[3 * i + d] + gamma2 * (u - 0.5);
-      }
-      s.noise[i] = static_cast<std::uint32_t>(engine());
-    }
-  }
+  // post_force at every step and, as LAMMPS's fixes' setup, in a run's setup too (where
+  // `integrate` is false); then the second half-kick.
+  FixTile view = fix_view(t, step);
+  for (auto& fix : fixes_) fix->post_force(view);
+  if (integrate)
+    for (auto& fix : fixes_) fix->final_integrate(view);
   if (!kinetic) {
-    if (integrate)
-      for (std::size_t i = 0; i < nlocal; ++i) {
-        const double dtfm = dtf / mass_[static_cast<std::size_t>(type[i])];
-        double* v = &s.v[3 * i];
-        v[0] += dtfm * s.f[3 * i], v[1] += dtfm * s.f[3 * i + 1], v[2] += dtfm * s.f[3 * i + 2];
-      }
     t.charge(kick_work, nlocal);
     return;
   }
   std::array<double, 6> kt{};
   for (std::size_t i = 0; i < nlocal; ++i) {
     const double m = mass_[static_cast<std::size_t>(type[i])];
-    double* v = &s.v[3 * i];
-    if (integrate) {
-      const double dtfm = dtf / m;
-      v[0] += dtfm * s.f[3 * i], v[1] += dtfm * s.f[3 * i + 1], v[2] += dtfm * s.f[3 * i + 2];
-    }
+    const double* v = &s.v[3 * i];
     kt[0] += m * v[0] * v[0], kt[1] += m * v[1] * v[1], kt[2] += m * v[2] * v[2];
     kt[3] += m * v[0] * v[1], kt[4] += m * v[0] * v[2], kt[5] += m * v[1] * v[2];
   }

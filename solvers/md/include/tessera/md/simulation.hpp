@@ -29,6 +29,7 @@
 #include "tessera/core/exchange_plan.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/md/domain.hpp"
+#include "tessera/md/fix.hpp"
 #include "tessera/md/pair.hpp"
 #include "tessera/md/units.hpp"
 
@@ -48,14 +49,6 @@ struct NeighborSettings {
   double skin = 0.3;
   int every = 1, delay = 10;  // LAMMPS's defaults
   bool check = true;
-};
-
-struct FixNvt {
-  double t_start, t_stop, t_damp;
-};
-struct FixLangevin {
-  double t_start, t_stop, damp;
-  int seed;
 };
 
 // Global sums at the end of a step (from which thermo columns follow).
@@ -113,17 +106,13 @@ class Simulation {
   void set_step(std::int64_t step) { changed(), step_ = step; }
   std::int64_t natoms() const { return natoms_; }
 
-  // Integrators: exactly one of nve / nvt; langevin needs nve.
-  void fix_nve(const std::string& id);
-  void fix_nvt(const std::string& id, FixNvt nvt);
-  void fix_langevin(const std::string& id, FixLangevin langevin);
-  // Re-registers fix langevin from a restart file: the atoms keep their noise state.
-  void restore_langevin(const std::string& id, FixLangevin langevin) {
-    changed();
-    langevin_id_ = id;
-    langevin_ = langevin;
-  }
+  // Fixes (fix.hpp), applied in the order they were added. A fix with the ID of an existing one
+  // of the same style replaces it; one fix integrates the atoms, and md_ipu keeps one fix of
+  // each style (restart files record them by style). `start_atoms`: let the fix start its
+  // per-atom state (false from a restart file, whose atoms carry it). Throws ConfigError.
+  void add_fix(std::unique_ptr<Fix> fix, bool start_atoms = true);
   void unfix(const std::string& id);
+  const std::vector<std::unique_ptr<Fix>>& fixes() const { return fixes_; }
 
   // velocity all create T seed: LAMMPS's generator and loop modes ("all" or "geom").
   void velocity_create(double t, int seed, bool gaussian, bool zero_momentum, bool zero_rotation,
@@ -160,6 +149,15 @@ class Simulation {
   double temperature(double ke) const;
   double dof() const { return 3.0 * static_cast<double>(natoms_) - 3.0; }
   double pressure(const Thermo& t) const;
+  // For fixes (collective): the temperature of the velocities now, and that of the kinetic
+  // energy each tile summed at this step's second half-kick.
+  double temperature_now();
+  double step_temperature();
+  // How far the current step is through the run's ramp (LAMMPS's delta, 0..1).
+  double ramp_fraction() const;
+  // Scales every velocity by `factor`, lazily: the next superstep that reads the velocities
+  // applies it (thermo and gather_atoms count it in before).
+  void scale_velocities(double factor) { pending_scale_ *= factor; }
 
   // Every atom, on rank 0, sorted by id (other ranks: empty). Collective. `wrapped`: positions
   // put inside the box with their image flags counted on (write_data and restart files, as
@@ -169,20 +167,6 @@ class Simulation {
   std::vector<AtomRecord> gather_atoms(Positions positions = Positions::wrapped);
   // Replaces all atoms (restart, read_data into an existing box). Collective.
   void set_atoms(std::vector<AtomRecord> atoms);
-
-  // State of the Nosé–Hoover chain (restart files).
-  struct ChainState {
-    std::array<double, 3> eta{}, eta_dot{}, eta_dotdot{};
-    double pending_scale = 1.0;
-  };
-  const ChainState& chain() const { return chain_; }
-  void set_chain(const ChainState& c) { changed(), chain_ = c; }
-  bool nve_fixed() const { return !nve_id_.empty(); }
-  const std::optional<FixNvt>& nvt() const { return nvt_; }
-  const std::optional<FixLangevin>& langevin() const { return langevin_; }
-  const std::string& nve_id() const { return nve_id_; }
-  const std::string& nvt_id() const { return nvt_id_; }
-  const std::string& langevin_id() const { return langevin_id_; }
 
   // Wall-clock seconds of the last run() and its step count.
   double last_run_seconds() const { return last_run_seconds_; }
@@ -204,16 +188,14 @@ class Simulation {
   void build_neighbor_list(Tile& t, bool full);
   void integrate_first(bool pack);
   void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial, bool defer);
-  void finish_step(Tile& t, std::int64_t step, double t_target, bool integrate, bool extra,
-                   bool kinetic);
-  double nvt_target() const;
+  void finish_step(Tile& t, std::int64_t step, bool integrate, bool extra, bool kinetic);
+  FixTile fix_view(Tile& t, std::int64_t step);
+  double ramp_at(std::int64_t step) const;
+  bool integrated() const;
   void apply_pending_scale();
   // Throws Error (collective): `what` is not finite at this step, naming the atom of lowest
   // id with a non-finite position, velocity, force or kinetic energy.
   [[noreturn]] void report_non_finite(const std::string& what);
-  double global_temperature();
-  void nhc_half_step(double t_current, double t_target);
-  void init_chain_forces();
   bool decide_rebuild();
 
   Runtime& runtime_;
@@ -229,11 +211,8 @@ class Simulation {
   std::int64_t natoms_ = 0;
   std::int64_t max_id_ = 0;
 
-  std::string nve_id_, nvt_id_, langevin_id_;
-  std::optional<FixNvt> nvt_;
-  std::optional<FixLangevin> langevin_;
-  ChainState chain_;
-  double t_current_ = 0;
+  std::vector<std::unique_ptr<Fix>> fixes_;
+  double pending_scale_ = 1.0;  // scale_velocities not yet applied
 
   Domain domain_;
   Variable<double> x_, send_x_;
@@ -245,11 +224,11 @@ class Simulation {
   Variable<double> ghost_extra_, send_extra_;
   std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_, plan_reverse_extra_;
   std::int64_t since_build_ = 0;
-  // A step whose end (returned forces, Langevin, second half-kick) runs at the start of the next.
+  // A step whose end (returned forces, post_force, second half-kick) runs at the start of the
+  // next.
   struct Deferred {
     bool pending = false;
     std::int64_t step = 0;
-    double langevin_target = 0;
   };
   Deferred deferred_;
   std::int64_t run_begin_ = 0, run_end_ = 0;

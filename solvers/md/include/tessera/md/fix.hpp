@@ -1,0 +1,103 @@
+// Fix: an operation on the atoms at set points of each step, as LAMMPS's Fix, one of an open
+// family made by name (fix_styles(): `fix 1 all nve` makes the style registered as "nve").
+//
+// The points of a step, in LAMMPS's order (its FixNVE::setmask names them), each called for
+// every fix in the order the fixes were defined:
+//   setup             after a run's setup computed the forces (collective, host side);
+//   pre_integrate     before the step's first superstep (collective, host side);
+//   initial_integrate on each tile inside that superstep (first half-kick and drift);
+//   post_force        on each tile once the forces are complete (also in a run's setup);
+//   final_integrate   on each tile after post_force (the second half-kick);
+//   end_of_step       after the step, when the kinetic energy is known (collective, host side).
+// The per-tile hooks run concurrently on different tiles: they may write only to their FixTile
+// and to state they keep per tile. A fix's state goes into restart files through its own
+// section (restart_section, restore).
+//
+// Units are the simulation's (units.hpp): v in velocity units, f in force units; a kick is
+// v += dt/2 * ftm2v * f / m.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tessera/core/registry.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/md/units.hpp"
+
+namespace tessera::md {
+
+class Simulation;
+namespace detail {
+class RestartHeader;
+}
+
+// One tile's own atoms at one step, as the per-tile hooks see them.
+struct FixTile {
+  FixTile(Tile& tile, std::int64_t step) : tile(tile), step(step) {}
+  Tile& tile;
+  std::int64_t step;
+  double ramp = 0;  // how far the step is through the run's ramp (start/stop), 0..1
+  double dt = 0;    // the timestep, time units
+  const Units* units = nullptr;
+  int nlocal = 0;
+  std::span<double> x, v, f;           // 3 per atom
+  std::span<const std::int32_t> type;  // per atom, 1-based
+  std::span<const std::int64_t> id;    // per atom
+  std::span<std::uint32_t> noise;      // per-atom random state (travels with the atom)
+  std::span<const double> mass;        // by type, 1-based
+};
+
+class Fix {
+ public:
+  explicit Fix(std::string id) : id_(std::move(id)) {}
+  virtual ~Fix() = default;
+
+  const std::string& id() const { return id_; }
+  // The name the style is registered under.
+  virtual std::string style() const = 0;
+  // Whether the fix moves the atoms (nve, nvt): exactly one such fix may act on them.
+  virtual bool integrates() const { return false; }
+  // Whether end_of_step needs the step's kinetic energy, so that the second half-kick cannot
+  // wait for the next step's first superstep.
+  virtual bool needs_step_kinetic_energy() const { return false; }
+
+  // When the fix is added by the fix command (not from a restart file), on each tile: per-atom
+  // state it starts (fix langevin's noise streams).
+  virtual void start_atoms(FixTile& /*t*/) {}
+  virtual void setup(Simulation& /*sim*/) {}
+  // A run that continues the previous one without a setup (run ... pre no).
+  virtual void continue_run(Simulation& /*sim*/) {}
+  virtual void pre_integrate(Simulation& /*sim*/) {}
+  virtual void initial_integrate(FixTile& /*t*/) {}
+  virtual void post_force(FixTile& /*t*/) {}
+  virtual void final_integrate(FixTile& /*t*/) {}
+  virtual void end_of_step(Simulation& /*sim*/) {}
+
+  // Its section of a restart file (an object; the style and ID are added by the caller), and
+  // one read back, each field checked as the fix command checks it (FormatError naming it).
+  virtual nlohmann::json restart_section() const { return nlohmann::json::object(); }
+  virtual void restore(const nlohmann::json& /*section*/, const detail::RestartHeader& /*header*/,
+                       const std::string& /*where*/) {}
+
+ private:
+  std::string id_;
+};
+
+// What the fix command gives a style: its ID, the words after the style name, and the units;
+// from a restart file, no words (restore fills the fix in).
+struct FixArguments {
+  std::string id;
+  std::vector<std::string> args;
+  Units units;
+  bool from_restart = false;
+};
+
+// The fix styles md_ipu has, by name.
+const Registry<Fix, const FixArguments&>& fix_styles();
+
+}  // namespace tessera::md

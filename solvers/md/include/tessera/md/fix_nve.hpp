@@ -1,0 +1,21 @@
+// fix ID all nve: velocity Verlet, as LAMMPS's FixNVE: v += dt/2 f/m and x += dt v in
+// initial_integrate, v += dt/2 f/m in final_integrate.
+#pragma once
+
+#include "tessera/md/fix.hpp"
+
+namespace tessera::md {
+
+class FixNVE final : public Fix {
+ public:
+  explicit FixNVE(const FixArguments& a);
+  std::string style() const override { return "nve"; }
+  bool integrates() const override { return true; }
+  void initial_integrate(FixTile& t) override;
+  void final_integrate(FixTile& t) override;
+};
+
+// The half-kick v += dt/2 ftm2v f/m of every atom of the tile (FixNVE's and FixNVT's).
+void half_kick(FixTile& t);
+
+}  // namespace tessera::md

@@ -1,0 +1,20 @@
+// The fix styles md_ipu has: one line per style (fix.hpp).
+#include "tessera/md/fix.hpp"
+#include "tessera/md/fix_langevin.hpp"
+#include "tessera/md/fix_nve.hpp"
+#include "tessera/md/fix_nvt.hpp"
+
+namespace tessera::md {
+
+const Registry<Fix, const FixArguments&>& fix_styles() {
+  static const Registry<Fix, const FixArguments&> styles = [] {
+    Registry<Fix, const FixArguments&> r("fix style");
+    r.add<FixNVE>("nve");
+    r.add<FixNVT>("nvt");
+    r.add<FixLangevin>("langevin");
+    return r;
+  }();
+  return styles;
+}
+
+}  // namespace tessera::md

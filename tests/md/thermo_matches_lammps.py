@@ -2,7 +2,8 @@
 """thermo_matches_lammps.py REFERENCE RELATIVE_TOLERANCE -- COMMAND...
 
 Runs COMMAND (md_ipu on an input) and passes when every thermo table it prints matches the
-LAMMPS thermo tables in REFERENCE (LAMMPS's screen output, as make_reference.sh saves it): the
+LAMMPS thermo tables in REFERENCE (LAMMPS's thermo tables from its screen output, each from its
+Step header to its Loop time line, as make_reference.sh saves them): the
 same column headers, the same steps, and every value within RELATIVE_TOLERANCE of LAMMPS's
 (relative to the largest magnitude in its column, so that a column crossing zero is compared at
 its own scale). Prints the largest difference per column.

@@ -36,17 +36,17 @@ TEST(Lattice, FccCountsAndSpacing) {
       return p[0] < side && p[1] < side && p[2] < side && p[0] >= 0 && p[1] >= 0 && p[2] >= 0;
     };
   };
-  const Lattice l = Lattice::make("fcc", 0.8442, Units::of("lj"));
-  EXPECT_DOUBLE_EQ(l.spacing, std::pow(4.0 / 0.8442, 1.0 / 3.0));
-  const double side = 20 * l.spacing;
+  const Lattice l = Lattice::make("fcc", 0.8442, Units::of("lj"), 3);
+  EXPECT_DOUBLE_EQ(l.spacing(0), std::pow(4.0 / 0.8442, 1.0 / 3.0));
+  const double side = 20 * l.spacing(0);
   EXPECT_EQ(l.points({0, 0, 0}, {side, side, side}, half_open(side)).size(), 32000u);
-  const Lattice d = Lattice::make("diamond", 5.43, Units::of("metal"));
-  EXPECT_EQ(d.spacing, 5.43);
+  const Lattice d = Lattice::make("diamond", 5.43, Units::of("metal"), 3);
+  EXPECT_EQ(d.spacing(0), 5.43);
   EXPECT_EQ(d.points({0, 0, 0}, {2 * 5.43, 2 * 5.43, 2 * 5.43}, half_open(2 * 5.43)).size(), 64u);
-  const Lattice bcc = Lattice::make("bcc", 1.0, Units::of("lj"));
-  const double s3 = 3 * bcc.spacing;
+  const Lattice bcc = Lattice::make("bcc", 1.0, Units::of("lj"), 3);
+  const double s3 = 3 * bcc.spacing(0);
   EXPECT_EQ(bcc.points({0, 0, 0}, {s3, s3, s3}, half_open(s3)).size(), 54u);
-  EXPECT_THROW(Lattice::make("hcp", 1, Units::of("lj")), ConfigError);
+  EXPECT_THROW(Lattice::make("hcp", 1, Units::of("lj"), 3), ConfigError);
 }
 
 TEST(RandomPark, MinimalStandardCheckValue) {

@@ -321,6 +321,7 @@ void write_restart(Simulation& sim, const std::string& path) {
   if (rank_of(sim) != 0) return;
   nlohmann::json h;
   h["units"] = sim.units().style;
+  h["dimension"] = sim.dimension();
   h["step"] = sim.step();
   h["timestep"] = sim.timestep();
   h["types"] = sim.types();
@@ -437,6 +438,11 @@ void read_restart(Simulation& sim, const std::string& path) {
   const double dt = r.real(r.at(h, "timestep", "timestep"), "timestep", Sign::positive, "timestep");
   const int types =
       static_cast<int>(r.integer(r.at(h, "types", "types"), "types", 1, int_max, "create_box"));
+  // Files of version 2 written before dimension 2 existed are 3-d.
+  const int dimension =
+      h.contains("dimension")
+          ? static_cast<int>(r.integer(h["dimension"], "dimension", 2, 3, "dimension"))
+          : 3;
   Box box;
   const auto& hb = r.at(h, "box", "box");
   box.lo = r.triple(r.at(hb, "lo", "box.lo"), "box.lo");
@@ -526,6 +532,7 @@ void read_restart(Simulation& sim, const std::string& path) {
 
   // Everything has passed: the simulation changes only now.
   sim.set_units(units);
+  sim.set_dimension(dimension);
   sim.create_box(types, box);
   for (int t = 1; t <= types; ++t) sim.set_mass(t, masses[static_cast<std::size_t>(t - 1)]);
   sim.set_timestep(dt);

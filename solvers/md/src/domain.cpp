@@ -8,7 +8,7 @@
 
 namespace tessera::md {
 
-Domain::Domain(const Box& box, int tiles, double ghost_cutoff)
+Domain::Domain(const Box& box, int tiles, double ghost_cutoff, int dimension)
     : box_(box), ghost_cutoff_(ghost_cutoff) {
   // Least total sub-box surface, as LAMMPS's procs2box.
   double best = std::numeric_limits<double>::infinity();
@@ -18,6 +18,7 @@ Domain::Domain(const Box& box, int tiles, double ghost_cutoff)
     for (int b = 1; b <= tiles / a; ++b) {
       if ((tiles / a) % b) continue;
       const int c = tiles / a / b;
+      if (dimension == 2 && c != 1) continue;  // as LAMMPS's ProcMap in 2-d
       const double surface = lx * ly / (a * b) + lx * lz / (a * c) + ly * lz / (b * c);
       if (surface < best * (1 - 1e-12)) best = surface, grid_ = {a, b, c};
     }
@@ -27,6 +28,7 @@ Domain::Domain(const Box& box, int tiles, double ghost_cutoff)
     const double sub = box.length(d) / grid_[static_cast<std::size_t>(d)];
     reach[static_cast<std::size_t>(d)] = static_cast<int>(std::ceil(ghost_cutoff / sub));
   }
+  if (dimension == 2) reach[2] = 0;
   // Sub-boxes thinner than the ghost cutoff make each tile exchange with (2r+1)^3 - 1 others:
   // with many tiles on a small box that grows as tiles^2. Refused before it is allocated: the
   // segments, and per segment a count and a list offset (Simulation::rebuild).

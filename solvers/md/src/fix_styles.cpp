@@ -1,5 +1,6 @@
 // The fix styles md_ipu has: one line per style (fix.hpp).
 #include "tessera/md/fix.hpp"
+#include "tessera/md/fix_enforce2d.hpp"
 #include "tessera/md/fix_langevin.hpp"
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/fix_nvt.hpp"
@@ -12,6 +13,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixNVE>("nve");
     r.add<FixNVT>("nvt");
     r.add<FixLangevin>("langevin");
+    r.add<FixEnforce2D>("enforce2d");
     return r;
   }();
   return styles;

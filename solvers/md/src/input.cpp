@@ -408,8 +408,9 @@ const std::map<std::string, Input::Command>& Input::commands() {
 }
 
 void Input::dimension(const std::vector<std::string>& a) {
-  need(a, 1, "dimension 3");
-  if (a[0] != "3") bad("Tessera simulates 3-d systems only; use dimension 3");
+  need(a, 1, "dimension 2|3");
+  if (a[0] != "2" && a[0] != "3") bad("dimension " + a[0] + ": use 2 or 3");
+  sim_.set_dimension(a[0] == "2" ? 2 : 3);
 }
 
 void Input::boundary(const std::vector<std::string>& a) {
@@ -543,13 +544,13 @@ void Input::units(const std::vector<std::string>& a) {
 }
 
 void Input::lattice(const std::vector<std::string>& a) {
-  need(a, 2, "lattice sc|bcc|fcc|diamond SCALE");
+  need(a, 2, "lattice sc|bcc|fcc|diamond|sq|sq2|hex SCALE");
   if (a.size() > 2)
     bad("lattice options (origin, orient, spacing) are not supported; use the plain form");
-  lattice_ = Lattice::make(a[0], number("lattice", a[1]), sim_.units());
+  lattice_ = Lattice::make(a[0], number("lattice", a[1]), sim_.units(), sim_.dimension());
   char buf[160];
-  std::snprintf(buf, sizeof buf, "Lattice spacing in x,y,z = %.8g %.8g %.8g\n", lattice_.spacing,
-                lattice_.spacing, lattice_.spacing);
+  std::snprintf(buf, sizeof buf, "Lattice spacing in x,y,z = %.8g %.8g %.8g\n", lattice_.spacing(0),
+                lattice_.spacing(1), lattice_.spacing(2));
   console_.print(buf);
 }
 
@@ -579,8 +580,8 @@ void Input::region(const std::vector<std::string>& a) {
   for (std::size_t k = 2; k < 8; ++k) scaled = scaled || !open(a[k]);
   if (lattice_units && scaled && lattice_.style == "none")
     bad("region in lattice units needs a lattice command first, or add units box");
-  const double scale = lattice_units ? lattice_.spacing : 1.0;
   for (std::size_t d = 0; d < 3; ++d) {
+    const double scale = lattice_units ? lattice_.spacing(static_cast<int>(d)) : 1.0;
     const std::string &lo = a[2 + 2 * d], &hi = a[3 + 2 * d];
     if ((open(lo) || open(hi)) && !sim_.has_box())
       bad("region " + a[0] + ": INF and EDGE need the simulation box; define it first");

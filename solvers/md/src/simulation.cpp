@@ -115,7 +115,7 @@ void Simulation::create_box(int types, const Box& box) {
   box_ = box;
   mass_.assign(static_cast<std::size_t>(types) + 1, 0.0);
   mass_set_.assign(static_cast<std::size_t>(types) + 1, false);
-  domain_ = Domain(box_, runtime_.target().total_tiles(), 0.0);
+  domain_ = Domain(box_, runtime_.target().total_tiles(), 0.0, dimension_);
 }
 
 void Simulation::set_mass(int type, double mass) {
@@ -389,6 +389,7 @@ void Simulation::velocity_create(double t_desired, int seed, bool gaussian, bool
       }
       const double factor = 1.0 / std::sqrt(mass_[static_cast<std::size_t>(type[u])]);
       for (std::size_t d = 0; d < 3; ++d) s.v[3 * u + d] = triple[d] * factor;
+      if (dimension_ == 2) s.v[3 * u + 2] = 0.0;  // LAMMPS draws vz, then zeroes it
     }
   });
   if (zero_momentum) {
@@ -487,9 +488,23 @@ double Simulation::temperature(double ke) const {
   return dof_value > 0 ? 2.0 * ke / (dof_value * units_.boltz) : 0.0;
 }
 
+// LAMMPS's compute pressure: (dof kB T + the virial's trace) / (dimension * volume), over the
+// xx and yy components and the area in 2-d.
 double Simulation::pressure(const Thermo& t) const {
+  if (dimension_ == 2)
+    return (2.0 * t.ke + t.virial[0] + t.virial[1]) / 2.0 / volume() * units_.nktv2p;
   return (2.0 * t.ke + t.virial[0] + t.virial[1] + t.virial[2]) / 3.0 / box_.volume() *
          units_.nktv2p;
+}
+
+void Simulation::set_dimension(int dimension) {
+  changed();
+  if (has_box())
+    throw ConfigError(
+        "dimension: the simulation box is already defined; put "
+        "dimension before it is created (create_box or read_data)");
+  if (dimension != 2 && dimension != 3) throw ConfigError("dimension: use 2 or 3");
+  dimension_ = dimension;
 }
 
 double Simulation::temperature_now() {
@@ -597,13 +612,13 @@ void Simulation::setup_run() {
   if (neighbor_.every < 1 || neighbor_.delay < 0)
     throw ConfigError("neigh_modify: every must be at least 1 and delay not negative");
   const double ghost_cutoff = cutoff + neighbor_.skin;
-  for (int d = 0; d < 3; ++d)
+  for (int d = 0; d < dimension_; ++d)
     if (box_.length(d) <= ghost_cutoff)
       throw ConfigError("run: the box (" + std::to_string(box_.length(d)) +
                         ") is not longer than the cutoff plus skin (" +
                         std::to_string(ghost_cutoff) + ") in dimension " + "xyz"[d] +
                         "; use a larger box or a shorter cutoff");
-  domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff);
+  domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff, dimension_);
   apply_pending_scale();
   rebuild(true);
   force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);

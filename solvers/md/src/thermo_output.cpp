@@ -90,8 +90,12 @@ double ThermoOutput::value_of(Simulation& sim, const Thermo& t, const std::strin
   const double n = static_cast<double>(t.natoms);
   const double scale = norm_ && n > 0 ? 1.0 / n : 1.0;
   const Box& box = sim.box();
-  const double pv = sim.units().nktv2p / box.volume();
-  auto pressure_component = [&](std::size_t w) { return (t.ke_tensor[w] + t.virial[w]) * pv; };
+  const double pv = sim.units().nktv2p / sim.volume();
+  // In 2-d LAMMPS's pressure tensor has xx, yy and xy only.
+  auto pressure_component = [&](std::size_t w) {
+    if (sim.dimension() == 2 && (w == 2 || w == 4 || w == 5)) return 0.0;
+    return (t.ke_tensor[w] + t.virial[w]) * pv;
+  };
   if (is_variable(k)) {
     if (!variable_) throw ConfigError("thermo_style custom " + k + ": no variables here");
     return variable_(k.substr(2));
@@ -106,7 +110,7 @@ double ThermoOutput::value_of(Simulation& sim, const Thermo& t, const std::strin
   if (k == "ke") return t.ke * scale;
   if (k == "etotal") return (t.pe + t.ke) * scale;
   if (k == "ecoul" || k == "emol" || k == "elong") return 0.0;
-  if (k == "vol") return box.volume();
+  if (k == "vol") return sim.volume();
   if (k == "lx") return box.length(0);
   if (k == "ly") return box.length(1);
   if (k == "lz") return box.length(2);

@@ -58,9 +58,11 @@ cp "$work/print_p.txt" print_p.lammps.txt
 cp "$work/print_q.txt" print_q.lammps.txt
 # thermo_style custom with variables: LAMMPS's screen output, for thermo_matches_lammps.py.
 cp in.thermo_variables lj4000.data "$work/"
-(cd "$work" && lmp -in in.thermo_variables -log none) > thermo_variables.lammps.out
+(cd "$work" && lmp -in in.thermo_variables -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > thermo_variables.lammps.out
 # Script control (loop, next, jump, label, if, include, format, internal, string, delete).
 cp in.script_control inc.script_control "$work/"
 (cd "$work" && lmp -in in.script_control -log none) |
   grep -E "$(cat script_control.filter)" > script_control.lammps.out
+# A 2-d liquid (dimension 2, hex lattice, enforce2d).
+(cd "$work" && lmp -in "$here/in.2d" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > 2d.lammps.out
 echo "reference files written"

@@ -35,7 +35,8 @@ class Domain {
   };
 
   Domain() = default;
-  Domain(const Box& box, int tiles, double ghost_cutoff);
+  // In 2-d (dimension 2) the grid has one layer in z and no ghosts cross z.
+  Domain(const Box& box, int tiles, double ghost_cutoff, int dimension = 3);
 
   const Box& box() const { return box_; }
   const std::array<int, 3>& grid() const { return grid_; }

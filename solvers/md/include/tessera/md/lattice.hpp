@@ -1,9 +1,11 @@
-// LAMMPS lattices (`lattice sc|bcc|fcc|diamond VALUE`) and the points they put in a block.
+// LAMMPS lattices (`lattice STYLE VALUE`) and the points they put in a block.
 //
-// In lj units VALUE is a reduced density and the cubic cell edge is
-// (basis atoms / density)^(1/3); in other units VALUE is the cell edge.
-// Points are generated in LAMMPS's order and with LAMMPS's arithmetic
-// (z outer, then y, x, basis atom), so that coordinates agree bit for bit with
+// 3-d styles sc, bcc, fcc, diamond (cubic cells); 2-d styles sq, sq2 (square cells) and hex (a
+// rectangular cell of sides 1 and sqrt(3) with two atoms). In lj units VALUE is a reduced
+// density and the scale is (basis atoms / cell volume / density)^(1/dimension), the cell
+// volume being its area in 2-d; in other units VALUE is the scale. Points are generated in
+// LAMMPS's order and with LAMMPS's arithmetic (Lattice::lattice2box for the default
+// orientation: z outer, then y, x, basis atom), so that coordinates agree bit for bit with
 // create_atoms and `velocity ... loop geom` gives the same velocities.
 #pragma once
 
@@ -18,10 +20,16 @@ namespace tessera::md {
 
 struct Lattice {
   std::string style = "none";
-  double spacing = 1.0;  // cell edge (xlattice = ylattice = zlattice)
+  double scale = 1.0;
+  // The cell's edge vectors a1, a2, a3 (a diagonal cell: their lengths), in units of scale.
+  std::array<double, 3> cell{1.0, 1.0, 1.0};
   std::vector<std::array<double, 3>> basis;
 
-  static Lattice make(const std::string& style, double value, const Units& units);
+  // Throws ConfigError for an unknown style or one of the other dimension.
+  static Lattice make(const std::string& style, double value, const Units& units, int dimension);
+
+  // LAMMPS's xlattice, ylattice, zlattice: the spacing along each axis (region's lattice units).
+  double spacing(int d) const { return cell[static_cast<std::size_t>(d)] * scale; }
 
   // The lattice points of the cells that meet [lo, hi] (box coordinates) for which accept(p)
   // is true, in creation order.

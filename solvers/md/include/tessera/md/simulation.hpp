@@ -80,7 +80,12 @@ class Simulation {
   const Units& units() const { return units_; }
   void set_units(const Units& units);
 
-  // Set-up (collective, in LAMMPS's order: box, atoms, masses, pair, velocities).
+  // Set-up (collective, in LAMMPS's order: dimension, box, atoms, masses, pair, velocities).
+  // dimension 2: atoms move in x and y (fix enforce2d keeps vz and fz zero), z is one periodic
+  // slab with no images across it, the degrees of freedom are 2N - 2 and the pressure is over
+  // the box's area, as in LAMMPS. Throws ConfigError once the box exists.
+  void set_dimension(int dimension);
+  int dimension() const { return dimension_; }
   void create_box(int types, const Box& box);
   bool has_box() const { return types_ > 0; }
   int types() const { return types_; }
@@ -145,9 +150,13 @@ class Simulation {
   // Global sums for thermo output (collective). A non-finite sum stops the run with an Error
   // naming the step and the first bad atom: this, on thermo steps, is where energies are checked.
   Thermo thermo();
-  // Temperature and degrees of freedom as LAMMPS's compute temp: dof = 3N - 3.
+  // Temperature and degrees of freedom as LAMMPS's compute temp: dof = dN - d in d dimensions.
   double temperature(double ke) const;
-  double dof() const { return 3.0 * static_cast<double>(natoms_) - 3.0; }
+  double dof() const { return dimension_ * static_cast<double>(natoms_) - dimension_; }
+  // The box's volume, its area in 2-d (the measure pressures are over).
+  double volume() const {
+    return dimension_ == 2 ? box_.length(0) * box_.length(1) : box_.volume();
+  }
   double pressure(const Thermo& t) const;
   // For fixes (collective): the temperature of the velocities now, and that of the kinetic
   // energy each tile summed at this step's second half-kick.
@@ -200,6 +209,7 @@ class Simulation {
 
   Runtime& runtime_;
   Units units_;
+  int dimension_ = 3;
   int types_ = 0;
   Box box_;
   std::vector<double> mass_;

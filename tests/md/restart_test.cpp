@@ -237,7 +237,7 @@ TEST(Restart, AVersionOneFileIsRefusedByName) {
   Parts p = split(good_restart());
   p.first_line = "TESSERA-MD-RESTART 1\n";
   Session s(host_target(2), 1);
-  EXPECT_NE(refusal(s, join(p)).find("has version 1; this md_ipu reads version 2"),
+  EXPECT_NE(refusal(s, join(p)).find("has version 1; this md_ipu reads versions 2 and 3"),
             std::string::npos);
 }
 
@@ -283,6 +283,24 @@ TEST(Continuation, ACommandBetweenRunsSetsUpLikeARestart) {
   a.input.run_script("run 30\n", "after the restart file");
   b.input.run_script("read_restart " + path + "\nrun 30\n", "from the restart file");
   expect_same_atoms(a.sim, b.sim, "continued from a restart file");
+  std::remove(path.c_str());
+}
+
+// Groups are per-atom masks and fixes act on groups: both come back from a restart file, so the
+// run after it is the run without it (the middle slab moving under nve, the walls' forces set).
+TEST(Continuation, GroupsAndTheirFixesComeBackFromARestart) {
+  std::string body = read_text(data_dir() + "/in.groups");
+  body = body.substr(0, body.find("run "));
+  const std::string path = ::testing::TempDir() + "tessera_groups.restart";
+  Session a(host_target(2), 1), b(host_target(2), 1);
+  a.input.run_script(body + "run 60\n", "groups");
+  write_restart(a.sim, path);
+  a.input.run_script("run 40\n", "after the restart file");
+  b.input.run_script("read_restart " + path + "\nrun 40\n", "from the restart file");
+  EXPECT_EQ(b.sim.groups(), a.sim.groups());
+  ASSERT_EQ(b.sim.fixes().size(), 2u);
+  EXPECT_EQ(b.sim.fixes()[0]->group() + " " + b.sim.fixes()[1]->group(), "middle bottom");
+  expect_same_atoms(a.sim, b.sim, "groups and their fixes from a restart file");
   std::remove(path.c_str());
 }
 

@@ -24,7 +24,8 @@ namespace {
 
 constexpr const char* restart_magic = "TESSERA-MD-RESTART";
 // Version 2 added the CRC-32 trailer.
-constexpr int restart_version = 2;
+// Version 3 added the atoms' group masks (version 2 files are read with every atom in all).
+constexpr int restart_version = 3;
 // The trailer: "crc32 ", the CRC-32 of every byte before it in 8 hex digits, a newline.
 constexpr std::size_t restart_trailer_bytes = 15;
 
@@ -322,6 +323,7 @@ void write_restart(Simulation& sim, const std::string& path) {
   nlohmann::json h;
   h["units"] = sim.units().style;
   h["dimension"] = sim.dimension();
+  h["groups"] = sim.groups();
   h["step"] = sim.step();
   h["timestep"] = sim.timestep();
   h["types"] = sim.types();
@@ -339,6 +341,7 @@ void write_restart(Simulation& sim, const std::string& path) {
   for (const auto& fix : sim.fixes()) {
     nlohmann::json section = fix->restart_section();
     section["id"] = fix->id();
+    section["group"] = fix->group();
     fixes[fix->style()] = section;
   }
   h["fixes"] = fixes;
@@ -381,10 +384,11 @@ void read_restart(Simulation& sim, const std::string& path) {
   std::size_t at = magic.size();
   const auto version = line_number(data, at);
   if (!version) r.fail("is not a Tessera md restart file (its first line is damaged)");
-  if (*version != static_cast<unsigned long long>(restart_version))
-    r.fail("has version " + std::to_string(*version) + "; this md_ipu reads version " +
+  if (*version != static_cast<unsigned long long>(restart_version) && *version != 2)
+    r.fail("has version " + std::to_string(*version) + "; this md_ipu reads versions 2 and " +
            std::to_string(restart_version) +
            (*version == 1 ? " (version 1 files carry no checksum; write the restart again)" : ""));
+  const bool has_masks = *version >= 3;
   if (data.size() < at + restart_trailer_bytes) r.fail("is truncated (it has no checksum)");
   const std::size_t body = data.size() - restart_trailer_bytes;
   unsigned stored = 0;
@@ -443,6 +447,12 @@ void read_restart(Simulation& sim, const std::string& path) {
       h.contains("dimension")
           ? static_cast<int>(r.integer(h["dimension"], "dimension", 2, 3, "dimension"))
           : 3;
+  std::vector<std::string> groups{"all"};
+  if (h.contains("groups")) {
+    groups = r.texts_or_empty(h["groups"], "groups");
+    if (groups.empty() || groups[0] != "all" || groups.size() > 32)
+      r.fail("has groups = " + h["groups"].dump() + "; expected all and at most 31 more names");
+  }
   Box box;
   const auto& hb = r.at(h, "box", "box");
   box.lo = r.triple(r.at(hb, "lo", "box.lo"), "box.lo");
@@ -495,7 +505,10 @@ void read_restart(Simulation& sim, const std::string& path) {
       r.fail("records fix style '" + style + "'; this md_ipu has " + fix_styles().listing());
     const std::string where = "fixes." + style;
     const std::string id = r.text(r.at(section, "id", where + ".id"), where + ".id");
-    auto fix = fix_styles().make(style, FixArguments{id, {}, units, true});
+    const std::string group = section.is_object() && section.contains("group")
+                                  ? r.text(section["group"], where + ".group")
+                                  : std::string("all");
+    auto fix = fix_styles().make(style, FixArguments{id, group, {}, units, true});
     fix->restore(section, r, where);
     if (fix->integrates()) {
       if (!integrator.empty()) r.fail("records both fix " + integrator + " and fix " + style);
@@ -525,6 +538,10 @@ void read_restart(Simulation& sim, const std::string& path) {
       if (a.x[i] < box.lo[i] - box.length(d) || a.x[i] >= box.hi[i] + box.length(d))
         r.fail("has " + which + " outside the box by more than a box length");
     }
+    if (!has_masks) atoms[k].mask = 1;  // version 2: every atom is in all only
+    if (!(atoms[k].mask & 1u) || (groups.size() < 32 && (atoms[k].mask >> groups.size()) != 0))
+      r.fail("has " + which + ": its group mask " + std::to_string(atoms[k].mask) +
+             " names groups the file does not have");
     if (a.noise < 1 || a.noise > 2147483646u)
       r.fail("has " + which + ": its Langevin random state " + std::to_string(a.noise) +
              " is outside 1..2147483646");
@@ -539,6 +556,7 @@ void read_restart(Simulation& sim, const std::string& path) {
   sim.set_step(step);
   if (pair) sim.set_pair(std::move(pair));
   sim.neighbor() = neighbor;
+  sim.set_groups(groups);
   sim.add_atoms(std::move(atoms));
   // The atoms carry the fixes' per-atom state (fix langevin's noise streams).
   for (auto& fix : fixes) sim.add_fix(std::move(fix), /*start_atoms=*/false);

@@ -5,7 +5,7 @@
 
 namespace tessera::md {
 
-FixEnforce2D::FixEnforce2D(const FixArguments& a) : Fix(a.id) {
+FixEnforce2D::FixEnforce2D(const FixArguments& a) : Fix(a.id, a.group) {
   if (!a.args.empty())
     arguments::bad("fix enforce2d takes no arguments; usage: fix ID all enforce2d");
 }
@@ -19,6 +19,7 @@ void FixEnforce2D::setup(Simulation& sim) {
 
 void FixEnforce2D::post_force(FixTile& t) {
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+    if (!in_group(t, i)) continue;
     t.v[3 * i + 2] = 0.0;
     t.f[3 * i + 2] = 0.0;
   }

@@ -11,7 +11,7 @@
 namespace tessera::md {
 using namespace arguments;
 
-FixLangevin::FixLangevin(const FixArguments& a) : Fix(a.id) {
+FixLangevin::FixLangevin(const FixArguments& a) : Fix(a.id, a.group) {
   if (a.from_restart) return;
   need(a.args, 4, "fix ID all langevin T0 T1 DAMP SEED");
   if (a.args.size() > 4) bad("fix langevin: keywords after SEED are not supported");
@@ -44,6 +44,7 @@ void FixLangevin::post_force(FixTile& t) {
   const Units& u = *t.units;
   const double sqrt_t = std::sqrt(t_start_ + t.ramp * (t_stop_ - t_start_));
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+    if (!in_group(t, i)) continue;
     const double m = t.mass[static_cast<std::size_t>(t.type[i])];
     const double gamma1 = -m / damp_ / u.ftm2v;
     const double gamma2 =

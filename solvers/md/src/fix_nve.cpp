@@ -4,13 +4,14 @@
 
 namespace tessera::md {
 
-FixNVE::FixNVE(const FixArguments& a) : Fix(a.id) {
+FixNVE::FixNVE(const FixArguments& a) : Fix(a.id, a.group) {
   if (!a.args.empty()) arguments::bad("fix nve takes no arguments; usage: fix ID all nve");
 }
 
-void half_kick(FixTile& t) {
+void half_kick(const Fix& fix, FixTile& t) {
   const double dtf = 0.5 * t.dt * t.units->ftm2v;
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+    if (!fix.in_group(t, i)) continue;
     const double dtfm = dtf / t.mass[static_cast<std::size_t>(t.type[i])];
     double* v = &t.v[3 * i];
     const double* f = &t.f[3 * i];
@@ -21,6 +22,7 @@ void half_kick(FixTile& t) {
 void FixNVE::initial_integrate(FixTile& t) {
   const double dtf = 0.5 * t.dt * t.units->ftm2v;
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+    if (!in_group(t, i)) continue;
     const double dtfm = dtf / t.mass[static_cast<std::size_t>(t.type[i])];
     for (std::size_t d = 0; d < 3; ++d) {
       double& v = t.v[3 * i + d];
@@ -30,6 +32,6 @@ void FixNVE::initial_integrate(FixTile& t) {
   }
 }
 
-void FixNVE::final_integrate(FixTile& t) { half_kick(t); }
+void FixNVE::final_integrate(FixTile& t) { half_kick(*this, t); }
 
 }  // namespace tessera::md

@@ -10,7 +10,10 @@
 namespace tessera::md {
 using namespace arguments;
 
-FixNVT::FixNVT(const FixArguments& a) : Fix(a.id) {
+FixNVT::FixNVT(const FixArguments& a) : Fix(a.id, a.group) {
+  // Its temperature is all atoms' (compute temp of group all).
+  if (a.group != "all")
+    throw ConfigError("fix " + a.id + " nvt: md_ipu thermostats the group all only");
   if (a.from_restart) return;
   const char* usage = "fix ID all nvt temp T0 T1 TDAMP";
   need(a.args, 4, usage);
@@ -63,7 +66,7 @@ void FixNVT::initial_integrate(FixTile& t) {
   }
 }
 
-void FixNVT::final_integrate(FixTile& t) { half_kick(t); }
+void FixNVT::final_integrate(FixTile& t) { half_kick(*this, t); }
 
 void FixNVT::end_of_step(Simulation& sim) {
   sim.scale_velocities(half_step(sim, sim.step_temperature()));

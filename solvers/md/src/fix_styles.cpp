@@ -4,6 +4,7 @@
 #include "tessera/md/fix_langevin.hpp"
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/fix_nvt.hpp"
+#include "tessera/md/fix_setforce.hpp"
 
 namespace tessera::md {
 
@@ -14,6 +15,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixNVT>("nvt");
     r.add<FixLangevin>("langevin");
     r.add<FixEnforce2D>("enforce2d");
+    r.add<FixSetForce>("setforce");
     return r;
   }();
   return styles;

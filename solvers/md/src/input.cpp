@@ -372,6 +372,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"dump_modify", &Input::dump_modify},
       {"echo", &Input::echo},
       {"fix", &Input::fix},
+      {"group", &Input::group},
       {"if", &Input::if_command},
       {"include", &Input::include},
       {"jump", &Input::jump},
@@ -761,9 +762,9 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
 
 // fix ID GROUP STYLE ARGS...: the style registered as STYLE (fix_styles()).
 void Input::fix(const std::vector<std::string>& a) {
-  need(a, 3, "fix ID all STYLE ARGS...; the fix styles are " + fix_styles().listing());
-  if (a[1] != "all") bad("fix " + a[0] + ": Tessera supports the group all");
-  FixArguments args{a[0], std::vector<std::string>(a.begin() + 3, a.end()), sim_.units(), false};
+  need(a, 3, "fix ID GROUP STYLE ARGS...; the fix styles are " + fix_styles().listing());
+  FixArguments args{a[0], a[1], std::vector<std::string>(a.begin() + 3, a.end()), sim_.units(),
+                    false};
   sim_.add_fix(fix_styles().make(a[2], args));
 }
 
@@ -901,6 +902,121 @@ void Input::variable(const std::vector<std::string>& a) {
         ": md_ipu supports index, loop, uloop, string, equal, format, getenv, internal and "
         "delete");
   }
+}
+
+// group ID STYLE ARGS..., as LAMMPS's Group: type or id with values and sequences (A, A:B,
+// A:B:C) or a comparison (< <= > >= == != A, <> A B), region RID, subtract G1 G2..., union G...,
+// intersect G..., clear, delete, empty. Atoms join when the command runs (positions then, for
+// region).
+void Input::group(const std::vector<std::string>& a) {
+  const char* usage = "group ID type|id|region|subtract|union|intersect|clear|delete|empty ...";
+  need(a, 2, usage);
+  if (!sim_.has_box()) bad("the simulation box is not defined; define it before groups");
+  const std::string& name = a[0];
+  const std::string& style = a[1];
+  const std::vector<std::string> args(a.begin() + 2, a.end());
+  if (style == "delete" || style == "clear") {
+    if (name == "all") bad("group all cannot be cleared or deleted");
+    if (sim_.group_bit(name) < 0) bad("group " + name + ": there is no such group");
+    if (style == "delete")
+      sim_.delete_group(name);
+    else
+      sim_.clear_group(name);
+    return;
+  }
+  std::function<bool(const Simulation::GroupAtom&)> select;
+  if (style == "empty") {
+    select = [](const Simulation::GroupAtom&) { return false; };
+  } else if (style == "type" || style == "id") {
+    need(args, 1, std::string("group ID ") + style + " VALUES...");
+    const bool by_type = style == "type";
+    const long long top = by_type ? sim_.types() : bigint_max;
+    const auto value = [by_type](const Simulation::GroupAtom& g) {
+      return by_type ? static_cast<long long>(g.type) : static_cast<long long>(g.id);
+    };
+    static const std::vector<std::string> comparisons = {"<", "<=", ">", ">=", "==", "!=", "<>"};
+    if (std::find(comparisons.begin(), comparisons.end(), args[0]) != comparisons.end()) {
+      const std::string op = args[0];
+      need(args, op == "<>" ? 3 : 2,
+           "group ID " + style + " " + op + " VALUE" + (op == "<>" ? " VALUE" : ""));
+      const long long lo = integer("group", args[1], 0, top);
+      const long long hi = op == "<>" ? integer("group", args[2], 0, top) : lo;
+      select = [=](const Simulation::GroupAtom& g) {
+        const long long v = value(g);
+        if (op == "<") return v < lo;
+        if (op == "<=") return v <= lo;
+        if (op == ">") return v > lo;
+        if (op == ">=") return v >= lo;
+        if (op == "==") return v == lo;
+        if (op == "!=") return v != lo;
+        return v >= lo && v <= hi;
+      };
+    } else {
+      // Values and sequences A:B or A:B:C (from A to B in steps of C), as LAMMPS's Group.
+      struct Sequence {
+        long long lo, hi, step;
+      };
+      std::vector<Sequence> sequences;
+      for (const auto& w : args) {
+        std::vector<std::string> parts;
+        std::size_t from = 0;
+        for (std::size_t colon; (colon = w.find(':', from)) != std::string::npos; from = colon + 1)
+          parts.push_back(w.substr(from, colon - from));
+        parts.push_back(w.substr(from));
+        if (parts.size() > 3) bad("group " + name + ": '" + w + "' is not A, A:B or A:B:C");
+        const long long lo = integer("group", parts[0], 1, top);
+        const long long hi = parts.size() > 1 ? integer("group", parts[1], lo, top) : lo;
+        const long long step = parts.size() > 2 ? integer("group", parts[2], 1, top) : 1;
+        sequences.push_back({lo, hi, step});
+      }
+      select = [=](const Simulation::GroupAtom& g) {
+        const long long v = value(g);
+        for (const auto& q : sequences)
+          if (v >= q.lo && v <= q.hi && (v - q.lo) % q.step == 0) return true;
+        return false;
+      };
+    }
+  } else if (style == "region") {
+    need(args, 1, "group ID region REGION-ID");
+    const auto it = regions_.find(args[0]);
+    if (it == regions_.end()) bad("group " + name + ": no region with ID " + args[0]);
+    const Region region = it->second;
+    select = [region](const Simulation::GroupAtom& g) {
+      bool in = true;
+      for (std::size_t d = 0; d < 3; ++d)
+        in = in && g.x[d] >= region.box.lo[d] && g.x[d] <= region.box.hi[d];
+      return in == region.inside;
+    };
+  } else if (style == "subtract" || style == "union" || style == "intersect") {
+    need(args, style == "union" ? 1 : 2, std::string("group ID ") + style + " G1 G2 ...");
+    std::vector<std::uint32_t> bits;
+    for (const auto& g : args) {
+      const int bit = sim_.group_bit(g);
+      if (bit < 0) bad("group " + name + " " + style + ": there is no group " + g);
+      bits.push_back(1u << bit);
+    }
+    select = [bits, style](const Simulation::GroupAtom& g) {
+      if (style == "union") {
+        for (auto b : bits)
+          if (g.mask & b) return true;
+        return false;
+      }
+      if (style == "intersect") {
+        for (auto b : bits)
+          if (!(g.mask & b)) return false;
+        return true;
+      }
+      if (!(g.mask & bits[0])) return false;
+      for (std::size_t k = 1; k < bits.size(); ++k)
+        if (g.mask & bits[k]) return false;
+      return true;
+    };
+  } else {
+    bad("group style " + style + " is not supported; " + usage);
+  }
+  if (name == "all") bad("group all is every atom; it cannot be changed");
+  const std::int64_t count = sim_.add_to_group(name, select);
+  console_.print(std::to_string(count) + " atoms in group " + name + "\n");
 }
 
 // next V1 V2 ...: each variable's next value; one that runs out is deleted, and the next jump

@@ -83,6 +83,17 @@ class RestartHeader {
     return j.get<std::string>();
   }
 
+  // A list of strings, each possibly empty (a deleted group's slot).
+  std::vector<std::string> texts_or_empty(const nlohmann::json& j, const std::string& name) const {
+    if (!j.is_array()) fail("has " + name + " = " + j.dump() + ", not a list of strings");
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < j.size(); ++k) {
+      if (!j[k].is_string()) fail("has " + name + "[" + std::to_string(k) + "], not a string");
+      out.push_back(j[k].get<std::string>());
+    }
+    return out;
+  }
+
   std::vector<std::string> texts(const nlohmann::json& j, const std::string& name) const {
     if (!j.is_array()) fail("has " + name + " = " + j.dump() + ", not a list of strings");
     std::vector<std::string> out;

@@ -33,6 +33,7 @@ struct Simulation::TileAtoms {
         id(t.make_vector<std::int64_t>("md.id")),
         image(t.make_vector<std::int32_t>("md.image")),
         noise(t.make_vector<std::uint32_t>("md.langevin_state")),
+        mask(t.make_vector<std::uint32_t>("md.group_mask")),
         send_atom(t.make_vector<int>("md.ghost_send_list")),
         send_begin(t.make_vector<int>("md.ghost_send_list")),
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
@@ -44,6 +45,7 @@ struct Simulation::TileAtoms {
   TileVector<std::int64_t> id;
   TileVector<std::int32_t> image;
   TileVector<std::uint32_t> noise;
+  TileVector<std::uint32_t> mask;  // the groups the atom is in, a bit per group (bit 0: all)
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
@@ -190,6 +192,7 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
     if (a.id == 0) a.id = ++max_id_;
     max_id_ = std::max(max_id_, a.id);
     if (a.noise == 0) a.noise = 1;
+    a.mask |= 1u;  // every atom is in group all
   }
   natoms_ += static_cast<std::int64_t>(atoms.size());
   // Bucket by owner on the host, then every tile appends its bucket.
@@ -213,6 +216,7 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
       s.id.push_back(a.id);
       s.image.insert(s.image.end(), a.image.begin(), a.image.end());
       s.noise.push_back(a.noise);
+      s.mask.push_back(a.mask);
       s.v.insert(s.v.end(), a.v.begin(), a.v.end());
       ++k;
     }
@@ -233,6 +237,7 @@ std::vector<AtomRecord> Simulation::gather_atoms(Positions positions) {
           a.id = s.id[u];
           a.type = type[u];
           a.noise = s.noise[u];
+          a.mask = s.mask[u];
           for (std::size_t d = 0; d < 3; ++d) {
             a.x[d] = x[3 * u + d];
             a.v[d] = s.v[3 * u + d];
@@ -263,7 +268,7 @@ void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
   runtime_.superstep("md.clear_atoms", [&](Tile& t) {
     TileAtoms& s = state(t);
     s.nlocal = s.nghost = 0;
-    s.v.clear(), s.id.clear(), s.image.clear(), s.noise.clear();
+    s.v.clear(), s.id.clear(), s.image.clear(), s.noise.clear(), s.mask.clear();
     t.resize(x_, 0);
     t.resize(type_, 0);
   });
@@ -278,6 +283,10 @@ void Simulation::add_fix(std::unique_ptr<Fix> fix, bool start_atoms) {
   changed();
   const std::string& id = fix->id();
   const std::string what = "fix " + id + " " + fix->style();
+  const int bit = fix->group().empty() ? -1 : group_bit(fix->group());
+  if (bit < 0)
+    throw ConfigError(what + ": there is no group " + fix->group() + "; define it with group");
+  fix->set_group_bit(bit);
   for (auto& existing : fixes_) {
     if (existing->id() == id) {
       if (existing->style() != fix->style())
@@ -315,6 +324,63 @@ void Simulation::unfix(const std::string& id) {
   throw ConfigError("unfix " + id + ": no fix with this ID");
 }
 
+int Simulation::group_bit(const std::string& name) const {
+  for (std::size_t k = 0; k < groups_.size(); ++k)
+    if (groups_[k] == name) return static_cast<int>(k);
+  return -1;
+}
+
+std::int64_t Simulation::add_to_group(const std::string& name,
+                                      const std::function<bool(const GroupAtom&)>& select) {
+  changed();
+  int bit = group_bit(name);
+  if (bit < 0) {
+    if (groups_.size() >= 32)
+      throw ConfigError("group " + name + ": there are 32 groups already, the most there can be");
+    groups_.push_back(name);
+    bit = static_cast<int>(groups_.size()) - 1;
+  }
+  const std::uint32_t flag = 1u << bit;
+  runtime_.superstep("md.group", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    const auto x = t.get(x_);
+    const auto type = t.get(type_);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
+      const GroupAtom a{s.id[i], type[i], {x[3 * i], x[3 * i + 1], x[3 * i + 2]}, s.mask[i]};
+      if (select(a)) s.mask[i] |= flag;
+    }
+  });
+  return static_cast<std::int64_t>(
+      runtime_.all_reduce<double>("md.group_count", ReduceOp::sum, [&](Tile& t) {
+        const TileAtoms& s = state(t);
+        double n = 0;
+        for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i)
+          n += (s.mask[i] & flag) ? 1.0 : 0.0;
+        return n;
+      }));
+}
+
+void Simulation::clear_group(const std::string& name) {
+  changed();
+  const int bit = group_bit(name);
+  if (bit < 0) throw ConfigError("group " + name + ": there is no such group");
+  if (bit == 0) throw ConfigError("group all cannot be cleared");
+  const std::uint32_t keep = ~(1u << bit);
+  runtime_.superstep("md.group_clear", [&](Tile& t) {
+    for (auto& m : state(t).mask) m &= keep;
+  });
+}
+
+void Simulation::delete_group(const std::string& name) {
+  clear_group(name);
+  for (const auto& fix : fixes_)
+    if (fix->group() == name)
+      throw ConfigError("group " + name + " delete: fix " + fix->id() +
+                        " acts on it; unfix it first");
+  // The bit stays taken (atoms' masks keep their layout); the name is free for a new group.
+  groups_[static_cast<std::size_t>(group_bit(name))] = "";
+}
+
 bool Simulation::integrated() const {
   for (const auto& f : fixes_)
     if (f->integrates()) return true;
@@ -335,6 +401,7 @@ FixTile Simulation::fix_view(Tile& t, std::int64_t step) {
   view.type = t.get(type_).subspan(0, n);
   view.id = std::span<const std::int64_t>(s.id.data(), n);
   view.noise = std::span<std::uint32_t>(s.noise.data(), n);
+  view.mask = std::span<const std::uint32_t>(s.mask.data(), n);
   view.mass = std::span<const double>(mass_.data(), mass_.size());
   return view;
 }
@@ -808,6 +875,7 @@ void Simulation::rebuild(bool canonical_order) {
       a.id = s.id[u];
       a.type = type[u];
       a.noise = s.noise[u];
+      a.mask = s.mask[u];
       for (std::size_t d = 0; d < 3; ++d)
         a.x[d] = x[3 * u + d], a.v[d] = s.v[3 * u + d], a.image[d] = s.image[3 * u + d];
       batch.push_back(a);
@@ -830,6 +898,7 @@ void Simulation::rebuild(bool canonical_order) {
       type[keep] = type[u];
       s.id[keep] = s.id[u];
       s.noise[keep] = s.noise[u];
+      s.mask[keep] = s.mask[u];
       ++keep;
     }
     s.nlocal = static_cast<int>(keep);
@@ -837,6 +906,7 @@ void Simulation::rebuild(bool canonical_order) {
     t.resize(x_, 3 * keep);
     t.resize(type_, keep);
     s.v.resize(3 * keep), s.image.resize(3 * keep), s.id.resize(keep), s.noise.resize(keep);
+    s.mask.resize(keep);
   });
 
   // 2. Take in the arrivals, and list the atoms each ghost segment sends.
@@ -858,6 +928,7 @@ void Simulation::rebuild(bool canonical_order) {
         type[k] = a.type;
         s.id.push_back(a.id);
         s.noise.push_back(a.noise);
+        s.mask.push_back(a.mask);
         s.v.insert(s.v.end(), a.v.begin(), a.v.end());
         s.image.insert(s.image.end(), a.image.begin(), a.image.end());
         ++k;
@@ -894,7 +965,7 @@ void Simulation::rebuild(bool canonical_order) {
             values[width * i + d] = copy[width * order[i] + d];
       };
       permute(x, 3), permute(type, 1), permute(s.v, 3), permute(s.image, 3), permute(s.id, 1),
-          permute(s.noise, 1);
+          permute(s.noise, 1), permute(s.mask, 1);
     }
     s.send_atom.clear();
     s.send_begin.assign(1, 0);

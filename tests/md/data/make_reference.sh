@@ -65,4 +65,8 @@ cp in.script_control inc.script_control "$work/"
   grep -E "$(cat script_control.filter)" > script_control.lammps.out
 # A 2-d liquid (dimension 2, hex lattice, enforce2d).
 (cd "$work" && lmp -in "$here/in.2d" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > 2d.lammps.out
+# Groups and fixes on groups: the group counts and the thermo table.
+(cd "$work" && lmp -in "$here/in.groups" -log none) > "$work/groups.out"
+grep 'atoms in group' "$work/groups.out" > groups.lammps.counts
+sed -n '/^ *Step/,/^Loop/p' "$work/groups.out" | grep -v '^Loop' > groups.lammps.out
 echo "reference files written"

@@ -45,19 +45,25 @@ struct FixTile {
   double dt = 0;    // the timestep, time units
   const Units* units = nullptr;
   int nlocal = 0;
-  std::span<double> x, v, f;           // 3 per atom
-  std::span<const std::int32_t> type;  // per atom, 1-based
-  std::span<const std::int64_t> id;    // per atom
-  std::span<std::uint32_t> noise;      // per-atom random state (travels with the atom)
-  std::span<const double> mass;        // by type, 1-based
+  std::span<double> x, v, f;            // 3 per atom
+  std::span<const std::int32_t> type;   // per atom, 1-based
+  std::span<const std::int64_t> id;     // per atom
+  std::span<std::uint32_t> noise;       // per-atom random state (travels with the atom)
+  std::span<const std::uint32_t> mask;  // per atom: its groups, a bit each (Simulation::group)
+  std::span<const double> mass;         // by type, 1-based
 };
 
 class Fix {
  public:
-  explicit Fix(std::string id) : id_(std::move(id)) {}
+  explicit Fix(std::string id, std::string group = "all")
+      : id_(std::move(id)), group_(std::move(group)) {}
   virtual ~Fix() = default;
 
   const std::string& id() const { return id_; }
+  // The group the fix acts on; Simulation::add_fix sets its bit.
+  const std::string& group() const { return group_; }
+  void set_group_bit(int bit) { groupbit_ = 1u << bit; }
+  bool in_group(const FixTile& t, std::size_t i) const { return (t.mask[i] & groupbit_) != 0; }
   // The name the style is registered under.
   virtual std::string style() const = 0;
   // Whether the fix moves the atoms (nve, nvt): exactly one such fix may act on them.
@@ -85,13 +91,16 @@ class Fix {
                        const std::string& /*where*/) {}
 
  private:
-  std::string id_;
+  std::string id_, group_;
+  std::uint32_t groupbit_ = 1;
 };
 
-// What the fix command gives a style: its ID, the words after the style name, and the units;
+// What the fix command gives a style: its ID and group, the words after the style name, and the
+// units;
 // from a restart file, no words (restore fills the fix in).
 struct FixArguments {
   std::string id;
+  std::string group = "all";
   std::vector<std::string> args;
   Units units;
   bool from_restart = false;

@@ -1,5 +1,5 @@
-// fix ID all nve: velocity Verlet, as LAMMPS's FixNVE: v += dt/2 f/m and x += dt v in
-// initial_integrate, v += dt/2 f/m in final_integrate.
+// fix ID GROUP nve: velocity Verlet of the group's atoms, as LAMMPS's FixNVE: v += dt/2 f/m and x
+// += dt v in initial_integrate, v += dt/2 f/m in final_integrate.
 #pragma once
 
 #include "tessera/md/fix.hpp"
@@ -15,7 +15,8 @@ class FixNVE final : public Fix {
   void final_integrate(FixTile& t) override;
 };
 
-// The half-kick v += dt/2 ftm2v f/m of every atom of the tile (FixNVE's and FixNVT's).
-void half_kick(FixTile& t);
+// The half-kick v += dt/2 ftm2v f/m of the tile's atoms in the fix's group (FixNVE's and
+// FixNVT's).
+void half_kick(const Fix& fix, FixTile& t);
 
 }  // namespace tessera::md

@@ -114,6 +114,7 @@ class Input {
   void end_dumps_after_error();
   void variable(const std::vector<std::string>& a);
   void print(const std::vector<std::string>& a);
+  void group(const std::vector<std::string>& a);
   // Script control: next, label, jump, include, if.
   void next(const std::vector<std::string>& a);
   void label(const std::vector<std::string>& a);

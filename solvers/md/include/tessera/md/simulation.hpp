@@ -19,6 +19,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -41,6 +42,7 @@ struct AtomRecord {
   std::int32_t type = 1;
   std::array<std::int32_t, 3> image{0, 0, 0};
   std::uint32_t noise = 1;  // per-atom random state for fix langevin
+  std::uint32_t mask = 1;   // the groups the atom is in, a bit per group (bit 0: all)
   std::array<double, 3> x{0, 0, 0}, v{0, 0, 0};
   std::array<double, 3> f{0, 0, 0};  // filled by gather_atoms only
 };
@@ -116,6 +118,27 @@ class Simulation {
   // each style (restart files record them by style). `start_atoms`: let the fix start its
   // per-atom state (false from a restart file, whose atoms carry it). Throws ConfigError.
   void add_fix(std::unique_ptr<Fix> fix, bool start_atoms = true);
+
+  // Groups, as LAMMPS's: up to 32 names, each a bit of every atom's mask (bit 0 is all); an
+  // atom is in a group from the moment the group command put it there, wherever it moves.
+  struct GroupAtom {
+    std::int64_t id;
+    std::int32_t type;
+    std::array<double, 3> x;
+    std::uint32_t mask;
+  };
+  // The group's bit, or -1 when there is no such group.
+  int group_bit(const std::string& name) const;
+  const std::vector<std::string>& groups() const { return groups_; }
+  // Makes `name` a group if it is not one, and puts in it every atom for which select is true
+  // (collective); returns how many atoms the group then has. Throws ConfigError past 32 groups.
+  std::int64_t add_to_group(const std::string& name,
+                            const std::function<bool(const GroupAtom&)>& select);
+  // Takes every atom out of the group (clear) and forgets it (delete; not all).
+  void clear_group(const std::string& name);
+  void delete_group(const std::string& name);
+  // The group names by bit, from a restart file (the atoms carry their masks).
+  void set_groups(std::vector<std::string> names) { changed(), groups_ = std::move(names); }
   void unfix(const std::string& id);
   const std::vector<std::unique_ptr<Fix>>& fixes() const { return fixes_; }
 
@@ -222,6 +245,7 @@ class Simulation {
   std::int64_t max_id_ = 0;
 
   std::vector<std::unique_ptr<Fix>> fixes_;
+  std::vector<std::string> groups_{"all"};
   double pending_scale_ = 1.0;  // scale_velocities not yet applied
 
   Domain domain_;

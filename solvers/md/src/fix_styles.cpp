@@ -1,5 +1,6 @@
 // The fix styles md_ipu has: one line per style (fix.hpp).
 #include "tessera/md/fix.hpp"
+#include "tessera/md/fix_balance.hpp"
 #include "tessera/md/fix_enforce2d.hpp"
 #include "tessera/md/fix_langevin.hpp"
 #include "tessera/md/fix_nve.hpp"
@@ -16,6 +17,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixLangevin>("langevin");
     r.add<FixEnforce2D>("enforce2d");
     r.add<FixSetForce>("setforce");
+    r.add<FixBalance>("balance");
     return r;
   }();
   return styles;

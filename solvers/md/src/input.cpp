@@ -17,6 +17,7 @@
 #include "tessera/md/data_file.hpp"
 #include "tessera/md/dump.hpp"
 #include "tessera/md/expression.hpp"
+#include "tessera/md/random_park.hpp"
 
 namespace tessera::md {
 using namespace arguments;
@@ -361,7 +362,7 @@ void Input::execute(const std::string& raw) {
 // Every command md_ipu speaks, by its LAMMPS name.
 const std::map<std::string, Input::Command>& Input::commands() {
   static const std::map<std::string, Command> table = {
-      {"atom_modify", &Input::decomposition_command},
+      {"atom_modify", &Input::atom_modify},
       {"atom_style", &Input::atom_style},
       {"boundary", &Input::boundary},
       {"comm_modify", &Input::decomposition_command},
@@ -393,6 +394,8 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"region", &Input::region},
       {"reset_timestep", &Input::reset_timestep},
       {"run", &Input::run},
+      {"set", &Input::set},
+      {"balance", &Input::balance},
       {"thermo", &Input::thermo},
       {"thermo_modify", &Input::thermo_modify},
       {"thermo_style", &Input::thermo_style},
@@ -497,6 +500,31 @@ void Input::processors(const std::vector<std::string>& a) {
   console_.print("processors " + a[0] + " " + a[1] + " " + a[2] +
                  ": not used; md_ipu lays the box out over the target's tiles itself, the same "
                  "for any number of ranks\n");
+}
+
+// atom_modify map array|hash|yes, sort N BINSIZE, id yes: how LAMMPS stores its atoms; md_ipu
+// finds atoms by id and orders them on each tile itself, so these are accepted and unused.
+void Input::atom_modify(const std::vector<std::string>& a) {
+  need(a, 2, "atom_modify map array|hash|yes | sort N BINSIZE | id yes");
+  for (std::size_t k = 0; k < a.size();) {
+    if (a[k] == "map" && k + 1 < a.size()) {
+      if (a[k + 1] != "array" && a[k + 1] != "hash" && a[k + 1] != "yes")
+        bad("atom_modify map: use array, hash or yes");
+      k += 2;
+    } else if (a[k] == "sort" && k + 2 < a.size()) {
+      integer("atom_modify sort", a[k + 1], 0, int_max);
+      number("atom_modify sort", a[k + 2]);
+      k += 3;
+    } else if (a[k] == "id" && k + 1 < a.size()) {
+      if (a[k + 1] != "yes") bad("atom_modify id no: md_ipu's atoms always have ids");
+      k += 2;
+    } else {
+      bad("atom_modify " + a[k] +
+          ": md_ipu accepts map, sort and id yes (it stores and orders "
+          "atoms itself)");
+    }
+  }
+  console_.print("atom_modify: not used; md_ipu finds and orders its atoms itself\n");
 }
 
 void Input::decomposition_command(const std::vector<std::string>&) {
@@ -1017,6 +1045,106 @@ void Input::group(const std::vector<std::string>& a) {
   if (name == "all") bad("group all is every atom; it cannot be changed");
   const std::int64_t count = sim_.add_to_group(name, select);
   console_.print(std::to_string(count) + " atoms in group " + name + "\n");
+}
+
+// set atom|type|group|region ID KEYWORD VALUES ..., as LAMMPS's Set: atom and type take ranges
+// (*, n*, *n, m*n); keywords type T, type/fraction T FRACTION SEED (each selected atom becomes T
+// when a Park-Miller draw seeded from SEED and its position is below FRACTION), x y z, vx vy vz.
+// Each keyword prints LAMMPS's "N settings made for KEYWORD".
+void Input::set(const std::vector<std::string>& a) {
+  const char* usage =
+      "set atom|type|group|region ID type T | type/fraction T F SEED | x|y|z|vx|vy|vz V ...";
+  need(a, 4, usage);
+  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data");
+  std::function<bool(const Simulation::GroupAtom&)> select;
+  const std::string& style = a[0];
+  const std::string& id = a[1];
+  if (style == "atom" || style == "type") {
+    const bool by_type = style == "type";
+    const long long top = by_type ? sim_.types() : bigint_max;
+    long long lo = 1, hi = top;
+    const auto star = id.find('*');
+    if (star == std::string::npos) {
+      lo = hi = integer("set", id, 1, top);
+    } else {
+      if (star > 0) lo = integer("set", id.substr(0, star), 1, top);
+      if (star + 1 < id.size()) hi = integer("set", id.substr(star + 1), 1, top);
+    }
+    select = [=](const Simulation::GroupAtom& g) {
+      const long long v = by_type ? g.type : g.id;
+      return v >= lo && v <= hi;
+    };
+  } else if (style == "group") {
+    const int bit = sim_.group_bit(id);
+    if (bit < 0) bad("set group " + id + ": there is no such group");
+    select = [flag = 1u << bit](const Simulation::GroupAtom& g) { return (g.mask & flag) != 0; };
+  } else if (style == "region") {
+    const auto it = regions_.find(id);
+    if (it == regions_.end()) bad("set region " + id + ": there is no such region");
+    const Region region = it->second;
+    select = [region](const Simulation::GroupAtom& g) {
+      bool in = true;
+      for (std::size_t d = 0; d < 3; ++d)
+        in = in && g.x[d] >= region.box.lo[d] && g.x[d] <= region.box.hi[d];
+      return in == region.inside;
+    };
+  } else {
+    bad("set style " + style + " is not supported; " + usage);
+  }
+  console_.print("Setting atom values ...\n");
+  for (std::size_t k = 2; k < a.size();) {
+    const std::string& key = a[k];
+    std::function<bool(Simulation::AtomChange&)> change;
+    if (key == "type") {
+      need(a, k + 2, usage);
+      const auto type = static_cast<std::int32_t>(integer("set type", a[k + 1], 1, sim_.types()));
+      change = [type](Simulation::AtomChange& c) {
+        c.type = type;
+        return true;
+      };
+      k += 2;
+    } else if (key == "type/fraction") {
+      need(a, k + 4, usage);
+      const auto type =
+          static_cast<std::int32_t>(integer("set type/fraction", a[k + 1], 1, sim_.types()));
+      const double fraction = number("set type/fraction", a[k + 2]);
+      if (!(fraction >= 0 && fraction <= 1)) bad("set type/fraction: the fraction must be 0..1");
+      const int seed = static_cast<int>(seed_value(
+          "set type/fraction", a[k + 3], "set type/fraction: the seed must be a positive integer"));
+      change = [=](Simulation::AtomChange& c) {
+        RandomPark random(1);
+        random.reseed(seed, {c.x[0], c.x[1], c.x[2]});
+        if (random.uniform() >= fraction) return false;
+        c.type = type;
+        return true;
+      };
+      k += 4;
+    } else if (key == "x" || key == "y" || key == "z" || key == "vx" || key == "vy" ||
+               key == "vz") {
+      need(a, k + 2, usage);
+      const double value = number("set " + key, a[k + 1]);
+      const bool velocity = key[0] == 'v';
+      const auto d = static_cast<std::size_t>(key.back() - 'x');
+      change = [=](Simulation::AtomChange& c) {
+        (velocity ? c.v : c.x)[d] = value;
+        return true;
+      };
+      k += 2;
+    } else {
+      bad("set keyword " + key + " is not supported; " + usage);
+    }
+    const std::int64_t n = sim_.change_atoms(select, change);
+    console_.print("  " + std::to_string(n) + " settings made for " + key + "\n");
+  }
+}
+
+// balance ... and fix balance: LAMMPS's load balancing moves the boundaries between ranks.
+// md_ipu's tile grid is fixed by the target (the same results for any rank count), so the
+// command is accepted, checked for its form only, and said to be unused.
+void Input::balance(const std::vector<std::string>& a) {
+  need(a, 1, "balance THRESH STYLE ARGS...");
+  number("balance", a[0]);
+  console_.print("balance: not used; md_ipu's tile grid is fixed by the target\n");
 }
 
 // next V1 V2 ...: each variable's next value; one that runs out is deleted, and the next jump

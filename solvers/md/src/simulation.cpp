@@ -360,6 +360,26 @@ std::int64_t Simulation::add_to_group(const std::string& name,
       }));
 }
 
+std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)>& select,
+                                      const std::function<bool(AtomChange&)>& change) {
+  changed();
+  const auto counts = runtime_.all_reduce<double>("md.set", ReduceOp::sum, [&](Tile& t) {
+    TileAtoms& s = state(t);
+    auto x = t.get(x_);
+    auto type = t.get(type_);
+    double n = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
+      const GroupAtom a{s.id[i], type[i], {x[3 * i], x[3 * i + 1], x[3 * i + 2]}, s.mask[i]};
+      if (!select(a)) continue;
+      AtomChange c{s.id[i], type[i], x.subspan(3 * i, 3), std::span<double>(s.v.data() + 3 * i, 3),
+                   s.mask[i]};
+      n += change(c) ? 1.0 : 0.0;
+    }
+    return n;
+  });
+  return static_cast<std::int64_t>(counts);
+}
+
 void Simulation::clear_group(const std::string& name) {
   changed();
   const int bit = group_bit(name);

@@ -47,6 +47,7 @@ void ThermoOutput::set_style(const std::vector<std::string>& args) {
   if (args[0] == "one") {
     if (args.size() != 1) throw ConfigError("thermo_style one takes no further arguments");
     keywords_ = {"step", "temp", "epair", "emol", "etotal", "press"};
+    one_ = true;
     return;
   }
   if (args[0] != "custom")
@@ -60,6 +61,7 @@ void ThermoOutput::set_style(const std::vector<std::string>& args) {
           "'; supported: step atoms time dt temp press pe ke etotal evdwl ecoul epair emol "
           "elong vol lx ly lz xlo xhi ylo yhi zlo zhi pxx pyy pzz pxy pxz pyz, and v_NAME");
   keywords_ = std::move(k);
+  one_ = false;
 }
 
 void ThermoOutput::set_float_format(const std::string& format) {
@@ -137,13 +139,18 @@ std::optional<double> ThermoOutput::value(Simulation& sim, const std::string& ke
 
 void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
   const Thermo t = sim.thermo();
+  // LAMMPS's thermo_style one adds the volume when a fix may change the box.
+  bool box_changes = false;
+  for (const auto& fix : sim.fixes()) box_changes = box_changes || fix->changes_box();
+  std::vector<std::string> shown = keywords_;
+  if (one_ && box_changes) shown.push_back("vol");
   std::string text;
   if (first_of_run) {
-    for (const auto& k : keywords_) text += column_name(k) + " ";
+    for (const auto& k : shown) text += column_name(k) + " ";
     text += "\n";
   }
   char buf[128];
-  for (const auto& k : keywords_) {
+  for (const auto& k : shown) {
     if (is_integer_keyword(k))
       std::snprintf(buf, sizeof buf, "%8lld ", static_cast<long long>(value_of(sim, t, k)));
     else

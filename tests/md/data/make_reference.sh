@@ -69,4 +69,8 @@ cp in.script_control inc.script_control "$work/"
 (cd "$work" && lmp -in "$here/in.groups" -log none) > "$work/groups.out"
 grep 'atoms in group' "$work/groups.out" > groups.lammps.counts
 sed -n '/^ *Step/,/^Loop/p' "$work/groups.out" | grep -v '^Loop' > groups.lammps.out
+# set (region, type/fraction, atom ranges), atom_modify and fix balance accepted.
+(cd "$work" && lmp -in "$here/in.set" -log none) > "$work/set.out"
+grep -E 'settings made|atoms in group' "$work/set.out" > set.lammps.counts
+sed -n '/^ *Step/,/^Loop/p' "$work/set.out" | grep -v '^Loop' > set.lammps.out
 echo "reference files written"

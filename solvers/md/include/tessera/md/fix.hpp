@@ -71,6 +71,9 @@ class Fix {
   // Whether end_of_step needs the step's kinetic energy, so that the second half-kick cannot
   // wait for the next step's first superstep.
   virtual bool needs_step_kinetic_energy() const { return false; }
+  // Whether the fix may change the box or its partition (LAMMPS's box_change): thermo_style one
+  // then prints the volume too, as LAMMPS's does.
+  virtual bool changes_box() const { return false; }
 
   // When the fix is added by the fix command (not from a restart file), on each tile: per-atom
   // state it starts (fix langevin's noise streams).

@@ -88,7 +88,8 @@ class Input {
   void echo(const std::vector<std::string>& a);
   void reset_timestep(const std::vector<std::string>& a);
   void processors(const std::vector<std::string>& a);
-  // newton, comm_modify, atom_modify: refused with the reason.
+  void atom_modify(const std::vector<std::string>& a);
+  // newton, comm_modify: refused with the reason.
   void decomposition_command(const std::vector<std::string>& a);
   void lattice(const std::vector<std::string>& a);
   void region(const std::vector<std::string>& a);
@@ -115,6 +116,8 @@ class Input {
   void variable(const std::vector<std::string>& a);
   void print(const std::vector<std::string>& a);
   void group(const std::vector<std::string>& a);
+  void set(const std::vector<std::string>& a);
+  void balance(const std::vector<std::string>& a);
   // Script control: next, label, jump, include, if.
   void next(const std::vector<std::string>& a);
   void label(const std::vector<std::string>& a);

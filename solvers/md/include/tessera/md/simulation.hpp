@@ -137,6 +137,18 @@ class Simulation {
   // Takes every atom out of the group (clear) and forgets it (delete; not all).
   void clear_group(const std::string& name);
   void delete_group(const std::string& name);
+  // What the set command may change of an owned atom (collective): `change` is called for
+  // every atom for which select is true, and returns whether it changed it; returns how many it
+  // changed over all ranks. Positions moved out of a tile's sub-box find their tile at the next
+  // run's setup.
+  struct AtomChange {
+    std::int64_t id;
+    std::int32_t& type;
+    std::span<double> x, v;
+    std::uint32_t mask;
+  };
+  std::int64_t change_atoms(const std::function<bool(const GroupAtom&)>& select,
+                            const std::function<bool(AtomChange&)>& change);
   // The group names by bit, from a restart file (the atoms carry their masks).
   void set_groups(std::vector<std::string> names) { changed(), groups_ = std::move(names); }
   void unfix(const std::string& id);

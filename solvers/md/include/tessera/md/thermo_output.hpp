@@ -45,6 +45,7 @@ class ThermoOutput : public Observer {
   int every_ = 0;
   bool norm_;
   std::vector<std::string> keywords_;
+  bool one_ = true;  // thermo_style one (the default)
   std::string float_format_ = "%12.8g";
   VariableValue variable_;
 };

@@ -53,18 +53,7 @@ void FixNVT::continue_run(Simulation& sim) { init_chain_forces(sim); }
 
 void FixNVT::pre_integrate(Simulation& sim) { factor_ = half_step(sim, t_current_); }
 
-void FixNVT::initial_integrate(FixTile& t) {
-  const double dtf = 0.5 * t.dt * t.units->ftm2v;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
-    const double dtfm = dtf / t.mass[static_cast<std::size_t>(t.type[i])];
-    for (std::size_t d = 0; d < 3; ++d) {
-      double& v = t.v[3 * i + d];
-      if (factor_ != 1.0) v *= factor_;
-      v += dtfm * t.f[3 * i + d];
-      t.x[3 * i + d] += t.dt * v;
-    }
-  }
-}
+void FixNVT::initial_integrate(FixTile& t) { kick_and_drift(*this, t, factor_); }
 
 void FixNVT::final_integrate(FixTile& t) { half_kick(*this, t); }
 

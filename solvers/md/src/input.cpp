@@ -674,11 +674,7 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   const auto accept = [&](const std::array<double, 3>& p) {
     for (std::size_t d = 0; d < 3; ++d)
       if (!(p[d] >= box_lo[d] && p[d] < box_hi[d])) return false;
-    if (!region) return true;
-    bool in_region = true;
-    for (std::size_t d = 0; d < 3; ++d)
-      in_region = in_region && p[d] >= region->box.lo[d] && p[d] <= region->box.hi[d];
-    return in_region == region->inside;
+    return !region || region->contains(p);
   };
   std::vector<AtomRecord> atoms;
   for (const auto& p : lattice_.points(where.lo, where.hi, accept)) {
@@ -1008,13 +1004,7 @@ void Input::group(const std::vector<std::string>& a) {
     need(args, 1, "group ID region REGION-ID");
     const auto it = regions_.find(args[0]);
     if (it == regions_.end()) bad("group " + name + ": no region with ID " + args[0]);
-    const Region region = it->second;
-    select = [region](const Simulation::GroupAtom& g) {
-      bool in = true;
-      for (std::size_t d = 0; d < 3; ++d)
-        in = in && g.x[d] >= region.box.lo[d] && g.x[d] <= region.box.hi[d];
-      return in == region.inside;
-    };
+    select = [region = it->second](const Simulation::GroupAtom& g) { return region.contains(g.x); };
   } else if (style == "subtract" || style == "union" || style == "intersect") {
     need(args, style == "union" ? 1 : 2, std::string("group ID ") + style + " G1 G2 ...");
     std::vector<std::uint32_t> bits;
@@ -1081,13 +1071,7 @@ void Input::set(const std::vector<std::string>& a) {
   } else if (style == "region") {
     const auto it = regions_.find(id);
     if (it == regions_.end()) bad("set region " + id + ": there is no such region");
-    const Region region = it->second;
-    select = [region](const Simulation::GroupAtom& g) {
-      bool in = true;
-      for (std::size_t d = 0; d < 3; ++d)
-        in = in && g.x[d] >= region.box.lo[d] && g.x[d] <= region.box.hi[d];
-      return in == region.inside;
-    };
+    select = [region = it->second](const Simulation::GroupAtom& g) { return region.contains(g.x); };
   } else {
     bad("set style " + style + " is not supported; " + usage);
   }

@@ -136,6 +136,12 @@ class Input {
   struct Region {
     Box box;
     bool inside = true;
+    // LAMMPS's RegBlock::match: inside the block, faces included (or outside, side out).
+    bool contains(const std::array<double, 3>& p) const {
+      bool in = true;
+      for (std::size_t d = 0; d < 3; ++d) in = in && p[d] >= box.lo[d] && p[d] <= box.hi[d];
+      return in == inside;
+    }
   };
   static constexpr double open_bound = 1e20;  // LAMMPS's BIG
   std::map<std::string, Region> regions_;

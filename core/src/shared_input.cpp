@@ -39,55 +39,51 @@ std::uint64_t arguments_hash(int argc, char** argv) {
 
 }  // namespace
 
-SharedFile read_on_root(MPI_Comm comm, const std::string& path, int root) {
+namespace {
+
+// What read(), run on the root only, found, sent to every rank (collective).
+template <class Read>
+SharedFile share_from_root(MPI_Comm comm, int root, const Read& read) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   SharedFile f;
-  int ok = 0;
-  if (rank == root) {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::stringstream s;
-      s << in.rdbuf();
-      if (in.bad()) {
-        f.bytes = std::strerror(errno);
-      } else {
-        f.bytes = s.str();
-        ok = 1;
-      }
-    } else {
-      f.bytes = std::strerror(errno);
-    }
-  }
+  if (rank == root) f = read();
+  int ok = f.ok ? 1 : 0;
   MPI_Bcast(&ok, 1, MPI_INT, root, comm);
   f.ok = ok != 0;
   broadcast_string(comm, root, f.bytes);
   return f;
 }
 
-SharedFile read_stdin_on_root(MPI_Comm comm, int root) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+// The stream's bytes to its end, or why reading it failed.
+SharedFile read_stream(std::istream& in) {
   SharedFile f;
-  int ok = 0;
-  if (rank == root) {
-    if (isatty(STDIN_FILENO)) {
-      f.bytes = "standard input is a terminal";
-    } else {
-      std::stringstream s;
-      s << std::cin.rdbuf();
-      if (std::cin.bad()) {
-        f.bytes = std::strerror(errno);
-      } else {
-        f.bytes = s.str();
-        ok = 1;
-      }
-    }
+  std::stringstream s;
+  s << in.rdbuf();
+  if (in.bad()) {
+    f.bytes = std::strerror(errno);
+  } else {
+    f.bytes = s.str();
+    f.ok = true;
   }
-  MPI_Bcast(&ok, 1, MPI_INT, root, comm);
-  f.ok = ok != 0;
-  broadcast_string(comm, root, f.bytes);
   return f;
+}
+
+}  // namespace
+
+SharedFile read_on_root(MPI_Comm comm, const std::string& path, int root) {
+  return share_from_root(comm, root, [&] {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return SharedFile{false, std::strerror(errno)};
+    return read_stream(in);
+  });
+}
+
+SharedFile read_stdin_on_root(MPI_Comm comm, int root) {
+  return share_from_root(comm, root, [] {
+    if (isatty(STDIN_FILENO)) return SharedFile{false, "standard input is a terminal"};
+    return read_stream(std::cin);
+  });
 }
 
 void require_same_arguments(MPI_Comm comm, int argc, char** argv, const std::string& program) {

@@ -62,23 +62,33 @@ inline void need(const std::vector<std::string>& a, std::size_t n, const std::st
   if (a.size() < n) bad("wrong number of arguments; usage: " + usage);
 }
 
-// "*", "n", "*n", "n*", "m*n" over 1..max (LAMMPS's type ranges).
-inline std::pair<int, int> type_range(const std::string& command, const std::string& word,
-                                      int max) {
+// "*", "n", "*n", "n*", "m*n" over 1..max (LAMMPS's utils::bounds); messages call a value `what`
+// ("atom type") and a range `range` ("type range").
+inline std::pair<long long, long long> bounds(const std::string& command, const std::string& word,
+                                              long long max, const std::string& what,
+                                              const std::string& range) {
   auto star = word.find('*');
   if (star == std::string::npos) {
     long long v = 0;
     if (!detail::integer_problem(word, 1, max, &v).empty()) {
       integer(command, word, std::numeric_limits<long long>::min(),
               std::numeric_limits<long long>::max());  // not an integer at all: say so
-      bad(command + ": atom type " + word + " is out of range 1.." + std::to_string(max));
+      bad(command + ": " + what + " " + word + " is out of range 1.." + std::to_string(max));
     }
-    return {static_cast<int>(v), static_cast<int>(v)};
+    return {v, v};
   }
   const long long lo = star == 0 ? 1 : integer(command, word.substr(0, star), 1, max);
   const long long hi =
       star + 1 == word.size() ? max : integer(command, word.substr(star + 1), 1, max);
-  if (lo > hi) bad(command + ": type range " + word + " is out of 1.." + std::to_string(max));
+  if (lo > hi)
+    bad(command + ": " + range + " " + word + " is out of 1.." + std::to_string(max));
+  return {lo, hi};
+}
+
+// bounds() over atom types 1..max.
+inline std::pair<int, int> type_range(const std::string& command, const std::string& word,
+                                      int max) {
+  const auto [lo, hi] = bounds(command, word, max, "atom type", "type range");
   return {static_cast<int>(lo), static_cast<int>(hi)};
 }
 

@@ -1051,16 +1051,10 @@ void Input::set(const std::vector<std::string>& a) {
   const std::string& id = a[1];
   if (style == "atom" || style == "type") {
     const bool by_type = style == "type";
-    const long long top = by_type ? sim_.types() : bigint_max;
-    long long lo = 1, hi = top;
-    const auto star = id.find('*');
-    if (star == std::string::npos) {
-      lo = hi = integer("set", id, 1, top);
-    } else {
-      if (star > 0) lo = integer("set", id.substr(0, star), 1, top);
-      if (star + 1 < id.size()) hi = integer("set", id.substr(star + 1), 1, top);
-    }
-    select = [=](const Simulation::GroupAtom& g) {
+    const auto range =
+        bounds("set", id, by_type ? sim_.types() : bigint_max, by_type ? "atom type" : "atom id",
+               by_type ? "type range" : "id range");
+    select = [by_type, lo = range.first, hi = range.second](const Simulation::GroupAtom& g) {
       const long long v = by_type ? g.type : g.id;
       return v >= lo && v <= hi;
     };

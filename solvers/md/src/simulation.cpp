@@ -1234,7 +1234,6 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
         pt.nghost = s.nghost;
         pt.x = t.get(x_);
         pt.type = t.get(type_);
-        pt.id = std::span<const std::int64_t>(s.id.data(), s.id.size());
         pt.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
         pt.list = std::span<const int>(s.neigh.data(), s.neigh.size());
         pt.lists_rebuilt = build_lists;

@@ -40,7 +40,7 @@ std::string trim_line(const std::string& line) {
 }  // namespace
 
 Input::Input(Simulation& sim, Console& console)
-    : sim_(sim), console_(console), thermo_(std::make_shared<ThermoOutput>(console, sim.units())) {
+    : sim_(sim), console_(console), thermo_(std::make_shared<ThermoOutput>(console, sim)) {
   sim_.add_observer(thermo_);
   thermo_->set_variables([this](const std::string& name) {
     if (!variables_.count(name))
@@ -265,6 +265,8 @@ double Input::evaluate_formula(const std::string& formula) {
       if (!variables_.count(v)) return std::nullopt;
       return number("variable " + v, variable_text(v));
     }
+    if (const auto ref = parse_compute_reference(name))
+      return compute_value(sim_, *ref, false, "variable formula " + formula);
     return thermo_->value(sim_, name);
   });
 }
@@ -396,6 +398,9 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"run", &Input::run},
       {"set", &Input::set},
       {"balance", &Input::balance},
+      {"compute", &Input::compute},
+      {"compute_modify", &Input::compute_modify},
+      {"uncompute", &Input::uncompute},
       {"thermo", &Input::thermo},
       {"thermo_modify", &Input::thermo_modify},
       {"thermo_style", &Input::thermo_style},
@@ -447,7 +452,6 @@ void Input::write_restart_command(const std::vector<std::string>& a) {
 void Input::read_restart_command(const std::vector<std::string>& a) {
   need(a, 1, "read_restart FILE");
   read_restart(sim_, a[0]);
-  thermo_->set_norm(sim_.units().style == "lj");
 }
 
 void Input::timestep(const std::vector<std::string>& a) {
@@ -467,7 +471,7 @@ void Input::thermo(const std::vector<std::string>& a) {
   thermo_->set_every(static_cast<int>(integer("thermo", a[0], 0, int_max)));
 }
 
-void Input::thermo_style(const std::vector<std::string>& a) { thermo_->set_style(a); }
+void Input::thermo_style(const std::vector<std::string>& a) { thermo_->set_style(sim_, a); }
 
 void Input::undump(const std::vector<std::string>& a) {
   need(a, 1, "undump ID");
@@ -569,7 +573,6 @@ void Input::print(const std::vector<std::string>& a) {
 void Input::units(const std::vector<std::string>& a) {
   need(a, 1, "units lj|metal|real");
   sim_.set_units(Units::of(a[0]));
-  thermo_->set_norm(a[0] == "lj");
 }
 
 void Input::lattice(const std::vector<std::string>& a) {
@@ -792,17 +795,45 @@ void Input::fix(const std::vector<std::string>& a) {
   sim_.add_fix(fix_styles().make(a[2], args));
 }
 
+// compute ID GROUP STYLE ARGS...
+void Input::compute(const std::vector<std::string>& a) {
+  need(a, 3, "compute ID GROUP STYLE ARGS...; the compute styles are " +
+                 compute_styles().listing());
+  ComputeArguments args{a[0], a[1], std::vector<std::string>(a.begin() + 3, a.end()), &sim_};
+  sim_.add_compute(compute_styles().make(a[2], args));
+}
+
+void Input::compute_modify(const std::vector<std::string>& a) {
+  need(a, 3, "compute_modify ID KEYWORD VALUE ...");
+  Compute* c = sim_.find_compute(a[0]);
+  if (!c) bad("compute_modify: there is no compute " + a[0]);
+  for (std::size_t i = 1; i < a.size();) i += c->modify(a, i);
+}
+
+void Input::uncompute(const std::vector<std::string>& a) {
+  need(a, 1, "uncompute ID");
+  if (a.size() != 1) bad("uncompute takes one compute ID");
+  sim_.uncompute(a[0]);
+}
+
 void Input::thermo_modify(const std::vector<std::string>& a) {
-  need(a, 2, "thermo_modify norm yes|no | format float FMT");
+  need(a, 2, "thermo_modify norm yes|no | format float FMT | temp ID | press ID");
   for (std::size_t i = 0; i < a.size();) {
     if (a[i] == "norm" && i + 1 < a.size()) {
       thermo_->set_norm(yes_no("thermo_modify", a[i + 1]));
+      i += 2;
+    } else if (a[i] == "temp" && i + 1 < a.size()) {
+      thermo_->set_temperature(sim_, a[i + 1]);
+      i += 2;
+    } else if (a[i] == "press" && i + 1 < a.size()) {
+      thermo_->set_pressure(sim_, a[i + 1]);
       i += 2;
     } else if (a[i] == "format" && i + 2 < a.size() && a[i + 1] == "float") {
       thermo_->set_float_format(a[i + 2]);
       i += 3;
     } else {
-      bad("unknown or incomplete keyword '" + a[i] + "'; supported: norm yes|no, format float FMT");
+      bad("unknown or incomplete keyword '" + a[i] +
+          "'; supported: norm yes|no, format float FMT, temp ID, press ID");
     }
   }
 }

@@ -324,6 +324,58 @@ void Simulation::unfix(const std::string& id) {
   throw ConfigError("unfix " + id + ": no fix with this ID");
 }
 
+void Simulation::add_compute(std::unique_ptr<Compute> compute) {
+  const std::string what = "compute " + compute->id() + " " + compute->style();
+  if (find_compute(compute->id()))
+    throw ConfigError(what + ": compute ID " + compute->id() +
+                      " is in use; uncompute it first or choose another ID");
+  const int bit = group_bit(compute->group());
+  if (bit < 0)
+    throw ConfigError(what + ": there is no group " + compute->group() +
+                      "; define it with group");
+  compute->set_group_bit(bit);
+  computes_.push_back(std::move(compute));
+}
+
+void Simulation::uncompute(const std::string& id) {
+  for (auto it = computes_.begin(); it != computes_.end(); ++it)
+    if ((*it)->id() == id) {
+      computes_.erase(it);
+      return;
+    }
+  throw ConfigError("uncompute " + id + ": no compute with this ID");
+}
+
+Compute* Simulation::find_compute(const std::string& id) {
+  for (auto& c : computes_)
+    if (c->id() == id) return c.get();
+  return nullptr;
+}
+
+std::vector<double> Simulation::reduce_atoms(
+    std::string_view name, ReduceOp op, std::size_t count,
+    const std::function<void(const AtomsView&, std::span<double>)>& fill) {
+  apply_pending_scale();
+  return runtime_.all_reduce<double>(name, op, count, [&](Tile& t, std::span<double> out) {
+    TileAtoms& s = state(t);
+    const auto n = static_cast<std::size_t>(s.nlocal);
+    AtomsView view(t);
+    view.nlocal = s.nlocal;
+    view.x = t.get(x_).subspan(0, 3 * n);
+    view.v = std::span<const double>(s.v.data(), 3 * n);
+    view.f = std::span<const double>(s.f.data(), std::min(s.f.size(), 3 * n));
+    view.type = t.get(type_).subspan(0, n);
+    view.image = std::span<const std::int32_t>(s.image.data(), 3 * n);
+    view.id = std::span<const std::int64_t>(s.id.data(), n);
+    view.mask = std::span<const std::uint32_t>(s.mask.data(), n);
+    view.mass = std::span<const double>(mass_.data(), mass_.size());
+    view.units = &units_;
+    view.box = &box_;
+    std::fill(out.begin(), out.end(), 0.0);
+    fill(view, out);
+  });
+}
+
 int Simulation::group_bit(const std::string& name) const {
   for (std::size_t k = 0; k < groups_.size(); ++k)
     if (groups_[k] == name) return static_cast<int>(k);
@@ -392,11 +444,15 @@ void Simulation::clear_group(const std::string& name) {
 }
 
 void Simulation::delete_group(const std::string& name) {
-  clear_group(name);
   for (const auto& fix : fixes_)
     if (fix->group() == name)
       throw ConfigError("group " + name + " delete: fix " + fix->id() +
                         " acts on it; unfix it first");
+  for (const auto& compute : computes_)
+    if (compute->group() == name)
+      throw ConfigError("group " + name + " delete: compute " + compute->id() +
+                        " acts on it; uncompute it first");
+  clear_group(name);
   // The bit stays taken (atoms' masks keep their layout); the name is free for a new group.
   groups_[static_cast<std::size_t>(group_bit(name))] = "";
 }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "tessera/core/error.hpp"
+#include "tessera/md/compute_pressure.hpp"
 
 namespace tessera::md {
 namespace {
@@ -29,21 +30,32 @@ bool is_integer_keyword(const std::string& k) { return k == "step" || k == "atom
 
 }  // namespace
 
-ThermoOutput::ThermoOutput(Console& console, const Units& units)
-    : console_(console), norm_(units.style == "lj"), keywords_{"step", "temp",   "epair",
-                                                               "emol", "etotal", "press"} {}
+ThermoOutput::ThermoOutput(Console& console, Simulation& sim)
+    : console_(console), keywords_{"step", "temp", "epair", "emol", "etotal", "press"} {
+  const auto add = [&](const std::string& id, const std::string& style,
+                       std::vector<std::string> args) {
+    sim.add_compute(compute_styles().make(style, ComputeArguments{id, "all", std::move(args), &sim}));
+  };
+  add(temp_id_, "temp", {});
+  add(press_id_, "pressure", {temp_id_});
+  add(pe_id_, "pe", {});
+}
 
 bool ThermoOutput::is_keyword(const std::string& keyword) { return keywords().count(keyword) > 0; }
 
 namespace {
 bool is_variable(const std::string& k) { return k.size() > 2 && k.rfind("v_", 0) == 0; }
 std::string column_name(const std::string& k) {
-  return is_variable(k) ? k : std::string(keywords().at(k).first);
+  return is_variable(k) || k.rfind("c_", 0) == 0 ? k : std::string(keywords().at(k).first);
 }
 }  // namespace
 
-void ThermoOutput::set_style(const std::vector<std::string>& args) {
+void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& args) {
   if (args.empty()) throw ConfigError("thermo_style: give a style, one or custom");
+  norm_.reset();
+  float_format_ = "%12.8g";
+  temp_id_ = "thermo_temp";
+  press_id_ = "thermo_press";
   if (args[0] == "one") {
     if (args.size() != 1) throw ConfigError("thermo_style one takes no further arguments");
     keywords_ = {"step", "temp", "epair", "emol", "etotal", "press"};
@@ -53,15 +65,56 @@ void ThermoOutput::set_style(const std::vector<std::string>& args) {
   if (args[0] != "custom")
     throw ConfigError("thermo_style " + args[0] + ": Tessera supports one and custom");
   if (args.size() < 2) throw ConfigError("thermo_style custom: list at least one keyword");
-  std::vector<std::string> k(args.begin() + 1, args.end());
-  for (const auto& word : k)
-    if (!is_keyword(word) && !is_variable(word))
+  std::vector<std::string> k;
+  for (auto word = args.begin() + 1; word != args.end(); ++word) {
+    if (is_keyword(*word) || is_variable(*word)) {
+      k.push_back(*word);
+      continue;
+    }
+    const auto ref = parse_compute_reference(*word);
+    if (!ref)
       throw ConfigError(
-          "thermo_style custom: unknown keyword '" + word +
+          "thermo_style custom: unknown keyword '" + *word +
           "'; supported: step atoms time dt temp press pe ke etotal evdwl ecoul epair emol "
-          "elong vol lx ly lz xlo xhi ylo yhi zlo zhi pxx pyy pzz pxy pxz pyz, and v_NAME");
+          "elong vol lx ly lz xlo xhi ylo yhi zlo zhi pxx pyy pzz pxy pxz pyz, v_NAME, c_ID, "
+          "c_ID[N] and c_ID[*]");
+    if (!ref->every) {
+      k.push_back(*word);
+      continue;
+    }
+    // c_ID[*]: every element of the compute's vector, as LAMMPS's utils::expand_args.
+    const Compute* c = sim.find_compute(ref->id);
+    if (!c)
+      throw ConfigError("thermo_style custom " + *word + ": there is no compute " + ref->id +
+                        "; define it before thermo_style");
+    if (c->vector_size() == 0)
+      throw ConfigError("thermo_style custom " + *word + ": compute " + ref->id + " (" +
+                        c->style() + ") has no global vector");
+    for (std::size_t n = 1; n <= c->vector_size(); ++n)
+      k.push_back("c_" + ref->id + "[" + std::to_string(n) + "]");
+  }
   keywords_ = std::move(k);
   one_ = false;
+}
+
+void ThermoOutput::set_temperature(Simulation& sim, const std::string& id) {
+  Compute* c = sim.find_compute(id);
+  if (!c) throw ConfigError("thermo_modify temp: there is no compute " + id);
+  if (!c->is_temperature())
+    throw ConfigError("thermo_modify temp: compute " + id + " (" + c->style() +
+                      ") does not compute a temperature");
+  temp_id_ = id;
+  if (auto* press = dynamic_cast<ComputePressure*>(sim.find_compute(press_id_)))
+    press->set_temperature(id);
+}
+
+void ThermoOutput::set_pressure(Simulation& sim, const std::string& id) {
+  Compute* c = sim.find_compute(id);
+  if (!c) throw ConfigError("thermo_modify press: there is no compute " + id);
+  if (!dynamic_cast<ComputePressure*>(c))
+    throw ConfigError("thermo_modify press: compute " + id + " (" + c->style() +
+                      ") does not compute a pressure");
+  press_id_ = id;
 }
 
 void ThermoOutput::set_float_format(const std::string& format) {
@@ -88,29 +141,55 @@ void ThermoOutput::set_float_format(const std::string& format) {
   float_format_ = format;
 }
 
-double ThermoOutput::value_of(Simulation& sim, const Thermo& t, const std::string& k) const {
-  const double n = static_cast<double>(t.natoms);
-  const double scale = norm_ && n > 0 ? 1.0 / n : 1.0;
+// Each compute a line needs, called once for it.
+struct ThermoOutput::Line {
+  std::optional<double> temp, dof, press, pe;
+  std::optional<std::vector<double>> press_tensor;
+};
+
+double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k) const {
+  const double n = static_cast<double>(sim.natoms());
+  const double scale = normalized(sim) && n > 0 ? 1.0 / n : 1.0;
   const Box& box = sim.box();
-  const double pv = sim.units().nktv2p / sim.volume();
-  // In 2-d LAMMPS's pressure tensor has xx, yy and xy only.
+  auto compute = [&](const std::string& id) -> Compute& {
+    Compute* c = sim.find_compute(id);
+    if (!c) throw ConfigError("thermo: its compute " + id + " no longer exists");
+    return *c;
+  };
+  auto temp = [&] {
+    if (!line.temp) line.temp = compute(temp_id_).scalar(sim);
+    return *line.temp;
+  };
+  auto ke = [&] {  // LAMMPS's Thermo::compute_ke: from the temperature and its dof
+    if (!line.dof) line.dof = compute(temp_id_).dof(sim);
+    return temp() * 0.5 * *line.dof * sim.units().boltz;
+  };
+  auto pe = [&] {
+    if (!line.pe) line.pe = compute(pe_id_).scalar(sim);
+    return *line.pe;
+  };
   auto pressure_component = [&](std::size_t w) {
-    if (sim.dimension() == 2 && (w == 2 || w == 4 || w == 5)) return 0.0;
-    return (t.ke_tensor[w] + t.virial[w]) * pv;
+    if (!line.press_tensor) line.press_tensor = compute(press_id_).vector(sim);
+    return (*line.press_tensor)[w];
   };
   if (is_variable(k)) {
     if (!variable_) throw ConfigError("thermo_style custom " + k + ": no variables here");
     return variable_(k.substr(2));
   }
+  if (const auto ref = parse_compute_reference(k))
+    return compute_value(sim, *ref, normalized(sim), "thermo_style custom " + k);
   if (k == "step") return static_cast<double>(sim.step());
   if (k == "atoms") return n;
   if (k == "time") return static_cast<double>(sim.step()) * sim.timestep();
   if (k == "dt") return sim.timestep();
-  if (k == "temp") return sim.temperature(t.ke);
-  if (k == "press") return sim.pressure(t);
-  if (k == "pe" || k == "evdwl" || k == "epair") return t.pe * scale;
-  if (k == "ke") return t.ke * scale;
-  if (k == "etotal") return (t.pe + t.ke) * scale;
+  if (k == "temp") return temp();
+  if (k == "press") {
+    if (!line.press) line.press = compute(press_id_).scalar(sim);
+    return *line.press;
+  }
+  if (k == "pe" || k == "evdwl" || k == "epair") return pe() * scale;
+  if (k == "ke") return ke() * scale;
+  if (k == "etotal") return (pe() + ke()) * scale;
   if (k == "ecoul" || k == "emol" || k == "elong") return 0.0;
   if (k == "vol") return sim.volume();
   if (k == "lx") return box.length(0);
@@ -133,12 +212,14 @@ double ThermoOutput::value_of(Simulation& sim, const Thermo& t, const std::strin
 
 std::optional<double> ThermoOutput::value(Simulation& sim, const std::string& keyword) {
   if (!is_keyword(keyword)) return std::nullopt;
-  const Thermo t = sim.thermo();
-  return value_of(sim, t, keyword);
+  sim.thermo();  // the check that the energies are finite
+  Line line;
+  return value_of(sim, line, keyword);
 }
 
 void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
-  const Thermo t = sim.thermo();
+  sim.thermo();  // the check that the energies are finite
+  Line line;
   // LAMMPS's thermo_style one adds the volume when a fix may change the box.
   bool box_changes = false;
   for (const auto& fix : sim.fixes()) box_changes = box_changes || fix->changes_box();
@@ -152,9 +233,9 @@ void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
   char buf[128];
   for (const auto& k : shown) {
     if (is_integer_keyword(k))
-      std::snprintf(buf, sizeof buf, "%8lld ", static_cast<long long>(value_of(sim, t, k)));
+      std::snprintf(buf, sizeof buf, "%8lld ", static_cast<long long>(value_of(sim, line, k)));
     else
-      std::snprintf(buf, sizeof buf, (float_format_ + " ").c_str(), value_of(sim, t, k));
+      std::snprintf(buf, sizeof buf, (float_format_ + " ").c_str(), value_of(sim, line, k));
     text += buf;
   }
   console_.print(text + "\n");

@@ -103,6 +103,9 @@ class Input {
   void neighbor(const std::vector<std::string>& a);
   void neigh_modify(const std::vector<std::string>& a);
   void fix(const std::vector<std::string>& a);
+  void compute(const std::vector<std::string>& a);
+  void compute_modify(const std::vector<std::string>& a);
+  void uncompute(const std::vector<std::string>& a);
   void thermo_modify(const std::vector<std::string>& a);
   void dump(const std::vector<std::string>& a);
   void dump_modify(const std::vector<std::string>& a);

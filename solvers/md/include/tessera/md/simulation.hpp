@@ -24,11 +24,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "tessera/core/exchange_plan.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/md/compute.hpp"
 #include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
 #include "tessera/md/pair.hpp"
@@ -154,6 +156,18 @@ class Simulation {
   void unfix(const std::string& id);
   const std::vector<std::unique_ptr<Fix>>& fixes() const { return fixes_; }
 
+  // Computes (compute.hpp), by ID, as LAMMPS's: a new compute may not take the ID of one that
+  // exists (uncompute it first), and its group must exist. Throws ConfigError.
+  void add_compute(std::unique_ptr<Compute> compute);
+  void uncompute(const std::string& id);
+  // The compute with this ID, or nullptr.
+  Compute* find_compute(const std::string& id);
+  // For computes (collective): `count` values, each tile filling `out` (zeroed) from its own
+  // atoms, velocities current, reduced element-wise with `op` over every tile in a fixed order.
+  std::vector<double> reduce_atoms(std::string_view name, ReduceOp op, std::size_t count,
+                                   const std::function<void(const AtomsView&, std::span<double>)>&
+                                       fill);
+
   // velocity all create T seed: LAMMPS's generator and loop modes ("all" or "geom").
   void velocity_create(double t, int seed, bool gaussian, bool zero_momentum, bool zero_rotation,
                        const std::string& loop);
@@ -257,6 +271,7 @@ class Simulation {
   std::int64_t max_id_ = 0;
 
   std::vector<std::unique_ptr<Fix>> fixes_;
+  std::vector<std::unique_ptr<Compute>> computes_;
   std::vector<std::string> groups_{"all"};
   double pending_scale_ = 1.0;  // scale_velocities not yet applied
 

@@ -1,10 +1,14 @@
 // ThermoOutput: LAMMPS's thermo lines (`thermo`, `thermo_style`, `thermo_modify`).
 //
 // Styles `one` (Step Temp E_pair E_mol TotEng Press) and `custom` with LAMMPS's
-// keywords and column names, and v_NAME for a variable. Extensive quantities are divided by the
-// atom count under `thermo_modify norm yes` (the default in lj units). Integers print as
-// "%8d", floats as "%12.8g" or the `thermo_modify format float` format, as
-// LAMMPS (29 Sep 2021) does.
+// keywords and column names, v_NAME for a variable and c_ID, c_ID[N], c_ID[*] for a compute's
+// global outputs. As LAMMPS's Output, it defines the computes thermo_temp (temp of all),
+// thermo_press (pressure from thermo_temp) and thermo_pe (pe), and takes temp, ke, etotal,
+// press, pxx... and pe from them (thermo_modify temp ID / press ID choose others).
+// Extensive quantities are divided by the atom count under `thermo_modify norm yes` (the
+// default in lj units). A thermo_style command forgets every thermo_modify setting, as
+// LAMMPS's (which makes a new Thermo). Integers print as "%8d", floats as "%12.8g" or the
+// `thermo_modify format float` format, as LAMMPS (29 Sep 2021) does.
 #pragma once
 
 #include <functional>
@@ -20,16 +24,22 @@ namespace tessera::md {
 
 class ThermoOutput : public Observer {
  public:
-  ThermoOutput(Console& console, const Units& units);
+  // Adds thermo_temp, thermo_press and thermo_pe to `sim`.
+  ThermoOutput(Console& console, Simulation& sim);
 
   void set_every(int every) { every_ = every; }
   // thermo_style one | custom keyword...; throws ConfigError naming an unknown keyword. A
   // keyword v_NAME is the value of variable NAME, evaluated at each thermo step by `variable`
   // (set_variables), as LAMMPS's thermo custom prints it (a float, column "v_NAME").
-  void set_style(const std::vector<std::string>& args);
+  void set_style(Simulation& sim, const std::vector<std::string>& args);
   using VariableValue = std::function<double(const std::string& name)>;
   void set_variables(VariableValue variable) { variable_ = std::move(variable); }
+  // thermo_modify norm; without it, yes in lj units and no in others, as LAMMPS's.
   void set_norm(bool norm) { norm_ = norm; }
+  // thermo_modify temp ID (also the temperature of the thermo pressure, as LAMMPS's) and
+  // press ID; throws ConfigError when the compute is missing or of the wrong kind.
+  void set_temperature(Simulation& sim, const std::string& id);
+  void set_pressure(Simulation& sim, const std::string& id);
   void set_float_format(const std::string& format);
 
   int every() const override { return every_; }
@@ -40,10 +50,16 @@ class ThermoOutput : public Observer {
   static bool is_keyword(const std::string& keyword);
 
  private:
-  double value_of(Simulation& sim, const Thermo& t, const std::string& keyword) const;
+  // The values one line shares (each compute called once per line).
+  struct Line;
+  double value_of(Simulation& sim, Line& line, const std::string& keyword) const;
   Console& console_;
+  std::string temp_id_ = "thermo_temp", press_id_ = "thermo_press", pe_id_ = "thermo_pe";
   int every_ = 0;
-  bool norm_;
+  bool normalized(const Simulation& sim) const {
+    return norm_ ? *norm_ : sim.units().style == "lj";
+  }
+  std::optional<bool> norm_;
   std::vector<std::string> keywords_;
   bool one_ = true;  // thermo_style one (the default)
   std::string float_format_ = "%12.8g";

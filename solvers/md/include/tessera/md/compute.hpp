@@ -1,0 +1,122 @@
+// Compute: a quantity worked out from the atoms when something asks for it, as LAMMPS's
+// Compute, one of an open family made by name (compute_styles(): `compute 1 all temp` makes
+// the style registered as "temp").
+//
+// A compute has any of three outputs, as LAMMPS's:
+//   a global scalar       (has_scalar; thermo and variables read it as c_ID),
+//   a global vector       (vector_size values; c_ID[N], N from 1),
+//   per-atom values       (peratom_columns per owned atom; 1 is a per-atom vector, c_ID, more
+//                          a per-atom array, c_ID[N]), read by compute reduce and dumps.
+// Global outputs are collective: every rank calls them together and gets the same numbers,
+// reduced over tiles and ranks in a fixed order (bitwise the same for any thread or rank
+// count). Per-atom values are filled on each tile for its own atoms, concurrently over tiles:
+// peratom() may write only to its output.
+//
+// Computes are evaluated where LAMMPS's may be: at the steps observers (thermo, dumps, fix
+// ave/time) look at the system, whose energies and virials the step computed, and between
+// runs. Units are the simulation's (units.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tessera/core/registry.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/md/domain.hpp"
+#include "tessera/md/units.hpp"
+
+namespace tessera::md {
+
+class Simulation;
+
+// One tile's own atoms, read-only, as computes see them.
+struct AtomsView {
+  explicit AtomsView(Tile& tile) : tile(tile) {}
+  Tile& tile;
+  int nlocal = 0;
+  std::span<const double> x, v, f;      // 3 per atom; positions as stored (see unwrapped)
+  std::span<const std::int32_t> type;   // per atom, 1-based
+  std::span<const std::int32_t> image;  // 3 per atom: periodic images crossed
+  std::span<const std::int64_t> id;     // per atom
+  std::span<const std::uint32_t> mask;  // per atom: its groups, a bit each
+  std::span<const double> mass;         // by type, 1-based
+  const Units* units = nullptr;
+  const Box* box = nullptr;
+  // Coordinate d of atom i with its images counted on (LAMMPS's Domain::unmap).
+  double unwrapped(std::size_t i, std::size_t d) const {
+    return x[3 * i + d] + image[3 * i + d] * (box->hi[d] - box->lo[d]);
+  }
+};
+
+class Compute {
+ public:
+  Compute(std::string id, std::string group) : id_(std::move(id)), group_(std::move(group)) {}
+  virtual ~Compute() = default;
+
+  const std::string& id() const { return id_; }
+  const std::string& group() const { return group_; }
+  void set_group_bit(int bit) { groupbit_ = 1u << bit; }
+  bool in_group(const AtomsView& a, std::size_t i) const { return (a.mask[i] & groupbit_) != 0; }
+  std::uint32_t group_mask() const { return groupbit_; }
+  // The name the style is registered under.
+  virtual std::string style() const = 0;
+
+  // Its outputs (see the top of this file).
+  virtual bool has_scalar() const { return false; }
+  virtual std::size_t vector_size() const { return 0; }
+  virtual std::size_t peratom_columns() const { return 0; }
+  // Whether the scalar, or vector element k, grows with the system (a sum over atoms): thermo
+  // divides it by the atom count under thermo_modify norm yes, as LAMMPS's extscalar/extvector.
+  virtual bool extensive_scalar() const { return false; }
+  virtual bool extensive_vector(std::size_t /*k*/) const { return false; }
+  // A temperature (LAMMPS's tempflag): one compute pressure and thermo_modify temp accept.
+  virtual bool is_temperature() const { return false; }
+  // For a temperature: the degrees of freedom its scalar is over (collective).
+  virtual double dof(Simulation& /*sim*/) { return 0; }
+  // compute_modify KEYWORD VALUE...: the words; the default refuses any. Returns how many
+  // words it took (at least one), throws ConfigError.
+  virtual std::size_t modify(const std::vector<std::string>& words, std::size_t at);
+
+  // Collective (see above). Each is called only for the outputs the compute says it has.
+  virtual double scalar(Simulation& /*sim*/) { return 0; }
+  virtual std::vector<double> vector(Simulation& /*sim*/) { return {}; }
+  // On each tile: out[i * peratom_columns() + c] for owned atom i (0 outside the group).
+  virtual void peratom(const AtomsView& /*atoms*/, std::span<double> /*out*/) const {}
+
+ private:
+  std::string id_, group_;
+  std::uint32_t groupbit_ = 1;
+};
+
+// What the compute command gives a style: its ID and group, the words after the style name,
+// and the simulation (for the dimension and the computes a style refers to).
+struct ComputeArguments {
+  std::string id;
+  std::string group = "all";
+  std::vector<std::string> args;
+  Simulation* sim = nullptr;
+};
+
+// A reference to a compute's global output as thermo and variables write it: c_ID (the
+// scalar), c_ID[N] (element N of the vector, from 1), c_ID[*] (every element; thermo only).
+struct ComputeReference {
+  std::string id;
+  std::size_t index = 0;  // 0: the scalar
+  bool every = false;     // [*]
+};
+// Nothing when `word` does not start with c_; throws ConfigError for a malformed index.
+std::optional<ComputeReference> parse_compute_reference(const std::string& word);
+// The value now (collective): throws ConfigError, `where` first, when there is no such compute
+// or it has no such output. `normalize`: an extensive value divided by the atom count.
+double compute_value(Simulation& sim, const ComputeReference& ref, bool normalize,
+                     const std::string& where);
+
+// The compute styles md_ipu has, by name.
+const Registry<Compute, const ComputeArguments&>& compute_styles();
+
+}  // namespace tessera::md

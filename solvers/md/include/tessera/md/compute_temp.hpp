@@ -1,0 +1,30 @@
+// compute ID GROUP temp: LAMMPS's ComputeTemp. The scalar is the group's temperature,
+// T = mvv2e sum m v^2 / (dof kB) with dof = dimension * N_group - extra (extra: the dimension,
+// or compute_modify extra/dof N); the vector its kinetic-energy tensor mvv2e sum m v_a v_b
+// (xx yy zz xy xz yz, energy units). Not extensive.
+#pragma once
+
+#include <optional>
+
+#include "tessera/md/compute.hpp"
+
+namespace tessera::md {
+
+class ComputeTemp : public Compute {
+ public:
+  explicit ComputeTemp(const ComputeArguments& args);
+  std::string style() const override { return "temp"; }
+  bool has_scalar() const override { return true; }
+  std::size_t vector_size() const override { return 6; }
+  bool is_temperature() const override { return true; }
+  double dof(Simulation& sim) override;
+  std::size_t modify(const std::vector<std::string>& words, std::size_t at) override;
+  double scalar(Simulation& sim) override;
+  std::vector<double> vector(Simulation& sim) override;
+
+ private:
+  double dof_of(const Simulation& sim, double count) const;
+  std::optional<double> extra_dof_;  // compute_modify extra/dof; the dimension by default
+};
+
+}  // namespace tessera::md

@@ -1,0 +1,76 @@
+#include "tessera/md/compute_pressure.hpp"
+
+#include "tessera/md/simulation.hpp"
+
+namespace tessera::md {
+
+ComputePressure::ComputePressure(const ComputeArguments& a) : Compute(a.id, a.group) {
+  const std::string what = "compute " + a.id + " pressure";
+  if (a.group != "all") throw ConfigError(what + " must use the group all");
+  if (a.args.empty())
+    throw ConfigError(what + ": give the temperature compute's ID (or NULL) after pressure");
+  if (a.args[0] != "NULL") {
+    temperature_ = a.args[0];
+    const Compute* t = a.sim ? a.sim->find_compute(a.args[0]) : nullptr;
+    if (!t) throw ConfigError(what + ": there is no compute " + a.args[0] + " to take T from");
+    if (!t->is_temperature())
+      throw ConfigError(what + ": compute " + a.args[0] + " (" + t->style() +
+                        ") does not compute a temperature");
+  }
+  if (a.args.size() > 1) ke_ = pair_ = false;
+  for (std::size_t k = 1; k < a.args.size(); ++k) {
+    const std::string& word = a.args[k];
+    if (word == "ke")
+      ke_ = true;
+    else if (word == "pair" || word == "virial")
+      pair_ = true;
+    else if (word != "bond" && word != "angle" && word != "dihedral" && word != "improper" &&
+             word != "kspace" && word != "fix")
+      throw ConfigError(what + ": unknown keyword '" + word +
+                        "'; use ke, pair, virial, bond, angle, dihedral, improper, kspace or fix");
+  }
+  if (ke_ && !temperature_)
+    throw ConfigError(what + ": the kinetic part (ke, or no keywords) needs a temperature "
+                      "compute, not NULL");
+}
+
+Compute& ComputePressure::temperature(Simulation& sim) const {
+  Compute* t = sim.find_compute(*temperature_);
+  if (!t)
+    throw ConfigError("compute " + id() + " pressure: its temperature compute " +
+                      *temperature_ + " no longer exists");
+  return *t;
+}
+
+double ComputePressure::scalar(Simulation& sim) {
+  const int d = sim.dimension();
+  double sum = 0;
+  if (pair_) {
+    const auto& virial = sim.thermo().virial;
+    for (std::size_t k = 0; k < static_cast<std::size_t>(d); ++k) sum += virial[k];
+  }
+  if (ke_) {
+    Compute& t = temperature(sim);
+    const double value = t.scalar(sim);
+    sum = t.dof(sim) * sim.units().boltz * value + sum;
+  }
+  return sum / d / sim.volume() * sim.units().nktv2p;
+}
+
+std::vector<double> ComputePressure::vector(Simulation& sim) {
+  std::vector<double> p(6, 0.0);
+  if (pair_) {
+    const auto& virial = sim.thermo().virial;
+    for (std::size_t k = 0; k < 6; ++k) p[k] = virial[k];
+  }
+  if (ke_) {
+    const auto ke = temperature(sim).vector(sim);
+    for (std::size_t k = 0; k < 6; ++k) p[k] = ke[k] + p[k];
+  }
+  const double scale = sim.units().nktv2p / sim.volume();
+  for (auto& value : p) value *= scale;
+  if (sim.dimension() == 2) p[2] = p[4] = p[5] = 0.0;
+  return p;
+}
+
+}  // namespace tessera::md

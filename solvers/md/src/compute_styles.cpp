@@ -1,0 +1,28 @@
+// The compute styles md_ipu has: one line per style (compute.hpp).
+#include "tessera/md/compute.hpp"
+#include "tessera/md/compute_com.hpp"
+#include "tessera/md/compute_ke.hpp"
+#include "tessera/md/compute_ke_atom.hpp"
+#include "tessera/md/compute_pe.hpp"
+#include "tessera/md/compute_pressure.hpp"
+#include "tessera/md/compute_reduce.hpp"
+#include "tessera/md/compute_temp.hpp"
+
+namespace tessera::md {
+
+const Registry<Compute, const ComputeArguments&>& compute_styles() {
+  static const Registry<Compute, const ComputeArguments&> styles = [] {
+    Registry<Compute, const ComputeArguments&> r("compute style");
+    r.add<ComputeCOM>("com");
+    r.add<ComputeKE>("ke");
+    r.add<ComputeKEAtom>("ke/atom");
+    r.add<ComputePE>("pe");
+    r.add<ComputePressure>("pressure");
+    r.add<ComputeReduce>("reduce");
+    r.add<ComputeTemp>("temp");
+    return r;
+  }();
+  return styles;
+}
+
+}  // namespace tessera::md

@@ -1,0 +1,79 @@
+#include "tessera/md/compute_temp.hpp"
+
+#include "arguments.hpp"
+#include "tessera/md/simulation.hpp"
+
+namespace tessera::md {
+
+ComputeTemp::ComputeTemp(const ComputeArguments& a) : Compute(a.id, a.group) {
+  if (!a.args.empty())
+    throw ConfigError("compute " + a.id + " temp takes no arguments, got '" + a.args[0] + "'");
+}
+
+std::size_t ComputeTemp::modify(const std::vector<std::string>& words, std::size_t at) {
+  const std::string& key = words[at];
+  if ((key == "extra/dof" || key == "extra") && at + 1 < words.size()) {
+    extra_dof_ = arguments::number("compute_modify " + id() + " " + key, words[at + 1]);
+    return 2;
+  }
+  if (key == "dynamic/dof" && at + 1 < words.size()) {
+    // The degrees of freedom are counted at every evaluation: dynamic either way.
+    arguments::yes_no("compute_modify " + id() + " dynamic/dof", words[at + 1]);
+    return 2;
+  }
+  return Compute::modify(words, at);
+}
+
+double ComputeTemp::dof_of(const Simulation& sim, double count) const {
+  const double extra = extra_dof_ ? *extra_dof_ : static_cast<double>(sim.dimension());
+  return sim.dimension() * count - extra;
+}
+
+double ComputeTemp::dof(Simulation& sim) {
+  const auto count = sim.reduce_atoms("md.compute_temp_count", ReduceOp::sum, 1,
+                                      [&](const AtomsView& a, std::span<double> out) {
+                                        for (std::size_t i = 0; i < a.id.size(); ++i)
+                                          if (in_group(a, i)) out[0] += 1;
+                                      });
+  return dof_of(sim, count[0]);
+}
+
+double ComputeTemp::scalar(Simulation& sim) {
+  const auto sums = sim.reduce_atoms(
+      "md.compute_temp", ReduceOp::sum, 2, [&](const AtomsView& a, std::span<double> out) {
+        for (std::size_t i = 0; i < a.id.size(); ++i) {
+          if (!in_group(a, i)) continue;
+          const double* v = &a.v[3 * i];
+          out[0] += a.mass[static_cast<std::size_t>(a.type[i])] *
+                    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+          out[1] += 1;
+        }
+      });
+  const double dof_value = dof_of(sim, sums[1]);
+  if (dof_value < 0 && sums[1] > 0)
+    throw ConfigError("compute " + id() + " temp: the degrees of freedom are negative (" +
+                      std::to_string(dof_value) + "); lower compute_modify extra/dof");
+  if (dof_value <= 0) return 0.0;
+  return sums[0] * sim.units().mvv2e / (dof_value * sim.units().boltz);
+}
+
+std::vector<double> ComputeTemp::vector(Simulation& sim) {
+  auto t = sim.reduce_atoms(
+      "md.compute_temp_tensor", ReduceOp::sum, 6, [&](const AtomsView& a, std::span<double> out) {
+        for (std::size_t i = 0; i < a.id.size(); ++i) {
+          if (!in_group(a, i)) continue;
+          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+          const double* v = &a.v[3 * i];
+          out[0] += m * v[0] * v[0];
+          out[1] += m * v[1] * v[1];
+          out[2] += m * v[2] * v[2];
+          out[3] += m * v[0] * v[1];
+          out[4] += m * v[0] * v[2];
+          out[5] += m * v[1] * v[2];
+        }
+      });
+  for (auto& value : t) value *= sim.units().mvv2e;
+  return t;
+}
+
+}  // namespace tessera::md

@@ -73,4 +73,6 @@ sed -n '/^ *Step/,/^Loop/p' "$work/groups.out" | grep -v '^Loop' > groups.lammps
 (cd "$work" && lmp -in "$here/in.set" -log none) > "$work/set.out"
 grep -E 'settings made|atoms in group' "$work/set.out" > set.lammps.counts
 sed -n '/^ *Step/,/^Loop/p' "$work/set.out" | grep -v '^Loop' > set.lammps.out
+# Computes on groups in thermo and variables, thermo_modify temp, compute_modify extra/dof.
+(cd "$work" && lmp -in "$here/in.computes" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > computes.lammps.out
 echo "reference files written"

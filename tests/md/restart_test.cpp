@@ -304,5 +304,29 @@ TEST(Continuation, GroupsAndTheirFixesComeBackFromARestart) {
   std::remove(path.c_str());
 }
 
+// Non-periodic faces and the shrink-wrapped box (with its margin and the m faces' limits) come
+// back from a restart file: the run after it is the run without it.
+TEST(Continuation, ShrinkWrappedBoxesComeBackFromARestart) {
+  std::string body = read_text(data_dir() + "/in.boundary");
+  body = body.substr(0, body.find("run "));
+  const std::string path = ::testing::TempDir() + "tessera_boundary.restart";
+  Session a(host_target(2), 1), b(host_target(2), 1);
+  a.input.define_variable("bx", {"m"});
+  a.input.define_variable("by", {"sm"});
+  a.input.define_variable("bz", {"fs"});
+  a.input.run_script(body + "run 100\n", "boundary");
+  write_restart(a.sim, path);
+  a.input.run_script("run 100\n", "after the restart file");
+  b.input.run_script("read_restart " + path + "\nrun 100\n", "from the restart file");
+  EXPECT_EQ(b.sim.boundary().letters(1), "sm");
+  EXPECT_EQ(b.sim.boundary().letters(2), "fs");
+  for (std::size_t d = 0; d < 3; ++d) {
+    EXPECT_EQ(b.sim.box().lo[d], a.sim.box().lo[d]);
+    EXPECT_EQ(b.sim.box().hi[d], a.sim.box().hi[d]);
+  }
+  expect_same_atoms(a.sim, b.sim, "a shrink-wrapped box from a restart file");
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace tessera::md::test

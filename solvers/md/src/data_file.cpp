@@ -328,6 +328,12 @@ void write_restart(Simulation& sim, const std::string& path) {
   h["timestep"] = sim.timestep();
   h["types"] = sim.types();
   h["box"] = {{"lo", sim.box().lo}, {"hi", sim.box().hi}};
+  const Boundary& bc = sim.boundary();
+  const auto& shrink = sim.shrink_state();
+  h["boundary"] = {{"faces", {bc.letters(0), bc.letters(1), bc.letters(2)}},
+                   {"small", shrink.small},
+                   {"min_lo", shrink.min_lo},
+                   {"min_hi", shrink.min_hi}};
   std::vector<double> masses;
   for (int t = 1; t <= sim.types(); ++t) masses.push_back(sim.mass(t));
   h["masses"] = masses;
@@ -465,6 +471,28 @@ void read_restart(Simulation& sim, const std::string& path) {
     volume *= box.length(d);
   }
   if (!std::isfinite(volume)) r.fail("has a box whose volume is not finite");
+  // Files written before non-periodic boundaries existed are periodic.
+  Boundary boundary;
+  Simulation::ShrinkState shrink;
+  if (h.contains("boundary")) {
+    const auto& hbc = h["boundary"];
+    const auto faces = r.texts_or_empty(r.at(hbc, "faces", "boundary.faces"), "boundary.faces");
+    if (faces.size() != 3) r.fail("has boundary.faces of " + std::to_string(faces.size()) +
+                                  " dimensions; expected 3");
+    for (std::size_t d = 0; d < 3; ++d) {
+      const std::string& f = faces[d];
+      if (f.size() != 2 || f.find_first_not_of("pfsm") != std::string::npos ||
+          (f[0] == 'p') != (f[1] == 'p'))
+        r.fail("has boundary faces '" + f + "' in " + "xyz"[d] +
+               ", which boundary refuses: pp, or two of f, s and m");
+      boundary.face[d] = {f[0], f[1]};
+    }
+    if (dimension == 2 && !boundary.periodic(2))
+      r.fail("has a 2-d box that is not periodic in z, which boundary refuses");
+    shrink.small = r.triple(r.at(hbc, "small", "boundary.small"), "boundary.small");
+    shrink.min_lo = r.triple(r.at(hbc, "min_lo", "boundary.min_lo"), "boundary.min_lo");
+    shrink.min_hi = r.triple(r.at(hbc, "min_hi", "boundary.min_hi"), "boundary.min_hi");
+  }
   const auto& hm = r.at(h, "masses", "masses");
   if (!hm.is_array() || hm.size() != static_cast<std::size_t>(types))
     r.fail("records " + std::to_string(hm.is_array() ? hm.size() : 0) + " masses for " +
@@ -550,7 +578,10 @@ void read_restart(Simulation& sim, const std::string& path) {
   // Everything has passed: the simulation changes only now.
   sim.set_units(units);
   sim.set_dimension(dimension);
-  sim.create_box(types, box);
+  sim.set_boundary(boundary);
+  // The box as the run left it (LAMMPS's read_restart does not expand it again).
+  sim.create_box(types, box, /*expand=*/false);
+  if (h.contains("boundary")) sim.set_shrink_state(shrink);
   for (int t = 1; t <= types; ++t) sim.set_mass(t, masses[static_cast<std::size_t>(t - 1)]);
   sim.set_timestep(dt);
   sim.set_step(step);

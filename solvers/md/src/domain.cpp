@@ -8,8 +8,9 @@
 
 namespace tessera::md {
 
-Domain::Domain(const Box& box, int tiles, double ghost_cutoff, int dimension)
-    : box_(box), ghost_cutoff_(ghost_cutoff) {
+Domain::Domain(const Box& box, int tiles, double ghost_cutoff, int dimension,
+               std::array<bool, 3> periodic)
+    : box_(box), ghost_cutoff_(ghost_cutoff), dimension_(dimension), periodic_(periodic) {
   // Least total sub-box surface, as LAMMPS's procs2box.
   double best = std::numeric_limits<double>::infinity();
   const double lx = box.length(0), ly = box.length(1), lz = box.length(2);
@@ -23,12 +24,26 @@ Domain::Domain(const Box& box, int tiles, double ghost_cutoff, int dimension)
       if (surface < best * (1 - 1e-12)) best = surface, grid_ = {a, b, c};
     }
   }
+  build_segments();
+}
+
+Domain Domain::resized(const Box& box) const {
+  Domain d = *this;
+  d.box_ = box;
+  d.segments_.clear();
+  d.build_segments();
+  return d;
+}
+
+void Domain::build_segments() {
+  const Box& box = box_;
+  const int tiles = this->tiles();
   std::array<int, 3> reach{};
   for (int d = 0; d < 3; ++d) {
     const double sub = box.length(d) / grid_[static_cast<std::size_t>(d)];
-    reach[static_cast<std::size_t>(d)] = static_cast<int>(std::ceil(ghost_cutoff / sub));
+    reach[static_cast<std::size_t>(d)] = static_cast<int>(std::ceil(ghost_cutoff_ / sub));
   }
-  if (dimension == 2) reach[2] = 0;
+  if (dimension_ == 2) reach[2] = 0;
   // Sub-boxes thinner than the ghost cutoff make each tile exchange with (2r+1)^3 - 1 others:
   // with many tiles on a small box that grows as tiles^2. Refused before it is allocated: the
   // segments, and per segment a count and a list offset (Simulation::rebuild).
@@ -58,6 +73,7 @@ Domain::Domain(const Box& box, int tiles, double ghost_cutoff, int dimension)
             // The destination really sits `images` box lengths away from its unwrapped place,
             // so our atoms appear to it shifted by the opposite.
             s.shift[static_cast<std::size_t>(d)] = -images * box.length(d);
+            if (images != 0 && !periodic_[static_cast<std::size_t>(d)]) s.active = false;
           }
           s.destination = wrapped[0] + grid_[0] * (wrapped[1] + grid_[1] * wrapped[2]);
           segments_[static_cast<std::size_t>(t)].push_back(s);
@@ -106,6 +122,10 @@ int Domain::owner(const std::array<double, 3>& x) const {
 bool Domain::wrap(double* x, int* image) const {
   for (int d = 0; d < 3; ++d) {
     const auto i = static_cast<std::size_t>(d);
+    if (!periodic_[i]) {
+      if (!std::isfinite(x[d])) return false;
+      continue;
+    }
     if (x[d] >= box_.lo[i] && x[d] < box_.hi[i]) continue;
     const double l = box_.length(d);
     const double crossings = std::floor((x[d] - box_.lo[i]) / l);

@@ -53,8 +53,10 @@ class TextDump final : public Dump {
         out.write("\n");
       }
     } else {
-      out.print("ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%zu\nITEM: BOX BOUNDS pp pp pp\n",
-                static_cast<long long>(sim.step()), atoms.size());
+      const Boundary& bc = sim.boundary();
+      out.print("ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%zu\nITEM: BOX BOUNDS %s %s %s\n",
+                static_cast<long long>(sim.step()), atoms.size(), bc.letters(0).c_str(),
+                bc.letters(1).c_str(), bc.letters(2).c_str());
       for (std::size_t d = 0; d < 3; ++d) out.print("%-1.16e %-1.16e\n", b.lo[d], b.hi[d]);
       out.write("ITEM: ATOMS");
       for (const auto& f : fields_) out.print(" %s", f.c_str());

@@ -422,11 +422,23 @@ void Input::dimension(const std::vector<std::string>& a) {
   sim_.set_dimension(a[0] == "2" ? 2 : 3);
 }
 
+// boundary X Y Z, each p, f, s or m, or two of f s m for the lower and upper faces (LAMMPS's
+// Domain::set_boundary).
 void Input::boundary(const std::vector<std::string>& a) {
-  need(a, 3, "boundary p p p");
-  for (const auto& b : a)
-    if (b != "p")
-      bad("boundary " + b + ": Tessera supports periodic boundaries only (boundary p p p)");
+  need(a, 3, "boundary X Y Z (each p, f, s, m, or two of f s m: lower and upper face)");
+  if (a.size() != 3) bad("boundary takes three words, one per dimension");
+  Boundary b;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const std::string& w = a[d];
+    const bool letters_ok = (w.size() == 1 || w.size() == 2) &&
+                            w.find_first_not_of("pfsm") == std::string::npos;
+    if (!letters_ok)
+      bad("boundary " + w + ": use p, f, s or m, or two of f, s and m (lower and upper face)");
+    b.face[d] = {w[0], w.size() == 2 ? w[1] : w[0]};
+    if ((b.face[d][0] == 'p') != (b.face[d][1] == 'p'))
+      bad("boundary " + w + ": a periodic dimension is periodic at both faces");
+  }
+  sim_.set_boundary(b);
 }
 
 void Input::atom_style(const std::vector<std::string>& a) {
@@ -649,11 +661,12 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   if (lattice_.style == "none") bad("create_atoms needs a lattice command first");
   // As LAMMPS's CreateAtoms: a point is in the box when inside [lo - eps, hi - 2 eps) with
   // eps = 1e-6 of the box length in each periodic dimension (so that a point on the upper face
-  // is not made twice), and in a block region when inside it faces included.
+  // is not made twice; [lo, hi) in the others), and in a block region when inside it faces
+  // included.
   const Box& box = sim_.box();
   std::array<double, 3> box_lo{}, box_hi{};
   for (std::size_t d = 0; d < 3; ++d) {
-    const double eps = box.length(static_cast<int>(d)) * 1e-6;
+    const double eps = sim_.boundary().periodic(d) ? box.length(static_cast<int>(d)) * 1e-6 : 0.0;
     box_lo[d] = box.lo[d] - eps;
     box_hi[d] = box.hi[d] - 2.0 * eps;
   }

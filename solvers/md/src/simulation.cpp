@@ -22,6 +22,11 @@ namespace tessera::md {
 namespace {
 
 std::string fmt_id(std::int64_t id) { return std::to_string(id); }
+std::string fmt_double(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
 
 }  // namespace
 
@@ -97,8 +102,23 @@ void Simulation::require_box(const char* command) const {
                       " before the simulation box is defined; use create_box or read_data first");
 }
 
-void Simulation::create_box(int types, const Box& box) {
+void Simulation::set_boundary(const Boundary& boundary) {
   changed();
+  if (has_box())
+    throw ConfigError("boundary: the simulation box is already defined; put boundary before it "
+                      "is created (create_box, read_data or read_restart)");
+  if (dimension_ == 2 && !boundary.periodic(2))
+    throw ConfigError("boundary: a 2-d simulation must be periodic in z");
+  boundary_ = boundary;
+}
+
+std::array<bool, 3> Simulation::periodicity() const {
+  return {boundary_.periodic(0), boundary_.periodic(1), boundary_.periodic(2)};
+}
+
+void Simulation::create_box(int types, const Box& box_in, bool expand) {
+  changed();
+  Box box = box_in;
   if (has_box()) throw ConfigError("create_box: the simulation box is already defined");
   if (types < 1) throw ConfigError("create_box: the number of atom types must be at least 1");
   for (int d = 0; d < 3; ++d)
@@ -113,11 +133,19 @@ void Simulation::create_box(int types, const Box& box) {
       "create_box " + std::to_string(types) + ": the tables of " + std::to_string(types) +
           " atom types (the pair coefficients of every pair of types)",
       "use fewer atom types");
+  if (expand)
+    for (std::size_t d = 0; d < 3; ++d) {
+      shrink_.small[d] = 1.0e-4 * box.length(static_cast<int>(d));  // LAMMPS's SMALL
+      if (boundary_.face[d][0] == 's') box.lo[d] -= shrink_.small[d];
+      if (boundary_.face[d][1] == 's') box.hi[d] += shrink_.small[d];
+      shrink_.min_lo[d] = box.lo[d];
+      shrink_.min_hi[d] = box.hi[d];
+    }
   types_ = types;
   box_ = box;
   mass_.assign(static_cast<std::size_t>(types) + 1, 0.0);
   mass_set_.assign(static_cast<std::size_t>(types) + 1, false);
-  domain_ = Domain(box_, runtime_.target().total_tiles(), 0.0, dimension_);
+  domain_ = Domain(box_, runtime_.target().total_tiles(), 0.0, dimension_, periodicity());
 }
 
 void Simulation::set_mass(int type, double mass) {
@@ -166,10 +194,19 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
                         std::to_string(types_));
     // Periodic boundaries: atoms just outside the box (within one box length, as a
     // previous run leaves them) are wrapped in, as LAMMPS does; farther away is an error.
+    // A shrink-wrapped face follows the atoms (at the next run's setup); a fixed one does not.
     for (int d = 0; d < 3; ++d) {
       const auto i = static_cast<std::size_t>(d);
       const double l = box_.length(d);
-      if (!std::isfinite(a.x[i]) || a.x[i] < box_.lo[i] - l || a.x[i] >= box_.hi[i] + l) {
+      if ((boundary_.face[i][0] == 'f' && a.x[i] < box_.lo[i]) ||
+          (boundary_.face[i][1] == 'f' && a.x[i] >= box_.hi[i]))
+        throw ConfigError("atom " + fmt_id(a.id) + " is outside the box's fixed " + "xyz"[d] +
+                          " faces (" + fmt_double(box_.lo[i]) + " " + fmt_double(box_.hi[i]) +
+                          ") at " + "xyz"[d] + " = " + fmt_double(a.x[i]) +
+                          "; LAMMPS would lose it: check the coordinates or the boundary");
+      const double below = boundary_.shrinks(i, 0) ? 1e300 : l;
+      const double above = boundary_.shrinks(i, 1) ? 1e300 : l;
+      if (!std::isfinite(a.x[i]) || a.x[i] < box_.lo[i] - below || a.x[i] >= box_.hi[i] + above) {
         std::ostringstream msg;
         msg << "atom " << a.id << " at (" << a.x[0] << ", " << a.x[1] << ", " << a.x[2]
             << ") is outside the box (" << box_.lo[0] << " " << box_.hi[0] << ", " << box_.lo[1]
@@ -756,12 +793,13 @@ void Simulation::setup_run() {
     throw ConfigError("neigh_modify: every must be at least 1 and delay not negative");
   const double ghost_cutoff = cutoff + neighbor_.skin;
   for (int d = 0; d < dimension_; ++d)
-    if (box_.length(d) <= ghost_cutoff)
+    if (boundary_.periodic(static_cast<std::size_t>(d)) && box_.length(d) <= ghost_cutoff)
       throw ConfigError("run: the box (" + std::to_string(box_.length(d)) +
                         ") is not longer than the cutoff plus skin (" +
                         std::to_string(ghost_cutoff) + ") in dimension " + "xyz"[d] +
                         "; use a larger box or a shorter cutoff");
-  domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff, dimension_);
+  ghost_cutoff_ = ghost_cutoff;
+  domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff, dimension_, periodicity());
   apply_pending_scale();
   rebuild(true);
   force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
@@ -909,8 +947,35 @@ void Simulation::forward_ghosts() {
   runtime_.superstep("md.forward_ghosts", [&](Tile& t) { pack_ghost_positions(t); }, {&*plan_x_});
 }
 
+void Simulation::shrink_wrap() {
+  // The extent of the atoms, as LAMMPS's: one max-reduction of (-min, max) per dimension.
+  const auto extent = runtime_.all_reduce<double>(
+      "md.shrink_wrap", ReduceOp::max, 6, [&](Tile& t, std::span<double> out) {
+        TileAtoms& s = state(t);
+        const auto x = t.get(x_);
+        for (std::size_t d = 0; d < 3; ++d) out[2 * d] = out[2 * d + 1] = -1.0e20;
+        for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u)
+          for (std::size_t d = 0; d < 3; ++d) {
+            out[2 * d] = std::max(out[2 * d], -x[3 * u + d]);
+            out[2 * d + 1] = std::max(out[2 * d + 1], x[3 * u + d]);
+          }
+      });
+  for (std::size_t d = 0; d < 3; ++d) {
+    const char lo = boundary_.face[d][0], hi = boundary_.face[d][1];
+    if (lo == 's') box_.lo[d] = -extent[2 * d] - shrink_.small[d];
+    if (lo == 'm') box_.lo[d] = std::min(-extent[2 * d] - shrink_.small[d], shrink_.min_lo[d]);
+    if (hi == 's') box_.hi[d] = extent[2 * d + 1] + shrink_.small[d];
+    if (hi == 'm') box_.hi[d] = std::max(extent[2 * d + 1] + shrink_.small[d], shrink_.min_hi[d]);
+    if (!(box_.lo[d] < box_.hi[d]) || !std::isfinite(box_.length(static_cast<int>(d))))
+      throw Error(std::string("shrink-wrapping gives the box no extent in ") + "xyz"[d] +
+                  " at step " + std::to_string(step_) + "; the system blew up or has no atoms");
+  }
+  domain_ = domain_.resized(box_);
+}
+
 void Simulation::rebuild(bool canonical_order) {
   since_build_ = 0;
+  if (boundary_.any_shrinks()) shrink_wrap();
   // 1. Wrap positions into the box and send atoms that left their tile to their new owner.
   runtime_.superstep("md.migrate", [&](Tile& t) {
     TileAtoms& s = state(t);
@@ -938,7 +1003,18 @@ void Simulation::rebuild(bool canonical_order) {
                     std::to_string(step_) +
                     ": the system blew up (a huge velocity or force); check the input velocities "
                     "or reduce the timestep");
-      for (std::size_t d = 0; d < 3; ++d) s.image[3 * u + d] = image[d];
+      for (std::size_t d = 0; d < 3; ++d) {
+        s.image[3 * u + d] = image[d];
+        // LAMMPS's Lost atoms (its default, thermo_modify lost error), at the rebuild.
+        if (boundary_.face[d][0] == 'f' && xi[d] < box_.lo[d])
+          throw Error("atom " + fmt_id(s.id[u]) + " is lost: it left the box through its fixed " +
+                      "xyz"[d] + "lo face by step " + std::to_string(step_) +
+                      "; keep atoms in with a wall fix (fix wall/reflect) or use boundary s");
+        if (boundary_.face[d][1] == 'f' && xi[d] >= box_.hi[d])
+          throw Error("atom " + fmt_id(s.id[u]) + " is lost: it left the box through its fixed " +
+                      "xyz"[d] + "hi face by step " + std::to_string(step_) +
+                      "; keep atoms in with a wall fix (fix wall/reflect) or use boundary s");
+      }
       const int owner = domain_.owner({xi[0], xi[1], xi[2]});
       if (owner != t.id()) leaving.emplace_back(owner, i);
     }
@@ -1047,7 +1123,7 @@ void Simulation::rebuild(bool canonical_order) {
     s.send_begin.assign(1, 0);
     for (const auto& seg : domain_.segments(t.id())) {
       auto lo = domain_.sub_lo(seg.destination), hi = domain_.sub_hi(seg.destination);
-      for (int i = 0; i < s.nlocal; ++i) {
+      for (int i = 0; i < s.nlocal && seg.active; ++i) {
         const auto u = static_cast<std::size_t>(i);
         bool inside = true;
         for (std::size_t d = 0; d < 3 && inside; ++d) {

@@ -75,4 +75,12 @@ grep -E 'settings made|atoms in group' "$work/set.out" > set.lammps.counts
 sed -n '/^ *Step/,/^Loop/p' "$work/set.out" | grep -v '^Loop' > set.lammps.out
 # Computes on groups in thermo and variables, thermo_modify temp, compute_modify extra/dof.
 (cd "$work" && lmp -in "$here/in.computes" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > computes.lammps.out
+# Non-periodic boundaries: shrink-wrapped, fixed, with a minimum, mixed faces; and atoms up to
+# the faces.
+for faces in "s s s" "p s p" "f f p" "m sm fs"; do
+  set -- $faces
+  (cd "$work" && lmp -in "$here/in.boundary" -var bx "$1" -var by "$2" -var bz "$3" -log none) |
+    sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > "boundary_$1$2$3.lammps.out"
+done
+(cd "$work" && lmp -in "$here/in.boundary_faces" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > boundary_faces.lammps.out
 echo "reference files written"

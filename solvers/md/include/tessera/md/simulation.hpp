@@ -90,7 +90,20 @@ class Simulation {
   // the box's area, as in LAMMPS. Throws ConfigError once the box exists.
   void set_dimension(int dimension);
   int dimension() const { return dimension_; }
-  void create_box(int types, const Box& box);
+  // boundary (before the box; throws ConfigError after it, or for a 2-d box not periodic in z).
+  void set_boundary(const Boundary& boundary);
+  const Boundary& boundary() const { return boundary_; }
+  // `expand`: as LAMMPS's set_initial_box, shrink-wrapped faces move out by 1e-4 of the box
+  // length and m faces remember where they were set (not for a box from a restart file, whose
+  // faces are where the run left them; set_shrink_state restores the rest).
+  void create_box(int types, const Box& box, bool expand = true);
+  // What shrink-wrapping keeps besides the box (for restart files): the margin per dimension
+  // (1e-4 of the first box length) and the m faces' limits.
+  struct ShrinkState {
+    std::array<double, 3> small{}, min_lo{}, min_hi{};
+  };
+  const ShrinkState& shrink_state() const { return shrink_; }
+  void set_shrink_state(const ShrinkState& state) { shrink_ = state; }
   bool has_box() const { return types_ > 0; }
   int types() const { return types_; }
   const Box& box() const { return box_; }
@@ -241,6 +254,10 @@ class Simulation {
   void changed() { continuable_ = false; }
   void setup_run();
   void rebuild(bool canonical_order);
+  // Shrink-wrapping (LAMMPS's Domain::reset_box): the shrinking faces to the atoms' extent, the
+  // decomposition to the new box (collective; at every rebuild).
+  void shrink_wrap();
+  std::array<bool, 3> periodicity() const;
   void forward_ghosts();
   void pack_ghost_positions(Tile& t);
   void build_neighbor_list(Tile& t, bool full);
@@ -261,6 +278,9 @@ class Simulation {
   int dimension_ = 3;
   int types_ = 0;
   Box box_;
+  Boundary boundary_;
+  ShrinkState shrink_;
+  double ghost_cutoff_ = 0;
   std::vector<double> mass_;
   std::vector<bool> mass_set_;
   std::unique_ptr<Pair> pair_;

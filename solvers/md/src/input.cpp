@@ -18,6 +18,7 @@
 #include "tessera/md/dump.hpp"
 #include "tessera/md/expression.hpp"
 #include "tessera/md/random_park.hpp"
+#include "tessera/md/velocity.hpp"
 
 namespace tessera::md {
 using namespace arguments;
@@ -711,41 +712,77 @@ void Input::mass(const std::vector<std::string>& a) {
   for (int t = lo; t <= hi; ++t) sim_.set_mass(t, number("mass", a[1]));
 }
 
+// velocity GROUP create|set|scale|ramp|zero ARGS [keyword value ...], as LAMMPS's (velocity.hpp).
 void Input::velocity(const std::vector<std::string>& a) {
-  need(a, 2, "velocity all create T SEED [keyword value ...] | velocity all scale T");
-  if (a[0] != "all") bad("velocity " + a[0] + ": Tessera supports the group all");
-  if (a[1] == "scale") {
-    need(a, 3, "velocity all scale T");
-    sim_.velocity_scale(number("velocity", a[2]));
-    return;
-  }
-  if (a[1] != "create") bad("velocity style " + a[1] + ": Tessera supports create and scale");
-  need(a, 4,
-       "velocity all create T SEED [dist uniform|gaussian] [mom yes|no] [rot yes|no] [loop "
-       "all|geom]");
-  const double t = number("velocity", a[2]);
-  const std::string& seed_word = a[3];
-  bool gaussian = false, mom = true, rot = false;
-  std::string loop = "all";
-  for (std::size_t i = 4; i < a.size(); i += 2) {
-    if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
+  need(a, 2, "velocity GROUP create|set|scale|ramp|zero ARGS [keyword value ...]");
+  const std::string& group = a[0];
+  const std::string& style = a[1];
+  const std::string command = "velocity " + style;
+  std::size_t first_keyword = 0;
+  if (style == "create")
+    need(a, 4, "velocity GROUP create T SEED [keyword value ...]"), first_keyword = 4;
+  else if (style == "set")
+    need(a, 5, "velocity GROUP set VX VY VZ [keyword value ...]"), first_keyword = 5;
+  else if (style == "scale")
+    need(a, 3, "velocity GROUP scale T [keyword value ...]"), first_keyword = 3;
+  else if (style == "ramp")
+    need(a, 8, "velocity GROUP ramp vx|vy|vz VLO VHI x|y|z CLO CHI [keyword value ...]"),
+        first_keyword = 8;
+  else if (style == "zero")
+    need(a, 3, "velocity GROUP zero linear|angular [keyword value ...]"), first_keyword = 3;
+  else
+    bad("velocity style " + style + ": use create, set, scale, ramp or zero");
+  VelocityOptions options;
+  for (std::size_t i = first_keyword; i < a.size(); i += 2) {
+    if (i + 1 >= a.size()) bad(command + ": keyword " + a[i] + " needs a value");
     const std::string& k = a[i];
     const std::string& v = a[i + 1];
     if (k == "dist") {
-      if (v != "uniform" && v != "gaussian") bad("dist must be uniform or gaussian");
-      gaussian = v == "gaussian";
-    } else if (k == "mom")
-      mom = yes_no("velocity", v);
-    else if (k == "rot")
-      rot = yes_no("velocity", v);
-    else if (k == "loop")
-      loop = v;
-    else
-      bad("unknown keyword '" + k + "'; supported: dist, mom, rot, loop");
+      if (v != "uniform" && v != "gaussian") bad(command + ": dist must be uniform or gaussian");
+      options.gaussian = v == "gaussian";
+    } else if (k == "sum") {
+      options.sum = yes_no(command, v);
+    } else if (k == "mom") {
+      options.momentum = yes_no(command, v);
+    } else if (k == "rot") {
+      options.rotation = yes_no(command, v);
+    } else if (k == "loop") {
+      options.loop = v;
+    } else if (k == "temp") {
+      options.temperature = v;
+    } else if (k == "units") {
+      if (v != "box" && v != "lattice") bad(command + ": units must be box or lattice");
+      options.lattice_units = v == "lattice";
+    } else if (k == "bias" || k == "rigid") {
+      bad(command + ": keyword " + k + " is not supported");
+    } else {
+      bad(command + ": unknown keyword '" + k +
+          "'; supported: dist, sum, mom, rot, temp, loop, units");
+    }
   }
-  const long long seed =
-      seed_value("velocity", seed_word, "the seed must be a positive 32-bit integer");
-  sim_.velocity_create(t, static_cast<int>(seed), gaussian, mom, rot, loop);
+  const auto dim = [&](const std::string& word, const std::string& prefix) -> int {
+    for (int d = 0; d < 3; ++d)
+      if (word == prefix + "xyz"[d]) return d;
+    bad(command + ": '" + word + "' is not " + prefix + "x, " + prefix + "y or " + prefix + "z");
+  };
+  if (style == "create") {
+    const double t = number(command, a[2]);
+    const long long seed = seed_value(command, a[3], "the seed must be a positive 32-bit integer");
+    velocity_create(sim_, group, t, static_cast<int>(seed), options);
+  } else if (style == "set") {
+    std::array<std::optional<double>, 3> v;
+    for (std::size_t d = 0; d < 3; ++d)
+      if (a[2 + d] != "NULL") v[d] = number(command, a[2 + d]);
+    velocity_set(sim_, group, v, options, lattice_);
+  } else if (style == "scale") {
+    velocity_scale(sim_, group, number(command, a[2]), options);
+  } else if (style == "ramp") {
+    velocity_ramp(sim_, group, dim(a[2], "v"), number(command, a[3]), number(command, a[4]),
+                  dim(a[5], ""), number(command, a[6]), number(command, a[7]), options, lattice_);
+  } else {
+    if (a[2] != "linear" && a[2] != "angular") bad(command + ": use zero linear or zero angular");
+    velocity_zero(sim_, group, a[2] == "angular");
+  }
 }
 
 // pair_style NAME ARGS...: the style registered as NAME (pair_styles()), or, when NAME is the

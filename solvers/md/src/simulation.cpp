@@ -452,6 +452,7 @@ std::int64_t Simulation::add_to_group(const std::string& name,
 std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)>& select,
                                       const std::function<bool(AtomChange&)>& change) {
   changed();
+  apply_pending_scale();  // the velocities changed are those of now
   const auto counts = runtime_.all_reduce<double>("md.set", ReduceOp::sum, [&](Tile& t) {
     TileAtoms& s = state(t);
     auto x = t.get(x_);
@@ -460,8 +461,12 @@ std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)
     for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
       const GroupAtom a{s.id[i], type[i], {x[3 * i], x[3 * i + 1], x[3 * i + 2]}, s.mask[i]};
       if (!select(a)) continue;
-      AtomChange c{s.id[i], type[i], x.subspan(3 * i, 3), std::span<double>(s.v.data() + 3 * i, 3),
-                   s.mask[i]};
+      AtomChange c{s.id[i],
+                   type[i],
+                   x.subspan(3 * i, 3),
+                   std::span<double>(s.v.data() + 3 * i, 3),
+                   s.mask[i],
+                   std::span<const std::int32_t>(s.image.data() + 3 * i, 3)};
       n += change(c) ? 1.0 : 0.0;
     }
     return n;
@@ -526,140 +531,6 @@ double Simulation::ramp_at(std::int64_t step) const {
 
 double Simulation::ramp_fraction() const { return ramp_at(step_); }
 
-// ---- velocities --------------------------------------------------------------------------
-
-void Simulation::velocity_create(double t_desired, int seed, bool gaussian, bool zero_momentum,
-                                 bool zero_rotation, const std::string& loop) {
-  changed();
-  require_box("velocity");
-  if (!(t_desired > 0)) throw ConfigError("velocity create: the temperature must be positive");
-  if (seed <= 0) throw ConfigError("velocity create: the seed must be a positive integer");
-  for (int type = 1; type <= types_; ++type)
-    if (!mass_set_[static_cast<std::size_t>(type)])
-      throw ConfigError("velocity create: no mass is set for atom type " + std::to_string(type) +
-                        "; add a mass command");
-  std::vector<double> by_id;
-  if (loop == "all") {
-    // One generator over atom ids 1..N, as LAMMPS does, so any decomposition gets the same
-    // velocities.
-    if (max_id_ != natoms_)
-      throw ConfigError("velocity create loop all needs atom ids 1..N without gaps; use loop geom");
-    RandomPark random(seed);
-    by_id.resize(3 * static_cast<std::size_t>(natoms_));
-    for (auto& value : by_id) value = gaussian ? random.gaussian() : random.uniform() - 0.5;
-  } else if (loop != "geom") {
-    throw ConfigError(
-        "velocity create loop " + loop +
-        ": Tessera supports loop all and loop geom (loop local depends on the processor layout)");
-  }
-  runtime_.superstep("md.velocity_create", [&](Tile& t) {
-    TileAtoms& s = state(t);
-    const auto x = t.get(x_);
-    const auto type = t.get(type_);
-    RandomPark random(1);
-    for (int i = 0; i < s.nlocal; ++i) {
-      const auto u = static_cast<std::size_t>(i);
-      std::array<double, 3> triple{};
-      if (loop == "all") {
-        for (std::size_t d = 0; d < 3; ++d)
-          triple[d] = by_id[3 * static_cast<std::size_t>(s.id[u] - 1) + d];
-      } else {
-        random.reseed(seed, {x[3 * u], x[3 * u + 1], x[3 * u + 2]});
-        for (auto& value : triple) value = gaussian ? random.gaussian() : random.uniform() - 0.5;
-      }
-      const double factor = 1.0 / std::sqrt(mass_[static_cast<std::size_t>(type[u])]);
-      for (std::size_t d = 0; d < 3; ++d) s.v[3 * u + d] = triple[d] * factor;
-      if (dimension_ == 2) s.v[3 * u + 2] = 0.0;  // LAMMPS draws vz, then zeroes it
-    }
-  });
-  if (zero_momentum) {
-    const auto p = runtime_.all_reduce<double>(
-        "md.momentum", ReduceOp::sum, 4, [&](Tile& t, std::span<double> out) {
-          TileAtoms& s = state(t);
-          const auto type = t.get(type_);
-          std::fill(out.begin(), out.end(), 0.0);
-          for (int i = 0; i < s.nlocal; ++i) {
-            const auto u = static_cast<std::size_t>(i);
-            const double m = mass_[static_cast<std::size_t>(type[u])];
-            for (std::size_t d = 0; d < 3; ++d) out[d] += s.v[3 * u + d] * m;
-            out[3] += m;
-          }
-        });
-    runtime_.superstep("md.zero_momentum", [&](Tile& t) {
-      TileAtoms& s = state(t);
-      for (int i = 0; i < s.nlocal; ++i)
-        for (std::size_t d = 0; d < 3; ++d) s.v[3 * static_cast<std::size_t>(i) + d] -= p[d] / p[3];
-    });
-  }
-  if (zero_rotation) {
-    // Center of mass, angular momentum and inertia tensor of the unwrapped system.
-    auto unwrapped = [&](const TileAtoms& s, std::span<const double> x, std::size_t u,
-                         std::size_t d) {
-      return x[3 * u + d] + s.image[3 * u + d] * box_.length(static_cast<int>(d));
-    };
-    const auto c = runtime_.all_reduce<double>(
-        "md.center_of_mass", ReduceOp::sum, 4, [&](Tile& t, std::span<double> out) {
-          TileAtoms& s = state(t);
-          const auto x = t.get(x_);
-          const auto type = t.get(type_);
-          std::fill(out.begin(), out.end(), 0.0);
-          for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
-            const double m = mass_[static_cast<std::size_t>(type[u])];
-            for (std::size_t d = 0; d < 3; ++d) out[d] += m * unwrapped(s, x, u, d);
-            out[3] += m;
-          }
-        });
-    const std::array<double, 3> xcm{c[0] / c[3], c[1] / c[3], c[2] / c[3]};
-    const auto li = runtime_.all_reduce<double>(
-        "md.angular_momentum", ReduceOp::sum, 9, [&](Tile& t, std::span<double> out) {
-          TileAtoms& s = state(t);
-          const auto x = t.get(x_);
-          const auto type = t.get(type_);
-          std::fill(out.begin(), out.end(), 0.0);
-          for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
-            const double m = mass_[static_cast<std::size_t>(type[u])];
-            const double dx = unwrapped(s, x, u, 0) - xcm[0], dy = unwrapped(s, x, u, 1) - xcm[1],
-                         dz = unwrapped(s, x, u, 2) - xcm[2];
-            const double* v = &s.v[3 * u];
-            out[0] += m * (dy * v[2] - dz * v[1]);
-            out[1] += m * (dz * v[0] - dx * v[2]);
-            out[2] += m * (dx * v[1] - dy * v[0]);
-            out[3] += m * (dy * dy + dz * dz), out[4] += m * (dx * dx + dz * dz),
-                out[5] += m * (dx * dx + dy * dy);
-            out[6] -= m * dx * dy, out[7] -= m * dy * dz, out[8] -= m * dx * dz;
-          }
-        });
-    Eigen::Matrix3d inertia;
-    inertia << li[3], li[6], li[8], li[6], li[4], li[7], li[8], li[7], li[5];
-    const Eigen::Vector3d omega = inertia.fullPivLu().solve(Eigen::Vector3d(li[0], li[1], li[2]));
-    runtime_.superstep("md.zero_rotation", [&](Tile& t) {
-      TileAtoms& s = state(t);
-      const auto x = t.get(x_);
-      for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
-        const double dx = unwrapped(s, x, u, 0) - xcm[0], dy = unwrapped(s, x, u, 1) - xcm[1],
-                     dz = unwrapped(s, x, u, 2) - xcm[2];
-        s.v[3 * u] -= omega[1] * dz - omega[2] * dy;
-        s.v[3 * u + 1] -= omega[2] * dx - omega[0] * dz;
-        s.v[3 * u + 2] -= omega[0] * dy - omega[1] * dx;
-      }
-    });
-  }
-  velocity_scale(t_desired);
-}
-
-void Simulation::velocity_scale(double t_desired) {
-  changed();
-  require_box("velocity");
-  if (!(t_desired >= 0)) throw ConfigError("velocity scale: the temperature must not be negative");
-  apply_pending_scale();
-  const double t = temperature_now();
-  if (!(t > 0))
-    throw ConfigError("velocity scale: the current temperature is zero; use velocity create");
-  const double factor = std::sqrt(t_desired / t);
-  runtime_.superstep("md.velocity_scale", [&](Tile& tile) {
-    for (auto& value : state(tile).v) value *= factor;
-  });
-}
 
 // ---- thermodynamics ----------------------------------------------------------------------
 

@@ -83,4 +83,6 @@ for faces in "s s s" "p s p" "f f p" "m sm fs"; do
     sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > "boundary_$1$2$3.lammps.out"
 done
 (cd "$work" && lmp -in "$here/in.boundary_faces" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > boundary_faces.lammps.out
+# velocity on groups: create (loop all, geom; mom, rot, temp), set, ramp, scale, zero.
+(cd "$work" && lmp -in "$here/in.velocity" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > velocity.lammps.out
 echo "reference files written"

@@ -161,6 +161,7 @@ class Simulation {
     std::int32_t& type;
     std::span<double> x, v;
     std::uint32_t mask;
+    std::span<const std::int32_t> image;  // 3: periodic images crossed
   };
   std::int64_t change_atoms(const std::function<bool(const GroupAtom&)>& select,
                             const std::function<bool(AtomChange&)>& change);
@@ -181,10 +182,6 @@ class Simulation {
                                    const std::function<void(const AtomsView&, std::span<double>)>&
                                        fill);
 
-  // velocity all create T seed: LAMMPS's generator and loop modes ("all" or "geom").
-  void velocity_create(double t, int seed, bool gaussian, bool zero_momentum, bool zero_rotation,
-                       const std::string& loop);
-  void velocity_scale(double t);
 
   void add_observer(std::shared_ptr<Observer> observer) {
     observers_.push_back(std::move(observer));

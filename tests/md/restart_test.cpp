@@ -152,13 +152,18 @@ TEST(Restart, EveryHeaderFieldIsCheckedLikeItsCommand) {
       {"/neighbor/delay", -5, "neighbor.delay = -5, outside 0..2147483647"},
       {"/neighbor/skin", -1.0, "neighbor.skin = -1.0, which neighbor refuses"},
       {"/neighbor/check", 1, "neighbor.check = 1, not true or false"},
-      {"/fixes/langevin/seed", 0, "fixes.langevin.seed = 0, outside 1..2147483647"},
-      {"/fixes/langevin/seed", 4294967297LL, "fixes.langevin.seed = 4294967297, outside"},
-      {"/fixes/langevin/damp", 0.0, "fixes.langevin.damp = 0.0, which fix langevin refuses"},
-      {"/fixes/nvt/t_damp", -1.0, "fixes.nvt.t_damp = -1.0, which fix nvt refuses"},
-      {"/fixes/nvt/eta", nlohmann::json::array({0, 0}), "fixes.nvt.eta = [0,0], not 3 numbers"},
-      {"/fixes/nve", nlohmann::json::object({{"id", "9"}}), "records both fix nve and fix nvt"},
-      {"/fixes/press", nlohmann::json::object(), "records fix style 'press'"},
+      {"/fixes/1/seed", 0, "fixes[1].seed = 0, outside 1..2147483647"},
+      {"/fixes/1/seed", 4294967297LL, "fixes[1].seed = 4294967297, outside"},
+      {"/fixes/1/damp", 0.0, "fixes[1].damp = 0.0, which fix langevin refuses"},
+      {"/fixes/0/t_damp", -1.0, "fixes[0].t_damp = -1.0, which fix nvt refuses"},
+      {"/fixes/0/eta", nlohmann::json::array({0, 0}), "fixes[0].eta = [0,0], not 3 numbers"},
+      {"/fixes/2", nlohmann::json::object({{"style", "nve"}, {"id", "9"}}),
+       "records both fix nvt and fix nve integrating group all"},
+      {"/fixes/2", nlohmann::json::object({{"style", "press"}, {"id", "9"}}),
+       "records fix style 'press'"},
+      {"/fixes/0/style", nullptr, "fixes[0].style"},
+      {"/boundary/faces/1", "pf", "has boundary faces 'pf' in y, which boundary refuses"},
+      {"/boundary/small", nlohmann::json::array({0, 0}), "boundary.small = [0,0], not 3 numbers"},
       {"/box/hi/0", 1e308, "has a box whose volume is not finite"},
       {"/box/hi/1", -3.0, "which create_box refuses"},
       {"/box/lo/2", nullptr, "box.lo[2] = null, not a number"},
@@ -237,7 +242,7 @@ TEST(Restart, AVersionOneFileIsRefusedByName) {
   Parts p = split(good_restart());
   p.first_line = "TESSERA-MD-RESTART 1\n";
   Session s(host_target(2), 1);
-  EXPECT_NE(refusal(s, join(p)).find("has version 1; this md_ipu reads versions 2 and 3"),
+  EXPECT_NE(refusal(s, join(p)).find("has version 1; this md_ipu reads versions 2 to 4"),
             std::string::npos);
 }
 
@@ -301,6 +306,55 @@ TEST(Continuation, GroupsAndTheirFixesComeBackFromARestart) {
   ASSERT_EQ(b.sim.fixes().size(), 2u);
   EXPECT_EQ(b.sim.fixes()[0]->group() + " " + b.sim.fixes()[1]->group(), "middle bottom");
   expect_same_atoms(a.sim, b.sim, "groups and their fixes from a restart file");
+  std::remove(path.c_str());
+}
+
+// A version 3 file (fixes keyed by style, no boundary) is still read: periodic, its fixes kept.
+TEST(Restart, AVersionThreeFileIsRead) {
+  Parts old = split(good_restart());
+  old.first_line = "TESSERA-MD-RESTART 3\n";
+  old.header.erase("boundary");
+  nlohmann::json by_style = nlohmann::json::object();
+  for (auto section : old.header["fixes"]) {
+    const std::string style = section["style"];
+    section.erase("style");
+    by_style[style] = section;
+  }
+  old.header["fixes"] = by_style;
+  Session s(host_target(2), 1);
+  EXPECT_EQ(refusal(s, join(old)), "");
+  ASSERT_EQ(s.sim.fixes().size(), 2u);
+  EXPECT_EQ(s.sim.boundary().letters(0), "pp");
+}
+
+// Fixes come back in the order they were defined, which is the order of their effects: in 2-d,
+// enforce2d after langevin zeroes the thermostat's z force; in the other order (the order of
+// their names, as version 3 files kept them) atoms would leave the plane.
+TEST(Continuation, FixesComeBackInTheirOrder) {
+  const std::string body = R"(
+units lj
+dimension 2
+lattice sq2 0.8442
+region box block 0 8 0 8 -0.1 0.1
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 1.0 87287 loop geom
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0 2.5
+fix 1 all nve
+fix 2 all langevin 1.0 1.0 0.5 4321
+fix 3 all enforce2d
+)";
+  const std::string path = ::testing::TempDir() + "tessera_fix_order.restart";
+  Session a(host_target(2), 1), b(host_target(2), 1);
+  a.input.run_script(body + "run 30\n", "2-d langevin");
+  write_restart(a.sim, path);
+  a.input.run_script("run 30\n", "after the restart file");
+  b.input.run_script("read_restart " + path + "\nrun 30\n", "from the restart file");
+  ASSERT_EQ(b.sim.fixes().size(), 3u);
+  EXPECT_EQ(b.sim.fixes()[1]->style() + " " + b.sim.fixes()[2]->style(), "langevin enforce2d");
+  expect_same_atoms(a.sim, b.sim, "2-d langevin and enforce2d from a restart file");
   std::remove(path.c_str());
 }
 

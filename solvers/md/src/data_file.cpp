@@ -25,7 +25,8 @@ namespace {
 constexpr const char* restart_magic = "TESSERA-MD-RESTART";
 // Version 2 added the CRC-32 trailer.
 // Version 3 added the atoms' group masks (version 2 files are read with every atom in all).
-constexpr int restart_version = 3;
+// Version 4 lists the fixes in their order (any number of each style), and the boundary.
+constexpr int restart_version = 4;
 // The trailer: "crc32 ", the CRC-32 of every byte before it in 8 hex digits, a newline.
 constexpr std::size_t restart_trailer_bytes = 15;
 
@@ -343,12 +344,14 @@ void write_restart(Simulation& sim, const std::string& path) {
                    {"every", sim.neighbor().every},
                    {"delay", sim.neighbor().delay},
                    {"check", sim.neighbor().check}};
-  nlohmann::json fixes = nlohmann::json::object();
+  // In the order they were defined: the order each step applies them in.
+  nlohmann::json fixes = nlohmann::json::array();
   for (const auto& fix : sim.fixes()) {
     nlohmann::json section = fix->restart_section();
+    section["style"] = fix->style();
     section["id"] = fix->id();
     section["group"] = fix->group();
-    fixes[fix->style()] = section;
+    fixes.push_back(section);
   }
   h["fixes"] = fixes;
   h["atoms"] = atoms.size();
@@ -390,8 +393,9 @@ void read_restart(Simulation& sim, const std::string& path) {
   std::size_t at = magic.size();
   const auto version = line_number(data, at);
   if (!version) r.fail("is not a Tessera md restart file (its first line is damaged)");
-  if (*version != static_cast<unsigned long long>(restart_version) && *version != 2)
-    r.fail("has version " + std::to_string(*version) + "; this md_ipu reads versions 2 and " +
+  if (*version != static_cast<unsigned long long>(restart_version) && *version != 2 &&
+      *version != 3)
+    r.fail("has version " + std::to_string(*version) + "; this md_ipu reads versions 2 to " +
            std::to_string(restart_version) +
            (*version == 1 ? " (version 1 files carry no checksum; write the restart again)" : ""));
   const bool has_masks = *version >= 3;
@@ -523,25 +527,38 @@ void read_restart(Simulation& sim, const std::string& path) {
                                               0, int_max, "neigh_modify delay"));
   neighbor.check = r.boolean(r.at(n, "check", "neighbor.check"), "neighbor.check");
 
-  // Fixes, each restored by its style from its section (the thermostat's state included).
+  // Fixes, each restored by its style from its section (the thermostat's state included), in
+  // the order they were defined (version 4; versions 2 and 3 kept one fix per style, by style).
   const auto& f = r.at(h, "fixes", "fixes");
-  if (!f.is_object()) r.fail("has fixes that are not a JSON object");
+  if (*version >= 4 ? !f.is_array() : !f.is_object())
+    r.fail(std::string("has fixes that are not a JSON ") + (*version >= 4 ? "array" : "object"));
+  std::vector<std::pair<std::string, nlohmann::json>> listed;
+  if (f.is_array()) {
+    for (std::size_t k = 0; k < f.size(); ++k) {
+      const std::string where = "fixes[" + std::to_string(k) + "]";
+      if (!f[k].is_object()) r.fail("has " + where + " that is not a JSON object");
+      listed.emplace_back(r.text(r.at(f[k], "style", where + ".style"), where + ".style"), f[k]);
+    }
+  } else {
+    for (const auto& [style, section] : f.items()) listed.emplace_back(style, section);
+  }
   std::vector<std::unique_ptr<Fix>> fixes;
-  std::string integrator;
-  for (const auto& [style, section] : f.items()) {
+  for (std::size_t k = 0; k < listed.size(); ++k) {
+    const std::string& style = listed[k].first;
+    const nlohmann::json& section = listed[k].second;
     if (!fix_styles().has(style))
       r.fail("records fix style '" + style + "'; this md_ipu has " + fix_styles().listing());
-    const std::string where = "fixes." + style;
+    const std::string where = f.is_array() ? "fixes[" + std::to_string(k) + "]" : "fixes." + style;
     const std::string id = r.text(r.at(section, "id", where + ".id"), where + ".id");
     const std::string group = section.is_object() && section.contains("group")
                                   ? r.text(section["group"], where + ".group")
                                   : std::string("all");
     auto fix = fix_styles().make(style, FixArguments{id, group, {}, units, true});
     fix->restore(section, r, where);
-    if (fix->integrates()) {
-      if (!integrator.empty()) r.fail("records both fix " + integrator + " and fix " + style);
-      integrator = style;
-    }
+    for (const auto& other : fixes)
+      if (other->integrates() && fix->integrates() && other->group() == fix->group())
+        r.fail("records both fix " + other->style() + " and fix " + style + " integrating group " +
+               group);
     fixes.push_back(std::move(fix));
   }
 

@@ -1,13 +1,21 @@
 // The fix styles md_ipu has: one line per style (fix.hpp).
 #include "tessera/md/fix.hpp"
+#include "tessera/md/fix_addforce.hpp"
 #include "tessera/md/fix_balance.hpp"
 #include "tessera/md/fix_enforce2d.hpp"
 #include "tessera/md/fix_langevin.hpp"
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/fix_nvt.hpp"
 #include "tessera/md/fix_setforce.hpp"
+#include "tessera/md/fix_temp_rescale.hpp"
+#include "tessera/md/fix_wall_reflect.hpp"
 
 namespace tessera::md {
+
+std::size_t Fix::modify(Simulation&, const std::vector<std::string>& words, std::size_t at) {
+  throw ConfigError("fix_modify " + id() + ": fix " + style() + " has no keyword '" + words[at] +
+                    "' (or it lacks its value)");
+}
 
 const Registry<Fix, const FixArguments&>& fix_styles() {
   static const Registry<Fix, const FixArguments&> styles = [] {
@@ -18,6 +26,9 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixEnforce2D>("enforce2d");
     r.add<FixSetForce>("setforce");
     r.add<FixBalance>("balance");
+    r.add<FixAddForce>("addforce");
+    r.add<FixTempRescale>("temp/rescale");
+    r.add<FixWallReflect>("wall/reflect");
     return r;
   }();
   return styles;

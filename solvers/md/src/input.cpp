@@ -401,6 +401,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"balance", &Input::balance},
       {"compute", &Input::compute},
       {"compute_modify", &Input::compute_modify},
+      {"fix_modify", &Input::fix_modify},
       {"uncompute", &Input::uncompute},
       {"thermo", &Input::thermo},
       {"thermo_modify", &Input::thermo_modify},
@@ -841,7 +842,8 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
 void Input::fix(const std::vector<std::string>& a) {
   need(a, 3, "fix ID GROUP STYLE ARGS...; the fix styles are " + fix_styles().listing());
   FixArguments args{a[0], a[1], std::vector<std::string>(a.begin() + 3, a.end()), sim_.units(),
-                    false};
+                    false, &sim_,
+                    {lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)}};
   sim_.add_fix(fix_styles().make(a[2], args));
 }
 
@@ -858,6 +860,15 @@ void Input::compute_modify(const std::vector<std::string>& a) {
   Compute* c = sim_.find_compute(a[0]);
   if (!c) bad("compute_modify: there is no compute " + a[0]);
   for (std::size_t i = 1; i < a.size();) i += c->modify(a, i);
+}
+
+void Input::fix_modify(const std::vector<std::string>& a) {
+  need(a, 3, "fix_modify ID KEYWORD VALUE ...");
+  Fix* fix = nullptr;
+  for (const auto& f : sim_.fixes())
+    if (f->id() == a[0]) fix = f.get();
+  if (!fix) bad("fix_modify: there is no fix " + a[0]);
+  for (std::size_t i = 1; i < a.size();) i += fix->modify(sim_, a, i);
 }
 
 void Input::uncompute(const std::vector<std::string>& a) {

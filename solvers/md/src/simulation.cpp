@@ -331,12 +331,10 @@ void Simulation::add_fix(std::unique_ptr<Fix> fix, bool start_atoms) {
                           " fix; unfix it first or choose another ID");
       continue;
     }
-    if (existing->integrates() && fix->integrates())
+    // LAMMPS only warns when an atom is integrated twice; that is refused here for one group.
+    if (existing->integrates() && fix->integrates() && existing->group() == fix->group())
       throw ConfigError(what + ": fix " + existing->id() + " " + existing->style() +
-                        " already integrates the atoms; unfix it first");
-    if (existing->style() == fix->style())
-      throw ConfigError(what + ": fix " + existing->id() + " is " + fix->style() +
-                        " already; md_ipu keeps one fix of each style (unfix it first)");
+                        " already integrates the group " + fix->group() + "; unfix it first");
   }
   if (start_atoms)
     runtime_.superstep("md.fix_start_atoms", [&](Tile& t) {
@@ -521,6 +519,7 @@ FixTile Simulation::fix_view(Tile& t, std::int64_t step) {
   view.noise = std::span<std::uint32_t>(s.noise.data(), n);
   view.mask = std::span<const std::uint32_t>(s.mask.data(), n);
   view.mass = std::span<const double>(mass_.data(), mass_.size());
+  view.image = std::span<const std::int32_t>(s.image.data(), 3 * n);
   return view;
 }
 
@@ -743,10 +742,12 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     // The second half-kick waits for the next step's first superstep unless something looks
     // at the velocities first (observers, the thermostat, model deviation, the run's end).
     bool defer = !observed && !pair_->extra_due(step_);
-    for (const auto& fix : fixes_) defer = defer && !fix->needs_step_kinetic_energy();
+    for (const auto& fix : fixes_)
+      defer = defer && !(fix->needs_step_kinetic_energy() && step_ % fix->end_of_step_every() == 0);
     force_and_integrate_second(built, true, observed, defer);
     pair_->end_of_step(runtime_, step_, natoms_);
-    for (auto& fix : fixes_) fix->end_of_step(*this);
+    for (auto& fix : fixes_)
+      if (step_ % fix->end_of_step_every() == 0) fix->end_of_step(*this);
     for (auto& o : observers_)
       if (last || (o->every() > 0 && step_ % o->every() == 0)) o->observe(*this, false, last);
     if (stopped_by_) {
@@ -779,6 +780,7 @@ void Simulation::integrate_first(bool pack) {
           for (std::size_t k = 0; k < 3 * n; ++k) s.v[k] *= scale_before;
         FixTile view = fix_view(t, step_);
         for (auto& fix : fixes_) fix->initial_integrate(view);
+        for (auto& fix : fixes_) fix->post_integrate(view);
         if (track) {
           const auto x = t.get(x_);
           double moved = 0;
@@ -1267,7 +1269,6 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
 // when `kinetic`, the kinetic energy tensor.
 void Simulation::finish_step(Tile& t, std::int64_t step, bool integrate, bool extra, bool kinetic) {
   TileAtoms& s = state(t);
-  const auto type = t.get(type_);
   const auto back = t.get(send_f_);
   const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
   for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
@@ -1295,8 +1296,15 @@ void Simulation::finish_step(Tile& t, std::int64_t step, bool integrate, bool ex
     t.charge(kick_work, nlocal);
     return;
   }
+  sum_kinetic(t);
+  t.charge(kick_kinetic_work, nlocal);
+}
+
+void Simulation::sum_kinetic(Tile& t) {
+  TileAtoms& s = state(t);
+  const auto type = t.get(type_);
   std::array<double, 6> kt{};
-  for (std::size_t i = 0; i < nlocal; ++i) {
+  for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
     const double m = mass_[static_cast<std::size_t>(type[i])];
     const double* v = &s.v[3 * i];
     kt[0] += m * v[0] * v[0], kt[1] += m * v[1] * v[1], kt[2] += m * v[2] * v[2];
@@ -1305,7 +1313,18 @@ void Simulation::finish_step(Tile& t, std::int64_t step, bool integrate, bool ex
   for (auto& k : kt) k *= units_.mvv2e;
   s.ke_tensor = kt;
   s.ke = 0.5 * (kt[0] + kt[1] + kt[2]);
-  t.charge(kick_kinetic_work, nlocal);
+}
+
+void Simulation::scale_group_velocities(std::uint32_t mask, double factor) {
+  apply_pending_scale();
+  runtime_.superstep("md.velocity_scale_group", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i)
+      if (s.mask[i] & mask)
+        for (std::size_t d = 0; d < 3; ++d) s.v[3 * i + d] *= factor;
+    sum_kinetic(t);
+    t.charge(kick_kinetic_work, static_cast<std::uint64_t>(s.nlocal));
+  });
 }
 
 }  // namespace tessera::md

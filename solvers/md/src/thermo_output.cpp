@@ -220,8 +220,9 @@ std::optional<double> ThermoOutput::value(Simulation& sim, const std::string& ke
 void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
   sim.thermo();  // the check that the energies are finite
   Line line;
-  // LAMMPS's thermo_style one adds the volume when a fix may change the box.
-  bool box_changes = false;
+  // LAMMPS's thermo_style one adds the volume when the box may change (shrink-wrapped faces,
+  // a fix).
+  bool box_changes = sim.boundary().any_shrinks();
   for (const auto& fix : sim.fixes()) box_changes = box_changes || fix->changes_box();
   std::vector<std::string> shown = keywords_;
   if (one_ && box_changes) shown.push_back("vol");

@@ -6,6 +6,7 @@
 //   setup             after a run's setup computed the forces (collective, host side);
 //   pre_integrate     before the step's first superstep (collective, host side);
 //   initial_integrate on each tile inside that superstep (first half-kick and drift);
+//   post_integrate    on each tile after every fix's initial_integrate (walls);
 //   post_force        on each tile once the forces are complete (also in a run's setup);
 //   final_integrate   on each tile after post_force (the second half-kick);
 //   end_of_step       after the step, when the kinetic energy is known (collective, host side).
@@ -17,6 +18,7 @@
 // v += dt/2 * ftm2v * f / m.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -51,6 +53,7 @@ struct FixTile {
   std::span<std::uint32_t> noise;       // per-atom random state (travels with the atom)
   std::span<const std::uint32_t> mask;  // per atom: its groups, a bit each (Simulation::group)
   std::span<const double> mass;         // by type, 1-based
+  std::span<const std::int32_t> image;  // 3 per atom: periodic images crossed
 };
 
 class Fix {
@@ -64,16 +67,24 @@ class Fix {
   const std::string& group() const { return group_; }
   void set_group_bit(int bit) { groupbit_ = 1u << bit; }
   bool in_group(const FixTile& t, std::size_t i) const { return (t.mask[i] & groupbit_) != 0; }
+  std::uint32_t group_mask() const { return groupbit_; }
   // The name the style is registered under.
   virtual std::string style() const = 0;
   // Whether the fix moves the atoms (nve, nvt): exactly one such fix may act on them.
   virtual bool integrates() const { return false; }
-  // Whether end_of_step needs the step's kinetic energy, so that the second half-kick cannot
-  // wait for the next step's first superstep.
+  // Whether end_of_step needs the step's kinetic energy (at its steps), so that the second
+  // half-kick cannot wait for the next step's first superstep.
   virtual bool needs_step_kinetic_energy() const { return false; }
   // Whether the fix may change the box or its partition (LAMMPS's box_change): thermo_style one
   // then prints the volume too, as LAMMPS's does.
   virtual bool changes_box() const { return false; }
+
+  // fix_modify ID KEYWORD VALUE...: the words from `at`; returns how many it took (at least
+  // one). The default refuses any; throws ConfigError.
+  virtual std::size_t modify(Simulation& sim, const std::vector<std::string>& words,
+                             std::size_t at);
+  // How often end_of_step runs (LAMMPS's nevery): at steps that are multiples of it.
+  virtual int end_of_step_every() const { return 1; }
 
   // When the fix is added by the fix command (not from a restart file), on each tile: per-atom
   // state it starts (fix langevin's noise streams).
@@ -83,6 +94,7 @@ class Fix {
   virtual void continue_run(Simulation& /*sim*/) {}
   virtual void pre_integrate(Simulation& /*sim*/) {}
   virtual void initial_integrate(FixTile& /*t*/) {}
+  virtual void post_integrate(FixTile& /*t*/) {}
   virtual void post_force(FixTile& /*t*/) {}
   virtual void final_integrate(FixTile& /*t*/) {}
   virtual void end_of_step(Simulation& /*sim*/) {}
@@ -107,6 +119,10 @@ struct FixArguments {
   std::vector<std::string> args;
   Units units;
   bool from_restart = false;
+  // The simulation the fix is for (its box, its computes; nullptr from a restart file) and the
+  // lattice's spacing per axis (LAMMPS's xlattice ylattice zlattice, for lattice units).
+  Simulation* sim = nullptr;
+  std::array<double, 3> lattice{1.0, 1.0, 1.0};
 };
 
 // The fix styles md_ipu has, by name.

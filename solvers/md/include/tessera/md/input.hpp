@@ -105,6 +105,7 @@ class Input {
   void fix(const std::vector<std::string>& a);
   void compute(const std::vector<std::string>& a);
   void compute_modify(const std::vector<std::string>& a);
+  void fix_modify(const std::vector<std::string>& a);
   void uncompute(const std::vector<std::string>& a);
   void thermo_modify(const std::vector<std::string>& a);
   void dump(const std::vector<std::string>& a);

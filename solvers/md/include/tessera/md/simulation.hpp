@@ -128,10 +128,10 @@ class Simulation {
   void set_step(std::int64_t step) { changed(), step_ = step; }
   std::int64_t natoms() const { return natoms_; }
 
-  // Fixes (fix.hpp), applied in the order they were added. A fix with the ID of an existing one
-  // of the same style replaces it; one fix integrates the atoms, and md_ipu keeps one fix of
-  // each style (restart files record them by style). `start_atoms`: let the fix start its
-  // per-atom state (false from a restart file, whose atoms carry it). Throws ConfigError.
+  // Fixes (fix.hpp), applied in the order they were added (restart files keep that order). A
+  // fix with the ID of an existing one of the same style replaces it; one fix integrates a
+  // group. `start_atoms`: let the fix start its per-atom state (false from a restart file,
+  // whose atoms carry it). Throws ConfigError.
   void add_fix(std::unique_ptr<Fix> fix, bool start_atoms = true);
 
   // Groups, as LAMMPS's: up to 32 names, each a bit of every atom's mask (bit 0 is all); an
@@ -226,6 +226,9 @@ class Simulation {
   // Scales every velocity by `factor`, lazily: the next superstep that reads the velocities
   // applies it (thermo and gather_atoms count it in before).
   void scale_velocities(double factor) { pending_scale_ *= factor; }
+  // Scales the velocities of the atoms in the groups of `mask` by `factor` now, the step's
+  // kinetic sums with them (collective; fix temp/rescale at its end_of_step).
+  void scale_group_velocities(std::uint32_t mask, double factor);
 
   // Every atom, on rank 0, sorted by id (other ranks: empty). Collective. `wrapped`: positions
   // put inside the box with their image flags counted on (write_data and restart files, as
@@ -261,6 +264,8 @@ class Simulation {
   void integrate_first(bool pack);
   void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial, bool defer);
   void finish_step(Tile& t, std::int64_t step, bool integrate, bool extra, bool kinetic);
+  // The tile's kinetic sums (ke, ke_tensor) from its velocities.
+  void sum_kinetic(Tile& t);
   FixTile fix_view(Tile& t, std::int64_t step);
   double ramp_at(std::int64_t step) const;
   bool integrated() const;

@@ -1,0 +1,37 @@
+// fix ID GROUP temp/rescale N TSTART TSTOP WINDOW FRACTION: LAMMPS's FixTempRescale. Every N
+// steps (end_of_step), when the group's temperature is more than WINDOW from the target (TSTART
+// to TSTOP over the run), the group's velocities are scaled to move it FRACTION of the way to
+// the target. The temperature is a compute temp of the fix's group, or the compute fix_modify
+// temp names (whose bias is not removed: md_ipu's temperatures have none).
+#pragma once
+
+#include <memory>
+
+#include "tessera/md/compute_temp.hpp"
+#include "tessera/md/fix.hpp"
+
+namespace tessera::md {
+
+class FixTempRescale final : public Fix {
+ public:
+  explicit FixTempRescale(const FixArguments& a);
+  std::string style() const override { return "temp/rescale"; }
+  bool needs_step_kinetic_energy() const override { return true; }
+  int end_of_step_every() const override { return every_; }
+  std::size_t modify(Simulation& sim, const std::vector<std::string>& words,
+                     std::size_t at) override;
+  void end_of_step(Simulation& sim) override;
+  nlohmann::json restart_section() const override;
+  void restore(const nlohmann::json& section, const detail::RestartHeader& header,
+               const std::string& where) override;
+
+ private:
+  Compute& temperature(Simulation& sim);
+  int every_ = 1;
+  double t_start_ = 0, t_stop_ = 0, window_ = 0, fraction_ = 1;
+  std::string temperature_id_;  // fix_modify temp; empty: the fix's own
+  std::unique_ptr<ComputeTemp> own_;
+  double energy_ = 0;  // removed from the group, LAMMPS's cumulative energy change
+};
+
+}  // namespace tessera::md

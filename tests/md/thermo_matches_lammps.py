@@ -6,10 +6,33 @@ LAMMPS thermo tables in REFERENCE (LAMMPS's thermo tables from its screen output
 Step header to its Loop time line, as make_reference.sh saves them): the
 same column headers, the same steps, and every value within RELATIVE_TOLERANCE of LAMMPS's
 (relative to the largest magnitude in its column, so that a column crossing zero is compared at
-its own scale). Prints the largest difference per column.
+its own scale). Prints the largest difference per column. Where REFERENCE holds LAMMPS's
+"Minimization stats" blocks, the run must print as many, with the same stopping criteria,
+iteration and force evaluation counts, and every other number within RELATIVE_TOLERANCE of the
+largest on its line (a final force norm near zero is compared at the initial one's scale).
 """
+import re
 import subprocess
 import sys
+
+
+def min_stats(text):
+    """[(criterion, counts, numbers)] for each Minimization stats block."""
+    out = []
+    for block in text.split("Minimization stats:")[1:]:
+        lines = block.strip().splitlines()
+        criterion = lines[0].split("=", 1)[1].strip()
+        numbers, counts = [], []
+        # The energies are on the line after their label.
+        text = "\n".join(lines[1:7]).replace("= \n", "= ")
+        for line in text.splitlines():
+            values = [float(v) for v in re.findall(r"-?[0-9.]+(?:e[-+]?[0-9]+)?", line.split("=")[-1])]
+            if line.strip().startswith("Iterations"):
+                counts = [int(v) for v in values]
+            elif values:
+                numbers.append(values)
+        out.append((criterion, counts, numbers))
+    return out
 
 
 def tables(text):
@@ -37,6 +60,30 @@ def main():
         print("command failed:", " ".join(command), run.stdout[-2000:], run.stderr[-2000:])
         return 1
     ours = tables(run.stdout)
+    with open(reference) as f:
+        stats_theirs = min_stats(f.read())
+    stats_ours = min_stats(run.stdout)
+    if len(stats_ours) != len(stats_theirs):
+        print(f"{len(stats_ours)} minimizations, LAMMPS printed {len(stats_theirs)}")
+        return 1
+    for k, (a, b) in enumerate(zip(stats_ours, stats_theirs)):
+        if a[0] != b[0] or a[1] != b[1] or len(a[2]) != len(b[2]):
+            print(f"minimization {k + 1}: {a[0]}, iterations and evaluations {a[1]};"
+                  f" LAMMPS: {b[0]}, {b[1]}")
+            return 1
+        # Each line's numbers (initial and final, ...) at the scale of the line's largest.
+        worst = 0.0
+        for x, y in zip(a[2], b[2]):
+            if len(x) != len(y):
+                print(f"minimization {k + 1}: {x} against LAMMPS's {y}")
+                return 1
+            scale = max(abs(v) for v in y) or 1.0
+            worst = max([worst] + [abs(p - q) / scale for p, q in zip(x, y)])
+        print(f"minimization {k + 1}: {a[0]}, {a[1][0]} iterations, {a[1][1]} evaluations;"
+              f" largest relative difference of its statistics {worst:.2e}")
+        if worst > tolerance:
+            print("  FAIL")
+            return 1
     if len(ours) != len(theirs) or not theirs:
         print(f"{len(ours)} thermo tables, LAMMPS printed {len(theirs)}")
         return 1

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "tessera/md/data_file.hpp"
 #include "tessera/md/dump.hpp"
 #include "tessera/md/expression.hpp"
+#include "tessera/md/minimize.hpp"
 #include "tessera/md/random_park.hpp"
 #include "tessera/md/velocity.hpp"
 
@@ -401,6 +403,9 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"balance", &Input::balance},
       {"compute", &Input::compute},
       {"compute_modify", &Input::compute_modify},
+      {"min_modify", &Input::min_modify},
+      {"min_style", &Input::min_style},
+      {"minimize", &Input::minimize},
       {"fix_modify", &Input::fix_modify},
       {"uncompute", &Input::uncompute},
       {"thermo", &Input::thermo},
@@ -1355,6 +1360,98 @@ void Input::run(const std::vector<std::string>& a) {
     for (const auto& command : commands) execute(command);
     left -= steps;
   }
+}
+
+void Input::min_style(const std::vector<std::string>& a) {
+  need(a, 1, "min_style cg|sd");
+  if (a.size() != 1) bad("min_style takes one style, cg or sd");
+  if (a[0] != "cg" && a[0] != "sd")
+    bad("min_style " + a[0] + ": md_ipu has cg and sd (LAMMPS's fire, quickmin, hftn and the "
+        "others are not supported)");
+  min_.style = a[0];
+}
+
+// min_modify dmax D | norm two|max|inf | line quadratic
+void Input::min_modify(const std::vector<std::string>& a) {
+  need(a, 2, "min_modify dmax D | norm two|max|inf | line quadratic");
+  for (std::size_t i = 0; i < a.size(); i += 2) {
+    if (i + 1 >= a.size()) bad("min_modify: keyword " + a[i] + " needs a value");
+    const std::string& k = a[i];
+    const std::string& v = a[i + 1];
+    if (k == "dmax") {
+      min_.dmax = number("min_modify dmax", v);
+      if (!(min_.dmax > 0)) bad("min_modify dmax: the largest move must be positive");
+    } else if (k == "norm") {
+      if (v == "two")
+        min_.norm = MinSettings::Norm::two;
+      else if (v == "max")
+        min_.norm = MinSettings::Norm::max;
+      else if (v == "inf")
+        min_.norm = MinSettings::Norm::inf;
+      else
+        bad("min_modify norm: use two, max or inf");
+    } else if (k == "line") {
+      if (v != "quadratic")
+        bad("min_modify line " + v + ": md_ipu has the quadratic line search (LAMMPS's default)");
+    } else {
+      bad("min_modify: unknown keyword '" + k + "'; supported: dmax, norm, line");
+    }
+  }
+}
+
+// minimize ETOL FTOL MAXITER MAXEVAL, with LAMMPS's output: its setup lines, thermo at the
+// iterations thermo asks for and the last, the loop time and the minimization statistics.
+void Input::minimize(const std::vector<std::string>& a) {
+  need(a, 4, "minimize ETOL FTOL MAXITER MAXEVAL");
+  if (a.size() != 4) bad("minimize takes four values: ETOL FTOL MAXITER MAXEVAL");
+  MinSettings settings = min_;
+  settings.etol = number("minimize", a[0]);
+  settings.ftol = number("minimize", a[1]);
+  settings.max_iterations = integer("minimize MAXITER", a[2], 0, int_max);
+  settings.max_evaluations = integer("minimize MAXEVAL", a[3], 0, int_max);
+  settings.normalize = thermo_->normalized(sim_);
+  if (settings.etol < 0 || settings.ftol < 0)
+    bad("minimize: the energy and force tolerances must not be negative");
+  const NeighborSettings& n = sim_.neighbor();
+  if (n.every != 1 || n.delay != 0 || !n.check)
+    console_.print("WARNING: Using 'neigh_modify every 1 delay 0 check yes' setting during "
+                   "minimization\n");
+  console_.print("Setting up " + settings.style + " style minimization ...\n  Unit style    : " +
+                 sim_.units().style + "\n  Current step  : " + std::to_string(sim_.step()) + "\n");
+  const std::int64_t first = sim_.step();
+  const auto start = std::chrono::steady_clock::now();
+  MinStats stats;
+  try {
+    stats = tessera::md::minimize(sim_, settings);
+  } catch (const std::exception&) {
+    end_dumps_after_error();
+    throw;
+  }
+  publish_dumps(dump_list());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char buf[512];
+  std::string text;
+  // The numbers as LAMMPS's Finish prints them ({:18.15g} energies, {:.8} the others).
+  std::snprintf(buf, sizeof buf, "Loop time of %g on %d procs for %lld steps with %lld atoms\n\n",
+                seconds, sim_.runtime().ranks(), static_cast<long long>(sim_.step() - first),
+                static_cast<long long>(sim_.natoms()));
+  text += buf;
+  text += "Minimization stats:\n  Stopping criterion = " + stats.stop + "\n";
+  std::snprintf(buf, sizeof buf,
+                "  Energy initial, next-to-last, final = \n    %18.15g %18.15g %18.15g\n",
+                stats.energy_initial, stats.energy_next_to_last, stats.energy_final);
+  text += buf;
+  std::snprintf(buf, sizeof buf,
+                "  Force two-norm initial, final = %#.8g %#.8g\n"
+                "  Force max component initial, final = %#.8g %#.8g\n"
+                "  Final line search alpha, max atom move = %#.8g %#.8g\n"
+                "  Iterations, force evaluations = %lld %lld\n\n",
+                stats.force_two_norm_initial, stats.force_two_norm_final, stats.force_max_initial,
+                stats.force_max_final, stats.alpha_final,
+                stats.alpha_final * stats.force_max_final, stats.iterations, stats.evaluations);
+  text += buf;
+  console_.print(text);
 }
 
 void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool summary) {

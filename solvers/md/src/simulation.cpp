@@ -39,6 +39,7 @@ struct Simulation::TileAtoms {
         image(t.make_vector<std::int32_t>("md.image")),
         noise(t.make_vector<std::uint32_t>("md.langevin_state")),
         mask(t.make_vector<std::uint32_t>("md.group_mask")),
+        extra(t.make_vector<double>("md.per_atom_vectors")),
         send_atom(t.make_vector<int>("md.ghost_send_list")),
         send_begin(t.make_vector<int>("md.ghost_send_list")),
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
@@ -51,6 +52,7 @@ struct Simulation::TileAtoms {
   TileVector<std::int32_t> image;
   TileVector<std::uint32_t> noise;
   TileVector<std::uint32_t> mask;  // the groups the atom is in, a bit per group (bit 0: all)
+  TileVector<double> extra;        // per_atom_width_ values per atom (add_per_atom)
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
@@ -257,6 +259,7 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
       s.v.insert(s.v.end(), a.v.begin(), a.v.end());
       ++k;
     }
+    s.extra.resize(per_atom_width_ * n, 0.0);
     s.nlocal = static_cast<int>(n);
   });
 }
@@ -305,7 +308,7 @@ void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
   runtime_.superstep("md.clear_atoms", [&](Tile& t) {
     TileAtoms& s = state(t);
     s.nlocal = s.nghost = 0;
-    s.v.clear(), s.id.clear(), s.image.clear(), s.noise.clear(), s.mask.clear();
+    s.v.clear(), s.id.clear(), s.image.clear(), s.noise.clear(), s.mask.clear(), s.extra.clear();
     t.resize(x_, 0);
     t.resize(type_, 0);
   });
@@ -387,6 +390,30 @@ Compute* Simulation::find_compute(const std::string& id) {
   return nullptr;
 }
 
+std::size_t Simulation::add_per_atom(std::size_t width) {
+  const std::size_t offset = per_atom_width_;
+  resize_per_atom(per_atom_width_ + width);
+  return offset;
+}
+
+void Simulation::remove_per_atom(std::size_t width) {
+  if (width > per_atom_width_) throw std::logic_error("remove_per_atom: more than was added");
+  resize_per_atom(per_atom_width_ - width);
+}
+
+void Simulation::resize_per_atom(std::size_t width) {
+  const std::size_t old = per_atom_width_;
+  runtime_.superstep("md.per_atom_vectors", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    const auto n = static_cast<std::size_t>(s.nlocal);
+    std::vector<double> values(width * n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < std::min(old, width); ++c) values[width * i + c] = s.extra[old * i + c];
+    s.extra.assign(values.begin(), values.end());
+  });
+  per_atom_width_ = width;
+}
+
 std::vector<double> Simulation::reduce_atoms(
     std::string_view name, ReduceOp op, std::size_t count,
     const std::function<void(const AtomsView&, std::span<double>)>& fill) {
@@ -406,6 +433,8 @@ std::vector<double> Simulation::reduce_atoms(
     view.mass = std::span<const double>(mass_.data(), mass_.size());
     view.units = &units_;
     view.box = &box_;
+    view.per_atom = std::span<const double>(s.extra.data(), per_atom_width_ * n);
+    view.per_atom_width = per_atom_width_;
     std::fill(out.begin(), out.end(), 0.0);
     fill(view, out);
   });
@@ -520,6 +549,8 @@ FixTile Simulation::fix_view(Tile& t, std::int64_t step) {
   view.mask = std::span<const std::uint32_t>(s.mask.data(), n);
   view.mass = std::span<const double>(mass_.data(), mass_.size());
   view.image = std::span<const std::int32_t>(s.image.data(), 3 * n);
+  view.per_atom = std::span<double>(s.extra.data(), per_atom_width_ * n);
+  view.per_atom_width = per_atom_width_;
   return view;
 }
 
@@ -674,7 +705,64 @@ void Simulation::setup_run() {
   rebuild(true);
   force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
   pair_->end_of_step(runtime_, step_, natoms_);
-  for (auto& fix : fixes_) fix->setup(*this);
+  for (auto& fix : fixes_)
+    if (!minimizing_ || fix->acts_in_minimize()) fix->setup(*this);
+}
+
+void Simulation::begin_minimize() {
+  saved_neighbor_ = neighbor_;
+  neighbor_.every = 1, neighbor_.delay = 0, neighbor_.check = true;
+  minimizing_ = true;
+  try {
+    setup_run();
+  } catch (...) {
+    end_minimize();
+    throw;
+  }
+}
+
+void Simulation::end_minimize() {
+  neighbor_ = saved_neighbor_;
+  minimizing_ = false;
+  changed();  // the next run sets up anew
+}
+
+Simulation::MinEnergy Simulation::min_energy_force(const std::function<void(FixTile&)>& move) {
+  runtime_.superstep("md.min_move", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    FixTile view = fix_view(t, step_);
+    move(view);
+    const auto x = t.get(x_);
+    double moved = 0;
+    for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+      const double dx = x[3 * u] - s.x_build[3 * u], dy = x[3 * u + 1] - s.x_build[3 * u + 1],
+                   dz = x[3 * u + 2] - s.x_build[3 * u + 2];
+      moved = std::max(moved, dx * dx + dy * dy + dz * dz);
+    }
+    s.max_displacement_sq = moved;
+    t.charge(integrate_work, static_cast<std::uint64_t>(s.nlocal));
+  });
+  ++since_build_;
+  const bool built = decide_rebuild();
+  if (built)
+    rebuild(false);
+  else
+    forward_ghosts();
+  force_and_integrate_second(built, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
+  pair_->end_of_step(runtime_, step_, natoms_);
+  return {thermo().pe, built};
+}
+
+void Simulation::for_each_tile(std::string_view name, const std::function<void(FixTile&)>& fn) {
+  runtime_.superstep(name, [&](Tile& t) {
+    FixTile view = fix_view(t, step_);
+    fn(view);
+  });
+}
+
+void Simulation::observe(bool first, bool last) {
+  for (auto& o : observers_)
+    if (first || last || (o->every() > 0 && step_ % o->every() == 0)) o->observe(*this, first, last);
 }
 
 bool Simulation::decide_rebuild() {
@@ -700,6 +788,7 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
   if (options.ramp_end && *options.ramp_end < step_ + steps)
     throw ConfigError("run: the stop value " + std::to_string(*options.ramp_end) +
                       " is before the run's last step " + std::to_string(step_ + steps));
+  if (minimizing_) throw std::logic_error("run during a minimization");
   // run 0 without a fix is a single-point evaluation (energies, forces, pressure).
   if (steps > 0 && !integrated())
     throw ConfigError(
@@ -894,6 +983,8 @@ void Simulation::rebuild(bool canonical_order) {
     std::stable_sort(leaving.begin(), leaving.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<AtomRecord> batch;
+    std::vector<double> extras;
+    const std::size_t w = per_atom_width_;
     for (std::size_t k = 0; k < leaving.size(); ++k) {
       const auto u = static_cast<std::size_t>(leaving[k].second);
       AtomRecord a;
@@ -904,9 +995,14 @@ void Simulation::rebuild(bool canonical_order) {
       for (std::size_t d = 0; d < 3; ++d)
         a.x[d] = x[3 * u + d], a.v[d] = s.v[3 * u + d], a.image[d] = s.image[3 * u + d];
       batch.push_back(a);
+      extras.insert(extras.end(), s.extra.begin() + static_cast<std::ptrdiff_t>(w * u),
+                    s.extra.begin() + static_cast<std::ptrdiff_t>(w * (u + 1)));
       if (k + 1 == leaving.size() || leaving[k + 1].first != leaving[k].first) {
         t.post<AtomRecord>(leaving[k].first, batch);
+        // The per-atom vectors follow in a second message to the same tile.
+        if (w > 0) t.post<double>(leaving[k].first, extras);
         batch.clear();
+        extras.clear();
       }
     }
     // Keep the others, in order.
@@ -924,6 +1020,7 @@ void Simulation::rebuild(bool canonical_order) {
       s.id[keep] = s.id[u];
       s.noise[keep] = s.noise[u];
       s.mask[keep] = s.mask[u];
+      for (std::size_t c = 0; c < w; ++c) s.extra[w * keep + c] = s.extra[w * u + c];
       ++keep;
     }
     s.nlocal = static_cast<int>(keep);
@@ -932,6 +1029,7 @@ void Simulation::rebuild(bool canonical_order) {
     t.resize(type_, keep);
     s.v.resize(3 * keep), s.image.resize(3 * keep), s.id.resize(keep), s.noise.resize(keep);
     s.mask.resize(keep);
+    s.extra.resize(w * keep);
   });
 
   // 2. Take in the arrivals, and list the atoms each ghost segment sends.
@@ -939,16 +1037,24 @@ void Simulation::rebuild(bool canonical_order) {
   const double rg = domain_.ghost_cutoff();
   runtime_.superstep("md.arrive", [&](Tile& t) {
     TileAtoms& s = state(t);
+    const std::size_t w = per_atom_width_;
+    // With per-atom vectors, each batch of atoms is followed by a message of their vectors.
+    const std::size_t stride = w > 0 ? 2 : 1;
+    const auto& inbox = t.inbox();
     std::size_t arriving = 0;
-    for (const Message& m : t.inbox()) arriving += m.as<AtomRecord>().size();
+    for (std::size_t m = 0; m < inbox.size(); m += stride) arriving += inbox[m].as<AtomRecord>().size();
     const std::size_t n = static_cast<std::size_t>(s.nlocal) + arriving;
     t.resize(x_, 3 * n);
     t.resize(type_, n);
     auto x = t.get(x_);
     auto type = t.get(type_);
     std::size_t k = static_cast<std::size_t>(s.nlocal);
-    for (const Message& m : t.inbox())
-      for (const AtomRecord& a : m.as<AtomRecord>()) {
+    for (std::size_t m = 0; m < inbox.size(); m += stride) {
+      if (w > 0) {
+        const auto values = inbox[m + 1].as<double>();
+        s.extra.insert(s.extra.end(), values.begin(), values.end());
+      }
+      for (const AtomRecord& a : inbox[m].as<AtomRecord>()) {
         for (std::size_t d = 0; d < 3; ++d) x[3 * k + d] = a.x[d];
         type[k] = a.type;
         s.id.push_back(a.id);
@@ -958,6 +1064,7 @@ void Simulation::rebuild(bool canonical_order) {
         s.image.insert(s.image.end(), a.image.begin(), a.image.end());
         ++k;
       }
+    }
     s.nlocal = static_cast<int>(n);
     if (canonical_order) {
       // A canonical order at the start of a run, so that a run continued from a
@@ -991,6 +1098,7 @@ void Simulation::rebuild(bool canonical_order) {
       };
       permute(x, 3), permute(type, 1), permute(s.v, 3), permute(s.image, 3), permute(s.id, 1),
           permute(s.noise, 1), permute(s.mask, 1);
+      if (w > 0) permute(s.extra, w);
     }
     s.send_atom.clear();
     s.send_begin.assign(1, 0);
@@ -1289,7 +1397,8 @@ void Simulation::finish_step(Tile& t, std::int64_t step, bool integrate, bool ex
   // post_force at every step and, as LAMMPS's fixes' setup, in a run's setup too (where
   // `integrate` is false); then the second half-kick.
   FixTile view = fix_view(t, step);
-  for (auto& fix : fixes_) fix->post_force(view);
+  for (auto& fix : fixes_)
+    if (!minimizing_ || fix->acts_in_minimize()) fix->post_force(view);
   if (integrate)
     for (auto& fix : fixes_) fix->final_integrate(view);
   if (!kinetic) {

@@ -87,4 +87,17 @@ done
 (cd "$work" && lmp -in "$here/in.velocity" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > velocity.lammps.out
 # fix temp/rescale with fix_modify temp, addforce, wall/reflect, two setforce fixes.
 (cd "$work" && lmp -in "$here/in.fixes" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > fixes.lammps.out
+# Minimization (cg and sd; dmax, norm max; setforce acting in it, langevin not), thermo and the
+# Minimization stats blocks; and a warmed 2-d crystal relaxed to the energy and force tolerances.
+minimization() {  # INPUT OUTPUT [lmp arguments]
+  local input=$1 output=$2
+  shift 2
+  (cd "$work" && lmp -in "$here/$input" "$@" -log none) > "$work/min.out"
+  { sed -n '/^ *Step/,/^Loop/p' "$work/min.out" | grep -v '^Loop'
+    sed -n '/^Minimization stats/,/Iterations, force/p' "$work/min.out"; } > "$output"
+}
+minimization in.minimize minimize_cg60.lammps.out -var style cg -var iterations 60
+minimization in.minimize minimize_sd25.lammps.out -var style sd -var iterations 25
+minimization in.minimize minimize_cg1000.lammps.out -var style cg -var iterations 1000
+minimization in.minimize_crystal minimize_crystal.lammps.out
 echo "reference files written"

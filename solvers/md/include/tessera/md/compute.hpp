@@ -47,6 +47,8 @@ struct AtomsView {
   std::span<const double> mass;         // by type, 1-based
   const Units* units = nullptr;
   const Box* box = nullptr;
+  std::span<const double> per_atom;  // per_atom_width per atom (Simulation::add_per_atom)
+  std::size_t per_atom_width = 0;
   // Coordinate d of atom i with its images counted on (LAMMPS's Domain::unmap).
   double unwrapped(std::size_t i, std::size_t d) const {
     return x[3 * i + d] + image[3 * i + d] * (box->hi[d] - box->lo[d]);

@@ -54,6 +54,8 @@ struct FixTile {
   std::span<const std::uint32_t> mask;  // per atom: its groups, a bit each (Simulation::group)
   std::span<const double> mass;         // by type, 1-based
   std::span<const std::int32_t> image;  // 3 per atom: periodic images crossed
+  std::span<double> per_atom;           // per_atom_width per atom (Simulation::add_per_atom)
+  std::size_t per_atom_width = 0;
 };
 
 class Fix {
@@ -75,6 +77,9 @@ class Fix {
   // Whether end_of_step needs the step's kinetic energy (at its steps), so that the second
   // half-kick cannot wait for the next step's first superstep.
   virtual bool needs_step_kinetic_energy() const { return false; }
+  // Whether its post_force (and setup) also acts during a minimization, as LAMMPS's
+  // min_post_force (setforce, addforce, enforce2d); the other hooks never do.
+  virtual bool acts_in_minimize() const { return false; }
   // Whether the fix may change the box or its partition (LAMMPS's box_change): thermo_style one
   // then prints the volume too, as LAMMPS's does.
   virtual bool changes_box() const { return false; }

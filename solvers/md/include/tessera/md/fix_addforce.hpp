@@ -12,6 +12,7 @@ class FixAddForce final : public Fix {
  public:
   explicit FixAddForce(const FixArguments& a);
   std::string style() const override { return "addforce"; }
+  bool acts_in_minimize() const override { return true; }
   void post_force(FixTile& t) override;
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,

@@ -11,6 +11,7 @@ class FixEnforce2D final : public Fix {
   explicit FixEnforce2D(const FixArguments& a);
   std::string style() const override { return "enforce2d"; }
   void setup(Simulation& sim) override;
+  bool acts_in_minimize() const override { return true; }
   void post_force(FixTile& t) override;
 };
 

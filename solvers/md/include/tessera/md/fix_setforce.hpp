@@ -13,6 +13,7 @@ class FixSetForce final : public Fix {
  public:
   explicit FixSetForce(const FixArguments& a);
   std::string style() const override { return "setforce"; }
+  bool acts_in_minimize() const override { return true; }
   void post_force(FixTile& t) override;
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,

@@ -15,6 +15,7 @@
 
 #include "tessera/md/console.hpp"
 #include "tessera/md/lattice.hpp"
+#include "tessera/md/minimize.hpp"
 #include "tessera/md/simulation.hpp"
 #include "tessera/md/thermo_output.hpp"
 
@@ -111,6 +112,9 @@ class Input {
   void dump(const std::vector<std::string>& a);
   void dump_modify(const std::vector<std::string>& a);
   void run(const std::vector<std::string>& a);
+  void min_style(const std::vector<std::string>& a);
+  void min_modify(const std::vector<std::string>& a);
+  void minimize(const std::vector<std::string>& a);
   // One run of `n` steps; `summary`: print the loop time and performance lines after it.
   void run_chunk(long long n, const Simulation::RunOptions& options, bool summary);
   std::vector<Dump*> dump_list() const;
@@ -151,6 +155,7 @@ class Input {
   std::map<std::string, Region> regions_;
   std::map<std::string, std::shared_ptr<Dump>> dumps_;
   Lattice lattice_;
+  MinSettings min_;  // min_style and min_modify
   std::string source_;
   int line_number_ = 0;
   std::string last_command_;  // as substituted, for messages

@@ -176,6 +176,14 @@ class Simulation {
   void uncompute(const std::string& id);
   // The compute with this ID, or nullptr.
   Compute* find_compute(const std::string& id);
+  // Per-atom vectors that travel with the atoms between tiles (LAMMPS's fix STORE): a
+  // minimizer's search direction, a compute's reference positions. add_per_atom appends `width`
+  // doubles per atom (zero) and returns their offset in FixTile::per_atom and
+  // AtomsView::per_atom; remove_per_atom drops the last `width` (last added, first removed).
+  // Collective. Not kept in restart files.
+  std::size_t add_per_atom(std::size_t width);
+  void remove_per_atom(std::size_t width);
+
   // For computes (collective): `count` values, each tile filling `out` (zeroed) from its own
   // atoms, velocities current, reduced element-wise with `op` over every tile in a fixed order.
   std::vector<double> reduce_atoms(std::string_view name, ReduceOp op, std::size_t count,
@@ -203,6 +211,26 @@ class Simulation {
   // A stop signal polled after each step (stop_on_signals) ends the run early, after that step.
   void run(std::int64_t steps, const RunOptions& options);
   void run(std::int64_t steps) { run(steps, RunOptions{}); }
+  // For minimizers (minimize.hpp), collective. begin_minimize sets up as a run does (lists,
+  // ghosts, forces, energy), under neighbor every 1 delay 0 check yes and with only the fixes
+  // that act in a minimization (Fix::acts_in_minimize) until end_minimize, which restores the
+  // neighbor settings. min_energy_force: each tile moves its own atoms (`move` writes x and
+  // the per-atom vectors), then the forces and energy there, the lists rebuilt (atoms
+  // migrating with their per-atom vectors) when an atom moved more than half the skin since
+  // they were built; returns the potential energy (energy units) and whether they were.
+  void begin_minimize();
+  void end_minimize();
+  struct MinEnergy {
+    double energy;
+    bool rebuilt;
+  };
+  MinEnergy min_energy_force(const std::function<void(FixTile&)>& move);
+  // A superstep over each tile's own atoms (collective).
+  void for_each_tile(std::string_view name, const std::function<void(FixTile&)>& fn);
+  // The observers at this step, as a run calls them (collective): each whose interval divides
+  // the step, or all when `first` (a run's first line) or `last`.
+  void observe(bool first, bool last);
+
   // Makes the next run set up anew, as a run from a restart file of this state does.
   void require_setup() { changed(); }
 
@@ -257,6 +285,7 @@ class Simulation {
   // Shrink-wrapping (LAMMPS's Domain::reset_box): the shrinking faces to the atoms' extent, the
   // decomposition to the new box (collective; at every rebuild).
   void shrink_wrap();
+  void resize_per_atom(std::size_t width);
   std::array<bool, 3> periodicity() const;
   void forward_ghosts();
   void pack_ghost_positions(Tile& t);
@@ -295,6 +324,9 @@ class Simulation {
   std::vector<std::unique_ptr<Fix>> fixes_;
   std::vector<std::unique_ptr<Compute>> computes_;
   std::vector<std::string> groups_{"all"};
+  std::size_t per_atom_width_ = 0;
+  bool minimizing_ = false;
+  NeighborSettings saved_neighbor_;
   double pending_scale_ = 1.0;  // scale_velocities not yet applied
 
   Domain domain_;

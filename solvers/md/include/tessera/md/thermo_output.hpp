@@ -56,9 +56,14 @@ class ThermoOutput : public Observer {
   Console& console_;
   std::string temp_id_ = "thermo_temp", press_id_ = "thermo_press", pe_id_ = "thermo_pe";
   int every_ = 0;
+
+ public:
+  // Whether extensive values are divided by the atom count (thermo_modify norm, or the units).
   bool normalized(const Simulation& sim) const {
     return norm_ ? *norm_ : sim.units().style == "lj";
   }
+
+ private:
   std::optional<bool> norm_;
   std::vector<std::string> keywords_;
   bool one_ = true;  // thermo_style one (the default)

@@ -1,0 +1,284 @@
+#include "tessera/md/minimize.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tessera::md {
+namespace {
+
+// LAMMPS's constants (min.h, min_linesearch.cpp).
+constexpr double eps_energy = 1.0e-8;
+constexpr double alpha_max = 1.0, alpha_reduce = 0.5, backtrack_slope = 0.4;
+constexpr double quadratic_tol = 0.1, emach = 1.0e-8, eps_quad = 1.0e-28;
+
+enum Stop { maxiter, maxeval, etol, ftol, downhill, zeroalpha, zeroforce, zeroquad };
+const char* stop_text(Stop s) {
+  static const char* const text[] = {"max iterations",
+                                     "max force evaluations",
+                                     "energy tolerance",
+                                     "force tolerance",
+                                     "search direction is not downhill",
+                                     "linesearch alpha is zero",
+                                     "forces are zero",
+                                     "quadratic factors are zero"};
+  return text[s];
+}
+
+// The per-atom vectors: the line search's start x0, the previous force g, the direction h.
+constexpr std::size_t x0_at = 0, g_at = 3, h_at = 6, width = 9;
+
+class Minimizer {
+ public:
+  Minimizer(Simulation& sim, const MinSettings& settings) : sim_(sim), s_(settings) {}
+
+  MinStats run();
+
+ private:
+  double normalized(double e) const {
+    return s_.normalize && sim_.natoms() > 0 ? e / static_cast<double>(sim_.natoms()) : e;
+  }
+  // Reductions over every owned atom's 3 components: sum f.f, sum f.g, sum f.h, max |h|, max
+  // f_i^2 (LAMMPS's fnorm_inf), max |f_atom|^2 (fnorm_max).
+  struct Sums {
+    double ff = 0, fg = 0, fh = 0, hmax = 0, finf = 0, fatom = 0;
+  };
+  Sums sums();
+  double force_norm_sq(const Sums& t) const {
+    return s_.norm == MinSettings::Norm::max   ? t.fatom
+           : s_.norm == MinSettings::Norm::inf ? t.finf
+                                               : t.ff;
+  }
+  // x = x0 + alpha h, then the energy there (LAMMPS's alpha_step and energy_force).
+  double alpha_step(double alpha, bool reset);
+  Stop line_search(double eoriginal, double& alpha);
+  Stop iterate();
+
+  Simulation& sim_;
+  const MinSettings& s_;
+  std::size_t base_ = 0;  // offset of our per-atom vectors
+  double ecurrent_ = 0, eprevious_ = 0, alpha_final_ = 0;
+  long long niter_ = 0, neval_ = 0;
+};
+
+Minimizer::Sums Minimizer::sums() {
+  const std::size_t b = base_;
+  const auto add = sim_.reduce_atoms(
+      "md.min_sums", ReduceOp::sum, 3, [&](const AtomsView& a, std::span<double> out) {
+        for (std::size_t i = 0; i < a.id.size(); ++i)
+          for (std::size_t d = 0; d < 3; ++d) {
+            const double f = a.f[3 * i + d];
+            const double* v = &a.per_atom[a.per_atom_width * i + b];
+            out[0] += f * f, out[1] += f * v[g_at + d], out[2] += f * v[h_at + d];
+          }
+      });
+  const auto most = sim_.reduce_atoms(
+      "md.min_maxima", ReduceOp::max, 3, [&](const AtomsView& a, std::span<double> out) {
+        for (std::size_t i = 0; i < a.id.size(); ++i) {
+          double atom = 0;
+          for (std::size_t d = 0; d < 3; ++d) {
+            const double f = a.f[3 * i + d];
+            out[0] = std::max(out[0], std::fabs(a.per_atom[a.per_atom_width * i + b + h_at + d]));
+            out[1] = std::max(out[1], f * f);
+            atom += f * f;
+          }
+          out[2] = std::max(out[2], atom);
+        }
+      });
+  return {add[0], add[1], add[2], most[0], most[1], most[2]};
+}
+
+double Minimizer::alpha_step(double alpha, bool reset) {
+  const std::size_t b = base_;
+  const auto result = sim_.min_energy_force([&](FixTile& t) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+      double* v = &t.per_atom[t.per_atom_width * i + b];
+      for (std::size_t d = 0; d < 3; ++d)
+        t.x[3 * i + d] = alpha > 0 ? v[x0_at + d] + alpha * v[h_at + d] : v[x0_at + d];
+    }
+  });
+  ++neval_;
+  if (result.rebuilt && reset) {
+    // Atoms wrapped across a periodic face: their x0 follow (LAMMPS's FixMinimize::
+    // reset_coords), so that x - x0 stays the move.
+    const Box box = sim_.box();
+    const Boundary bc = sim_.boundary();
+    sim_.for_each_tile("md.min_reset_coords", [&](FixTile& t) {
+      for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i)
+        for (std::size_t d = 0; d < 3; ++d) {
+          if (!bc.periodic(d)) continue;
+          double& x0 = t.per_atom[t.per_atom_width * i + b + x0_at + d];
+          const double l = box.hi[d] - box.lo[d];
+          const double dx0 = t.x[3 * i + d] - x0;
+          double dx = dx0;
+          if (std::fabs(dx) > 0.5 * l) dx += dx < 0 ? l : -l;
+          if (dx != dx0) x0 = t.x[3 * i + d] - dx;
+        }
+    });
+  }
+  return normalized(result.energy);
+}
+
+// LAMMPS's MinLineSearch::linemin_quadratic, step for step.
+Stop Minimizer::line_search(double eoriginal, double& alpha) {
+  const std::size_t b = base_;
+  const double n = s_.normalize ? static_cast<double>(sim_.natoms()) : 1.0;
+  Sums t = sums();
+  const double fdothall = t.fh / n;
+  if (fdothall <= 0.0) return downhill;
+  if (t.hmax == 0.0) return zeroforce;
+  const double alphamax = std::min(alpha_max, s_.dmax / t.hmax);
+  sim_.for_each_tile("md.min_store_x0", [&](FixTile& v) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(v.nlocal); ++i)
+      for (std::size_t d = 0; d < 3; ++d)
+        v.per_atom[v.per_atom_width * i + b + x0_at + d] = v.x[3 * i + d];
+  });
+  alpha = alphamax;
+  double fhprev = fdothall, engprev = eoriginal, alphaprev = 0.0;
+  while (true) {
+    ecurrent_ = alpha_step(alpha, true);
+    t = sums();
+    const double fh = t.fh / n;
+    const double delfh = fh - fhprev;
+    if (std::fabs(fh) < eps_quad || std::fabs(delfh) < eps_quad) {
+      ecurrent_ = alpha_step(0.0, false);
+      return zeroquad;
+    }
+    const double relerr =
+        std::fabs(1.0 - (0.5 * (alpha - alphaprev) * (fh + fhprev) + ecurrent_) / engprev);
+    const double alpha0 = alpha - (alpha - alphaprev) * fh / delfh;
+    if (relerr <= quadratic_tol && alpha0 > 0.0 && alpha0 < alphamax) {
+      ecurrent_ = alpha_step(alpha0, true);
+      if (ecurrent_ - eoriginal < emach) return maxiter;  // success
+    }
+    const double de_ideal = -backtrack_slope * alpha * fdothall;
+    const double de = ecurrent_ - eoriginal;
+    if (de <= de_ideal) return maxiter;  // success
+    fhprev = fh;
+    engprev = ecurrent_;
+    alphaprev = alpha;
+    alpha *= alpha_reduce;
+    if (alpha <= 0.0 || de_ideal >= -emach) {
+      ecurrent_ = alpha_step(0.0, false);
+      return zeroalpha;
+    }
+  }
+}
+
+// LAMMPS's MinCG::iterate and MinSD::iterate. (maxiter from line_search means success.)
+Stop Minimizer::iterate() {
+  const std::size_t b = base_;
+  const bool cg = s_.style == "cg";
+  sim_.for_each_tile("md.min_start", [&](FixTile& v) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(v.nlocal); ++i)
+      for (std::size_t d = 0; d < 3; ++d) {
+        double* p = &v.per_atom[v.per_atom_width * i + b];
+        p[g_at + d] = p[h_at + d] = v.f[3 * i + d];
+      }
+  });
+  double gg = sums().ff;
+  const double ndof = 3.0 * static_cast<double>(sim_.natoms());
+  const long long nlimit =
+      static_cast<long long>(std::min<double>(std::numeric_limits<int>::max(), ndof));
+  for (long long iter = 0; iter < s_.max_iterations; ++iter) {
+    sim_.set_step(sim_.step() + 1);
+    ++niter_;
+    eprevious_ = ecurrent_;
+    const Stop fail = line_search(ecurrent_, alpha_final_);
+    if (fail != maxiter) return fail;
+    if (neval_ >= s_.max_evaluations) return maxeval;
+    if (std::fabs(ecurrent_ - eprevious_) <
+        s_.etol * 0.5 * (std::fabs(ecurrent_) + std::fabs(eprevious_) + eps_energy))
+      return etol;
+    const Sums t = sums();
+    if (s_.ftol > 0.0 && force_norm_sq(t) < s_.ftol * s_.ftol) return ftol;
+    if (cg) {
+      // Polak-Ribiere, restarted every ndof iterations.
+      double beta = std::max(0.0, (t.ff - t.fg) / gg);
+      if ((niter_ + 1) % nlimit == 0) beta = 0.0;
+      gg = t.ff;
+      sim_.for_each_tile("md.min_direction", [&](FixTile& v) {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(v.nlocal); ++i)
+          for (std::size_t d = 0; d < 3; ++d) {
+            double* p = &v.per_atom[v.per_atom_width * i + b];
+            p[g_at + d] = v.f[3 * i + d];
+            p[h_at + d] = p[g_at + d] + beta * p[h_at + d];
+          }
+      });
+      // Not downhill: restart along the force.
+      const auto gh = sim_.reduce_atoms(
+          "md.min_downhill", ReduceOp::sum, 1, [&](const AtomsView& a, std::span<double> out) {
+            for (std::size_t i = 0; i < a.id.size(); ++i)
+              for (std::size_t d = 0; d < 3; ++d) {
+                const double* p = &a.per_atom[a.per_atom_width * i + b];
+                out[0] += p[g_at + d] * p[h_at + d];
+              }
+          });
+      if (gh[0] <= 0.0)
+        sim_.for_each_tile("md.min_restart", [&](FixTile& v) {
+          for (std::size_t i = 0; i < static_cast<std::size_t>(v.nlocal); ++i)
+            for (std::size_t d = 0; d < 3; ++d) {
+              double* p = &v.per_atom[v.per_atom_width * i + b];
+              p[h_at + d] = p[g_at + d];
+            }
+        });
+    } else {
+      sim_.for_each_tile("md.min_direction", [&](FixTile& v) {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(v.nlocal); ++i)
+          for (std::size_t d = 0; d < 3; ++d)
+            v.per_atom[v.per_atom_width * i + b + h_at + d] = v.f[3 * i + d];
+      });
+    }
+    sim_.observe(false, iter + 1 == s_.max_iterations);
+  }
+  return maxiter;
+}
+
+MinStats Minimizer::run() {
+  if (s_.style != "cg" && s_.style != "sd")
+    throw ConfigError("min_style " + s_.style + ": md_ipu has cg and sd");
+  if (!(s_.etol >= 0) || !(s_.ftol >= 0))
+    throw ConfigError("minimize: the energy and force tolerances must not be negative");
+  if (s_.max_iterations < 0 || s_.max_evaluations < 0)
+    throw ConfigError("minimize: the iteration and evaluation limits must not be negative");
+  if (!(s_.dmax > 0)) throw ConfigError("min_modify dmax: the largest move must be positive");
+  sim_.begin_minimize();
+  MinStats stats;
+  base_ = sim_.add_per_atom(width);
+  try {
+    ecurrent_ = normalized(sim_.thermo().pe);
+    stats.energy_initial = ecurrent_;
+    Sums t = sums();
+    stats.force_two_norm_initial = std::sqrt(t.ff);
+    stats.force_max_initial = std::sqrt(t.finf);
+    sim_.observe(true, s_.max_iterations == 0);
+    const Stop stop = iterate();
+    stats.stop = stop_text(stop);
+    if (stop != maxiter)  // LAMMPS's Min::run: the forces where the atoms stand, then output
+      ecurrent_ = normalized(sim_.min_energy_force([](FixTile&) {}).energy);
+    stats.energy_final = ecurrent_;
+    stats.energy_next_to_last = eprevious_;
+    t = sums();
+    stats.force_two_norm_final = std::sqrt(t.ff);
+    stats.force_max_final = std::sqrt(t.finf);
+    stats.iterations = niter_;
+    stats.evaluations = neval_;
+    stats.alpha_final = alpha_final_;
+    if (stop != maxiter) sim_.observe(false, true);
+  } catch (...) {
+    sim_.remove_per_atom(width);
+    sim_.end_minimize();
+    throw;
+  }
+  sim_.remove_per_atom(width);
+  sim_.end_minimize();
+  return stats;
+}
+
+}  // namespace
+
+MinStats minimize(Simulation& sim, const MinSettings& settings) {
+  return Minimizer(sim, settings).run();
+}
+
+}  // namespace tessera::md

@@ -3,6 +3,7 @@
 #include "tessera/md/compute_com.hpp"
 #include "tessera/md/compute_ke.hpp"
 #include "tessera/md/compute_ke_atom.hpp"
+#include "tessera/md/compute_msd.hpp"
 #include "tessera/md/compute_pe.hpp"
 #include "tessera/md/compute_pressure.hpp"
 #include "tessera/md/compute_reduce.hpp"
@@ -16,6 +17,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputeCOM>("com");
     r.add<ComputeKE>("ke");
     r.add<ComputeKEAtom>("ke/atom");
+    r.add<ComputeMSD>("msd");
     r.add<ComputePE>("pe");
     r.add<ComputePressure>("pressure");
     r.add<ComputeReduce>("reduce");

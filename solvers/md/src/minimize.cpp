@@ -56,7 +56,8 @@ class Minimizer {
 
   Simulation& sim_;
   const MinSettings& s_;
-  std::size_t base_ = 0;  // offset of our per-atom vectors
+  int handle_ = 0;        // our per-atom vectors
+  std::size_t base_ = 0;  // where they start in each atom's per-atom values
   double ecurrent_ = 0, eprevious_ = 0, alpha_final_ = 0;
   long long niter_ = 0, neval_ = 0;
 };
@@ -244,7 +245,8 @@ MinStats Minimizer::run() {
   if (!(s_.dmax > 0)) throw ConfigError("min_modify dmax: the largest move must be positive");
   sim_.begin_minimize();
   MinStats stats;
-  base_ = sim_.add_per_atom(width);
+  handle_ = sim_.add_per_atom(width);
+  base_ = sim_.per_atom_offset(handle_);
   try {
     ecurrent_ = normalized(sim_.thermo().pe);
     stats.energy_initial = ecurrent_;
@@ -266,11 +268,11 @@ MinStats Minimizer::run() {
     stats.alpha_final = alpha_final_;
     if (stop != maxiter) sim_.observe(false, true);
   } catch (...) {
-    sim_.remove_per_atom(width);
+    sim_.remove_per_atom(handle_);
     sim_.end_minimize();
     throw;
   }
-  sim_.remove_per_atom(width);
+  sim_.remove_per_atom(handle_);
   sim_.end_minimize();
   return stats;
 }

@@ -378,6 +378,7 @@ void Simulation::add_compute(std::unique_ptr<Compute> compute) {
 void Simulation::uncompute(const std::string& id) {
   for (auto it = computes_.begin(); it != computes_.end(); ++it)
     if ((*it)->id() == id) {
+      (*it)->release(*this);
       computes_.erase(it);
       return;
     }
@@ -390,25 +391,49 @@ Compute* Simulation::find_compute(const std::string& id) {
   return nullptr;
 }
 
-std::size_t Simulation::add_per_atom(std::size_t width) {
-  const std::size_t offset = per_atom_width_;
-  resize_per_atom(per_atom_width_ + width);
-  return offset;
-}
-
-void Simulation::remove_per_atom(std::size_t width) {
-  if (width > per_atom_width_) throw std::logic_error("remove_per_atom: more than was added");
-  resize_per_atom(per_atom_width_ - width);
-}
-
-void Simulation::resize_per_atom(std::size_t width) {
+int Simulation::add_per_atom(std::size_t width) {
+  const int handle = next_per_atom_handle_++;
   const std::size_t old = per_atom_width_;
+  per_atom_.push_back({handle, width});
+  relayout_per_atom(old, old, 0, width);
+  return handle;
+}
+
+void Simulation::remove_per_atom(int handle) {
+  const std::size_t at = per_atom_offset(handle);
+  std::size_t width = 0;
+  for (auto it = per_atom_.begin(); it != per_atom_.end(); ++it)
+    if (it->first == handle) {
+      width = it->second;
+      per_atom_.erase(it);
+      break;
+    }
+  relayout_per_atom(per_atom_width_, at, width, 0);
+}
+
+std::size_t Simulation::per_atom_offset(int handle) const {
+  std::size_t offset = 0;
+  for (const auto& [h, width] : per_atom_) {
+    if (h == handle) return offset;
+    offset += width;
+  }
+  throw std::logic_error("per_atom_offset: no such per-atom vectors");
+}
+
+// Columns [at, at + removed) of each atom's per-atom values give way to `added` zeros.
+void Simulation::relayout_per_atom(std::size_t old_width, std::size_t at, std::size_t removed,
+                                   std::size_t added) {
+  const std::size_t width = old_width - removed + added;
   runtime_.superstep("md.per_atom_vectors", [&](Tile& t) {
     TileAtoms& s = state(t);
     const auto n = static_cast<std::size_t>(s.nlocal);
     std::vector<double> values(width * n, 0.0);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t c = 0; c < std::min(old, width); ++c) values[width * i + c] = s.extra[old * i + c];
+    for (std::size_t i = 0; i < n; ++i) {
+      const double* from = s.extra.data() + old_width * i;
+      double* to = values.data() + width * i;
+      std::copy(from, from + at, to);
+      std::copy(from + at + removed, from + old_width, to + at + added);
+    }
     s.extra.assign(values.begin(), values.end());
   });
   per_atom_width_ = width;

@@ -84,6 +84,10 @@ class Compute {
   // words it took (at least one), throws ConfigError.
   virtual std::size_t modify(const std::vector<std::string>& words, std::size_t at);
 
+  // Before uncompute destroys it (collective): what it holds in the simulation (per-atom
+  // vectors) goes back.
+  virtual void release(Simulation& /*sim*/) {}
+
   // Collective (see above). Each is called only for the outputs the compute says it has.
   virtual double scalar(Simulation& /*sim*/) { return 0; }
   virtual std::vector<double> vector(Simulation& /*sim*/) { return {}; }

@@ -177,12 +177,14 @@ class Simulation {
   // The compute with this ID, or nullptr.
   Compute* find_compute(const std::string& id);
   // Per-atom vectors that travel with the atoms between tiles (LAMMPS's fix STORE): a
-  // minimizer's search direction, a compute's reference positions. add_per_atom appends `width`
-  // doubles per atom (zero) and returns their offset in FixTile::per_atom and
-  // AtomsView::per_atom; remove_per_atom drops the last `width` (last added, first removed).
+  // minimizer's search direction, a compute's reference positions. add_per_atom adds `width`
+  // doubles per atom (zero, and zero for atoms added later) and returns a handle;
+  // per_atom_offset gives where they start within each atom's FixTile::per_atom and
+  // AtomsView::per_atom values now (removing others moves them); remove_per_atom drops them.
   // Collective. Not kept in restart files.
-  std::size_t add_per_atom(std::size_t width);
-  void remove_per_atom(std::size_t width);
+  int add_per_atom(std::size_t width);
+  void remove_per_atom(int handle);
+  std::size_t per_atom_offset(int handle) const;
 
   // For computes (collective): `count` values, each tile filling `out` (zeroed) from its own
   // atoms, velocities current, reduced element-wise with `op` over every tile in a fixed order.
@@ -285,7 +287,8 @@ class Simulation {
   // Shrink-wrapping (LAMMPS's Domain::reset_box): the shrinking faces to the atoms' extent, the
   // decomposition to the new box (collective; at every rebuild).
   void shrink_wrap();
-  void resize_per_atom(std::size_t width);
+  void relayout_per_atom(std::size_t old_width, std::size_t at, std::size_t removed,
+                         std::size_t added);
   std::array<bool, 3> periodicity() const;
   void forward_ghosts();
   void pack_ghost_positions(Tile& t);
@@ -325,6 +328,8 @@ class Simulation {
   std::vector<std::unique_ptr<Compute>> computes_;
   std::vector<std::string> groups_{"all"};
   std::size_t per_atom_width_ = 0;
+  std::vector<std::pair<int, std::size_t>> per_atom_;  // (handle, width), in layout order
+  int next_per_atom_handle_ = 1;
   bool minimizing_ = false;
   NeighborSettings saved_neighbor_;
   double pending_scale_ = 1.0;  // scale_velocities not yet applied

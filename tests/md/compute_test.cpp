@@ -3,6 +3,7 @@
 
 #include "md_test_support.hpp"
 #include "tessera/md/compute.hpp"
+#include "tessera/md/output_reference.hpp"
 
 namespace tessera::md::test {
 namespace {
@@ -45,7 +46,7 @@ TEST(Compute, GroupTemperaturesAddUpToTheWhole) {
                          "compute tr right temp\nrun 20\n",
                      "two types");
   auto value = [&](const std::string& id) {
-    return compute_value(s.sim, ComputeReference{id, 0, false}, false, "test");
+    return output_value(s.sim, OutputReference{'c', id, 0, false}, false, "test");
   };
   Compute& tl = *s.sim.find_compute("tl");
   Compute& tr = *s.sim.find_compute("tr");

@@ -347,6 +347,7 @@ void write_restart(Simulation& sim, const std::string& path) {
   // In the order they were defined: the order each step applies them in.
   nlohmann::json fixes = nlohmann::json::array();
   for (const auto& fix : sim.fixes()) {
+    if (!fix->restartable()) continue;
     nlohmann::json section = fix->restart_section();
     section["style"] = fix->style();
     section["id"] = fix->id();
@@ -553,7 +554,12 @@ void read_restart(Simulation& sim, const std::string& path) {
     const std::string group = section.is_object() && section.contains("group")
                                   ? r.text(section["group"], where + ".group")
                                   : std::string("all");
-    auto fix = fix_styles().make(style, FixArguments{id, group, {}, units, true});
+    FixArguments from_restart;
+    from_restart.id = id;
+    from_restart.group = group;
+    from_restart.units = units;
+    from_restart.from_restart = true;
+    auto fix = fix_styles().make(style, from_restart);
     fix->restore(section, r, where);
     for (const auto& other : fixes)
       if (other->integrates() && fix->integrates() && other->group() == fix->group())

@@ -1,6 +1,7 @@
 // The fix styles md_ipu has: one line per style (fix.hpp).
 #include "tessera/md/fix.hpp"
 #include "tessera/md/fix_addforce.hpp"
+#include "tessera/md/fix_ave_time.hpp"
 #include "tessera/md/fix_balance.hpp"
 #include "tessera/md/fix_enforce2d.hpp"
 #include "tessera/md/fix_langevin.hpp"
@@ -27,6 +28,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixSetForce>("setforce");
     r.add<FixBalance>("balance");
     r.add<FixAddForce>("addforce");
+    r.add<FixAveTime>("ave/time");
     r.add<FixTempRescale>("temp/rescale");
     r.add<FixWallReflect>("wall/reflect");
     return r;

@@ -19,6 +19,7 @@
 #include "tessera/md/dump.hpp"
 #include "tessera/md/expression.hpp"
 #include "tessera/md/minimize.hpp"
+#include "tessera/md/output_reference.hpp"
 #include "tessera/md/random_park.hpp"
 #include "tessera/md/velocity.hpp"
 
@@ -268,8 +269,8 @@ double Input::evaluate_formula(const std::string& formula) {
       if (!variables_.count(v)) return std::nullopt;
       return number("variable " + v, variable_text(v));
     }
-    if (const auto ref = parse_compute_reference(name))
-      return compute_value(sim_, *ref, false, "variable formula " + formula);
+    if (const auto ref = parse_output_reference(name))
+      return output_value(sim_, *ref, false, "variable formula " + formula);
     return thermo_->value(sim_, name);
   });
 }
@@ -600,6 +601,7 @@ void Input::lattice(const std::vector<std::string>& a) {
     bad("lattice options (origin, orient, spacing) are not supported; use the plain form");
   lattice_ = Lattice::make(a[0], number("lattice", a[1]), sim_.units(), sim_.dimension());
   char buf[160];
+  thermo_->set_lattice({lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)});
   std::snprintf(buf, sizeof buf, "Lattice spacing in x,y,z = %.8g %.8g %.8g\n", lattice_.spacing(0),
                 lattice_.spacing(1), lattice_.spacing(2));
   console_.print(buf);
@@ -848,7 +850,13 @@ void Input::fix(const std::vector<std::string>& a) {
   need(a, 3, "fix ID GROUP STYLE ARGS...; the fix styles are " + fix_styles().listing());
   FixArguments args{a[0], a[1], std::vector<std::string>(a.begin() + 3, a.end()), sim_.units(),
                     false, &sim_,
-                    {lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)}};
+                    {lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)},
+                    [this](const std::string& name) {
+                      if (!variables_.count(name))
+                        bad("v_" + name + ": there is no variable " + name +
+                            "; define it with variable");
+                      return number("variable " + name, variable_text(name));
+                    }};
   sim_.add_fix(fix_styles().make(a[2], args));
 }
 

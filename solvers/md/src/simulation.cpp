@@ -853,6 +853,8 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     const bool last = k + 1 == steps || stopped_by_ != 0;
     bool observed = last;
     for (auto& o : observers_) observed = observed || (o->every() > 0 && step_ % o->every() == 0);
+    for (const auto& fix : fixes_)
+      observed = observed || (fix->needs_energy() && step_ % fix->end_of_step_every() == 0);
     // The second half-kick waits for the next step's first superstep unless something looks
     // at the velocities first (observers, the thermostat, model deviation, the run's end).
     bool defer = !observed && !pair_->extra_due(step_);

@@ -5,6 +5,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/md/compute_pressure.hpp"
+#include "tessera/md/output_reference.hpp"
 
 namespace tessera::md {
 namespace {
@@ -18,6 +19,7 @@ const std::map<std::string, std::pair<const char*, bool>>& keywords() {
       {"evdwl", {"E_vdwl", true}}, {"ecoul", {"E_coul", true}}, {"epair", {"E_pair", true}},
       {"emol", {"E_mol", true}},   {"elong", {"E_long", true}}, {"vol", {"Volume", false}},
       {"lx", {"Lx", false}},       {"ly", {"Ly", false}},       {"lz", {"Lz", false}},
+      {"xlat", {"Xlat", false}},   {"ylat", {"Ylat", false}},   {"zlat", {"Zlat", false}},
       {"xlo", {"Xlo", false}},     {"xhi", {"Xhi", false}},     {"ylo", {"Ylo", false}},
       {"yhi", {"Yhi", false}},     {"zlo", {"Zlo", false}},     {"zhi", {"Zhi", false}},
       {"pxx", {"Pxx", false}},     {"pyy", {"Pyy", false}},     {"pzz", {"Pzz", false}},
@@ -46,7 +48,9 @@ bool ThermoOutput::is_keyword(const std::string& keyword) { return keywords().co
 namespace {
 bool is_variable(const std::string& k) { return k.size() > 2 && k.rfind("v_", 0) == 0; }
 std::string column_name(const std::string& k) {
-  return is_variable(k) || k.rfind("c_", 0) == 0 ? k : std::string(keywords().at(k).first);
+  return is_variable(k) || k.rfind("c_", 0) == 0 || k.rfind("f_", 0) == 0
+             ? k
+             : std::string(keywords().at(k).first);
 }
 }  // namespace
 
@@ -71,27 +75,30 @@ void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& ar
       k.push_back(*word);
       continue;
     }
-    const auto ref = parse_compute_reference(*word);
+    const auto ref = parse_output_reference(*word);
     if (!ref)
       throw ConfigError(
           "thermo_style custom: unknown keyword '" + *word +
           "'; supported: step atoms time dt temp press pe ke etotal evdwl ecoul epair emol "
-          "elong vol lx ly lz xlo xhi ylo yhi zlo zhi pxx pyy pzz pxy pxz pyz, v_NAME, c_ID, "
-          "c_ID[N] and c_ID[*]");
+          "elong vol lx ly lz xlo xhi ylo yhi zlo zhi xlat ylat zlat pxx pyy pzz pxy pxz pyz, "
+          "v_NAME, c_ID, c_ID[N], c_ID[*], f_ID, f_ID[N] and f_ID[*]");
     if (!ref->every) {
       k.push_back(*word);
       continue;
     }
-    // c_ID[*]: every element of the compute's vector, as LAMMPS's utils::expand_args.
-    const Compute* c = sim.find_compute(ref->id);
-    if (!c)
-      throw ConfigError("thermo_style custom " + *word + ": there is no compute " + ref->id +
-                        "; define it before thermo_style");
-    if (c->vector_size() == 0)
-      throw ConfigError("thermo_style custom " + *word + ": compute " + ref->id + " (" +
-                        c->style() + ") has no global vector");
-    for (std::size_t n = 1; n <= c->vector_size(); ++n)
-      k.push_back("c_" + ref->id + "[" + std::to_string(n) + "]");
+    // [*]: every element of the vector, as LAMMPS's utils::expand_args (which needs the compute
+    // or fix to exist now).
+    const std::string where = "thermo_style custom " + *word;
+    const std::size_t n = output_vector_size(sim, *ref, where);
+    if (n == 0)
+      throw ConfigError(where + ": " + (ref->kind == 'c' ? "compute " : "fix ") + ref->id +
+                        " has no global vector");
+    for (std::size_t e = 1; e <= n; ++e) {
+      OutputReference element = *ref;
+      element.every = false;
+      element.index = e;
+      k.push_back(element.text());
+    }
   }
   keywords_ = std::move(k);
   one_ = false;
@@ -176,8 +183,8 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
     if (!variable_) throw ConfigError("thermo_style custom " + k + ": no variables here");
     return variable_(k.substr(2));
   }
-  if (const auto ref = parse_compute_reference(k))
-    return compute_value(sim, *ref, normalized(sim), "thermo_style custom " + k);
+  if (const auto ref = parse_output_reference(k))
+    return output_value(sim, *ref, normalized(sim), "thermo_style custom " + k);
   if (k == "step") return static_cast<double>(sim.step());
   if (k == "atoms") return n;
   if (k == "time") return static_cast<double>(sim.step()) * sim.timestep();
@@ -195,6 +202,9 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   if (k == "lx") return box.length(0);
   if (k == "ly") return box.length(1);
   if (k == "lz") return box.length(2);
+  if (k == "xlat") return lattice_[0];
+  if (k == "ylat") return lattice_[1];
+  if (k == "zlat") return lattice_[2];
   if (k == "xlo") return box.lo[0];
   if (k == "xhi") return box.hi[0];
   if (k == "ylo") return box.lo[1];

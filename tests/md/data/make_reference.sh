@@ -100,4 +100,8 @@ minimization in.minimize minimize_cg60.lammps.out -var style cg -var iterations 
 minimization in.minimize minimize_sd25.lammps.out -var style sd -var iterations 25
 minimization in.minimize minimize_cg1000.lammps.out -var style cg -var iterations 1000
 minimization in.minimize_crystal minimize_crystal.lammps.out
+# fix ave/time: thermo (f_ID) and its files.
+(cd "$work" && lmp -in "$here/in.ave_time" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > ave_time.lammps.out
+cp "$work/ave_time_scalar.txt" ave_time_scalar.lammps.txt
+cp "$work/ave_time_vector.txt" ave_time_vector.lammps.txt
 echo "reference files written"

@@ -20,7 +20,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -107,20 +106,6 @@ struct ComputeArguments {
   std::vector<std::string> args;
   Simulation* sim = nullptr;
 };
-
-// A reference to a compute's global output as thermo and variables write it: c_ID (the
-// scalar), c_ID[N] (element N of the vector, from 1), c_ID[*] (every element; thermo only).
-struct ComputeReference {
-  std::string id;
-  std::size_t index = 0;  // 0: the scalar
-  bool every = false;     // [*]
-};
-// Nothing when `word` does not start with c_; throws ConfigError for a malformed index.
-std::optional<ComputeReference> parse_compute_reference(const std::string& word);
-// The value now (collective): throws ConfigError, `where` first, when there is no such compute
-// or it has no such output. `normalize`: an extensive value divided by the atom count.
-double compute_value(Simulation& sim, const ComputeReference& ref, bool normalize,
-                     const std::string& where);
 
 // The compute styles md_ipu has, by name.
 const Registry<Compute, const ComputeArguments&>& compute_styles();

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -91,6 +92,18 @@ class Fix {
   // How often end_of_step runs (LAMMPS's nevery): at steps that are multiples of it.
   virtual int end_of_step_every() const { return 1; }
 
+  // Global outputs, as LAMMPS's fixes have them (f_ID, f_ID[N] in thermo and variables; see
+  // compute.hpp for the meaning); collective. Fixes have none unless they say so.
+  virtual bool has_scalar() const { return false; }
+  virtual std::size_t vector_size() const { return 0; }
+  virtual bool extensive_scalar() const { return false; }
+  virtual bool extensive_vector(std::size_t /*k*/) const { return false; }
+  virtual double scalar(Simulation& /*sim*/) { return 0; }
+  virtual std::vector<double> vector(Simulation& /*sim*/) { return {}; }
+  // Whether end_of_step reads energies or virials (through computes) at its steps, so that the
+  // step computes them as it does for thermo.
+  virtual bool needs_energy() const { return false; }
+
   // When the fix is added by the fix command (not from a restart file), on each tile: per-atom
   // state it starts (fix langevin's noise streams).
   virtual void start_atoms(FixTile& /*t*/) {}
@@ -104,6 +117,9 @@ class Fix {
   virtual void final_integrate(FixTile& /*t*/) {}
   virtual void end_of_step(Simulation& /*sim*/) {}
 
+  // Whether restart files keep it (LAMMPS leaves out the fixes that have no restart state,
+  // such as fix ave/time: a script defines them again).
+  virtual bool restartable() const { return true; }
   // Its section of a restart file (an object; the style and ID are added by the caller), and
   // one read back, each field checked as the fix command checks it (FormatError naming it).
   virtual nlohmann::json restart_section() const { return nlohmann::json::object(); }
@@ -128,6 +144,8 @@ struct FixArguments {
   // lattice's spacing per axis (LAMMPS's xlattice ylattice zlattice, for lattice units).
   Simulation* sim = nullptr;
   std::array<double, 3> lattice{1.0, 1.0, 1.0};
+  // The input's equal-style variables by name (fix ave/time's v_NAME); empty from a restart.
+  std::function<double(const std::string& name)> variable;
 };
 
 // The fix styles md_ipu has, by name.

@@ -11,6 +11,7 @@
 // `thermo_modify format float` format, as LAMMPS (29 Sep 2021) does.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,6 +42,8 @@ class ThermoOutput : public Observer {
   void set_temperature(Simulation& sim, const std::string& id);
   void set_pressure(Simulation& sim, const std::string& id);
   void set_float_format(const std::string& format);
+  // The lattice's spacing per axis (thermo keywords xlat ylat zlat), from the lattice command.
+  void set_lattice(const std::array<double, 3>& spacing) { lattice_ = spacing; }
 
   int every() const override { return every_; }
   void observe(Simulation& sim, bool first_of_run, bool last_of_run) override;
@@ -68,6 +71,7 @@ class ThermoOutput : public Observer {
   std::vector<std::string> keywords_;
   bool one_ = true;  // thermo_style one (the default)
   std::string float_format_ = "%12.8g";
+  std::array<double, 3> lattice_{1.0, 1.0, 1.0};
   VariableValue variable_;
 };
 

@@ -1,0 +1,72 @@
+// fix ID GROUP ave/time NEVERY NREPEAT NFREQ VALUE... [keyword value ...]: LAMMPS's FixAveTime.
+// Every NFREQ steps it averages NREPEAT samples taken NEVERY steps apart (the last at the NFREQ
+// step) of each VALUE: c_ID, c_ID[N], f_ID, f_ID[N] or v_NAME (an equal-style variable), with
+// [*] expanded. Keywords: mode scalar (each value a number) or vector (each value a compute's
+// or fix's global vector, averaged element by element), ave one|running|window M (each NFREQ
+// average alone, or combined with all or the last M before it), start STEP, file FILE (LAMMPS's
+// layout: two comment lines, then "STEP v1 v2 ..." per average; in mode vector "STEP ROWS" and
+// a line per row), overwrite, format F, title1/2/3 TEXT. Its outputs: in mode scalar a scalar
+// (one value) or a vector (one element per value); in mode vector with one value, a vector of
+// its rows. The file is rewritten whole (atomic_file.hpp) at each average on rank 0.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/md/fix.hpp"
+#include "tessera/md/output_reference.hpp"
+
+namespace tessera::md {
+
+class FixAveTime final : public Fix {
+ public:
+  explicit FixAveTime(const FixArguments& a);
+  std::string style() const override { return "ave/time"; }
+  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_energy() const override { return true; }
+  bool restartable() const override { return false; }
+  int end_of_step_every() const override { return every_; }
+  void setup(Simulation& sim) override;
+  void end_of_step(Simulation& sim) override;
+  bool has_scalar() const override { return !vector_mode_ && values_.size() == 1; }
+  std::size_t vector_size() const override;
+  bool extensive_scalar() const override { return extensive_.size() == 1 && extensive_[0]; }
+  bool extensive_vector(std::size_t k) const override;
+  double scalar(Simulation& sim) override;
+  std::vector<double> vector(Simulation& sim) override;
+
+ private:
+  struct Value {
+    std::string text;  // as given: c_ID[2], v_name
+    std::optional<OutputReference> ref;
+    std::string variable;  // v_NAME's NAME
+  };
+  std::vector<double> sample(Simulation& sim);
+  std::int64_t next_valid(std::int64_t step) const;
+  void write(Simulation& sim, std::int64_t step, const std::vector<double>& average);
+
+  std::function<double(const std::string&)> variable_;
+  int every_ = 1, repeat_ = 1, frequency_ = 1;
+  std::vector<Value> values_;
+  bool vector_mode_ = false;
+  enum class Ave { one, running, window } ave_ = Ave::one;
+  int window_ = 0;
+  std::int64_t start_ = 0;
+  std::string file_, format_ = " %g", title1_, title2_, title3_;
+  bool overwrite_ = false, titles_given_[3] = {false, false, false};
+  std::vector<bool> extensive_;
+
+  std::int64_t next_ = -1;  // the next step that samples
+  int sampled_ = 0;         // samples in the current average
+  std::vector<double> sum_, total_;
+  std::vector<std::vector<double>> window_values_;
+  std::size_t window_at_ = 0;
+  bool window_full_ = false;
+  double norm_ = 0;
+  std::string header_, body_;  // the file's text
+};
+
+}  // namespace tessera::md

@@ -1,0 +1,36 @@
+// References to computes' and fixes' global outputs as thermo_style custom, equal-style
+// variables and fix ave/time write them, LAMMPS's syntax: c_ID or f_ID (the scalar), c_ID[N] or
+// f_ID[N] (element N of the vector, from 1), c_ID[*] or f_ID[*] (every element, where a list of
+// values is read). Evaluating one is collective.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "tessera/md/simulation.hpp"
+
+namespace tessera::md {
+
+struct OutputReference {
+  char kind = 'c';  // 'c' a compute, 'f' a fix
+  std::string id;
+  std::size_t index = 0;  // 0: the scalar
+  bool every = false;     // [*]
+  std::string text() const;  // as written: "c_ID[2]"
+};
+
+// Nothing when `word` starts with neither c_ nor f_; throws ConfigError for a malformed index.
+std::optional<OutputReference> parse_output_reference(const std::string& word);
+// The size of the referenced compute's or fix's global vector; throws ConfigError, `where`
+// first, when there is no such compute or fix.
+std::size_t output_vector_size(Simulation& sim, const OutputReference& ref,
+                               const std::string& where);
+// Whether the value grows with the system (divided by the atom count under thermo norm yes).
+bool output_extensive(Simulation& sim, const OutputReference& ref, const std::string& where);
+// The value now: throws ConfigError, `where` first, when there is no such compute or fix or it
+// has no such output. `normalize`: an extensive value divided by the atom count.
+double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
+                    const std::string& where);
+
+}  // namespace tessera::md

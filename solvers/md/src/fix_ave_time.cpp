@@ -1,0 +1,290 @@
+#include "tessera/md/fix_ave_time.hpp"
+
+#include <cstdio>
+
+#include "arguments.hpp"
+#include "tessera/core/atomic_file.hpp"
+#include "tessera/md/simulation.hpp"
+
+namespace tessera::md {
+
+FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.variable) {
+  const std::string what = "fix ave/time";
+  const char* usage = "fix ID GROUP ave/time NEVERY NREPEAT NFREQ VALUE... [keyword value ...]";
+  arguments::need(a.args, 4, usage);
+  every_ = static_cast<int>(arguments::integer(what + " NEVERY", a.args[0], 1, arguments::int_max));
+  repeat_ = static_cast<int>(arguments::integer(what + " NREPEAT", a.args[1], 1, arguments::int_max));
+  frequency_ =
+      static_cast<int>(arguments::integer(what + " NFREQ", a.args[2], 1, arguments::int_max));
+  if (frequency_ % every_ != 0 || static_cast<long long>(every_) * repeat_ > frequency_)
+    arguments::bad(what + ": NFREQ must be a multiple of NEVERY and at least NEVERY * NREPEAT");
+  std::size_t k = 3;
+  std::vector<std::string> words;
+  for (; k < a.args.size(); ++k) {
+    const std::string& w = a.args[k];
+    if (w.rfind("c_", 0) != 0 && w.rfind("f_", 0) != 0 && w.rfind("v_", 0) != 0) break;
+    words.push_back(w);
+  }
+  if (words.empty()) arguments::bad(what + ": give at least one value (c_ID, f_ID or v_NAME)");
+  for (; k < a.args.size(); ++k) {
+    const std::string& key = a.args[k];
+    auto value = [&]() -> const std::string& {
+      if (k + 1 >= a.args.size()) arguments::bad(what + ": keyword " + key + " needs a value");
+      return a.args[++k];
+    };
+    if (key == "mode") {
+      const std::string& v = value();
+      if (v != "scalar" && v != "vector") arguments::bad(what + ": mode must be scalar or vector");
+      vector_mode_ = v == "vector";
+    } else if (key == "ave") {
+      const std::string& v = value();
+      if (v == "one")
+        ave_ = Ave::one;
+      else if (v == "running")
+        ave_ = Ave::running;
+      else if (v == "window") {
+        ave_ = Ave::window;
+        window_ = static_cast<int>(arguments::integer(what + " ave window", value(), 1, 1000000));
+      } else
+        arguments::bad(what + ": ave must be one, running or window M");
+    } else if (key == "start") {
+      start_ = arguments::integer(what + " start", value(), 0, arguments::bigint_max);
+    } else if (key == "file") {
+      file_ = value();
+    } else if (key == "overwrite") {
+      overwrite_ = true;
+    } else if (key == "format") {
+      format_ = " " + value();
+    } else if (key == "title1" || key == "title2" || key == "title3") {
+      const int t = key[5] - '1';
+      (t == 0 ? title1_ : t == 1 ? title2_ : title3_) = value();
+      titles_given_[t] = true;
+    } else if (key == "off") {
+      arguments::bad(what + ": keyword off is not supported");
+    } else {
+      arguments::bad(what + ": unknown keyword '" + key +
+                     "'; supported: mode, ave, start, file, overwrite, format, title1-3");
+    }
+  }
+  if (!format_.empty()) {
+    // One floating-point conversion, as thermo_modify format float allows.
+    int conversions = 0;
+    for (std::size_t i = 0; i < format_.size(); ++i)
+      if (format_[i] == '%') {
+        if (i + 1 < format_.size() && format_[i + 1] == '%') {
+          ++i;
+          continue;
+        }
+        std::size_t j = i + 1;
+        while (j < format_.size() && std::string("-+ #0123456789.").find(format_[j]) != std::string::npos) ++j;
+        if (j >= format_.size() || std::string("eEfFgG").find(format_[j]) == std::string::npos)
+          arguments::bad(what + " format '" + format_.substr(1) + "': use one %e, %f or %g");
+        ++conversions;
+      }
+    if (conversions != 1)
+      arguments::bad(what + " format '" + format_.substr(1) + "': use exactly one %e, %f or %g");
+  }
+  Simulation* sim = a.sim;
+  if (!sim) arguments::bad(what + ": needs the simulation it averages");
+  for (const auto& w : words) {
+    Value v;
+    v.text = w;
+    if (w.rfind("v_", 0) == 0) {
+      if (vector_mode_) arguments::bad(what + ": mode vector takes c_ID and f_ID, not " + w);
+      if (!variable_) arguments::bad(what + ": no variables here for " + w);
+      v.variable = w.substr(2);
+      values_.push_back(v);
+      continue;
+    }
+    const auto ref = parse_output_reference(w);
+    const std::string where = what + " " + w;
+    if (ref->every) {
+      // [*]: every element, as LAMMPS's expand_args.
+      const std::size_t n = output_vector_size(*sim, *ref, where);
+      if (n == 0) arguments::bad(where + ": it has no global vector");
+      for (std::size_t e = 1; e <= n; ++e) {
+        Value element;
+        element.ref = *ref;
+        element.ref->every = false;
+        element.ref->index = e;
+        element.text = element.ref->text();
+        values_.push_back(element);
+      }
+      continue;
+    }
+    v.ref = ref;
+    values_.push_back(v);
+  }
+  std::size_t rows = 0;
+  for (const auto& v : values_) {
+    const std::string where = what + " " + v.text;
+    if (!v.ref) {
+      extensive_.push_back(false);
+      continue;
+    }
+    if (vector_mode_) {
+      if (v.ref->index != 0) arguments::bad(where + ": mode vector averages whole vectors");
+      const std::size_t n = output_vector_size(*sim, *v.ref, where);
+      if (n == 0) arguments::bad(where + ": it has no global vector");
+      if (rows != 0 && n != rows)
+        arguments::bad(where + ": its vector has " + std::to_string(n) + " rows, the others " +
+                       std::to_string(rows));
+      rows = n;
+      OutputReference first = *v.ref;
+      first.index = 1;
+      extensive_.push_back(output_extensive(*sim, first, where));
+    } else {
+      extensive_.push_back(output_extensive(*sim, *v.ref, where));
+    }
+  }
+  const std::size_t width = vector_mode_ ? rows * values_.size() : values_.size();
+  sum_.assign(width, 0.0);
+  total_.assign(width, 0.0);
+  if (ave_ == Ave::window) window_values_.assign(static_cast<std::size_t>(window_), sum_);
+  next_ = next_valid(sim->step());
+  // The file's first lines, as LAMMPS's.
+  header_ = (titles_given_[0] ? title1_ : "# Time-averaged data for fix " + id()) + "\n";
+  if (titles_given_[1])
+    header_ += title2_ + "\n";
+  else if (!vector_mode_) {
+    header_ += "# TimeStep";
+    for (const auto& v : values_) header_ += " " + v.text;
+    header_ += "\n";
+  } else
+    header_ += "# TimeStep Number-of-rows\n";
+  if (vector_mode_) {
+    if (titles_given_[2])
+      header_ += title3_ + "\n";
+    else {
+      header_ += "# Row";
+      for (const auto& v : values_) header_ += " " + v.text;
+      header_ += "\n";
+    }
+  }
+  if (!file_.empty() && sim->runtime().rank() == 0) check_output_path(file_);
+}
+
+// LAMMPS's FixAveTime::nextvalid.
+std::int64_t FixAveTime::next_valid(std::int64_t step) const {
+  std::int64_t valid = (step / frequency_) * frequency_ + frequency_;
+  while (valid < start_) valid += frequency_;
+  if (valid - frequency_ == step && repeat_ == 1)
+    valid = step;
+  else
+    valid -= static_cast<std::int64_t>(repeat_ - 1) * every_;
+  if (valid < step) valid += frequency_;
+  return valid;
+}
+
+std::size_t FixAveTime::vector_size() const {
+  if (!vector_mode_) return values_.size() > 1 ? values_.size() : 0;
+  return values_.size() == 1 ? sum_.size() : 0;
+}
+
+bool FixAveTime::extensive_vector(std::size_t k) const {
+  if (!vector_mode_) return k < extensive_.size() && extensive_[k];
+  return !extensive_.empty() && extensive_[0];
+}
+
+double FixAveTime::scalar(Simulation&) { return norm_ > 0 ? total_[0] / norm_ : 0.0; }
+
+std::vector<double> FixAveTime::vector(Simulation&) {
+  std::vector<double> out(total_.size(), 0.0);
+  if (norm_ > 0)
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = total_[i] / norm_;
+  return out;
+}
+
+std::vector<double> FixAveTime::sample(Simulation& sim) {
+  std::vector<double> values(sum_.size(), 0.0);
+  const std::size_t n = values_.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    const Value& v = values_[j];
+    const std::string where = "fix " + id() + " ave/time " + v.text;
+    if (!v.ref) {
+      values[j] = variable_(v.variable);
+    } else if (!vector_mode_) {
+      values[j] = output_value(sim, *v.ref, false, where);
+    } else {
+      const std::size_t rows = sum_.size() / n;
+      for (std::size_t r = 0; r < rows; ++r) {
+        OutputReference element = *v.ref;
+        element.index = r + 1;
+        values[r * n + j] = output_value(sim, element, false, where);
+      }
+    }
+  }
+  return values;
+}
+
+void FixAveTime::setup(Simulation& sim) {
+  if (next_ < sim.step()) {
+    sampled_ = 0;
+    next_ = next_valid(sim.step());
+  }
+  end_of_step(sim);
+}
+
+// LAMMPS's FixAveTime::invoke_scalar and invoke_vector.
+void FixAveTime::end_of_step(Simulation& sim) {
+  const std::int64_t step = sim.step();
+  if (step != next_) return;
+  if (sampled_ == 0) std::fill(sum_.begin(), sum_.end(), 0.0);
+  const auto values = sample(sim);
+  for (std::size_t i = 0; i < sum_.size(); ++i) sum_[i] += values[i];
+  if (++sampled_ < repeat_) {
+    next_ += every_;
+    return;
+  }
+  sampled_ = 0;
+  next_ = step + frequency_ - static_cast<std::int64_t>(repeat_ - 1) * every_;
+  for (auto& v : sum_) v /= repeat_;
+  if (ave_ == Ave::one) {
+    total_ = sum_;
+    norm_ = 1;
+  } else if (ave_ == Ave::running) {
+    for (std::size_t i = 0; i < sum_.size(); ++i) total_[i] += sum_[i];
+    norm_ += 1;
+  } else {
+    auto& slot = window_values_[window_at_];
+    for (std::size_t i = 0; i < sum_.size(); ++i) {
+      total_[i] += sum_[i];
+      if (window_full_) total_[i] -= slot[i];
+      slot[i] = sum_[i];
+    }
+    if (++window_at_ == window_values_.size()) window_at_ = 0, window_full_ = true;
+    norm_ = window_full_ ? static_cast<double>(window_) : static_cast<double>(window_at_);
+  }
+  if (!file_.empty() && sim.runtime().rank() == 0) {
+    std::vector<double> average(total_.size());
+    for (std::size_t i = 0; i < total_.size(); ++i) average[i] = total_[i] / norm_;
+    write(sim, step, average);
+  }
+}
+
+void FixAveTime::write(Simulation&, std::int64_t step, const std::vector<double>& average) {
+  std::string block = std::to_string(step);
+  char buf[64];
+  const std::size_t n = values_.size();
+  if (!vector_mode_) {
+    for (double v : average) std::snprintf(buf, sizeof buf, format_.c_str(), v), block += buf;
+    block += "\n";
+  } else {
+    const std::size_t rows = average.size() / n;
+    block += ' ';
+    block += std::to_string(rows);
+    block += '\n';
+    for (std::size_t r = 0; r < rows; ++r) {
+      block += std::to_string(r + 1);
+      for (std::size_t j = 0; j < n; ++j)
+        std::snprintf(buf, sizeof buf, format_.c_str(), average[r * n + j]), block += buf;
+      block += "\n";
+    }
+  }
+  body_ = overwrite_ ? block : body_ + block;
+  AtomicFile out(file_, AtomicFile::Start::empty);
+  out.write(header_ + body_);
+  out.commit();
+}
+
+}  // namespace tessera::md

@@ -1,0 +1,111 @@
+#include "tessera/md/output_reference.hpp"
+
+#include "arguments.hpp"
+
+namespace tessera::md {
+namespace {
+
+// What both computes and fixes answer.
+struct Source {
+  std::string name;  // "compute ID (style)"
+  bool has_scalar;
+  std::size_t vector_size;
+  Compute* compute;
+  Fix* fix;
+};
+
+Source find(Simulation& sim, const OutputReference& ref, const std::string& where) {
+  if (ref.kind == 'c') {
+    Compute* c = sim.find_compute(ref.id);
+    if (!c)
+      throw ConfigError(where + ": there is no compute " + ref.id + "; define it with compute");
+    return {"compute " + ref.id + " (" + c->style() + ")", c->has_scalar(), c->vector_size(), c,
+            nullptr};
+  }
+  for (const auto& f : sim.fixes())
+    if (f->id() == ref.id)
+      return {"fix " + ref.id + " (" + f->style() + ")", f->has_scalar(), f->vector_size(),
+              nullptr, f.get()};
+  throw ConfigError(where + ": there is no fix " + ref.id + "; define it with fix");
+}
+
+void check(const Source& s, const OutputReference& ref, const std::string& where) {
+  if (ref.index == 0 && !s.has_scalar)
+    throw ConfigError(where + ": " + s.name + " has no global scalar" +
+                      (s.vector_size > 0 ? std::string("; name an element, ") + ref.kind + "_" +
+                                               ref.id + "[N]"
+                                         : ""));
+  if (ref.index > s.vector_size)
+    throw ConfigError(where + ": " + s.name + " has " +
+                      (s.vector_size == 0
+                           ? std::string("no global vector")
+                           : "a global vector of " + std::to_string(s.vector_size)) +
+                      ", no element " + std::to_string(ref.index));
+}
+
+}  // namespace
+
+std::string OutputReference::text() const {
+  std::string t;
+  t += kind;
+  t += '_';
+  t += id;
+  if (every)
+    t += "[*]";
+  else if (index > 0)
+    t += '[' + std::to_string(index) + ']';
+  return t;
+}
+
+std::optional<OutputReference> parse_output_reference(const std::string& word) {
+  if (word.size() < 3 || (word.rfind("c_", 0) != 0 && word.rfind("f_", 0) != 0))
+    return std::nullopt;
+  OutputReference ref;
+  ref.kind = word[0];
+  const auto open = word.find('[');
+  ref.id = word.substr(2, open == std::string::npos ? std::string::npos : open - 2);
+  if (ref.id.empty()) throw ConfigError("'" + word + "' names no " +
+                                        (ref.kind == 'c' ? "compute" : "fix"));
+  if (open == std::string::npos) return ref;
+  if (word.back() != ']' || open + 2 >= word.size())
+    throw ConfigError("'" + word + "': write an element as " + ref.kind + "_ID[N]");
+  const std::string index = word.substr(open + 1, word.size() - open - 2);
+  if (index == "*")
+    ref.every = true;
+  else
+    ref.index = static_cast<std::size_t>(arguments::integer(word, index, 1, arguments::int_max));
+  return ref;
+}
+
+std::size_t output_vector_size(Simulation& sim, const OutputReference& ref,
+                               const std::string& where) {
+  return find(sim, ref, where).vector_size;
+}
+
+bool output_extensive(Simulation& sim, const OutputReference& ref, const std::string& where) {
+  const Source s = find(sim, ref, where);
+  check(s, ref, where);
+  if (s.compute)
+    return ref.index == 0 ? s.compute->extensive_scalar()
+                          : s.compute->extensive_vector(ref.index - 1);
+  return ref.index == 0 ? s.fix->extensive_scalar() : s.fix->extensive_vector(ref.index - 1);
+}
+
+double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
+                    const std::string& where) {
+  const Source s = find(sim, ref, where);
+  check(s, ref, where);
+  double value = 0;
+  if (ref.index == 0)
+    value = s.compute ? s.compute->scalar(sim) : s.fix->scalar(sim);
+  else
+    value = (s.compute ? s.compute->vector(sim) : s.fix->vector(sim))[ref.index - 1];
+  const bool extensive =
+      s.compute ? (ref.index == 0 ? s.compute->extensive_scalar()
+                                  : s.compute->extensive_vector(ref.index - 1))
+                : (ref.index == 0 ? s.fix->extensive_scalar() : s.fix->extensive_vector(ref.index - 1));
+  if (normalize && extensive && sim.natoms() > 0) value /= static_cast<double>(sim.natoms());
+  return value;
+}
+
+}  // namespace tessera::md

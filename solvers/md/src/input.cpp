@@ -21,6 +21,7 @@
 #include "tessera/md/minimize.hpp"
 #include "tessera/md/output_reference.hpp"
 #include "tessera/md/random_park.hpp"
+#include "tessera/md/region.hpp"
 #include "tessera/md/velocity.hpp"
 
 namespace tessera::md {
@@ -607,57 +608,64 @@ void Input::lattice(const std::vector<std::string>& a) {
   console_.print(buf);
 }
 
-// region ID block xlo xhi ylo yhi zlo zhi [side in|out] [units lattice|box], as LAMMPS's
-// RegBlock: a bound INF is unbounded and EDGE the box's face (both need the box, and neither is
-// scaled by the lattice).
+// region ID STYLE ARGS... [side in|out] [units lattice|box], as LAMMPS's: the style from
+// region_styles() (region.hpp), the keywords after its arguments.
 void Input::region(const std::vector<std::string>& a) {
-  const char* usage = "region ID block xlo xhi ylo yhi zlo zhi [side in|out] [units lattice|box]";
-  need(a, 8, usage);
-  if (a[1] != "block") bad("region style " + a[1] + ": Tessera supports block");
-  bool lattice_units = true;
-  Region region;
-  for (std::size_t i = 8; i < a.size(); i += 2) {
-    if (i + 1 >= a.size()) bad("region: " + a[i] + " needs a value; usage: " + usage);
-    if (a[i] == "units") {
-      if (a[i + 1] != "box" && a[i + 1] != "lattice") bad("region units must be lattice or box");
-      lattice_units = a[i + 1] == "lattice";
-    } else if (a[i] == "side") {
-      if (a[i + 1] != "in" && a[i + 1] != "out") bad("region side must be in or out");
-      region.inside = a[i + 1] == "in";
+  need(a, 2, "region ID STYLE ARGS... [side in|out] [units lattice|box]; the region styles are " +
+                 region_styles().listing());
+  RegionArguments args;
+  args.id = a[0];
+  const std::string& style = a[1];
+  std::size_t k = 2;
+  for (; k < a.size() && a[k] != "side" && a[k] != "units" && a[k] != "move" &&
+         a[k] != "rotate" && a[k] != "open";
+       ++k)
+    args.args.push_back(a[k]);
+  bool lattice_units = true, interior = true;
+  for (; k < a.size(); k += 2) {
+    if (k + 1 >= a.size()) bad("region " + a[0] + ": " + a[k] + " needs a value");
+    if (a[k] == "units") {
+      if (a[k + 1] != "box" && a[k + 1] != "lattice") bad("region units must be lattice or box");
+      lattice_units = a[k + 1] == "lattice";
+    } else if (a[k] == "side") {
+      if (a[k + 1] != "in" && a[k + 1] != "out") bad("region side must be in or out");
+      interior = a[k + 1] == "in";
     } else {
-      bad("unknown region option '" + a[i] + "'; usage: " + usage);
+      bad("region " + a[0] + ": keyword " + a[k] + " is not supported; use side and units");
     }
   }
-  auto open = [&](const std::string& w) { return w == "INF" || w == "EDGE"; };
+  // Lattice units need a lattice where there are coordinates to scale (not INF or EDGE).
   bool scaled = false;
-  for (std::size_t k = 2; k < 8; ++k) scaled = scaled || !open(a[k]);
+  if (style != "union" && style != "intersect")
+    for (const auto& w : args.args) scaled = scaled || (w != "INF" && w != "EDGE");
   if (lattice_units && scaled && lattice_.style == "none")
     bad("region in lattice units needs a lattice command first, or add units box");
-  for (std::size_t d = 0; d < 3; ++d) {
-    const double scale = lattice_units ? lattice_.spacing(static_cast<int>(d)) : 1.0;
-    const std::string &lo = a[2 + 2 * d], &hi = a[3 + 2 * d];
-    if ((open(lo) || open(hi)) && !sim_.has_box())
-      bad("region " + a[0] + ": INF and EDGE need the simulation box; define it first");
-    region.box.lo[d] = lo == "INF"    ? -open_bound
-                       : lo == "EDGE" ? sim_.box().lo[d]
-                                      : number("region", lo) * scale;
-    region.box.hi[d] = hi == "INF"    ? open_bound
-                       : hi == "EDGE" ? sim_.box().hi[d]
-                                      : number("region", hi) * scale;
-    if (!(region.box.hi[d] > region.box.lo[d]))
-      bad("region " + a[0] + ": each hi must exceed its lo");
-  }
-  regions_[a[0]] = region;
+  if (lattice_units)
+    for (int d = 0; d < 3; ++d) args.scale[static_cast<std::size_t>(d)] = lattice_.spacing(d);
+  if (sim_.has_box()) args.box = &sim_.box();
+  args.regions = &regions_;
+  std::unique_ptr<Region> region = region_styles().make(style, args);
+  region->set_interior(interior);
+  regions_[a[0]] = std::move(region);
+}
+
+const Region& Input::find_region(const std::string& id, const std::string& command) const {
+  const auto it = regions_.find(id);
+  if (it == regions_.end()) bad(command + ": there is no region " + id + "; define it with region");
+  return *it->second;
 }
 
 void Input::create_box(const std::vector<std::string>& a) {
   need(a, 2, "create_box N region-ID");
-  auto it = regions_.find(a[1]);
-  if (it == regions_.end()) bad("no region with ID " + a[1] + "; define it with region first");
-  if (!it->second.inside) bad("create_box needs a region with side in");
-  sim_.create_box(static_cast<int>(integer("create_box", a[0], 1, int_max)), it->second.box);
+  const Region& region = find_region(a[1], "create_box");
+  if (region.style() != "block") bad("create_box needs a block region, not " + region.style());
+  if (!region.interior()) bad("create_box needs a region with side in");
+  const Box b = region.bounds();
+  for (std::size_t d = 0; d < 3; ++d)
+    if (b.lo[d] <= -unbounded || b.hi[d] >= unbounded)
+      bad("create_box: region " + a[1] + " is unbounded (INF); give the box finite bounds");
+  sim_.create_box(static_cast<int>(integer("create_box", a[0], 1, int_max)), b);
   char buf[200];
-  const Box& b = it->second.box;
   std::snprintf(buf, sizeof buf, "Created orthogonal box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)\n",
                 b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]);
   console_.print(buf);
@@ -680,17 +688,15 @@ void Input::create_atoms(const std::vector<std::string>& a) {
     box_hi[d] = box.hi[d] - 2.0 * eps;
   }
   Box where = box;
-  std::optional<Region> region;
+  const Region* region = nullptr;
   if (a[1] == "region") {
     need(a, 3, "create_atoms TYPE region ID");
-    auto it = regions_.find(a[2]);
-    if (it == regions_.end()) bad("no region with ID " + a[2]);
-    region = it->second;
-    if (region->inside)
-      for (std::size_t d = 0; d < 3; ++d) {
-        where.lo[d] = std::max(where.lo[d], region->box.lo[d]);
-        where.hi[d] = std::min(where.hi[d], region->box.hi[d]);
-      }
+    region = &find_region(a[2], "create_atoms");
+    const Box extent = region->extent();
+    for (std::size_t d = 0; d < 3; ++d) {
+      where.lo[d] = std::max(where.lo[d], extent.lo[d]);
+      where.hi[d] = std::min(where.hi[d], extent.hi[d]);
+    }
   } else if (a[1] != "box") {
     bad("create_atoms style " + a[1] + ": use box or region");
   }
@@ -699,7 +705,7 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   const auto accept = [&](const std::array<double, 3>& p) {
     for (std::size_t d = 0; d < 3; ++d)
       if (!(p[d] >= box_lo[d] && p[d] < box_hi[d])) return false;
-    return !region || region->contains(p);
+    return !region || region->matches(p);
   };
   std::vector<AtomRecord> atoms;
   for (const auto& p : lattice_.points(where.lo, where.hi, accept)) {
@@ -1109,7 +1115,7 @@ void Input::group(const std::vector<std::string>& a) {
     need(args, 1, "group ID region REGION-ID");
     const auto it = regions_.find(args[0]);
     if (it == regions_.end()) bad("group " + name + ": no region with ID " + args[0]);
-    select = [region = it->second](const Simulation::GroupAtom& g) { return region.contains(g.x); };
+    select = [region = it->second](const Simulation::GroupAtom& g) { return region->matches(g.x); };
   } else if (style == "subtract" || style == "union" || style == "intersect") {
     need(args, style == "union" ? 1 : 2, std::string("group ID ") + style + " G1 G2 ...");
     std::vector<std::uint32_t> bits;
@@ -1170,7 +1176,7 @@ void Input::set(const std::vector<std::string>& a) {
   } else if (style == "region") {
     const auto it = regions_.find(id);
     if (it == regions_.end()) bad("set region " + id + ": there is no such region");
-    select = [region = it->second](const Simulation::GroupAtom& g) { return region.contains(g.x); };
+    select = [region = it->second](const Simulation::GroupAtom& g) { return region->matches(g.x); };
   } else {
     bad("set style " + style + " is not supported; " + usage);
   }

@@ -46,7 +46,7 @@ cp in.lj4000 "$work/"
 cp in.lj4000.nvt "$work/"
 (cd "$work" && lmp -in in.lj4000.nvt -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > in.lj4000.nvt.lammps.thermo
 # create_atoms on regions whose faces hold lattice points: LAMMPS's counts.
-(cd "$work" && lmp -in "$here/in.create_atoms" -log none) | grep -E '^Created [0-9]+ atoms' > create_atoms.lammps.out
+(cd "$work" && lmp -in "$here/in.create_atoms" -log none) | grep -E '^Created [0-9]+ atoms|atoms in group' > create_atoms.lammps.out
 # Dumped positions between rebuilds (atoms outside the box until the next one).
 cp in.dump_positions "$work/"
 (cd "$work" && lmp -in in.dump_positions -var dumpfile dump_positions.lammps.dump -log none >/dev/null)

@@ -16,6 +16,7 @@
 #include "tessera/md/console.hpp"
 #include "tessera/md/lattice.hpp"
 #include "tessera/md/minimize.hpp"
+#include "tessera/md/region.hpp"
 #include "tessera/md/simulation.hpp"
 #include "tessera/md/thermo_output.hpp"
 
@@ -94,6 +95,8 @@ class Input {
   void decomposition_command(const std::vector<std::string>& a);
   void lattice(const std::vector<std::string>& a);
   void region(const std::vector<std::string>& a);
+  // The region with this ID; throws ConfigError naming `command` when there is none.
+  const Region& find_region(const std::string& id, const std::string& command) const;
   void create_box(const std::vector<std::string>& a);
   void create_atoms(const std::vector<std::string>& a);
   void mass(const std::vector<std::string>& a);
@@ -140,19 +143,7 @@ class Input {
   Console& console_;
   std::shared_ptr<ThermoOutput> thermo_;
   std::map<std::string, Variable> variables_;
-  // A block region: its bounds (INF: +-open_bound) and whether it is the inside of the block.
-  struct Region {
-    Box box;
-    bool inside = true;
-    // LAMMPS's RegBlock::match: inside the block, faces included (or outside, side out).
-    bool contains(const std::array<double, 3>& p) const {
-      bool in = true;
-      for (std::size_t d = 0; d < 3; ++d) in = in && p[d] >= box.lo[d] && p[d] <= box.hi[d];
-      return in == inside;
-    }
-  };
-  static constexpr double open_bound = 1e20;  // LAMMPS's BIG
-  std::map<std::string, Region> regions_;
+  std::map<std::string, std::shared_ptr<const Region>> regions_;
   std::map<std::string, std::shared_ptr<Dump>> dumps_;
   Lattice lattice_;
   MinSettings min_;  // min_style and min_modify

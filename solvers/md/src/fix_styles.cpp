@@ -2,6 +2,7 @@
 #include "tessera/md/fix.hpp"
 #include "tessera/md/fix_addforce.hpp"
 #include "tessera/md/fix_ave_time.hpp"
+#include "tessera/md/fix_aveforce.hpp"
 #include "tessera/md/fix_balance.hpp"
 #include "tessera/md/fix_enforce2d.hpp"
 #include "tessera/md/fix_langevin.hpp"
@@ -29,6 +30,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixBalance>("balance");
     r.add<FixAddForce>("addforce");
     r.add<FixAveTime>("ave/time");
+    r.add<FixAveForce>("aveforce");
     r.add<FixTempRescale>("temp/rescale");
     r.add<FixWallReflect>("wall/reflect");
     return r;

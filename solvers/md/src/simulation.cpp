@@ -857,7 +857,7 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
       observed = observed || (fix->needs_energy() && step_ % fix->end_of_step_every() == 0);
     // The second half-kick waits for the next step's first superstep unless something looks
     // at the velocities first (observers, the thermostat, model deviation, the run's end).
-    bool defer = !observed && !pair_->extra_due(step_);
+    bool defer = !observed && !pair_->extra_due(step_) && !post_force_needs_sums();
     for (const auto& fix : fixes_)
       defer = defer && !(fix->needs_step_kinetic_energy() && step_ % fix->end_of_step_every() == 0);
     force_and_integrate_second(built, true, observed, defer);
@@ -1395,14 +1395,42 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     deferred_ = {true, step_};
     return;
   }
-  runtime_.superstep("md.integrate_second",
-                     [&](Tile& t) { finish_step(t, step_, integrate, extra, /*kinetic=*/true); });
+  // A fix whose post_force needs sums over its group (fix aveforce) splits the rest: the fixes
+  // before it act, its sums are reduced, then it and the next act.
+  std::size_t first = 0;
+  bool folded = false;
+  for (std::size_t k = 0; k < fixes_.size(); ++k) {
+    Fix& fix = *fixes_[k];
+    const std::size_t n = fix.post_force_sums();
+    if (n == 0 || (minimizing_ && !fix.acts_in_minimize())) continue;
+    const auto sums = runtime_.all_reduce<double>(
+        "md.post_force_sums", ReduceOp::sum, n, [&](Tile& t, std::span<double> out) {
+          if (!folded) fold_forces(t, step_, extra);
+          post_force_range(t, step_, first, k);
+          std::fill(out.begin(), out.end(), 0.0);
+          fix.sum_post_force(fix_view(t, step_), out);
+        });
+    fix.set_post_force_sums(sums);
+    folded = true;
+    first = k;
+  }
+  runtime_.superstep("md.integrate_second", [&](Tile& t) {
+    if (!folded) fold_forces(t, step_, extra);
+    post_force_range(t, step_, first, fixes_.size());
+    finish_integrate(t, step_, integrate, /*kinetic=*/true);
+  });
 }
 
 // The end of a step on one tile: returned forces added in segment order (and the other models'
 // the pair style's extra values, folded), the finite check, Langevin forces, v += dt/2 f/m and,
 // when `kinetic`, the kinetic energy tensor.
 void Simulation::finish_step(Tile& t, std::int64_t step, bool integrate, bool extra, bool kinetic) {
+  fold_forces(t, step, extra);
+  post_force_range(t, step, 0, fixes_.size());
+  finish_integrate(t, step, integrate, kinetic);
+}
+
+void Simulation::fold_forces(Tile& t, std::int64_t step, bool extra) {
   TileAtoms& s = state(t);
   const auto back = t.get(send_f_);
   const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
@@ -1421,11 +1449,21 @@ void Simulation::finish_step(Tile& t, std::int64_t step, bool integrate, bool ex
                   std::to_string(step) +
                   ": atoms overlap or the system blew up; check the input coordinates, or reduce "
                   "the timestep");
-  // post_force at every step and, as LAMMPS's fixes' setup, in a run's setup too (where
-  // `integrate` is false); then the second half-kick.
+}
+
+// post_force of fixes [first, last) at every step and, as LAMMPS's fixes' setup, in a run's
+// setup too.
+void Simulation::post_force_range(Tile& t, std::int64_t step, std::size_t first, std::size_t last) {
   FixTile view = fix_view(t, step);
-  for (auto& fix : fixes_)
-    if (!minimizing_ || fix->acts_in_minimize()) fix->post_force(view);
+  for (std::size_t k = first; k < last; ++k)
+    if (!minimizing_ || fixes_[k]->acts_in_minimize()) fixes_[k]->post_force(view);
+}
+
+// The second half-kick (not in a run's setup, where `integrate` is false) and the kinetic sums.
+void Simulation::finish_integrate(Tile& t, std::int64_t step, bool integrate, bool kinetic) {
+  TileAtoms& s = state(t);
+  const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
+  FixTile view = fix_view(t, step);
   if (integrate)
     for (auto& fix : fixes_) fix->final_integrate(view);
   if (!kinetic) {
@@ -1434,6 +1472,12 @@ void Simulation::finish_step(Tile& t, std::int64_t step, bool integrate, bool ex
   }
   sum_kinetic(t);
   t.charge(kick_kinetic_work, nlocal);
+}
+
+bool Simulation::post_force_needs_sums() const {
+  for (const auto& fix : fixes_)
+    if (fix->post_force_sums() > 0 && (!minimizing_ || fix->acts_in_minimize())) return true;
+  return false;
 }
 
 void Simulation::sum_kinetic(Tile& t) {

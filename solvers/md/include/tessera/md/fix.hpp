@@ -78,6 +78,12 @@ class Fix {
   // Whether end_of_step needs the step's kinetic energy (at its steps), so that the second
   // half-kick cannot wait for the next step's first superstep.
   virtual bool needs_step_kinetic_energy() const { return false; }
+  // Sums over the tiles that post_force needs (fix aveforce's total force on its group): how
+  // many; each tile's part, from its forces as the fixes before this one left them; and, on
+  // every rank, the totals, before post_force runs.
+  virtual std::size_t post_force_sums() const { return 0; }
+  virtual void sum_post_force(const FixTile& /*t*/, std::span<double> /*out*/) const {}
+  virtual void set_post_force_sums(std::span<const double> /*sums*/) {}
   // Whether its post_force (and setup) also acts during a minimization, as LAMMPS's
   // min_post_force (setforce, addforce, enforce2d); the other hooks never do.
   virtual bool acts_in_minimize() const { return false; }

@@ -296,6 +296,10 @@ class Simulation {
   void integrate_first(bool pack);
   void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial, bool defer);
   void finish_step(Tile& t, std::int64_t step, bool integrate, bool extra, bool kinetic);
+  void fold_forces(Tile& t, std::int64_t step, bool extra);
+  void post_force_range(Tile& t, std::int64_t step, std::size_t first, std::size_t last);
+  void finish_integrate(Tile& t, std::int64_t step, bool integrate, bool kinetic);
+  bool post_force_needs_sums() const;
   // The tile's kinetic sums (ke, ke_tensor) from its velocities.
   void sum_kinetic(Tile& t);
   FixTile fix_view(Tile& t, std::int64_t step);

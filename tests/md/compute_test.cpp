@@ -1,8 +1,9 @@
 // The Compute family through the library: what thermo and LAMMPS's tables cannot show.
+#include "tessera/md/compute.hpp"
+
 #include <gtest/gtest.h>
 
 #include "md_test_support.hpp"
-#include "tessera/md/compute.hpp"
 #include "tessera/md/output_reference.hpp"
 
 namespace tessera::md::test {

@@ -1,6 +1,5 @@
 #include "tessera/md/compute.hpp"
 
-
 namespace tessera::md {
 
 std::size_t Compute::modify(const std::vector<std::string>& words, std::size_t at) {

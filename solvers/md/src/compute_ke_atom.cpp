@@ -4,8 +4,7 @@ namespace tessera::md {
 
 ComputeKEAtom::ComputeKEAtom(const ComputeArguments& a) : Compute(a.id, a.group) {
   if (!a.args.empty())
-    throw ConfigError("compute " + a.id + " ke/atom takes no arguments, got '" + a.args[0] +
-                      "'");
+    throw ConfigError("compute " + a.id + " ke/atom takes no arguments, got '" + a.args[0] + "'");
 }
 
 void ComputeKEAtom::peratom(const AtomsView& a, std::span<double> out) const {

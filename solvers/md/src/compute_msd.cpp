@@ -42,15 +42,16 @@ void ComputeMSD::release(Simulation& sim) { sim.remove_per_atom(handle_); }
 
 std::array<double, 3> ComputeMSD::center(Simulation& sim) const {
   if (!com_) return {0, 0, 0};
-  const auto c = sim.reduce_atoms(
-      "md.compute_msd_center", ReduceOp::sum, 4, [&](const AtomsView& a, std::span<double> out) {
-        for (std::size_t i = 0; i < a.id.size(); ++i) {
-          if (!in_group(a, i)) continue;
-          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-          for (std::size_t d = 0; d < 3; ++d) out[d] += m * a.unwrapped(i, d);
-          out[3] += m;
-        }
-      });
+  const auto c = sim.reduce_atoms("md.compute_msd_center", ReduceOp::sum, 4,
+                                  [&](const AtomsView& a, std::span<double> out) {
+                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                      if (!in_group(a, i)) continue;
+                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+                                      for (std::size_t d = 0; d < 3; ++d)
+                                        out[d] += m * a.unwrapped(i, d);
+                                      out[3] += m;
+                                    }
+                                  });
   if (!(c[3] > 0)) return {0, 0, 0};
   return {c[0] / c[3], c[1] / c[3], c[2] / c[3]};
 }
@@ -58,19 +59,19 @@ std::array<double, 3> ComputeMSD::center(Simulation& sim) const {
 std::vector<double> ComputeMSD::vector(Simulation& sim) {
   const auto cm = center(sim);
   const std::size_t at = sim.per_atom_offset(handle_);
-  auto msd = sim.reduce_atoms(
-      "md.compute_msd", ReduceOp::sum, 5, [&](const AtomsView& a, std::span<double> out) {
-        for (std::size_t i = 0; i < a.id.size(); ++i) {
-          if (!in_group(a, i)) continue;
-          const double* x0 = &a.per_atom[a.per_atom_width * i + at];
-          const double dx = a.unwrapped(i, 0) - cm[0] - x0[0];
-          const double dy = a.unwrapped(i, 1) - cm[1] - x0[1];
-          const double dz = a.unwrapped(i, 2) - cm[2] - x0[2];
-          out[0] += dx * dx, out[1] += dy * dy, out[2] += dz * dz;
-          out[3] += dx * dx + dy * dy + dz * dz;
-          out[4] += 1;
-        }
-      });
+  auto msd = sim.reduce_atoms("md.compute_msd", ReduceOp::sum, 5,
+                              [&](const AtomsView& a, std::span<double> out) {
+                                for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                  if (!in_group(a, i)) continue;
+                                  const double* x0 = &a.per_atom[a.per_atom_width * i + at];
+                                  const double dx = a.unwrapped(i, 0) - cm[0] - x0[0];
+                                  const double dy = a.unwrapped(i, 1) - cm[1] - x0[1];
+                                  const double dz = a.unwrapped(i, 2) - cm[2] - x0[2];
+                                  out[0] += dx * dx, out[1] += dy * dy, out[2] += dz * dz;
+                                  out[3] += dx * dx + dy * dy + dz * dz;
+                                  out[4] += 1;
+                                }
+                              });
   const double n = msd[4];
   msd.resize(4);
   if (n > 0)

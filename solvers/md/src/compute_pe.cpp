@@ -8,7 +8,7 @@ namespace tessera::md {
 
 ComputePE::ComputePE(const ComputeArguments& a) : Compute(a.id, a.group) {
   if (a.group != "all") throw ConfigError("compute " + a.id + " pe must use the group all");
-  static const std::set<std::string> keywords{"pair",     "bond",     "angle", "dihedral",
+  static const std::set<std::string> keywords{"pair",     "bond",   "angle", "dihedral",
                                               "improper", "kspace", "fix"};
   if (!a.args.empty()) pair_ = false;
   for (const auto& word : a.args) {

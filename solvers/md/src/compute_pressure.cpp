@@ -30,15 +30,16 @@ ComputePressure::ComputePressure(const ComputeArguments& a) : Compute(a.id, a.gr
                         "'; use ke, pair, virial, bond, angle, dihedral, improper, kspace or fix");
   }
   if (ke_ && !temperature_)
-    throw ConfigError(what + ": the kinetic part (ke, or no keywords) needs a temperature "
+    throw ConfigError(what +
+                      ": the kinetic part (ke, or no keywords) needs a temperature "
                       "compute, not NULL");
 }
 
 Compute& ComputePressure::temperature(Simulation& sim) const {
   Compute* t = sim.find_compute(*temperature_);
   if (!t)
-    throw ConfigError("compute " + id() + " pressure: its temperature compute " +
-                      *temperature_ + " no longer exists");
+    throw ConfigError("compute " + id() + " pressure: its temperature compute " + *temperature_ +
+                      " no longer exists");
   return *t;
 }
 

@@ -15,11 +15,10 @@ const char* const properties[] = {"x", "y", "z", "vx", "vy", "vz", "fx", "fy", "
 ComputeReduce::ComputeReduce(const ComputeArguments& a) : Compute(a.id, a.group) {
   const std::string what = "compute " + a.id + " reduce";
   static const std::map<std::string, Mode> modes{
-      {"sum", Mode::sum},     {"sumsq", Mode::sumsq}, {"sumabs", Mode::sumabs},
-      {"min", Mode::min},     {"max", Mode::max},     {"ave", Mode::ave},
+      {"sum", Mode::sum},     {"sumsq", Mode::sumsq},  {"sumabs", Mode::sumabs},
+      {"min", Mode::min},     {"max", Mode::max},      {"ave", Mode::ave},
       {"avesq", Mode::avesq}, {"aveabs", Mode::aveabs}};
-  if (a.args.size() < 2)
-    throw ConfigError(what + ": usage: compute ID GROUP reduce MODE INPUT...");
+  if (a.args.size() < 2) throw ConfigError(what + ": usage: compute ID GROUP reduce MODE INPUT...");
   const auto mode = modes.find(a.args[0]);
   if (mode == modes.end())
     throw ConfigError(what + ": unknown mode '" + a.args[0] +
@@ -27,8 +26,7 @@ ComputeReduce::ComputeReduce(const ComputeArguments& a) : Compute(a.id, a.group)
   mode_ = mode->second;
   for (std::size_t k = 1; k < a.args.size(); ++k) {
     const std::string& word = a.args[k];
-    if (word == "replace")
-      throw ConfigError(what + ": the replace keyword is not supported");
+    if (word == "replace") throw ConfigError(what + ": the replace keyword is not supported");
     Input in;
     for (int p = 0; p < 9; ++p)
       if (word == properties[p]) in.property = p;
@@ -63,11 +61,13 @@ ComputeReduce::ComputeReduce(const ComputeArguments& a) : Compute(a.id, a.group)
       for (std::size_t col = 0; col < columns; ++col) in.column = col, inputs_.push_back(in);
     } else {
       if (columns == 1)
-        throw ConfigError(what + ": compute " + name + " has a per-atom vector, not columns; "
-                          "use c_" + name);
-      in.column = static_cast<std::size_t>(
-                      arguments::integer(what + " " + word, index, 1,
-                                         static_cast<long long>(columns))) - 1;
+        throw ConfigError(what + ": compute " + name +
+                          " has a per-atom vector, not columns; "
+                          "use c_" +
+                          name);
+      in.column = static_cast<std::size_t>(arguments::integer(what + " " + word, index, 1,
+                                                              static_cast<long long>(columns))) -
+                  1;
       inputs_.push_back(in);
     }
   }
@@ -82,8 +82,8 @@ std::vector<double> ComputeReduce::reduce(Simulation& sim) {
     if (inputs_[k].property < 0) {
       sources[k] = sim.find_compute(inputs_[k].compute);
       if (!sources[k])
-        throw ConfigError("compute " + id() + " reduce: its input compute " +
-                          inputs_[k].compute + " no longer exists");
+        throw ConfigError("compute " + id() + " reduce: its input compute " + inputs_[k].compute +
+                          " no longer exists");
     }
   auto values = sim.reduce_atoms(
       "md.compute_reduce", op, n + 1, [&](const AtomsView& a, std::span<double> out) {
@@ -108,17 +108,27 @@ std::vector<double> ComputeReduce::reduce(Simulation& sim) {
             else if (in.property < 6)
               value = a.v[3 * i + static_cast<std::size_t>(in.property - 3)];
             else
-              value = i < a.f.size() / 3 ? a.f[3 * i + static_cast<std::size_t>(in.property - 6)]
-                                         : 0.0;
+              value =
+                  i < a.f.size() / 3 ? a.f[3 * i + static_cast<std::size_t>(in.property - 6)] : 0.0;
             switch (mode_) {
               case Mode::sum:
-              case Mode::ave: acc += value; break;
+              case Mode::ave:
+                acc += value;
+                break;
               case Mode::sumsq:
-              case Mode::avesq: acc += value * value; break;
+              case Mode::avesq:
+                acc += value * value;
+                break;
               case Mode::sumabs:
-              case Mode::aveabs: acc += std::fabs(value); break;
-              case Mode::min: acc = std::fmin(acc, value); break;
-              case Mode::max: acc = std::fmax(acc, value); break;
+              case Mode::aveabs:
+                acc += std::fabs(value);
+                break;
+              case Mode::min:
+                acc = std::fmin(acc, value);
+                break;
+              case Mode::max:
+                acc = std::fmax(acc, value);
+                break;
             }
           }
           out[k] = acc;

@@ -39,16 +39,16 @@ double ComputeTemp::dof(Simulation& sim) {
 }
 
 double ComputeTemp::scalar(Simulation& sim) {
-  const auto sums = sim.reduce_atoms(
-      "md.compute_temp", ReduceOp::sum, 2, [&](const AtomsView& a, std::span<double> out) {
-        for (std::size_t i = 0; i < a.id.size(); ++i) {
-          if (!in_group(a, i)) continue;
-          const double* v = &a.v[3 * i];
-          out[0] += a.mass[static_cast<std::size_t>(a.type[i])] *
-                    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-          out[1] += 1;
-        }
-      });
+  const auto sums = sim.reduce_atoms("md.compute_temp", ReduceOp::sum, 2,
+                                     [&](const AtomsView& a, std::span<double> out) {
+                                       for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                         if (!in_group(a, i)) continue;
+                                         const double* v = &a.v[3 * i];
+                                         out[0] += a.mass[static_cast<std::size_t>(a.type[i])] *
+                                                   (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+                                         out[1] += 1;
+                                       }
+                                     });
   const double dof_value = dof_of(sim, sums[1]);
   if (dof_value < 0 && sums[1] > 0)
     throw ConfigError("compute " + id() + " temp: the degrees of freedom are negative (" +
@@ -58,20 +58,20 @@ double ComputeTemp::scalar(Simulation& sim) {
 }
 
 std::vector<double> ComputeTemp::vector(Simulation& sim) {
-  auto t = sim.reduce_atoms(
-      "md.compute_temp_tensor", ReduceOp::sum, 6, [&](const AtomsView& a, std::span<double> out) {
-        for (std::size_t i = 0; i < a.id.size(); ++i) {
-          if (!in_group(a, i)) continue;
-          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-          const double* v = &a.v[3 * i];
-          out[0] += m * v[0] * v[0];
-          out[1] += m * v[1] * v[1];
-          out[2] += m * v[2] * v[2];
-          out[3] += m * v[0] * v[1];
-          out[4] += m * v[0] * v[2];
-          out[5] += m * v[1] * v[2];
-        }
-      });
+  auto t = sim.reduce_atoms("md.compute_temp_tensor", ReduceOp::sum, 6,
+                            [&](const AtomsView& a, std::span<double> out) {
+                              for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                if (!in_group(a, i)) continue;
+                                const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+                                const double* v = &a.v[3 * i];
+                                out[0] += m * v[0] * v[0];
+                                out[1] += m * v[1] * v[1];
+                                out[2] += m * v[2] * v[2];
+                                out[3] += m * v[0] * v[1];
+                                out[4] += m * v[0] * v[2];
+                                out[5] += m * v[1] * v[2];
+                              }
+                            });
   for (auto& value : t) value *= sim.units().mvv2e;
   return t;
 }

@@ -13,7 +13,8 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
   const char* usage = "fix ID GROUP ave/time NEVERY NREPEAT NFREQ VALUE... [keyword value ...]";
   arguments::need(a.args, 4, usage);
   every_ = static_cast<int>(arguments::integer(what + " NEVERY", a.args[0], 1, arguments::int_max));
-  repeat_ = static_cast<int>(arguments::integer(what + " NREPEAT", a.args[1], 1, arguments::int_max));
+  repeat_ =
+      static_cast<int>(arguments::integer(what + " NREPEAT", a.args[1], 1, arguments::int_max));
   frequency_ =
       static_cast<int>(arguments::integer(what + " NFREQ", a.args[2], 1, arguments::int_max));
   if (frequency_ % every_ != 0 || static_cast<long long>(every_) * repeat_ > frequency_)
@@ -76,7 +77,9 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
           continue;
         }
         std::size_t j = i + 1;
-        while (j < format_.size() && std::string("-+ #0123456789.").find(format_[j]) != std::string::npos) ++j;
+        while (j < format_.size() &&
+               std::string("-+ #0123456789.").find(format_[j]) != std::string::npos)
+          ++j;
         if (j >= format_.size() || std::string("eEfFgG").find(format_[j]) == std::string::npos)
           arguments::bad(what + " format '" + format_.substr(1) + "': use one %e, %f or %g");
         ++conversions;

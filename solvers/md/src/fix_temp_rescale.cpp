@@ -32,8 +32,8 @@ std::size_t FixTempRescale::modify(Simulation& sim, const std::vector<std::strin
   const Compute* c = sim.find_compute(words[at + 1]);
   if (!c) throw ConfigError("fix_modify " + id() + " temp: there is no compute " + words[at + 1]);
   if (!c->is_temperature())
-    throw ConfigError("fix_modify " + id() + " temp: compute " + words[at + 1] + " (" +
-                      c->style() + ") does not compute a temperature");
+    throw ConfigError("fix_modify " + id() + " temp: compute " + words[at + 1] + " (" + c->style() +
+                      ") does not compute a temperature");
   temperature_id_ = words[at + 1];
   return 2;
 }
@@ -61,7 +61,8 @@ void FixTempRescale::end_of_step(Simulation& sim) {
   if (dof < 1) return;  // nothing to rescale
   if (t_current == 0.0)
     throw ConfigError("fix " + id() + " temp/rescale: the temperature is 0 at step " +
-                      std::to_string(sim.step()) + " and cannot be rescaled; give the group "
+                      std::to_string(sim.step()) +
+                      " and cannot be rescaled; give the group "
                       "velocities first (velocity create)");
   double t_target = t_start_ + sim.ramp_fraction() * (t_stop_ - t_start_);
   if (std::fabs(t_current - t_target) > window_) {
@@ -72,8 +73,8 @@ void FixTempRescale::end_of_step(Simulation& sim) {
 }
 
 nlohmann::json FixTempRescale::restart_section() const {
-  return {{"every", every_},     {"t_start", t_start_},   {"t_stop", t_stop_},
-          {"window", window_},   {"fraction", fraction_}, {"temperature", temperature_id_},
+  return {{"every", every_},   {"t_start", t_start_},   {"t_stop", t_stop_},
+          {"window", window_}, {"fraction", fraction_}, {"temperature", temperature_id_},
           {"energy", energy_}};
 }
 
@@ -82,8 +83,8 @@ void FixTempRescale::restore(const nlohmann::json& v, const detail::RestartHeade
   using Sign = detail::RestartHeader::Sign;
   every_ = static_cast<int>(r.integer(r.at(v, "every", where + ".every"), where + ".every", 1,
                                       arguments::int_max, "fix temp/rescale"));
-  t_start_ = r.real(r.at(v, "t_start", where + ".t_start"), where + ".t_start",
-                    Sign::non_negative, "fix temp/rescale");
+  t_start_ = r.real(r.at(v, "t_start", where + ".t_start"), where + ".t_start", Sign::non_negative,
+                    "fix temp/rescale");
   t_stop_ = r.real(r.at(v, "t_stop", where + ".t_stop"), where + ".t_stop", Sign::non_negative,
                    "fix temp/rescale");
   window_ = r.real(r.at(v, "window", where + ".window"), where + ".window", Sign::any,

@@ -92,10 +92,10 @@ void FixWallReflect::restore(const nlohmann::json& section, const detail::Restar
     const auto& w = walls[k];
     if (!w.is_array() || w.size() != 3 || !w[1].is_boolean())
       r.fail("has " + name + " = " + w.dump() + ", not [dimension, upper, coordinate]");
-    walls_.push_back({static_cast<int>(r.integer(w[0], name + "[0]", 0, 2, "fix wall/reflect")),
-                      w[1].get<bool>(),
-                      r.real(w[2], name + "[2]", detail::RestartHeader::Sign::any,
-                             "fix wall/reflect")});
+    walls_.push_back(
+        {static_cast<int>(r.integer(w[0], name + "[0]", 0, 2, "fix wall/reflect")),
+         w[1].get<bool>(),
+         r.real(w[2], name + "[2]", detail::RestartHeader::Sign::any, "fix wall/reflect")});
   }
 }
 

@@ -24,22 +24,21 @@ Source find(Simulation& sim, const OutputReference& ref, const std::string& wher
   }
   for (const auto& f : sim.fixes())
     if (f->id() == ref.id)
-      return {"fix " + ref.id + " (" + f->style() + ")", f->has_scalar(), f->vector_size(),
-              nullptr, f.get()};
+      return {"fix " + ref.id + " (" + f->style() + ")", f->has_scalar(), f->vector_size(), nullptr,
+              f.get()};
   throw ConfigError(where + ": there is no fix " + ref.id + "; define it with fix");
 }
 
 void check(const Source& s, const OutputReference& ref, const std::string& where) {
   if (ref.index == 0 && !s.has_scalar)
     throw ConfigError(where + ": " + s.name + " has no global scalar" +
-                      (s.vector_size > 0 ? std::string("; name an element, ") + ref.kind + "_" +
-                                               ref.id + "[N]"
-                                         : ""));
+                      (s.vector_size > 0
+                           ? std::string("; name an element, ") + ref.kind + "_" + ref.id + "[N]"
+                           : ""));
   if (ref.index > s.vector_size)
     throw ConfigError(where + ": " + s.name + " has " +
-                      (s.vector_size == 0
-                           ? std::string("no global vector")
-                           : "a global vector of " + std::to_string(s.vector_size)) +
+                      (s.vector_size == 0 ? std::string("no global vector")
+                                          : "a global vector of " + std::to_string(s.vector_size)) +
                       ", no element " + std::to_string(ref.index));
 }
 
@@ -64,8 +63,8 @@ std::optional<OutputReference> parse_output_reference(const std::string& word) {
   ref.kind = word[0];
   const auto open = word.find('[');
   ref.id = word.substr(2, open == std::string::npos ? std::string::npos : open - 2);
-  if (ref.id.empty()) throw ConfigError("'" + word + "' names no " +
-                                        (ref.kind == 'c' ? "compute" : "fix"));
+  if (ref.id.empty())
+    throw ConfigError("'" + word + "' names no " + (ref.kind == 'c' ? "compute" : "fix"));
   if (open == std::string::npos) return ref;
   if (word.back() != ']' || open + 2 >= word.size())
     throw ConfigError("'" + word + "': write an element as " + ref.kind + "_ID[N]");
@@ -100,10 +99,10 @@ double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
     value = s.compute ? s.compute->scalar(sim) : s.fix->scalar(sim);
   else
     value = (s.compute ? s.compute->vector(sim) : s.fix->vector(sim))[ref.index - 1];
-  const bool extensive =
-      s.compute ? (ref.index == 0 ? s.compute->extensive_scalar()
-                                  : s.compute->extensive_vector(ref.index - 1))
-                : (ref.index == 0 ? s.fix->extensive_scalar() : s.fix->extensive_vector(ref.index - 1));
+  const bool extensive = s.compute ? (ref.index == 0 ? s.compute->extensive_scalar()
+                                                     : s.compute->extensive_vector(ref.index - 1))
+                                   : (ref.index == 0 ? s.fix->extensive_scalar()
+                                                     : s.fix->extensive_vector(ref.index - 1));
   if (normalize && extensive && sim.natoms() > 0) value /= static_cast<double>(sim.natoms());
   return value;
 }

@@ -36,9 +36,8 @@ double temperature(Simulation& sim, const std::string& group, std::uint32_t mask
       throw ConfigError(std::string("velocity ") + style + " temp: there is no compute " +
                         options.temperature);
     if (!c->is_temperature())
-      throw ConfigError(std::string("velocity ") + style + " temp: compute " +
-                        options.temperature + " (" + c->style() +
-                        ") does not compute a temperature");
+      throw ConfigError(std::string("velocity ") + style + " temp: compute " + options.temperature +
+                        " (" + c->style() + ") does not compute a temperature");
     return c->scalar(sim);
   }
   // LAMMPS's velocity makes a compute temp of the group for this.
@@ -68,15 +67,16 @@ double unwrapped(const Box& box, std::span<const double> x, std::span<const std:
 
 // LAMMPS's Velocity::zero_momentum: the group's centre-of-mass velocity subtracted.
 void zero_momentum(Simulation& sim, std::uint32_t mask) {
-  const auto p = sim.reduce_atoms(
-      "md.velocity_momentum", ReduceOp::sum, 4, [&](const AtomsView& a, std::span<double> out) {
-        for (std::size_t i = 0; i < a.id.size(); ++i) {
-          if (!(a.mask[i] & mask)) continue;
-          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-          for (std::size_t d = 0; d < 3; ++d) out[d] += a.v[3 * i + d] * m;
-          out[3] += m;
-        }
-      });
+  const auto p = sim.reduce_atoms("md.velocity_momentum", ReduceOp::sum, 4,
+                                  [&](const AtomsView& a, std::span<double> out) {
+                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                      if (!(a.mask[i] & mask)) continue;
+                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+                                      for (std::size_t d = 0; d < 3; ++d)
+                                        out[d] += a.v[3 * i + d] * m;
+                                      out[3] += m;
+                                    }
+                                  });
   if (!(p[3] > 0)) return;
   sim.change_atoms([&](const Simulation::GroupAtom& a) { return (a.mask & mask) != 0; },
                    [&](Simulation::AtomChange& c) {
@@ -89,16 +89,16 @@ void zero_momentum(Simulation& sim, std::uint32_t mask) {
 // (from its angular momentum and inertia tensor, positions unwrapped) subtracted.
 void zero_rotation(Simulation& sim, std::uint32_t mask) {
   const Box& box = sim.box();
-  const auto c = sim.reduce_atoms(
-      "md.velocity_center_of_mass", ReduceOp::sum, 4,
-      [&](const AtomsView& a, std::span<double> out) {
-        for (std::size_t i = 0; i < a.id.size(); ++i) {
-          if (!(a.mask[i] & mask)) continue;
-          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-          for (std::size_t d = 0; d < 3; ++d) out[d] += m * a.unwrapped(i, d);
-          out[3] += m;
-        }
-      });
+  const auto c = sim.reduce_atoms("md.velocity_center_of_mass", ReduceOp::sum, 4,
+                                  [&](const AtomsView& a, std::span<double> out) {
+                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                      if (!(a.mask[i] & mask)) continue;
+                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+                                      for (std::size_t d = 0; d < 3; ++d)
+                                        out[d] += m * a.unwrapped(i, d);
+                                      out[3] += m;
+                                    }
+                                  });
   if (!(c[3] > 0)) return;
   const std::array<double, 3> xcm{c[0] / c[3], c[1] / c[3], c[2] / c[3]};
   const auto li = sim.reduce_atoms(
@@ -146,47 +146,45 @@ void velocity_create(Simulation& sim, const std::string& group, double t_desired
   if (!(t_desired > 0)) throw ConfigError("velocity create: the temperature must be positive");
   if (seed <= 0) throw ConfigError("velocity create: the seed must be a positive integer");
   if (options.sum)
-    throw ConfigError("velocity create sum yes is not supported; create, then add with set or "
-                      "ramp (sum yes)");
+    throw ConfigError(
+        "velocity create sum yes is not supported; create, then add with set or "
+        "ramp (sum yes)");
   std::vector<double> by_id;
   if (options.loop == "all") {
     // One generator over atom ids 1..N, as LAMMPS does (drawn for every atom, used for the
     // group's), so any decomposition gets the same velocities.
-    const std::int64_t max_id =
-        static_cast<std::int64_t>(sim.reduce_atoms(
-            "md.velocity_max_id", ReduceOp::max, 1, [](const AtomsView& a, std::span<double> out) {
-              for (const auto id : a.id) out[0] = std::max(out[0], static_cast<double>(id));
-            })[0]);
+    const std::int64_t max_id = static_cast<std::int64_t>(sim.reduce_atoms(
+        "md.velocity_max_id", ReduceOp::max, 1, [](const AtomsView& a, std::span<double> out) {
+          for (const auto id : a.id) out[0] = std::max(out[0], static_cast<double>(id));
+        })[0]);
     if (max_id != sim.natoms())
       throw ConfigError("velocity create loop all needs atom ids 1..N without gaps; use loop geom");
     RandomPark random(seed);
     by_id.resize(3 * static_cast<std::size_t>(sim.natoms()));
-    for (auto& value : by_id)
-      value = options.gaussian ? random.gaussian() : random.uniform() - 0.5;
+    for (auto& value : by_id) value = options.gaussian ? random.gaussian() : random.uniform() - 0.5;
   } else if (options.loop != "geom") {
     throw ConfigError(
         "velocity create loop " + options.loop +
         ": Tessera supports loop all and loop geom (loop local depends on the processor layout)");
   }
   const bool two_d = sim.dimension() == 2;
-  sim.change_atoms(
-      [&](const Simulation::GroupAtom& a) { return (a.mask & mask) != 0; },
-      [&](Simulation::AtomChange& a) {
-        std::array<double, 3> triple{};
-        if (options.loop == "all") {
-          for (std::size_t d = 0; d < 3; ++d)
-            triple[d] = by_id[3 * static_cast<std::size_t>(a.id - 1) + d];
-        } else {
-          RandomPark random(1);  // one per atom: tiles run this concurrently
-          random.reseed(seed, {a.x[0], a.x[1], a.x[2]});
-          for (auto& value : triple)
-            value = options.gaussian ? random.gaussian() : random.uniform() - 0.5;
-        }
-        const double factor = 1.0 / std::sqrt(sim.mass(a.type));
-        for (std::size_t d = 0; d < 3; ++d) a.v[d] = triple[d] * factor;
-        if (two_d) a.v[2] = 0.0;  // LAMMPS draws vz, then zeroes it
-        return true;
-      });
+  sim.change_atoms([&](const Simulation::GroupAtom& a) { return (a.mask & mask) != 0; },
+                   [&](Simulation::AtomChange& a) {
+                     std::array<double, 3> triple{};
+                     if (options.loop == "all") {
+                       for (std::size_t d = 0; d < 3; ++d)
+                         triple[d] = by_id[3 * static_cast<std::size_t>(a.id - 1) + d];
+                     } else {
+                       RandomPark random(1);  // one per atom: tiles run this concurrently
+                       random.reseed(seed, {a.x[0], a.x[1], a.x[2]});
+                       for (auto& value : triple)
+                         value = options.gaussian ? random.gaussian() : random.uniform() - 0.5;
+                     }
+                     const double factor = 1.0 / std::sqrt(sim.mass(a.type));
+                     for (std::size_t d = 0; d < 3; ++d) a.v[d] = triple[d] * factor;
+                     if (two_d) a.v[2] = 0.0;  // LAMMPS draws vz, then zeroes it
+                     return true;
+                   });
   if (options.momentum) zero_momentum(sim, mask);
   if (options.rotation) zero_rotation(sim, mask);
   rescale(sim, mask, temperature(sim, group, mask, options, "create"), t_desired, "create");

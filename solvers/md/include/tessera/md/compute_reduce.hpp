@@ -28,7 +28,9 @@ class ComputeReduce : public Compute {
     std::string compute;  // its ID
     std::size_t column = 0;
   };
-  bool sum_mode() const { return mode_ == Mode::sum || mode_ == Mode::sumsq || mode_ == Mode::sumabs; }
+  bool sum_mode() const {
+    return mode_ == Mode::sum || mode_ == Mode::sumsq || mode_ == Mode::sumabs;
+  }
   std::vector<double> reduce(Simulation& sim);
   Mode mode_ = Mode::sum;
   std::vector<Input> inputs_;

@@ -32,7 +32,7 @@ struct MinStats {
   long long iterations = 0, evaluations = 0;
   double force_two_norm_initial = 0, force_two_norm_final = 0;
   double force_max_initial = 0, force_max_final = 0;  // the largest force component
-  double alpha_final = 0;                              // the last line search's step
+  double alpha_final = 0;                             // the last line search's step
 };
 
 MinStats minimize(Simulation& sim, const MinSettings& settings);

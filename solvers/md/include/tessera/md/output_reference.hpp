@@ -15,8 +15,8 @@ namespace tessera::md {
 struct OutputReference {
   char kind = 'c';  // 'c' a compute, 'f' a fix
   std::string id;
-  std::size_t index = 0;  // 0: the scalar
-  bool every = false;     // [*]
+  std::size_t index = 0;     // 0: the scalar
+  bool every = false;        // [*]
   std::string text() const;  // as written: "c_ID[2]"
 };
 

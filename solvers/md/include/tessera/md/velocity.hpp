@@ -23,13 +23,13 @@
 namespace tessera::md {
 
 struct VelocityOptions {
-  bool sum = false;              // sum yes: add to the velocities instead of replacing them
-  bool gaussian = false;         // dist gaussian (create)
-  bool momentum = true;          // mom (create)
-  bool rotation = false;         // rot (create)
-  std::string loop = "all";      // loop all|geom (create)
-  std::string temperature;       // temp ID (create, scale): empty, the group's temperature
-  bool lattice_units = true;     // units lattice (the default) or box (set, ramp)
+  bool sum = false;           // sum yes: add to the velocities instead of replacing them
+  bool gaussian = false;      // dist gaussian (create)
+  bool momentum = true;       // mom (create)
+  bool rotation = false;      // rot (create)
+  std::string loop = "all";   // loop all|geom (create)
+  std::string temperature;    // temp ID (create, scale): empty, the group's temperature
+  bool lattice_units = true;  // units lattice (the default) or box (set, ramp)
 };
 
 void velocity_create(Simulation& sim, const std::string& group, double t, int seed,

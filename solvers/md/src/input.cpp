@@ -405,6 +405,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"balance", &Input::balance},
       {"compute", &Input::compute},
       {"compute_modify", &Input::compute_modify},
+      {"delete_atoms", &Input::delete_atoms},
       {"min_modify", &Input::min_modify},
       {"min_style", &Input::min_style},
       {"minimize", &Input::minimize},
@@ -879,6 +880,33 @@ void Input::compute_modify(const std::vector<std::string>& a) {
   Compute* c = sim_.find_compute(a[0]);
   if (!c) bad("compute_modify: there is no compute " + a[0]);
   for (std::size_t i = 1; i < a.size();) i += c->modify(a, i);
+}
+
+// delete_atoms group ID | region ID [compress yes|no], as LAMMPS's DeleteAtoms.
+void Input::delete_atoms(const std::vector<std::string>& a) {
+  need(a, 2, "delete_atoms group|region ID [compress yes|no]");
+  if (!sim_.has_box()) bad("delete_atoms: the simulation box is not defined");
+  std::function<bool(const Simulation::GroupAtom&)> select;
+  if (a[0] == "group") {
+    const int bit = sim_.group_bit(a[1]);
+    if (bit < 0) bad("delete_atoms group " + a[1] + ": there is no such group");
+    select = [flag = 1u << bit](const Simulation::GroupAtom& g) { return (g.mask & flag) != 0; };
+  } else if (a[0] == "region") {
+    const Region& region = find_region(a[1], "delete_atoms region");
+    select = [&region](const Simulation::GroupAtom& g) { return region.matches(g.x); };
+  } else {
+    bad("delete_atoms style " + a[0] + " is not supported; use group or region");
+  }
+  bool compress = true;
+  for (std::size_t i = 2; i < a.size(); i += 2) {
+    if (i + 1 >= a.size()) bad("delete_atoms: keyword " + a[i] + " needs a value");
+    if (a[i] != "compress")
+      bad("delete_atoms: keyword " + a[i] + " is not supported; use compress yes|no");
+    compress = yes_no("delete_atoms compress", a[i + 1]);
+  }
+  const std::int64_t n = sim_.delete_atoms(select, compress);
+  console_.print("Deleted " + std::to_string(n) + " atoms, new total = " +
+                 std::to_string(sim_.natoms()) + "\n");
 }
 
 void Input::fix_modify(const std::vector<std::string>& a) {

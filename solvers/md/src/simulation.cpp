@@ -526,6 +526,99 @@ std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)
   return static_cast<std::int64_t>(counts);
 }
 
+std::int64_t Simulation::delete_atoms(const std::function<bool(const GroupAtom&)>& select,
+                                      bool compress) {
+  changed();
+  apply_pending_scale();
+  const std::int64_t ids_before = max_id_;
+  // 1. Each tile keeps the atoms not selected, in order, and counts the others.
+  std::vector<std::vector<std::int64_t>> gone(tiles_.size());
+  const auto removed = runtime_.gather<int>("md.delete_atoms", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    auto x = t.get(x_);
+    auto type = t.get(type_);
+    auto& mine = gone[static_cast<std::size_t>(t.id() - runtime_.first_tile())];
+    const std::size_t w = per_atom_width_;
+    std::size_t keep = 0;
+    for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+      const GroupAtom a{s.id[u], type[u], {x[3 * u], x[3 * u + 1], x[3 * u + 2]}, s.mask[u]};
+      if (select(a)) {
+        mine.push_back(s.id[u]);
+        continue;
+      }
+      for (std::size_t d = 0; d < 3; ++d) {
+        x[3 * keep + d] = x[3 * u + d];
+        s.v[3 * keep + d] = s.v[3 * u + d];
+        s.image[3 * keep + d] = s.image[3 * u + d];
+      }
+      type[keep] = type[u];
+      s.id[keep] = s.id[u];
+      s.noise[keep] = s.noise[u];
+      s.mask[keep] = s.mask[u];
+      for (std::size_t c = 0; c < w; ++c) s.extra[w * keep + c] = s.extra[w * u + c];
+      ++keep;
+    }
+    s.nlocal = static_cast<int>(keep);
+    s.nghost = 0;
+    t.resize(x_, 3 * keep);
+    t.resize(type_, keep);
+    s.v.resize(3 * keep), s.image.resize(3 * keep), s.id.resize(keep), s.noise.resize(keep);
+    s.mask.resize(keep), s.extra.resize(w * keep);
+    return static_cast<int>(mine.size());
+  });
+  std::int64_t total = 0;
+  int most = 0;
+  for (const int n : removed) total += n, most = std::max(most, n);
+  natoms_ -= total;
+  if (!compress || total == 0) return total;
+  // 2. Every rank learns the deleted ids (padded to the longest tile's list), then each atom's
+  //    new id is its old one less the deleted ids below it.
+  const auto all = runtime_.gather<std::int64_t>(
+      "md.deleted_ids", static_cast<std::size_t>(most), [&](Tile& t, std::span<std::int64_t> out) {
+        const auto& mine = gone[static_cast<std::size_t>(t.id() - runtime_.first_tile())];
+        std::fill(out.begin(), out.end(), std::int64_t{0});
+        std::copy(mine.begin(), mine.end(), out.begin());
+      });
+  std::vector<std::int64_t> deleted;
+  for (const auto id : all)
+    if (id > 0) deleted.push_back(id);
+  std::sort(deleted.begin(), deleted.end());
+  if (ids_before == natoms_ + total) {
+    // Ids were 1..N: number the rest as LAMMPS's DeleteAtoms and tag_extend do on one
+    // processor, whose atoms are stored in id order when they have just been numbered: each
+    // deleted atom's slot takes the last atom, then the atoms are numbered in slot order.
+    std::vector<std::int64_t> slots(static_cast<std::size_t>(ids_before));
+    for (std::size_t k = 0; k < slots.size(); ++k) slots[k] = static_cast<std::int64_t>(k) + 1;
+    std::size_t n = slots.size(), k = 0;
+    while (k < n) {
+      if (std::binary_search(deleted.begin(), deleted.end(), slots[k]))
+        slots[k] = slots[--n];
+      else
+        ++k;
+    }
+    std::vector<std::int64_t> renumber(slots.size() + 1, 0);
+    for (std::size_t j = 0; j < n; ++j)
+      renumber[static_cast<std::size_t>(slots[j])] = static_cast<std::int64_t>(j) + 1;
+    runtime_.superstep("md.compress_ids", [&](Tile& t) {
+      for (auto& id : state(t).id) id = renumber[static_cast<std::size_t>(id)];
+    });
+  } else {
+    // Ids with gaps: the rest keep their order.
+    runtime_.superstep("md.compress_ids", [&](Tile& t) {
+      for (auto& id : state(t).id)
+        id -= static_cast<std::int64_t>(std::lower_bound(deleted.begin(), deleted.end(), id) -
+                                        deleted.begin());
+    });
+  }
+  max_id_ = static_cast<std::int64_t>(runtime_.all_reduce<double>(
+      "md.max_id", ReduceOp::max, [&](Tile& t) {
+        double most_id = 0;
+        for (const auto id : state(t).id) most_id = std::max(most_id, static_cast<double>(id));
+        return most_id;
+      }));
+  return total;
+}
+
 void Simulation::clear_group(const std::string& name) {
   changed();
   const int bit = group_bit(name);

@@ -104,4 +104,7 @@ minimization in.minimize_crystal minimize_crystal.lammps.out
 (cd "$work" && lmp -in "$here/in.ave_time" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > ave_time.lammps.out
 cp "$work/ave_time_scalar.txt" ave_time_scalar.lammps.txt
 cp "$work/ave_time_vector.txt" ave_time_vector.lammps.txt
+# delete_atoms (region, group; compress yes as LAMMPS numbers the rest), then a run.
+(cd "$work" && lmp -in "$here/in.delete_atoms" -log none) > "$work/delete.out"
+{ grep Deleted "$work/delete.out"; sed -n '/^ *Step/,/^Loop/p' "$work/delete.out" | grep -v '^Loop'; } > delete_atoms.lammps.out
 echo "reference files written"

@@ -110,6 +110,7 @@ class Input {
   void compute(const std::vector<std::string>& a);
   void compute_modify(const std::vector<std::string>& a);
   void fix_modify(const std::vector<std::string>& a);
+  void delete_atoms(const std::vector<std::string>& a);
   void uncompute(const std::vector<std::string>& a);
   void thermo_modify(const std::vector<std::string>& a);
   void dump(const std::vector<std::string>& a);

@@ -165,6 +165,11 @@ class Simulation {
   };
   std::int64_t change_atoms(const std::function<bool(const GroupAtom&)>& select,
                             const std::function<bool(AtomChange&)>& change);
+  // delete_atoms (collective): removes every owned atom for which select is true and returns
+  // how many went over all ranks. `compress`: the remaining atoms' ids become 1..N, in the order
+  // LAMMPS's compress yes gives them on one processor when the ids were 1..N (each deleted
+  // atom's place taken by the last; in id order otherwise).
+  std::int64_t delete_atoms(const std::function<bool(const GroupAtom&)>& select, bool compress);
   // The group names by bit, from a restart file (the atoms carry their masks).
   void set_groups(std::vector<std::string> names) { changed(), groups_ = std::move(names); }
   void unfix(const std::string& id);

@@ -8,6 +8,7 @@
 #include "tessera/md/compute_pressure.hpp"
 #include "tessera/md/compute_reduce.hpp"
 #include "tessera/md/compute_temp.hpp"
+#include "tessera/md/compute_temp_partial.hpp"
 
 namespace tessera::md {
 
@@ -22,6 +23,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputePressure>("pressure");
     r.add<ComputeReduce>("reduce");
     r.add<ComputeTemp>("temp");
+    r.add<ComputeTempPartial>("temp/partial");
     return r;
   }();
   return styles;

@@ -40,8 +40,8 @@ class Block final : public Region {
     for (std::size_t d = 0; d < 3; ++d) {
       box_.lo[d] = bound(a, a.args[2 * d], d, false);
       box_.hi[d] = bound(a, a.args[2 * d + 1], d, true);
-      if (!(box_.hi[d] > box_.lo[d]))
-        arguments::bad("region " + a.id + ": each hi must exceed its lo");
+      if (!(box_.hi[d] >= box_.lo[d]))  // LAMMPS's RegBlock allows lo == hi
+        arguments::bad("region " + a.id + ": a lo exceeds its hi");
     }
   }
   std::string style() const override { return "block"; }

@@ -1588,13 +1588,15 @@ void Simulation::sum_kinetic(Tile& t) {
   s.ke = 0.5 * (kt[0] + kt[1] + kt[2]);
 }
 
-void Simulation::scale_group_velocities(std::uint32_t mask, double factor) {
+void Simulation::scale_group_velocities(std::uint32_t mask, double factor,
+                                        std::array<bool, 3> components) {
   apply_pending_scale();
   runtime_.superstep("md.velocity_scale_group", [&](Tile& t) {
     TileAtoms& s = state(t);
     for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i)
       if (s.mask[i] & mask)
-        for (std::size_t d = 0; d < 3; ++d) s.v[3 * i + d] *= factor;
+        for (std::size_t d = 0; d < 3; ++d)
+          if (components[d]) s.v[3 * i + d] *= factor;
     sum_kinetic(t);
     t.charge(kick_kinetic_work, static_cast<std::uint64_t>(s.nlocal));
   });

@@ -17,6 +17,7 @@
 // runs. Units are the simulation's (units.hpp).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -77,6 +78,9 @@ class Compute {
   virtual bool extensive_vector(std::size_t /*k*/) const { return false; }
   // A temperature (LAMMPS's tempflag): one compute pressure and thermo_modify temp accept.
   virtual bool is_temperature() const { return false; }
+  // For a temperature: the velocity components it counts (LAMMPS's bias is the others, as
+  // temp/partial leaves a flow's direction out); a thermostat that scales to it scales these.
+  virtual std::array<bool, 3> thermal_components() const { return {true, true, true}; }
   // For a temperature: the degrees of freedom its scalar is over (collective).
   virtual double dof(Simulation& /*sim*/) { return 0; }
   // compute_modify KEYWORD VALUE...: the words; the default refuses any. Returns how many

@@ -1,7 +1,8 @@
 // compute ID GROUP temp: LAMMPS's ComputeTemp. The scalar is the group's temperature,
 // T = mvv2e sum m v^2 / (dof kB) with dof = dimension * N_group - extra (extra: the dimension,
 // or compute_modify extra/dof N); the vector its kinetic-energy tensor mvv2e sum m v_a v_b
-// (xx yy zz xy xz yz, energy units). Not extensive.
+// (xx yy zz xy xz yz, energy units). The scalar is intensive, the tensor extensive (thermo
+// divides it by the atom count under norm yes), as LAMMPS's.
 #pragma once
 
 #include <optional>
@@ -16,6 +17,7 @@ class ComputeTemp : public Compute {
   std::string style() const override { return "temp"; }
   bool has_scalar() const override { return true; }
   std::size_t vector_size() const override { return 6; }
+  bool extensive_vector(std::size_t) const override { return true; }  // as LAMMPS's extvector
   bool is_temperature() const override { return true; }
   double dof(Simulation& sim) override;
   std::size_t modify(const std::vector<std::string>& words, std::size_t at) override;

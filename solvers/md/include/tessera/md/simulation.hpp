@@ -261,9 +261,10 @@ class Simulation {
   // Scales every velocity by `factor`, lazily: the next superstep that reads the velocities
   // applies it (thermo and gather_atoms count it in before).
   void scale_velocities(double factor) { pending_scale_ *= factor; }
-  // Scales the velocities of the atoms in the groups of `mask` by `factor` now, the step's
-  // kinetic sums with them (collective; fix temp/rescale at its end_of_step).
-  void scale_group_velocities(std::uint32_t mask, double factor);
+  // Scales the velocities (the components flagged) of the atoms in the groups of `mask` by
+  // `factor` now, the step's kinetic sums with them (collective; fix temp/rescale).
+  void scale_group_velocities(std::uint32_t mask, double factor,
+                              std::array<bool, 3> components = {true, true, true});
 
   // Every atom, on rank 0, sorted by id (other ranks: empty). Collective. `wrapped`: positions
   // put inside the box with their image flags counted on (write_data and restart files, as

@@ -343,7 +343,8 @@ void write_restart(Simulation& sim, const std::string& path) {
   h["neighbor"] = {{"skin", sim.neighbor().skin},
                    {"every", sim.neighbor().every},
                    {"delay", sim.neighbor().delay},
-                   {"check", sim.neighbor().check}};
+                   {"check", sim.neighbor().check},
+                   {"exclude_types", sim.neighbor().exclude_types}};
   // In the order they were defined: the order each step applies them in.
   nlohmann::json fixes = nlohmann::json::array();
   for (const auto& fix : sim.fixes()) {
@@ -527,6 +528,17 @@ void read_restart(Simulation& sim, const std::string& path) {
   neighbor.delay = static_cast<int>(r.integer(r.at(n, "delay", "neighbor.delay"), "neighbor.delay",
                                               0, int_max, "neigh_modify delay"));
   neighbor.check = r.boolean(r.at(n, "check", "neighbor.check"), "neighbor.check");
+  if (n.contains("exclude_types")) {
+    const auto& ex = n["exclude_types"];
+    if (!ex.is_array()) r.fail("has neighbor.exclude_types that is not a list of type pairs");
+    for (std::size_t k = 0; k < ex.size(); ++k) {
+      const std::string name = "neighbor.exclude_types[" + std::to_string(k) + "]";
+      if (!ex[k].is_array() || ex[k].size() != 2) r.fail("has " + name + " that is not a type pair");
+      neighbor.exclude_types.emplace_back(
+          static_cast<int>(r.integer(ex[k][0], name + "[0]", 1, types, "neigh_modify exclude")),
+          static_cast<int>(r.integer(ex[k][1], name + "[1]", 1, types, "neigh_modify exclude")));
+    }
+  }
 
   // Fixes, each restored by its style from its section (the thermostat's state included), in
   // the order they were defined (version 4; versions 2 and 3 kept one fix per style, by style).

@@ -846,8 +846,21 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
       sim_.neighbor().delay = static_cast<int>(integer("neigh_modify delay", a[i + 1], 0, int_max));
     } else if (a[i] == "check") {
       sim_.neighbor().check = yes_no("neigh_modify", a[i + 1]);
+    } else if (a[i] == "exclude") {
+      if (a[i + 1] == "none") {
+        sim_.neighbor().exclude_types.clear();
+      } else if (a[i + 1] == "type") {
+        if (i + 3 >= a.size()) bad("neigh_modify exclude type needs two atom types");
+        if (!sim_.has_box()) bad("neigh_modify exclude type: the simulation box is not defined");
+        const int ti = static_cast<int>(integer("neigh_modify exclude type", a[i + 2], 1, sim_.types()));
+        const int tj = static_cast<int>(integer("neigh_modify exclude type", a[i + 3], 1, sim_.types()));
+        sim_.neighbor().exclude_types.emplace_back(ti, tj);
+        i += 2;
+      } else {
+        bad("neigh_modify exclude " + a[i + 1] + ": md_ipu excludes by type or none");
+      }
     } else {
-      bad("unknown keyword '" + a[i] + "'; supported: every, delay, check");
+      bad("unknown keyword '" + a[i] + "'; supported: every, delay, check, exclude");
     }
   }
 }

@@ -1407,6 +1407,16 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   // point before the array, and, with no ghosts on this tile, offset a null pointer: UB.)
   const std::int64_t* __restrict ghost_ids = tag.data();
   const int nl = s.nlocal;
+  // neigh_modify exclude type: a table by type pair, filtered after each atom's candidates.
+  const auto type = t.get(type_);
+  const std::size_t ntypes = static_cast<std::size_t>(types_) + 1;
+  std::vector<char> excluded;
+  if (!neighbor_.exclude_types.empty()) {
+    excluded.assign(ntypes * ntypes, 0);
+    for (const auto& [a, b] : neighbor_.exclude_types)
+      excluded[static_cast<std::size_t>(a) * ntypes + static_cast<std::size_t>(b)] =
+          excluded[static_cast<std::size_t>(b) * ntypes + static_cast<std::size_t>(a)] = 1;
+  }
   for (std::size_t i = 0; i < nlocal; ++i) {
     if (s.neigh.size() < n + nall) s.neigh.resize(std::max(s.neigh.size() * 3 / 2, n + nall));
     int* __restrict out = s.neigh.data();
@@ -1443,6 +1453,14 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
         if (id_i < ghost_ids[j - nl]) consider(j);
     }
     candidates += n - first;
+    if (!excluded.empty()) {
+      std::size_t kept = first;
+      const auto ti = static_cast<std::size_t>(type[i]);
+      for (std::size_t k = first; k < n; ++k)
+        if (!excluded[ti * ntypes + static_cast<std::size_t>(type[static_cast<std::size_t>(out[k])])])
+          out[kept++] = out[k];
+      n = kept;
+    }
     s.neigh_begin[i + 1] = static_cast<int>(n);
   }
   s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);

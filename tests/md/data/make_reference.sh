@@ -107,4 +107,6 @@ cp "$work/ave_time_vector.txt" ave_time_vector.lammps.txt
 # delete_atoms (region, group; compress yes as LAMMPS numbers the rest), then a run.
 (cd "$work" && lmp -in "$here/in.delete_atoms" -log none) > "$work/delete.out"
 { grep Deleted "$work/delete.out"; sed -n '/^ *Step/,/^Loop/p' "$work/delete.out" | grep -v '^Loop'; } > delete_atoms.lammps.out
+# neigh_modify exclude type.
+(cd "$work" && lmp -in "$here/in.exclude" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > exclude.lammps.out
 echo "reference files written"

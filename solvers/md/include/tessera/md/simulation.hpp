@@ -53,6 +53,8 @@ struct NeighborSettings {
   double skin = 0.3;
   int every = 1, delay = 10;  // LAMMPS's defaults
   bool check = true;
+  // neigh_modify exclude type I J: pairs of these types are left out of the lists (no force).
+  std::vector<std::pair<int, int>> exclude_types;
 };
 
 // Global sums at the end of a step (from which thermo columns follow).

@@ -43,20 +43,13 @@ void FixAveForce::post_force(FixTile& t) {
 }
 
 nlohmann::json FixAveForce::restart_section() const {
-  nlohmann::json values = nlohmann::json::array();
-  for (const auto& v : value_) values.push_back(v ? nlohmann::json(*v) : nlohmann::json());
-  return {{"values", values}};
+  return {{"values", detail::optional_triple_json(value_)}};
 }
 
 void FixAveForce::restore(const nlohmann::json& section, const detail::RestartHeader& r,
                           const std::string& where) {
-  const auto& values = r.at(section, "values", where + ".values");
-  if (!values.is_array() || values.size() != 3)
-    r.fail("has " + where + ".values = " + values.dump() + ", not 3 values");
-  for (std::size_t d = 0; d < 3; ++d)
-    if (!values[d].is_null())
-      value_[d] = r.real(values[d], where + ".values[" + std::to_string(d) + "]",
-                         detail::RestartHeader::Sign::any, "fix aveforce");
+  value_ = r.optional_triple(r.at(section, "values", where + ".values"), where + ".values",
+                             "fix aveforce");
 }
 
 }  // namespace tessera::md

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -72,6 +73,18 @@ class RestartHeader {
     return v;
   }
 
+  // Three numbers or nulls (a fix's components given as NULL), as optional_triple_json writes
+  // them; `like` names the command that would refuse a bad one.
+  std::array<std::optional<double>, 3> optional_triple(const nlohmann::json& j,
+                                                       const std::string& name,
+                                                       const std::string& like) const {
+    if (!j.is_array() || j.size() != 3) fail("has " + name + " = " + j.dump() + ", not 3 values");
+    std::array<std::optional<double>, 3> v;
+    for (std::size_t d = 0; d < 3; ++d)
+      if (!j[d].is_null()) v[d] = real(j[d], name + "[" + std::to_string(d) + "]", Sign::any, like);
+    return v;
+  }
+
   bool boolean(const nlohmann::json& j, const std::string& name) const {
     if (!j.is_boolean()) fail("has " + name + " = " + j.dump() + ", not true or false");
     return j.get<bool>();
@@ -105,5 +118,11 @@ class RestartHeader {
  private:
   const std::string& path_;
 };
+
+inline nlohmann::json optional_triple_json(const std::array<std::optional<double>, 3>& v) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& x : v) out.push_back(x ? nlohmann::json(*x) : nlohmann::json());
+  return out;
+}
 
 }  // namespace tessera::md::detail

@@ -526,6 +526,35 @@ std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)
   return static_cast<std::int64_t>(counts);
 }
 
+// The tile's own atoms but those marked, in order (ghosts dropped until the next rebuild).
+void Simulation::keep_atoms(Tile& t, const std::vector<bool>& leaves) {
+  TileAtoms& s = state(t);
+  auto x = t.get(x_);
+  auto type = t.get(type_);
+  const std::size_t w = per_atom_width_;
+  std::size_t keep = 0;
+  for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+    if (leaves[u]) continue;
+    for (std::size_t d = 0; d < 3; ++d) {
+      x[3 * keep + d] = x[3 * u + d];
+      s.v[3 * keep + d] = s.v[3 * u + d];
+      s.image[3 * keep + d] = s.image[3 * u + d];
+    }
+    type[keep] = type[u];
+    s.id[keep] = s.id[u];
+    s.noise[keep] = s.noise[u];
+    s.mask[keep] = s.mask[u];
+    for (std::size_t c = 0; c < w; ++c) s.extra[w * keep + c] = s.extra[w * u + c];
+    ++keep;
+  }
+  s.nlocal = static_cast<int>(keep);
+  s.nghost = 0;
+  t.resize(x_, 3 * keep);
+  t.resize(type_, keep);
+  s.v.resize(3 * keep), s.image.resize(3 * keep), s.id.resize(keep), s.noise.resize(keep);
+  s.mask.resize(keep), s.extra.resize(w * keep);
+}
+
 std::int64_t Simulation::delete_atoms(const std::function<bool(const GroupAtom&)>& select,
                                       bool compress) {
   changed();
@@ -538,32 +567,12 @@ std::int64_t Simulation::delete_atoms(const std::function<bool(const GroupAtom&)
     auto x = t.get(x_);
     auto type = t.get(type_);
     auto& mine = gone[static_cast<std::size_t>(t.id() - runtime_.first_tile())];
-    const std::size_t w = per_atom_width_;
-    std::size_t keep = 0;
-    for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+    std::vector<bool> leaves(static_cast<std::size_t>(s.nlocal), false);
+    for (std::size_t u = 0; u < leaves.size(); ++u) {
       const GroupAtom a{s.id[u], type[u], {x[3 * u], x[3 * u + 1], x[3 * u + 2]}, s.mask[u]};
-      if (select(a)) {
-        mine.push_back(s.id[u]);
-        continue;
-      }
-      for (std::size_t d = 0; d < 3; ++d) {
-        x[3 * keep + d] = x[3 * u + d];
-        s.v[3 * keep + d] = s.v[3 * u + d];
-        s.image[3 * keep + d] = s.image[3 * u + d];
-      }
-      type[keep] = type[u];
-      s.id[keep] = s.id[u];
-      s.noise[keep] = s.noise[u];
-      s.mask[keep] = s.mask[u];
-      for (std::size_t c = 0; c < w; ++c) s.extra[w * keep + c] = s.extra[w * u + c];
-      ++keep;
+      if (select(a)) leaves[u] = true, mine.push_back(s.id[u]);
     }
-    s.nlocal = static_cast<int>(keep);
-    s.nghost = 0;
-    t.resize(x_, 3 * keep);
-    t.resize(type_, keep);
-    s.v.resize(3 * keep), s.image.resize(3 * keep), s.id.resize(keep), s.noise.resize(keep);
-    s.mask.resize(keep), s.extra.resize(w * keep);
+    keep_atoms(t, leaves);
     return static_cast<int>(mine.size());
   });
   std::int64_t total = 0;
@@ -1128,28 +1137,7 @@ void Simulation::rebuild(bool canonical_order) {
     // Keep the others, in order.
     std::vector<bool> leaves(static_cast<std::size_t>(s.nlocal), false);
     for (const auto& l : leaving) leaves[static_cast<std::size_t>(l.second)] = true;
-    std::size_t keep = 0;
-    for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
-      if (leaves[u]) continue;
-      for (std::size_t d = 0; d < 3; ++d) {
-        x[3 * keep + d] = x[3 * u + d];
-        s.v[3 * keep + d] = s.v[3 * u + d];
-        s.image[3 * keep + d] = s.image[3 * u + d];
-      }
-      type[keep] = type[u];
-      s.id[keep] = s.id[u];
-      s.noise[keep] = s.noise[u];
-      s.mask[keep] = s.mask[u];
-      for (std::size_t c = 0; c < w; ++c) s.extra[w * keep + c] = s.extra[w * u + c];
-      ++keep;
-    }
-    s.nlocal = static_cast<int>(keep);
-    s.nghost = 0;
-    t.resize(x_, 3 * keep);
-    t.resize(type_, keep);
-    s.v.resize(3 * keep), s.image.resize(3 * keep), s.id.resize(keep), s.noise.resize(keep);
-    s.mask.resize(keep);
-    s.extra.resize(w * keep);
+    keep_atoms(t, leaves);
   });
 
   // 2. Take in the arrivals, and list the atoms each ghost segment sends.

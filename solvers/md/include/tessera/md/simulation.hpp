@@ -295,6 +295,7 @@ class Simulation {
   // Shrink-wrapping (LAMMPS's Domain::reset_box): the shrinking faces to the atoms' extent, the
   // decomposition to the new box (collective; at every rebuild).
   void shrink_wrap();
+  void keep_atoms(Tile& t, const std::vector<bool>& leaves);
   void relayout_per_atom(std::size_t old_width, std::size_t at, std::size_t removed,
                          std::size_t added);
   std::array<bool, 3> periodicity() const;

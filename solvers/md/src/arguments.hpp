@@ -92,4 +92,25 @@ inline std::pair<int, int> type_range(const std::string& command, const std::str
   return {static_cast<int>(lo), static_cast<int>(hi)};
 }
 
+// The printf conversions of a user's number format (thermo_modify format float, fix ave/time
+// format): how many there are when all are %e, %f or %g (with flags, width and precision;
+// "%%" is text), or -1 at the first that is not.
+inline int float_conversions(const std::string& format) {
+  int conversions = 0;
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < format.size() && std::string("-+ #0123456789.").find(format[j]) != std::string::npos)
+      ++j;
+    if (j >= format.size() || std::string("eEfFgG").find(format[j]) == std::string::npos) return -1;
+    ++conversions;
+    i = j;
+  }
+  return conversions;
+}
+
 }  // namespace tessera::md::arguments

@@ -1,6 +1,7 @@
 #include "tessera/md/compute_msd.hpp"
 
 #include "arguments.hpp"
+#include "tessera/md/compute_com.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -42,18 +43,7 @@ void ComputeMSD::release(Simulation& sim) { sim.remove_per_atom(handle_); }
 
 std::array<double, 3> ComputeMSD::center(Simulation& sim) const {
   if (!com_) return {0, 0, 0};
-  const auto c = sim.reduce_atoms("md.compute_msd_center", ReduceOp::sum, 4,
-                                  [&](const AtomsView& a, std::span<double> out) {
-                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
-                                      if (!in_group(a, i)) continue;
-                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-                                      for (std::size_t d = 0; d < 3; ++d)
-                                        out[d] += m * a.unwrapped(i, d);
-                                      out[3] += m;
-                                    }
-                                  });
-  if (!(c[3] > 0)) return {0, 0, 0};
-  return {c[0] / c[3], c[1] / c[3], c[2] / c[3]};
+  return center_of_mass(sim, group_mask()).value_or(std::array<double, 3>{0, 0, 0});
 }
 
 std::vector<double> ComputeMSD::vector(Simulation& sim) {

@@ -67,26 +67,12 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
                      "'; supported: mode, ave, start, file, overwrite, format, title1-3");
     }
   }
-  if (!format_.empty()) {
-    // One floating-point conversion, as thermo_modify format float allows.
-    int conversions = 0;
-    for (std::size_t i = 0; i < format_.size(); ++i)
-      if (format_[i] == '%') {
-        if (i + 1 < format_.size() && format_[i + 1] == '%') {
-          ++i;
-          continue;
-        }
-        std::size_t j = i + 1;
-        while (j < format_.size() &&
-               std::string("-+ #0123456789.").find(format_[j]) != std::string::npos)
-          ++j;
-        if (j >= format_.size() || std::string("eEfFgG").find(format_[j]) == std::string::npos)
-          arguments::bad(what + " format '" + format_.substr(1) + "': use one %e, %f or %g");
-        ++conversions;
-      }
-    if (conversions != 1)
-      arguments::bad(what + " format '" + format_.substr(1) + "': use exactly one %e, %f or %g");
-  }
+  // One floating-point conversion, as thermo_modify format float allows.
+  const int conversions = arguments::float_conversions(format_);
+  if (conversions < 0)
+    arguments::bad(what + " format '" + format_.substr(1) + "': use one %e, %f or %g");
+  if (conversions != 1)
+    arguments::bad(what + " format '" + format_.substr(1) + "': use exactly one %e, %f or %g");
   Simulation* sim = a.sim;
   if (!sim) arguments::bad(what + ": needs the simulation it averages");
   for (const auto& w : words) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "arguments.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/md/compute_pressure.hpp"
 #include "tessera/md/output_reference.hpp"
@@ -126,22 +127,10 @@ void ThermoOutput::set_pressure(Simulation& sim, const std::string& id) {
 
 void ThermoOutput::set_float_format(const std::string& format) {
   // One floating-point conversion and nothing else that printf would interpret.
-  int conversions = 0;
-  for (std::size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%') continue;
-    if (i + 1 < format.size() && format[i + 1] == '%') {
-      ++i;
-      continue;
-    }
-    std::size_t j = i + 1;
-    while (j < format.size() && std::string("-+ #0123456789.").find(format[j]) != std::string::npos)
-      ++j;
-    if (j >= format.size() || std::string("eEfFgG").find(format[j]) == std::string::npos)
-      throw ConfigError("thermo_modify format float '" + format +
-                        "': use one %e, %f or %g conversion");
-    ++conversions;
-    i = j;
-  }
+  const int conversions = arguments::float_conversions(format);
+  if (conversions < 0)
+    throw ConfigError("thermo_modify format float '" + format +
+                      "': use one %e, %f or %g conversion");
   if (conversions != 1)
     throw ConfigError("thermo_modify format float '" + format +
                       "': use exactly one %e, %f or %g conversion");

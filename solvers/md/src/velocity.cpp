@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "tessera/md/compute_com.hpp"
 #include "tessera/md/compute_temp.hpp"
 #include "tessera/md/random_park.hpp"
 
@@ -89,18 +90,9 @@ void zero_momentum(Simulation& sim, std::uint32_t mask) {
 // (from its angular momentum and inertia tensor, positions unwrapped) subtracted.
 void zero_rotation(Simulation& sim, std::uint32_t mask) {
   const Box& box = sim.box();
-  const auto c = sim.reduce_atoms("md.velocity_center_of_mass", ReduceOp::sum, 4,
-                                  [&](const AtomsView& a, std::span<double> out) {
-                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
-                                      if (!(a.mask[i] & mask)) continue;
-                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-                                      for (std::size_t d = 0; d < 3; ++d)
-                                        out[d] += m * a.unwrapped(i, d);
-                                      out[3] += m;
-                                    }
-                                  });
-  if (!(c[3] > 0)) return;
-  const std::array<double, 3> xcm{c[0] / c[3], c[1] / c[3], c[2] / c[3]};
+  const auto center = center_of_mass(sim, mask);
+  if (!center) return;
+  const std::array<double, 3> xcm = *center;
   const auto li = sim.reduce_atoms(
       "md.velocity_angular_momentum", ReduceOp::sum, 9,
       [&](const AtomsView& a, std::span<double> out) {

@@ -3,9 +3,17 @@
 // continuously across the box's faces. Not extensive.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <optional>
+
 #include "tessera/md/compute.hpp"
 
 namespace tessera::md {
+
+// The centre of mass of the atoms in the groups of `mask`, positions unwrapped (LAMMPS's
+// Group::xcm), or nothing when they have no mass. Collective.
+std::optional<std::array<double, 3>> center_of_mass(Simulation& sim, std::uint32_t mask);
 
 class ComputeCOM : public Compute {
  public:

@@ -35,6 +35,14 @@ Domain Domain::resized(const Box& box) const {
   return d;
 }
 
+void Domain::rescale(const Box& box) {
+  box_ = box;
+  for (auto& tile : segments_)
+    for (auto& s : tile)
+      for (std::size_t d = 0; d < 3; ++d)
+        s.shift[d] = -s.images[d] * box.length(static_cast<int>(d));
+}
+
 void Domain::build_segments() {
   const Box& box = box_;
   const int tiles = this->tiles();
@@ -73,6 +81,7 @@ void Domain::build_segments() {
             // The destination really sits `images` box lengths away from its unwrapped place,
             // so our atoms appear to it shifted by the opposite.
             s.shift[static_cast<std::size_t>(d)] = -images * box.length(d);
+            s.images[static_cast<std::size_t>(d)] = images;
             if (images != 0 && !periodic_[static_cast<std::size_t>(d)]) s.active = false;
           }
           s.destination = wrapped[0] + grid_[0] * (wrapped[1] + grid_[1] * wrapped[2]);

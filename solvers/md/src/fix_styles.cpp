@@ -6,8 +6,8 @@
 #include "tessera/md/fix_balance.hpp"
 #include "tessera/md/fix_enforce2d.hpp"
 #include "tessera/md/fix_langevin.hpp"
+#include "tessera/md/fix_nh.hpp"
 #include "tessera/md/fix_nve.hpp"
-#include "tessera/md/fix_nvt.hpp"
 #include "tessera/md/fix_setforce.hpp"
 #include "tessera/md/fix_temp_rescale.hpp"
 #include "tessera/md/fix_wall_reflect.hpp"
@@ -23,7 +23,10 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
   static const Registry<Fix, const FixArguments&> styles = [] {
     Registry<Fix, const FixArguments&> r("fix style");
     r.add<FixNVE>("nve");
-    r.add<FixNVT>("nvt");
+    for (const char* nh : {"nvt", "npt", "nph"})
+      r.add(nh, [nh](const FixArguments& a) -> std::unique_ptr<Fix> {
+        return std::make_unique<FixNH>(a, nh);
+      });
     r.add<FixLangevin>("langevin");
     r.add<FixEnforce2D>("enforce2d");
     r.add<FixSetForce>("setforce");

@@ -107,8 +107,9 @@ void Simulation::require_box(const char* command) const {
 void Simulation::set_boundary(const Boundary& boundary) {
   changed();
   if (has_box())
-    throw ConfigError("boundary: the simulation box is already defined; put boundary before it "
-                      "is created (create_box, read_data or read_restart)");
+    throw ConfigError(
+        "boundary: the simulation box is already defined; put boundary before it "
+        "is created (create_box, read_data or read_restart)");
   if (dimension_ == 2 && !boundary.periodic(2))
     throw ConfigError("boundary: a 2-d simulation must be periodic in z");
   boundary_ = boundary;
@@ -369,8 +370,7 @@ void Simulation::add_compute(std::unique_ptr<Compute> compute) {
                       " is in use; uncompute it first or choose another ID");
   const int bit = group_bit(compute->group());
   if (bit < 0)
-    throw ConfigError(what + ": there is no group " + compute->group() +
-                      "; define it with group");
+    throw ConfigError(what + ": there is no group " + compute->group() + "; define it with group");
   compute->set_group_bit(bit);
   computes_.push_back(std::move(compute));
 }
@@ -619,8 +619,8 @@ std::int64_t Simulation::delete_atoms(const std::function<bool(const GroupAtom&)
                                         deleted.begin());
     });
   }
-  max_id_ = static_cast<std::int64_t>(runtime_.all_reduce<double>(
-      "md.max_id", ReduceOp::max, [&](Tile& t) {
+  max_id_ = static_cast<std::int64_t>(
+      runtime_.all_reduce<double>("md.max_id", ReduceOp::max, [&](Tile& t) {
         double most_id = 0;
         for (const auto id : state(t).id) most_id = std::max(most_id, static_cast<double>(id));
         return most_id;
@@ -687,7 +687,6 @@ double Simulation::ramp_at(std::int64_t step) const {
 }
 
 double Simulation::ramp_fraction() const { return ramp_at(step_); }
-
 
 // ---- thermodynamics ----------------------------------------------------------------------
 
@@ -889,7 +888,8 @@ void Simulation::for_each_tile(std::string_view name, const std::function<void(F
 
 void Simulation::observe(bool first, bool last) {
   for (auto& o : observers_)
-    if (first || last || (o->every() > 0 && step_ % o->every() == 0)) o->observe(*this, first, last);
+    if (first || last || (o->every() > 0 && step_ % o->every() == 0))
+      o->observe(*this, first, last);
 }
 
 bool Simulation::decide_rebuild() {
@@ -899,7 +899,29 @@ bool Simulation::decide_rebuild() {
   if (!neighbor_.check) return true;
   const double moved = runtime_.all_reduce<double>(
       "md.neighbor_check", ReduceOp::max, [&](Tile& t) { return state(t).max_displacement_sq; });
-  return moved > 0.25 * neighbor_.skin * neighbor_.skin;
+  double trigger_sq = 0.25 * neighbor_.skin * neighbor_.skin;
+  // When a fix may change the box (LAMMPS's boxcheck, with a periodic dimension), the skin is
+  // reduced by how far the box's lower and upper corners moved since the lists were built.
+  bool box_may_change = false;
+  for (const auto& fix : fixes_) box_may_change = box_may_change || fix->changes_box();
+  const auto periodic = periodicity();
+  if (box_may_change && (periodic[0] || periodic[1] || (dimension_ == 3 && periodic[2]))) {
+    double lo_sq = 0, hi_sq = 0;
+    for (std::size_t d = 0; d < 3; ++d) {
+      const double dlo = box_.lo[d] - box_at_build_.lo[d], dhi = box_.hi[d] - box_at_build_.hi[d];
+      lo_sq += dlo * dlo, hi_sq += dhi * dhi;
+    }
+    const double delta =
+        std::max(0.0, 0.5 * (neighbor_.skin - (std::sqrt(lo_sq) + std::sqrt(hi_sq))));
+    trigger_sq = delta * delta;
+  }
+  return moved > trigger_sq;
+}
+
+void Simulation::change_box(const Box& box) {
+  box_ = box;
+  domain_.rescale(box);
+  box_changed_ = true;
 }
 
 void Simulation::run(std::int64_t steps, const RunOptions& options) {
@@ -981,9 +1003,10 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
 }
 
 void Simulation::integrate_first(bool pack) {
+  // A fix's pre_integrate may read the velocities (reduce_atoms applies the pending scale).
+  for (auto& fix : fixes_) fix->pre_integrate(*this);
   const double scale_before = pending_scale_;
   pending_scale_ = 1.0;
-  for (auto& fix : fixes_) fix->pre_integrate(*this);
   const bool track = neighbor_.check;
   const Deferred finish = deferred_;
   deferred_.pending = false;
@@ -1067,6 +1090,8 @@ void Simulation::shrink_wrap() {
 void Simulation::rebuild(bool canonical_order) {
   since_build_ = 0;
   if (boundary_.any_shrinks()) shrink_wrap();
+  if (box_changed_) domain_ = domain_.resized(box_), box_changed_ = false;
+  box_at_build_ = box_;
   // 1. Wrap positions into the box and send atoms that left their tile to their new owner.
   runtime_.superstep("md.migrate", [&](Tile& t) {
     TileAtoms& s = state(t);
@@ -1150,7 +1175,8 @@ void Simulation::rebuild(bool canonical_order) {
     const std::size_t stride = w > 0 ? 2 : 1;
     const auto& inbox = t.inbox();
     std::size_t arriving = 0;
-    for (std::size_t m = 0; m < inbox.size(); m += stride) arriving += inbox[m].as<AtomRecord>().size();
+    for (std::size_t m = 0; m < inbox.size(); m += stride)
+      arriving += inbox[m].as<AtomRecord>().size();
     const std::size_t n = static_cast<std::size_t>(s.nlocal) + arriving;
     t.resize(x_, 3 * n);
     t.resize(type_, n);
@@ -1445,7 +1471,8 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
       std::size_t kept = first;
       const auto ti = static_cast<std::size_t>(type[i]);
       for (std::size_t k = first; k < n; ++k)
-        if (!excluded[ti * ntypes + static_cast<std::size_t>(type[static_cast<std::size_t>(out[k])])])
+        if (!excluded[ti * ntypes +
+                      static_cast<std::size_t>(type[static_cast<std::size_t>(out[k])])])
           out[kept++] = out[k];
       n = kept;
     }
@@ -1502,13 +1529,13 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     Fix& fix = *fixes_[k];
     const std::size_t n = fix.post_force_sums();
     if (n == 0 || (minimizing_ && !fix.acts_in_minimize())) continue;
-    const auto sums = runtime_.all_reduce<double>(
-        "md.post_force_sums", ReduceOp::sum, n, [&](Tile& t, std::span<double> out) {
-          if (!folded) fold_forces(t, step_, extra);
-          post_force_range(t, step_, first, k);
-          std::fill(out.begin(), out.end(), 0.0);
-          fix.sum_post_force(fix_view(t, step_), out);
-        });
+    const auto sums = runtime_.all_reduce<double>("md.post_force_sums", ReduceOp::sum, n,
+                                                  [&](Tile& t, std::span<double> out) {
+                                                    if (!folded) fold_forces(t, step_, extra);
+                                                    post_force_range(t, step_, first, k);
+                                                    std::fill(out.begin(), out.end(), 0.0);
+                                                    fix.sum_post_force(fix_view(t, step_), out);
+                                                  });
     fix.set_post_force_sums(sums);
     folded = true;
     first = k;

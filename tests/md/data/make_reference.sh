@@ -85,6 +85,8 @@ done
 (cd "$work" && lmp -in "$here/in.boundary_faces" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > boundary_faces.lammps.out
 # velocity on groups: create (loop all, geom; mom, rot, temp), set, ramp, scale, zero.
 (cd "$work" && lmp -in "$here/in.velocity" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > velocity.lammps.out
+# fix npt and nph: iso with a thermostat, aniso coupled in xy with drag, x y z with long chains.
+(cd "$work" && lmp -in "$here/in.npt" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > npt.lammps.out
 # fix temp/rescale with fix_modify temp, addforce, wall/reflect, two setforce fixes.
 (cd "$work" && lmp -in "$here/in.fixes" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > fixes.lammps.out
 # Minimization (cg and sd; dmax, norm max; setforce acting in it, langevin not), thermo and the

@@ -54,6 +54,7 @@ class Domain {
     int destination;
     std::array<double, 3> shift;  // added to a sent atom's position
     bool active = true;           // false: it would cross a non-periodic face
+    std::array<int, 3> images{};  // box lengths the shift is made of (shift = -images * L)
   };
 
   Domain() = default;
@@ -62,6 +63,9 @@ class Domain {
          std::array<bool, 3> periodic = {true, true, true});
   // The same tile grid over another box (a shrink-wrapped one), its segments anew.
   Domain resized(const Box& box) const;
+  // The same segments over a box of other lengths (a barostat's, between rebuilds): their
+  // destinations stay, their shifts follow the lengths.
+  void rescale(const Box& box);
 
   const Box& box() const { return box_; }
   const std::array<int, 3>& grid() const { return grid_; }

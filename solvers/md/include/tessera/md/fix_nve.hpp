@@ -15,7 +15,7 @@ class FixNVE final : public Fix {
   void final_integrate(FixTile& t) override;
 };
 
-// For the tile's atoms in the fix's group (FixNVE's and FixNVT's): the first half of velocity
+// For the tile's atoms in the fix's group (FixNVE's and FixNH's): the first half of velocity
 // Verlet, v *= scale (the thermostat's, 1 for none), v += dt/2 ftm2v f/m, x += dt v; and the
 // second half-kick v += dt/2 ftm2v f/m.
 void kick_and_drift(const Fix& fix, FixTile& t, double scale);

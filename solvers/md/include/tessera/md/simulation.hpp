@@ -107,6 +107,11 @@ class Simulation {
   const ShrinkState& shrink_state() const { return shrink_; }
   void set_shrink_state(const ShrinkState& state) { shrink_ = state; }
   bool has_box() const { return types_ > 0; }
+  // A barostat's new box during a run (collective, host side; before the superstep that moves
+  // the atoms): the ghosts' periodic shifts follow it at once, the tiles' sub-boxes at the next
+  // rebuild, and rebuilds are decided as LAMMPS's Neighbor::check_distance does for a box that
+  // changes (the skin less how far the box's corners moved).
+  void change_box(const Box& box);
   int types() const { return types_; }
   const Box& box() const { return box_; }
   // Adds atoms (positions inside the box); ids 0 are numbered after the largest id.
@@ -195,10 +200,9 @@ class Simulation {
 
   // For computes (collective): `count` values, each tile filling `out` (zeroed) from its own
   // atoms, velocities current, reduced element-wise with `op` over every tile in a fixed order.
-  std::vector<double> reduce_atoms(std::string_view name, ReduceOp op, std::size_t count,
-                                   const std::function<void(const AtomsView&, std::span<double>)>&
-                                       fill);
-
+  std::vector<double> reduce_atoms(
+      std::string_view name, ReduceOp op, std::size_t count,
+      const std::function<void(const AtomsView&, std::span<double>)>& fill);
 
   void add_observer(std::shared_ptr<Observer> observer) {
     observers_.push_back(std::move(observer));
@@ -325,6 +329,8 @@ class Simulation {
   int dimension_ = 3;
   int types_ = 0;
   Box box_;
+  Box box_at_build_;          // the box at the last rebuild (for the rebuild decision)
+  bool box_changed_ = false;  // change_box since the last rebuild
   Boundary boundary_;
   ShrinkState shrink_;
   double ghost_cutoff_ = 0;

@@ -1,0 +1,114 @@
+// fix ID all nvt|npt|nph ...: Nose-Hoover thermostat and barostat chains (Martyna, Tobias and
+// Klein 1994; Martyna, Tuckerman, Tobias and Klein 1996, Mol. Phys. 87, 1117; Shinoda, Shiga
+// and Mikami 2004) integrated as LAMMPS's FixNH does, with velocity Verlet, so that its thermo
+// digits are LAMMPS's:
+//   nvt  temp T0 T1 TDAMP
+//   npt  temp T0 T1 TDAMP  and a barostat (iso|aniso P0 P1 PDAMP, or x|y|z P0 P1 PDAMP each)
+//   nph  a barostat alone (its masses from the temperature at the first run's setup)
+// with LAMMPS's keywords couple xyz|xy|yz|xz|none, drag, dilate all, tchain, pchain, mtk,
+// tloop, ploop, nreset. Targets ramp from the start to the stop value over the run (or its
+// start/stop span). The box stays orthogonal: tri, xy, xz, yz (triclinic cells) are refused.
+//
+// Units: temperatures in temperature units, pressures in pressure units, damping periods in
+// time units (units.hpp). The fix's global scalar (f_ID) is the energy of its chains and
+// barostat, extensive, as LAMMPS's compute_scalar; its vector has LAMMPS's layout.
+//
+// When each part runs (fix.hpp): the chains' half-steps, the barostat's half-step and the box's
+// new size are worked out on the host before the step's first superstep (pre_integrate), from
+// the velocities then (one reduction of their kinetic tensor, as LAMMPS's temperature compute)
+// and the virial of the previous step's forces; each tile then scales, kicks and moves its atoms
+// and dilates them with the box (initial_integrate). After the forces, each tile kicks and
+// scales (final_integrate); the second half-steps follow from the step's kinetic and virial
+// sums (end_of_step), the thermostat's velocity factor applied lazily.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "tessera/md/domain.hpp"
+#include "tessera/md/fix.hpp"
+
+namespace tessera::md {
+
+class FixNH final : public Fix {
+ public:
+  // `style`: nvt, npt or nph, as registered (fix_styles()).
+  FixNH(const FixArguments& a, std::string style);
+  std::string style() const override { return style_; }
+  bool integrates() const override { return true; }
+  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_energy() const override { return barostat_; }
+  bool changes_box() const override { return barostat_; }
+  void setup(Simulation& sim) override;
+  void continue_run(Simulation& sim) override;
+  void pre_integrate(Simulation& sim) override;
+  void initial_integrate(FixTile& t) override;
+  void final_integrate(FixTile& t) override;
+  void end_of_step(Simulation& sim) override;
+
+  bool has_scalar() const override { return true; }
+  bool extensive_scalar() const override { return true; }
+  double scalar(Simulation& sim) override;
+  std::size_t vector_size() const override;
+  std::vector<double> vector(Simulation& sim) override;
+
+  nlohmann::json restart_section() const override;
+  void restore(const nlohmann::json& section, const detail::RestartHeader& header,
+               const std::string& where) override;
+
+ private:
+  enum class Couple { none, xyz, xy, yz, xz };
+  enum class PressureStyle { iso, aniso };
+
+  void parse(const FixArguments& a);
+  void check(const FixArguments& a) const;
+  // The number of barostatted dimensions (LAMMPS's pdim).
+  int pdim() const { return p_flag_[0] + p_flag_[1] + p_flag_[2]; }
+  void compute_temp_target(const Simulation& sim);
+  void compute_press_target(const Simulation& sim);
+  // p_current from the kinetic tensor (mvv2e sum m v v, xx yy zz xy xz yz) and the virial, as
+  // LAMMPS's compute pressure and FixNH::couple.
+  void couple(const Simulation& sim, const std::array<double, 6>& ke_tensor,
+              const std::array<double, 6>& virial);
+  void init_masses(const Simulation& sim, double t_current);
+  void nhc_temp_integrate(const Simulation& sim);
+  void nhc_press_integrate(const Simulation& sim);
+  void nh_omega_dot(const Simulation& sim);
+  // Half a step of the box under omega_dot (LAMMPS's FixNH::remap on the box alone).
+  Box remapped(const Box& box, double dt);
+  void compute_sigma(const Simulation& sim);
+  double strain_energy(const Simulation& sim) const;
+  // LAMMPS's pstyle: iso when the pressure is one number (couple xyz, or xy in 2-d).
+  void set_pressure_style(int dimension);
+
+  std::string style_;
+  bool thermostat_ = false, barostat_ = false;
+  double t_start_ = 0, t_stop_ = 0, t_period_ = 0;
+  std::array<double, 3> p_start_{}, p_stop_{}, p_period_{};
+  std::array<int, 3> p_flag_{};
+  Couple pcouple_ = Couple::none;
+  PressureStyle pstyle_ = PressureStyle::aniso;
+  bool deviatoric_ = false, mtk_ = true;
+  double drag_ = 0;
+  int mtchain_ = 3, mpchain_ = 3, nc_tchain_ = 1, nc_pchain_ = 1, nreset_h0_ = 0;
+
+  // Thermostat chain (one dummy link past the end of the dots, always zero).
+  std::vector<double> eta_, eta_dot_, eta_dotdot_, eta_mass_;
+  double t_target_ = 0, ke_target_ = 0, tdof_ = 0;
+  double t_current_ = 0;   // after the last half-step's scaling
+  double factor_eta_ = 1;  // this step's first half-step factor, applied in initial_integrate
+  // Barostat, its chain and the reference cell.
+  std::array<double, 3> omega_{}, omega_dot_{}, omega_mass_{}, p_target_{}, p_current_{};
+  std::array<double, 3> sigma_{}, fixedpoint_{}, h0_inv_{};
+  std::vector<double> etap_, etap_dot_, etap_dotdot_, etap_mass_;
+  double p_hydro_ = 0, vol0_ = 0, t0_ = 0, mtk_term2_ = 0;
+  std::array<double, 6> virial_{};       // of the last forces
+  std::array<double, 3> mvv_current_{};  // the kinetic tensor's diagonal at the last pressure
+  // This step's boxes (before, after the first half-remap, after the second) and the velocity
+  // factors of its barostat half-steps, for the tiles.
+  std::array<Box, 3> boxes_{};
+  std::array<double, 3> factor_press_{1, 1, 1};
+};
+
+}  // namespace tessera::md

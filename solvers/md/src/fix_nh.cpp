@@ -1,0 +1,766 @@
+#include "tessera/md/fix_nh.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "arguments.hpp"
+#include "restart_header.hpp"
+#include "tessera/md/fix_nve.hpp"
+#include "tessera/md/simulation.hpp"
+
+namespace tessera::md {
+using namespace arguments;
+
+namespace {
+
+// The kinetic tensor of the velocities now (mvv2e sum m v_a v_b: xx yy zz xy xz yz), as
+// LAMMPS's compute temp's vector before its normalisation.
+std::array<double, 6> kinetic_tensor(Simulation& sim) {
+  const auto t = sim.reduce_atoms("md.fix_nh_kinetic", ReduceOp::sum, 6,
+                                  [&](const AtomsView& a, std::span<double> out) {
+                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+                                      const double* v = &a.v[3 * i];
+                                      out[0] += m * v[0] * v[0];
+                                      out[1] += m * v[1] * v[1];
+                                      out[2] += m * v[2] * v[2];
+                                      out[3] += m * v[0] * v[1];
+                                      out[4] += m * v[0] * v[2];
+                                      out[5] += m * v[1] * v[2];
+                                    }
+                                  });
+  std::array<double, 6> k{};
+  for (std::size_t c = 0; c < 6; ++c) k[c] = t[c] * sim.units().mvv2e;
+  return k;
+}
+
+// x from the box `from` to the same fractional place in `to` (LAMMPS's x2lamda, then lamda2x
+// in the new box; orthogonal, every dimension, as LAMMPS's dilate all).
+void dilate(double* x, const Box& from, const Box& to) {
+  for (std::size_t d = 0; d < 3; ++d) {
+    const double lamda = (1.0 / (from.hi[d] - from.lo[d])) * (x[d] - from.lo[d]);
+    x[d] = (to.hi[d] - to.lo[d]) * lamda + to.lo[d];
+  }
+}
+
+}  // namespace
+
+FixNH::FixNH(const FixArguments& a, std::string style)
+    : Fix(a.id, a.group), style_(std::move(style)) {
+  const std::string what = "fix " + a.id + " " + style_;
+  // Its temperature is all atoms' (compute temp of group all) and it dilates them all.
+  if (a.group != "all") throw ConfigError(what + ": md_ipu thermostats the group all only");
+  if (!a.from_restart) {
+    parse(a);
+    check(a);
+  }
+  if (style_ != "nph") thermostat_ = true;
+  barostat_ = style_ != "nvt";
+  eta_.assign(static_cast<std::size_t>(mtchain_), 0.0);
+  eta_dot_.assign(static_cast<std::size_t>(mtchain_) + 1, 0.0);
+  eta_dotdot_ = eta_mass_ = eta_;
+  etap_.assign(static_cast<std::size_t>(mpchain_), 0.0);
+  etap_dot_.assign(static_cast<std::size_t>(mpchain_) + 1, 0.0);
+  etap_dotdot_ = etap_mass_ = etap_;
+  set_pressure_style(a.sim ? a.sim->dimension() : 3);
+  if (a.sim && a.sim->has_box())
+    for (std::size_t d = 0; d < 3; ++d)
+      fixedpoint_[d] = 0.5 * (a.sim->box().lo[d] + a.sim->box().hi[d]);
+}
+
+void FixNH::parse(const FixArguments& a) {
+  const std::string what = "fix " + a.id + " " + style_;
+  const std::vector<std::string>& w = a.args;
+  const int dimension = a.sim ? a.sim->dimension() : 3;
+  auto need_values = [&](std::size_t at, std::size_t n) {
+    if (at + n >= w.size())
+      bad(what + ": " + w[at] + " needs " + std::to_string(n) + " value" + (n > 1 ? "s" : ""));
+  };
+  auto real = [&](std::size_t at) { return number(what + " " + w[at - 1], w[at]); };
+  bool temp_given = false;
+  for (std::size_t at = 0; at < w.size();) {
+    const std::string& key = w[at];
+    if (key == "temp") {
+      need_values(at, 3);
+      temp_given = true;
+      t_start_ = number(what + " temp", w[at + 1]);
+      t_stop_ = number(what + " temp", w[at + 2]);
+      t_period_ = number(what + " temp", w[at + 3]);
+      at += 4;
+    } else if (key == "iso" || key == "aniso") {
+      need_values(at, 3);
+      pcouple_ = key == "iso" ? Couple::xyz : Couple::none;
+      const double p0 = number(what + " " + key, w[at + 1]),
+                   p1 = number(what + " " + key, w[at + 2]),
+                   period = number(what + " " + key, w[at + 3]);
+      for (std::size_t d = 0; d < 3; ++d)
+        p_start_[d] = p0, p_stop_[d] = p1, p_period_[d] = period, p_flag_[d] = 1;
+      if (dimension == 2) p_start_[2] = p_stop_[2] = p_period_[2] = 0, p_flag_[2] = 0;
+      at += 4;
+    } else if (key == "x" || key == "y" || key == "z") {
+      need_values(at, 3);
+      const std::size_t d = static_cast<std::size_t>(key[0] - 'x');
+      if (dimension == 2 && d == 2) bad(what + ": z has no pressure in a 2-d simulation");
+      p_start_[d] = number(what + " " + key, w[at + 1]);
+      p_stop_[d] = number(what + " " + key, w[at + 2]);
+      p_period_[d] = number(what + " " + key, w[at + 3]);
+      p_flag_[d] = 1;
+      deviatoric_ = true;
+      at += 4;
+    } else if (key == "tri" || key == "xy" || key == "xz" || key == "yz" || key == "scalexy" ||
+               key == "scalexz" || key == "scaleyz" || key == "flip") {
+      bad(what + ": " + key + " needs a triclinic box, which md_ipu does not have yet");
+    } else if (key == "couple") {
+      need_values(at, 1);
+      const std::string& c = w[at + 1];
+      if (c == "xyz")
+        pcouple_ = Couple::xyz;
+      else if (c == "xy")
+        pcouple_ = Couple::xy;
+      else if (c == "yz")
+        pcouple_ = Couple::yz;
+      else if (c == "xz")
+        pcouple_ = Couple::xz;
+      else if (c == "none")
+        pcouple_ = Couple::none;
+      else
+        bad(what + ": couple takes xyz, xy, yz, xz or none, not '" + c + "'");
+      at += 2;
+    } else if (key == "drag") {
+      need_values(at, 1);
+      drag_ = real(at + 1);
+      if (drag_ < 0) bad(what + ": drag must not be negative");
+      at += 2;
+    } else if (key == "dilate") {
+      need_values(at, 1);
+      if (w[at + 1] == "partial")
+        bad(what + ": dilate partial is not supported (md_ipu's barostat acts on the group all)");
+      if (w[at + 1] != "all") bad(what + ": dilate takes all, not '" + w[at + 1] + "'");
+      at += 2;
+    } else if (key == "tchain" || key == "pchain" || key == "tloop" || key == "ploop") {
+      need_values(at, 1);
+      const long long lo = key == "tchain" ? 1 : 0;
+      const int n = static_cast<int>(integer(what + " " + key, w[at + 1], lo, 1000));
+      if (key == "tchain") mtchain_ = n;
+      if (key == "pchain") mpchain_ = n;
+      if (key == "tloop") nc_tchain_ = n;
+      if (key == "ploop") nc_pchain_ = n;
+      at += 2;
+    } else if (key == "mtk") {
+      need_values(at, 1);
+      mtk_ = yes_no(what + " mtk", w[at + 1]);
+      at += 2;
+    } else if (key == "nreset" || key == "fixedpoint" || key == "update" || key == "ext" ||
+               key == "ptemp" || key == "disc") {
+      bad(what + ": the keyword " + key + " is not supported by md_ipu");
+    } else {
+      bad(what + ": unknown keyword '" + key + "'");
+    }
+  }
+  if (style_ == "nph" && temp_given) bad(what + ": nph takes no temp keyword (use npt)");
+  if (style_ != "nph" && !temp_given) bad(what + ": " + style_ + " needs temp T0 T1 TDAMP");
+  if (style_ == "nvt" && (p_flag_[0] || p_flag_[1] || p_flag_[2]))
+    bad(what + ": nvt takes no pressure settings (use npt)");
+  if (style_ != "nvt" && !(p_flag_[0] || p_flag_[1] || p_flag_[2]))
+    bad(what + ": " + style_ + " needs pressure settings (iso, aniso, or x, y, z)");
+}
+
+void FixNH::check(const FixArguments& a) const {
+  const std::string what = "fix " + a.id + " " + style_;
+  const int dimension = a.sim ? a.sim->dimension() : 3;
+  if (style_ != "nph" && (!(t_start_ > 0) || !(t_stop_ > 0)))
+    bad(what + ": temperatures must be positive");
+  if (style_ != "nph" && !(t_period_ > 0)) bad(what + ": Tdamp must be positive");
+  if (dimension == 2 && (pcouple_ == Couple::yz || pcouple_ == Couple::xz))
+    bad(what + ": couple yz or xz in a 2-d simulation");
+  auto same = [&](std::size_t i, std::size_t j) {
+    return p_start_[i] == p_start_[j] && p_stop_[i] == p_stop_[j] && p_period_[i] == p_period_[j];
+  };
+  const std::pair<Couple, std::array<std::size_t, 2>> pairs[] = {
+      {Couple::xy, {0, 1}}, {Couple::yz, {1, 2}}, {Couple::xz, {0, 2}}};
+  for (const auto& [c, dims] : pairs)
+    if (pcouple_ == c && (!p_flag_[dims[0]] || !p_flag_[dims[1]] || !same(dims[0], dims[1])))
+      bad(what + ": coupled dimensions need the same pressure settings");
+  if (pcouple_ == Couple::xyz && (!p_flag_[0] || !p_flag_[1] || (dimension == 3 && !p_flag_[2]) ||
+                                  !same(0, 1) || (dimension == 3 && !same(0, 2))))
+    bad(what + ": couple xyz needs the same pressure settings in every dimension");
+  for (std::size_t d = 0; d < 3; ++d) {
+    if (!p_flag_[d]) continue;
+    if (a.sim && !a.sim->boundary().periodic(d))
+      bad(what + ": " + std::string(1, static_cast<char>('x' + d)) +
+          " is not periodic; a barostat needs a periodic dimension");
+    if (!(p_period_[d] > 0)) bad(what + ": Pdamp must be positive");
+  }
+}
+
+void FixNH::compute_temp_target(const Simulation& sim) {
+  t_target_ = t_start_ + sim.ramp_fraction() * (t_stop_ - t_start_);
+  ke_target_ = tdof_ * sim.units().boltz * t_target_;
+}
+
+void FixNH::compute_press_target(const Simulation& sim) {
+  const double delta = sim.ramp_fraction();
+  p_hydro_ = 0;
+  for (std::size_t i = 0; i < 3; ++i)
+    if (p_flag_[i]) {
+      p_target_[i] = p_start_[i] + delta * (p_stop_[i] - p_start_[i]);
+      p_hydro_ += p_target_[i];
+    }
+  p_hydro_ /= pdim();
+  if (deviatoric_) compute_sigma(sim);
+}
+
+// LAMMPS's FixNH::compute_sigma for an orthogonal cell: sigma = vol0 h0^-1 (p_target - p_hydro)
+// h0^-T, whose off-diagonal terms are zero.
+void FixNH::compute_sigma(const Simulation&) {
+  for (std::size_t i = 0; i < 3; ++i)
+    sigma_[i] = vol0_ * (h0_inv_[i] * ((p_target_[i] - p_hydro_) * h0_inv_[i]));
+}
+
+double FixNH::strain_energy(const Simulation& sim) const {
+  const Box& b = sim.box();
+  double sum = 0;
+  for (int i = 0; i < 3; ++i) {
+    const double h = b.length(i);
+    sum += sigma_[static_cast<std::size_t>(i)] * (h * h);
+  }
+  return 0.5 * sum / sim.units().nktv2p;
+}
+
+void FixNH::couple(const Simulation& sim, const std::array<double, 6>& ke,
+                   const std::array<double, 6>& virial) {
+  const double inv_volume = 1.0 / sim.volume(), nktv2p = sim.units().nktv2p;
+  const bool three = sim.dimension() == 3;
+  for (std::size_t i = 0; i < 3; ++i) mvv_current_[i] = ke[i];
+  if (pstyle_ == PressureStyle::iso) {
+    const double t = sim.temperature(0.5 * (ke[0] + ke[1] + ke[2]));
+    const double p =
+        three ? (tdof_ * sim.units().boltz * t + virial[0] + virial[1] + virial[2]) / 3.0 *
+                    inv_volume * nktv2p
+              : (tdof_ * sim.units().boltz * t + virial[0] + virial[1]) / 2.0 * inv_volume * nktv2p;
+    p_current_ = {p, p, p};
+  } else {
+    std::array<double, 3> tensor{};
+    for (std::size_t i = 0; i < (three ? 3u : 2u); ++i)
+      tensor[i] = (ke[i] + virial[i]) * inv_volume * nktv2p;
+    switch (pcouple_) {
+      case Couple::xyz: {
+        const double ave = 1.0 / 3.0 * (tensor[0] + tensor[1] + tensor[2]);
+        p_current_ = {ave, ave, ave};
+        break;
+      }
+      case Couple::xy: {
+        const double ave = 0.5 * (tensor[0] + tensor[1]);
+        p_current_ = {ave, ave, tensor[2]};
+        break;
+      }
+      case Couple::yz: {
+        const double ave = 0.5 * (tensor[1] + tensor[2]);
+        p_current_ = {tensor[0], ave, ave};
+        break;
+      }
+      case Couple::xz: {
+        const double ave = 0.5 * (tensor[0] + tensor[2]);
+        p_current_ = {ave, tensor[1], ave};
+        break;
+      }
+      case Couple::none:
+        p_current_ = tensor;
+        break;
+    }
+  }
+  for (const double p : p_current_)
+    if (!std::isfinite(p)) {
+      Error e("fix " + id() + " " + style_ + ": the pressure is not finite at step " +
+              std::to_string(sim.step()) +
+              "; the simulation is unstable (reduce the timestep or lengthen Pdamp)");
+      e.set_collective();
+      throw e;
+    }
+}
+
+void FixNH::init_masses(const Simulation& sim, double t_current) {
+  const double boltz = sim.units().boltz;
+  tdof_ = sim.dof();
+  if (thermostat_) {
+    compute_temp_target(sim);
+  } else {
+    // LAMMPS's t0: the temperature at the first setup (a unit-dependent guess at zero), kept.
+    if (t0_ == 0.0) t0_ = t_current > 0 ? t_current : (sim.units().style == "lj" ? 1.0 : 300.0);
+    t_target_ = t0_;
+  }
+  if (thermostat_) {
+    const double t_freq = 1.0 / t_period_;
+    eta_mass_[0] = tdof_ * boltz * t_target_ / (t_freq * t_freq);
+    for (std::size_t k = 1; k < eta_mass_.size(); ++k)
+      eta_mass_[k] = boltz * t_target_ / (t_freq * t_freq);
+    for (std::size_t k = 1; k < eta_mass_.size(); ++k)
+      eta_dotdot_[k] =
+          (eta_mass_[k - 1] * eta_dot_[k - 1] * eta_dot_[k - 1] - boltz * t_target_) / eta_mass_[k];
+  }
+  if (barostat_) {
+    const double kt = boltz * t_target_;
+    const double nkt = static_cast<double>(sim.natoms() + 1) * kt;
+    double p_freq_max = 0;
+    for (std::size_t i = 0; i < 3; ++i)
+      if (p_flag_[i]) {
+        const double p_freq = 1.0 / p_period_[i];
+        omega_mass_[i] = nkt / (p_freq * p_freq);
+        p_freq_max = std::max(p_freq_max, p_freq);
+      }
+    for (std::size_t k = 0; k < etap_mass_.size(); ++k)
+      etap_mass_[k] = boltz * t_target_ / (p_freq_max * p_freq_max);
+    for (std::size_t k = 1; k < etap_mass_.size(); ++k)
+      etap_dotdot_[k] =
+          (etap_mass_[k - 1] * etap_dot_[k - 1] * etap_dot_[k - 1] - boltz * t_target_) /
+          etap_mass_[k];
+  }
+}
+
+void FixNH::set_pressure_style(int dimension) {
+  pstyle_ = pcouple_ == Couple::xyz || (dimension == 2 && pcouple_ == Couple::xy)
+                ? PressureStyle::iso
+                : PressureStyle::aniso;
+}
+
+void FixNH::setup(Simulation& sim) {
+  set_pressure_style(sim.dimension());
+  t_current_ = sim.temperature_now();
+  if (barostat_ && vol0_ == 0.0) {
+    // The reference cell, at the first run (LAMMPS's FixNH::init).
+    vol0_ = sim.volume();
+    for (int d = 0; d < 3; ++d) h0_inv_[static_cast<std::size_t>(d)] = 1.0 / sim.box().length(d);
+  }
+  init_masses(sim, t_current_);
+  if (barostat_) {
+    compute_press_target(sim);
+    virial_ = sim.thermo().virial;
+    couple(sim, kinetic_tensor(sim), virial_);
+  }
+}
+
+// A run that continues the previous one (run ... pre no): LAMMPS's setup again, but from the
+// temperature the chain left (so that the continued run is bitwise the uninterrupted one).
+void FixNH::continue_run(Simulation& sim) { init_masses(sim, t_current_); }
+
+// LAMMPS's FixNH::nhc_temp_integrate.
+void FixNH::nhc_temp_integrate(const Simulation& sim) {
+  const double boltz = sim.units().boltz, dt = sim.timestep();
+  const double dthalf = 0.5 * dt, dt4 = 0.25 * dt, dt8 = 0.125 * dt;
+  const double t_freq = 1.0 / t_period_;
+  const double tdrag_factor = 1.0 - (dt * t_freq * drag_ / nc_tchain_);
+  const std::size_t m = eta_.size();
+  double kecurrent = tdof_ * boltz * t_current_;
+  eta_mass_[0] = tdof_ * boltz * t_target_ / (t_freq * t_freq);
+  for (std::size_t k = 1; k < m; ++k) eta_mass_[k] = boltz * t_target_ / (t_freq * t_freq);
+  eta_dotdot_[0] = eta_mass_[0] > 0 ? (kecurrent - ke_target_) / eta_mass_[0] : 0.0;
+  const double ncfac = 1.0 / nc_tchain_;
+  factor_eta_ = 1.0;
+  for (int loop = 0; loop < nc_tchain_; ++loop) {
+    for (std::size_t k = m - 1; k > 0; --k) {
+      const double expfac = std::exp(-ncfac * dt8 * eta_dot_[k + 1]);
+      eta_dot_[k] *= expfac;
+      eta_dot_[k] += eta_dotdot_[k] * ncfac * dt4;
+      eta_dot_[k] *= tdrag_factor;
+      eta_dot_[k] *= expfac;
+    }
+    double expfac = std::exp(-ncfac * dt8 * eta_dot_[1]);
+    eta_dot_[0] *= expfac;
+    eta_dot_[0] += eta_dotdot_[0] * ncfac * dt4;
+    eta_dot_[0] *= tdrag_factor;
+    eta_dot_[0] *= expfac;
+    const double factor = std::exp(-ncfac * dthalf * eta_dot_[0]);
+    // The velocities take each sub-cycle's factor in turn (LAMMPS's nh_v_temp).
+    factor_eta_ *= factor;
+    t_current_ *= factor * factor;
+    kecurrent = tdof_ * boltz * t_current_;
+    eta_dotdot_[0] = eta_mass_[0] > 0 ? (kecurrent - ke_target_) / eta_mass_[0] : 0.0;
+    for (std::size_t k = 0; k < m; ++k) eta_[k] += ncfac * dthalf * eta_dot_[k];
+    eta_dot_[0] *= expfac;
+    eta_dot_[0] += eta_dotdot_[0] * ncfac * dt4;
+    eta_dot_[0] *= expfac;
+    for (std::size_t k = 1; k < m; ++k) {
+      expfac = std::exp(-ncfac * dt8 * eta_dot_[k + 1]);
+      eta_dot_[k] *= expfac;
+      eta_dotdot_[k] =
+          (eta_mass_[k - 1] * eta_dot_[k - 1] * eta_dot_[k - 1] - boltz * t_target_) / eta_mass_[k];
+      eta_dot_[k] += eta_dotdot_[k] * ncfac * dt4;
+      eta_dot_[k] *= expfac;
+    }
+  }
+}
+
+// LAMMPS's FixNH::nhc_press_integrate (masses kept from the setup).
+void FixNH::nhc_press_integrate(const Simulation& sim) {
+  const double boltz = sim.units().boltz, dt = sim.timestep();
+  const double dthalf = 0.5 * dt, dt4 = 0.25 * dt, dt8 = 0.125 * dt;
+  const double kt = boltz * t_target_;
+  double p_freq_max = 0;
+  for (std::size_t i = 0; i < 3; ++i)
+    if (p_flag_[i]) p_freq_max = std::max(p_freq_max, 1.0 / p_period_[i]);
+  const double pdrag_factor = 1.0 - (dt * p_freq_max * drag_ / nc_pchain_);
+  const std::size_t m = etap_.size();
+  auto barostat_ke = [&] {
+    double ke = 0;
+    for (std::size_t i = 0; i < 3; ++i)
+      if (p_flag_[i]) ke += omega_mass_[i] * omega_dot_[i] * omega_dot_[i];
+    return ke;
+  };
+  const double lkt_press = pstyle_ == PressureStyle::iso ? kt : pdim() * kt;
+  etap_dotdot_[0] = (barostat_ke() - lkt_press) / etap_mass_[0];
+  const double ncfac = 1.0 / nc_pchain_;
+  for (int loop = 0; loop < nc_pchain_; ++loop) {
+    for (std::size_t k = m - 1; k > 0; --k) {
+      const double expfac = std::exp(-ncfac * dt8 * etap_dot_[k + 1]);
+      etap_dot_[k] *= expfac;
+      etap_dot_[k] += etap_dotdot_[k] * ncfac * dt4;
+      etap_dot_[k] *= pdrag_factor;
+      etap_dot_[k] *= expfac;
+    }
+    double expfac = std::exp(-ncfac * dt8 * etap_dot_[1]);
+    etap_dot_[0] *= expfac;
+    etap_dot_[0] += etap_dotdot_[0] * ncfac * dt4;
+    etap_dot_[0] *= pdrag_factor;
+    etap_dot_[0] *= expfac;
+    for (std::size_t k = 0; k < m; ++k) etap_[k] += ncfac * dthalf * etap_dot_[k];
+    const double factor_etap = std::exp(-ncfac * dthalf * etap_dot_[0]);
+    for (std::size_t i = 0; i < 3; ++i)
+      if (p_flag_[i]) omega_dot_[i] *= factor_etap;
+    etap_dotdot_[0] = (barostat_ke() - lkt_press) / etap_mass_[0];
+    etap_dot_[0] *= expfac;
+    etap_dot_[0] += etap_dotdot_[0] * ncfac * dt4;
+    etap_dot_[0] *= expfac;
+    for (std::size_t k = 1; k < m; ++k) {
+      expfac = std::exp(-ncfac * dt8 * etap_dot_[k + 1]);
+      etap_dot_[k] *= expfac;
+      etap_dotdot_[k] =
+          (etap_mass_[k - 1] * etap_dot_[k - 1] * etap_dot_[k - 1] - boltz * t_target_) /
+          etap_mass_[k];
+      etap_dot_[k] += etap_dotdot_[k] * ncfac * dt4;
+      etap_dot_[k] *= expfac;
+    }
+  }
+}
+
+// LAMMPS's FixNH::nh_omega_dot (orthogonal cell).
+void FixNH::nh_omega_dot(const Simulation& sim) {
+  const double volume = sim.volume(), nktv2p = sim.units().nktv2p;
+  const double dthalf = 0.5 * sim.timestep();
+  double p_freq_max = 0;
+  for (std::size_t i = 0; i < 3; ++i)
+    if (p_flag_[i]) p_freq_max = std::max(p_freq_max, 1.0 / p_period_[i]);
+  const double pdrag_factor = 1.0 - (sim.timestep() * p_freq_max * drag_ / nc_pchain_);
+  const double per_dof = static_cast<double>(pdim() * sim.natoms());
+  double mtk_term1 = 0;
+  if (mtk_) {
+    if (pstyle_ == PressureStyle::iso) {
+      mtk_term1 = tdof_ * sim.units().boltz * t_current_;
+    } else {
+      for (std::size_t i = 0; i < 3; ++i)
+        if (p_flag_[i]) mtk_term1 += mvv_current_[i];
+    }
+    mtk_term1 /= per_dof;
+  }
+  const Box& box = sim.box();
+  for (std::size_t i = 0; i < 3; ++i)
+    if (p_flag_[i]) {
+      double f_omega = (p_current_[i] - p_hydro_) * volume / (omega_mass_[i] * nktv2p) +
+                       mtk_term1 / omega_mass_[i];
+      if (deviatoric_) {
+        const double h = box.length(static_cast<int>(i));
+        f_omega -= h * (sigma_[i] * h) / (omega_mass_[i] * nktv2p);
+      }
+      omega_dot_[i] += f_omega * dthalf;
+      omega_dot_[i] *= pdrag_factor;
+    }
+  mtk_term2_ = 0;
+  if (mtk_) {
+    for (std::size_t i = 0; i < 3; ++i)
+      if (p_flag_[i]) mtk_term2_ += omega_dot_[i];
+    mtk_term2_ /= per_dof;
+  }
+}
+
+Box FixNH::remapped(const Box& box, double dt) {
+  const double dto = 0.5 * dt;
+  Box next = box;
+  for (std::size_t i = 0; i < 3; ++i) omega_[i] += dto * omega_dot_[i];
+  for (std::size_t i = 0; i < 3; ++i)
+    if (p_flag_[i]) {
+      const double expfac = std::exp(dto * omega_dot_[i]);
+      next.lo[i] = (box.lo[i] - fixedpoint_[i]) * expfac + fixedpoint_[i];
+      next.hi[i] = (box.hi[i] - fixedpoint_[i]) * expfac + fixedpoint_[i];
+    }
+  return next;
+}
+
+void FixNH::pre_integrate(Simulation& sim) {
+  if (barostat_ && mpchain_ > 0) nhc_press_integrate(sim);
+  factor_eta_ = 1.0;
+  if (thermostat_) {
+    compute_temp_target(sim);
+    nhc_temp_integrate(sim);
+  }
+  if (!barostat_) return;
+  // The pressure with the velocities as the thermostat leaves them (LAMMPS computes the
+  // temperature again here) and the virial of the last forces.
+  auto ke = kinetic_tensor(sim);
+  for (auto& k : ke) k *= factor_eta_ * factor_eta_;
+  couple(sim, ke, virial_);
+  compute_press_target(sim);
+  nh_omega_dot(sim);
+  const double dt4 = 0.25 * sim.timestep();
+  for (std::size_t d = 0; d < 3; ++d)
+    factor_press_[d] = std::exp(-dt4 * (omega_dot_[d] + mtk_term2_));
+  boxes_[0] = sim.box();
+  boxes_[1] = remapped(boxes_[0], sim.timestep());
+  boxes_[2] = remapped(boxes_[1], sim.timestep());
+  sim.change_box(boxes_[2]);
+}
+
+void FixNH::initial_integrate(FixTile& t) {
+  if (!barostat_) {
+    kick_and_drift(*this, t, factor_eta_);
+    return;
+  }
+  const double dtf = 0.5 * t.dt * t.units->ftm2v;
+  const auto n = static_cast<std::size_t>(t.nlocal);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dtfm = dtf / t.mass[static_cast<std::size_t>(t.type[i])];
+    for (std::size_t d = 0; d < 3; ++d) {
+      double& v = t.v[3 * i + d];
+      if (thermostat_) v *= factor_eta_;
+      v *= factor_press_[d];
+      v *= factor_press_[d];
+      v += dtfm * t.f[3 * i + d];
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    double* x = &t.x[3 * i];
+    dilate(x, boxes_[0], boxes_[1]);
+    for (std::size_t d = 0; d < 3; ++d) x[d] += t.dt * t.v[3 * i + d];
+    dilate(x, boxes_[1], boxes_[2]);
+  }
+}
+
+void FixNH::final_integrate(FixTile& t) {
+  half_kick(*this, t);
+  if (!barostat_) return;
+  for (std::size_t k = 0; k < 3 * static_cast<std::size_t>(t.nlocal); ++k) {
+    t.v[k] *= factor_press_[k % 3];
+    t.v[k] *= factor_press_[k % 3];
+  }
+}
+
+void FixNH::end_of_step(Simulation& sim) {
+  if (barostat_) {
+    const Thermo th = sim.thermo();
+    t_current_ = sim.temperature(th.ke);
+    tdof_ = sim.dof();
+    virial_ = th.virial;
+    couple(sim, th.ke_tensor, th.virial);
+    nh_omega_dot(sim);
+  } else {
+    t_current_ = sim.step_temperature();
+    tdof_ = sim.dof();
+  }
+  if (thermostat_) {
+    nhc_temp_integrate(sim);
+    sim.scale_velocities(factor_eta_);
+  }
+  if (barostat_ && mpchain_ > 0) nhc_press_integrate(sim);
+}
+
+// LAMMPS's FixNH::compute_scalar: the chains' and the barostat's energy.
+double FixNH::scalar(Simulation& sim) {
+  const double kt = sim.units().boltz * t_target_, nktv2p = sim.units().nktv2p;
+  const double volume = sim.volume();
+  double energy = 0;
+  if (thermostat_) {
+    energy += ke_target_ * eta_[0] + 0.5 * eta_mass_[0] * eta_dot_[0] * eta_dot_[0];
+    for (std::size_t k = 1; k < eta_.size(); ++k)
+      energy += kt * eta_[k] + 0.5 * eta_mass_[k] * eta_dot_[k] * eta_dot_[k];
+  }
+  if (barostat_) {
+    double lkt_press = 0;
+    for (std::size_t i = 0; i < 3; ++i)
+      if (p_flag_[i]) {
+        energy += 0.5 * omega_dot_[i] * omega_dot_[i] * omega_mass_[i] +
+                  p_hydro_ * (volume - vol0_) / (pdim() * nktv2p);
+        lkt_press += kt;
+      }
+    if (!etap_.empty()) {
+      energy += lkt_press * etap_[0] + 0.5 * etap_mass_[0] * etap_dot_[0] * etap_dot_[0];
+      for (std::size_t k = 1; k < etap_.size(); ++k)
+        energy += kt * etap_[k] + 0.5 * etap_mass_[k] * etap_dot_[k] * etap_dot_[k];
+    }
+    if (deviatoric_) energy += strain_energy(sim);
+  }
+  return energy;
+}
+
+std::size_t FixNH::vector_size() const {
+  std::size_t n = thermostat_ ? 4 * eta_.size() : 0;
+  if (barostat_) {
+    n += pstyle_ == PressureStyle::iso ? 4 : 12;
+    n += 4 * etap_.size();
+    if (deviatoric_) n += 1;
+  }
+  return n;
+}
+
+// LAMMPS's FixNH::compute_vector, in its order: eta, eta_dot, omega, omega_dot, etap, etap_dot,
+// then the energies PE_eta, KE_eta_dot, PE_omega, KE_omega_dot, PE_etap, KE_etap_dot, PE_strain.
+std::vector<double> FixNH::vector(Simulation& sim) {
+  const double kt = sim.units().boltz * t_target_, nktv2p = sim.units().nktv2p;
+  const double volume = sim.volume();
+  const std::size_t nomega = pstyle_ == PressureStyle::iso ? 1 : 3;
+  std::vector<double> out;
+  if (thermostat_) {
+    out.insert(out.end(), eta_.begin(), eta_.end());
+    out.insert(out.end(), eta_dot_.begin(), eta_dot_.end() - 1);
+  }
+  if (barostat_) {
+    out.insert(out.end(), omega_.begin(), omega_.begin() + static_cast<std::ptrdiff_t>(nomega));
+    out.insert(out.end(), omega_dot_.begin(),
+               omega_dot_.begin() + static_cast<std::ptrdiff_t>(nomega));
+    out.insert(out.end(), etap_.begin(), etap_.end());
+    out.insert(out.end(), etap_dot_.begin(), etap_dot_.end() - 1);
+  }
+  if (thermostat_) {
+    for (std::size_t k = 0; k < eta_.size(); ++k)
+      out.push_back(k == 0 ? ke_target_ * eta_[0] : kt * eta_[k]);
+    for (std::size_t k = 0; k < eta_.size(); ++k)
+      out.push_back(0.5 * eta_mass_[k] * eta_dot_[k] * eta_dot_[k]);
+  }
+  if (barostat_) {
+    if (pstyle_ == PressureStyle::iso) {
+      out.push_back(p_hydro_ * (volume - vol0_) / nktv2p);
+      out.push_back(pdim() * 0.5 * omega_dot_[0] * omega_dot_[0] * omega_mass_[0]);
+    } else {
+      for (std::size_t i = 0; i < 3; ++i)
+        out.push_back(p_flag_[i] ? p_hydro_ * (volume - vol0_) / (pdim() * nktv2p) : 0.0);
+      for (std::size_t i = 0; i < 3; ++i)
+        out.push_back(p_flag_[i] ? 0.5 * omega_dot_[i] * omega_dot_[i] * omega_mass_[i] : 0.0);
+    }
+    double lkt_press = 0;
+    for (std::size_t i = 0; i < 3; ++i)
+      if (p_flag_[i]) lkt_press += kt;
+    for (std::size_t k = 0; k < etap_.size(); ++k)
+      out.push_back(k == 0 ? lkt_press * etap_[0] : kt * etap_[k]);
+    for (std::size_t k = 0; k < etap_.size(); ++k)
+      out.push_back(0.5 * etap_mass_[k] * etap_dot_[k] * etap_dot_[k]);
+    if (deviatoric_) out.push_back(strain_energy(sim));
+  }
+  return out;
+}
+
+nlohmann::json FixNH::restart_section() const {
+  auto chain = [](const std::vector<double>& v) { return std::vector<double>(v.begin(), v.end()); };
+  nlohmann::json j = {{"t_start", t_start_},
+                      {"t_stop", t_stop_},
+                      {"t_damp", t_period_},
+                      {"eta", chain(eta_)},
+                      {"eta_dot", std::vector<double>(eta_dot_.begin(), eta_dot_.end() - 1)},
+                      {"eta_dotdot", chain(eta_dotdot_)},
+                      {"tloop", nc_tchain_},
+                      {"drag", drag_},
+                      {"mtk", mtk_}};
+  if (barostat_) {
+    j["p_start"] = p_start_;
+    j["p_stop"] = p_stop_;
+    j["p_damp"] = p_period_;
+    j["p_flag"] = p_flag_;
+    j["couple"] = static_cast<int>(pcouple_);
+    j["deviatoric"] = deviatoric_;
+    j["ploop"] = nc_pchain_;
+    j["omega"] = omega_;
+    j["omega_dot"] = omega_dot_;
+    j["etap"] = chain(etap_);
+    j["etap_dot"] = std::vector<double>(etap_dot_.begin(), etap_dot_.end() - 1);
+    j["etap_dotdot"] = chain(etap_dotdot_);
+    j["vol0"] = vol0_;
+    j["t0"] = t0_;
+    j["h0_inv"] = h0_inv_;
+    j["fixedpoint"] = fixedpoint_;
+  }
+  return j;
+}
+
+void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
+                    const std::string& where) {
+  using Sign = detail::RestartHeader::Sign;
+  const std::string like = "fix " + style_;
+  const auto field = [&](const char* key) -> const nlohmann::json& {
+    return r.at(v, key, where + "." + key);
+  };
+  const auto real = [&](const char* key, Sign sign) {
+    return r.real(field(key), where + "." + key, sign, like);
+  };
+  const auto integer = [&](const char* key, long long lo, long long hi) {
+    return static_cast<int>(r.integer(field(key), where + "." + key, lo, hi, like));
+  };
+  // A chain: its values, as many as the first one written (restart files of version 4 wrote
+  // fix nvt's 3 links without the loop and drag fields, which take their defaults then).
+  const auto chain = [&](const char* key, std::size_t size) {
+    const nlohmann::json& j = field(key);
+    if (!j.is_array() || j.empty() || (size > 0 && j.size() != size))
+      r.fail("has " + where + "." + key + " = " + j.dump() + ", not a chain of " +
+             (size > 0 ? std::to_string(size) : std::string("1 or more")) + " numbers");
+    std::vector<double> out;
+    for (std::size_t k = 0; k < j.size(); ++k)
+      out.push_back(
+          r.real(j[k], where + "." + key + "[" + std::to_string(k) + "]", Sign::any, like));
+    return out;
+  };
+  const auto triple = [&](const char* key) { return r.triple(field(key), where + "." + key); };
+  if (thermostat_) {
+    t_start_ = real("t_start", Sign::positive);
+    t_stop_ = real("t_stop", Sign::positive);
+    t_period_ = real("t_damp", Sign::positive);
+    eta_ = chain("eta", 0);
+    mtchain_ = static_cast<int>(eta_.size());
+    eta_dot_ = chain("eta_dot", eta_.size());
+    eta_dot_.push_back(0.0);
+    eta_dotdot_ = chain("eta_dotdot", eta_.size());
+    eta_mass_.assign(eta_.size(), 0.0);
+  }
+  if (v.contains("tloop")) {
+    nc_tchain_ = integer("tloop", 0, 1000);
+    drag_ = real("drag", Sign::non_negative);
+    if (!field("mtk").is_boolean())
+      r.fail("has " + where + ".mtk = " + field("mtk").dump() + ", not true or false");
+    mtk_ = field("mtk").get<bool>();
+  }
+  if (!barostat_) return;
+  p_start_ = triple("p_start");
+  p_stop_ = triple("p_stop");
+  const auto periods = triple("p_damp");
+  const auto flags = triple("p_flag");
+  for (std::size_t d = 0; d < 3; ++d) {
+    if (flags[d] != 0.0 && flags[d] != 1.0)
+      r.fail("has " + where + ".p_flag with a value not 0 or 1");
+    p_flag_[d] = static_cast<int>(flags[d]);
+    if (p_flag_[d] && !(periods[d] > 0)) r.fail("has " + where + ".p_damp not positive");
+  }
+  if (pdim() == 0) r.fail("has " + where + ".p_flag with no barostatted dimension");
+  p_period_ = periods;
+  pcouple_ = static_cast<Couple>(integer("couple", 0, 4));
+  if (!field("deviatoric").is_boolean()) r.fail("has " + where + ".deviatoric not true or false");
+  deviatoric_ = field("deviatoric").get<bool>();
+  nc_pchain_ = integer("ploop", 0, 1000);
+  omega_ = triple("omega");
+  omega_dot_ = triple("omega_dot");
+  etap_ = field("etap").empty() ? std::vector<double>{} : chain("etap", 0);
+  mpchain_ = static_cast<int>(etap_.size());
+  etap_dot_ = etap_.empty() ? std::vector<double>{} : chain("etap_dot", etap_.size());
+  etap_dot_.push_back(0.0);
+  etap_dotdot_ = etap_.empty() ? std::vector<double>{} : chain("etap_dotdot", etap_.size());
+  etap_mass_.assign(etap_.size(), 0.0);
+  vol0_ = real("vol0", Sign::positive);
+  t0_ = real("t0", Sign::non_negative);
+  h0_inv_ = triple("h0_inv");
+  fixedpoint_ = triple("fixedpoint");
+}
+
+}  // namespace tessera::md

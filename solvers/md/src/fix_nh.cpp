@@ -643,11 +643,8 @@ std::vector<double> FixNH::vector(Simulation& sim) {
       for (std::size_t i = 0; i < 3; ++i)
         out.push_back(p_flag_[i] ? 0.5 * omega_dot_[i] * omega_dot_[i] * omega_mass_[i] : 0.0);
     }
-    double lkt_press = 0;
-    for (std::size_t i = 0; i < 3; ++i)
-      if (p_flag_[i]) lkt_press += kt;
-    for (std::size_t k = 0; k < etap_.size(); ++k)
-      out.push_back(k == 0 ? lkt_press * etap_[0] : kt * etap_[k]);
+    // LAMMPS's vector takes kT for the first link, where its scalar takes kT per dimension.
+    for (std::size_t k = 0; k < etap_.size(); ++k) out.push_back(kt * etap_[k]);
     for (std::size_t k = 0; k < etap_.size(); ++k)
       out.push_back(0.5 * etap_mass_[k] * etap_dot_[k] * etap_dot_[k]);
     if (deviatoric_) out.push_back(strain_energy(sim));

@@ -440,8 +440,8 @@ void Input::boundary(const std::vector<std::string>& a) {
   Boundary b;
   for (std::size_t d = 0; d < 3; ++d) {
     const std::string& w = a[d];
-    const bool letters_ok = (w.size() == 1 || w.size() == 2) &&
-                            w.find_first_not_of("pfsm") == std::string::npos;
+    const bool letters_ok =
+        (w.size() == 1 || w.size() == 2) && w.find_first_not_of("pfsm") == std::string::npos;
     if (!letters_ok)
       bad("boundary " + w + ": use p, f, s or m, or two of f, s and m (lower and upper face)");
     b.face[d] = {w[0], w.size() == 2 ? w[1] : w[0]};
@@ -612,14 +612,15 @@ void Input::lattice(const std::vector<std::string>& a) {
 // region ID STYLE ARGS... [side in|out] [units lattice|box], as LAMMPS's: the style from
 // region_styles() (region.hpp), the keywords after its arguments.
 void Input::region(const std::vector<std::string>& a) {
-  need(a, 2, "region ID STYLE ARGS... [side in|out] [units lattice|box]; the region styles are " +
-                 region_styles().listing());
+  need(a, 2,
+       "region ID STYLE ARGS... [side in|out] [units lattice|box]; the region styles are " +
+           region_styles().listing());
   RegionArguments args;
   args.id = a[0];
   const std::string& style = a[1];
   std::size_t k = 2;
-  for (; k < a.size() && a[k] != "side" && a[k] != "units" && a[k] != "move" &&
-         a[k] != "rotate" && a[k] != "open";
+  for (; k < a.size() && a[k] != "side" && a[k] != "units" && a[k] != "move" && a[k] != "rotate" &&
+         a[k] != "open";
        ++k)
     args.args.push_back(a[k]);
   bool lattice_units = true, interior = true;
@@ -852,8 +853,10 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
       } else if (a[i + 1] == "type") {
         if (i + 3 >= a.size()) bad("neigh_modify exclude type needs two atom types");
         if (!sim_.has_box()) bad("neigh_modify exclude type: the simulation box is not defined");
-        const int ti = static_cast<int>(integer("neigh_modify exclude type", a[i + 2], 1, sim_.types()));
-        const int tj = static_cast<int>(integer("neigh_modify exclude type", a[i + 3], 1, sim_.types()));
+        const int ti =
+            static_cast<int>(integer("neigh_modify exclude type", a[i + 2], 1, sim_.types()));
+        const int tj =
+            static_cast<int>(integer("neigh_modify exclude type", a[i + 3], 1, sim_.types()));
         sim_.neighbor().exclude_types.emplace_back(ti, tj);
         i += 2;
       } else {
@@ -868,22 +871,26 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
 // fix ID GROUP STYLE ARGS...: the style registered as STYLE (fix_styles()).
 void Input::fix(const std::vector<std::string>& a) {
   need(a, 3, "fix ID GROUP STYLE ARGS...; the fix styles are " + fix_styles().listing());
-  FixArguments args{a[0], a[1], std::vector<std::string>(a.begin() + 3, a.end()), sim_.units(),
-                    false, &sim_,
-                    {lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)},
-                    [this](const std::string& name) {
-                      if (!variables_.count(name))
-                        bad("v_" + name + ": there is no variable " + name +
-                            "; define it with variable");
-                      return number("variable " + name, variable_text(name));
-                    }};
+  FixArguments args{
+      a[0],
+      a[1],
+      std::vector<std::string>(a.begin() + 3, a.end()),
+      sim_.units(),
+      false,
+      &sim_,
+      {lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)},
+      [this](const std::string& name) {
+        if (!variables_.count(name))
+          bad("v_" + name + ": there is no variable " + name + "; define it with variable");
+        return number("variable " + name, variable_text(name));
+      }};
   sim_.add_fix(fix_styles().make(a[2], args));
 }
 
 // compute ID GROUP STYLE ARGS...
 void Input::compute(const std::vector<std::string>& a) {
-  need(a, 3, "compute ID GROUP STYLE ARGS...; the compute styles are " +
-                 compute_styles().listing());
+  need(a, 3,
+       "compute ID GROUP STYLE ARGS...; the compute styles are " + compute_styles().listing());
   ComputeArguments args{a[0], a[1], std::vector<std::string>(a.begin() + 3, a.end()), &sim_};
   sim_.add_compute(compute_styles().make(a[2], args));
 }
@@ -918,8 +925,8 @@ void Input::delete_atoms(const std::vector<std::string>& a) {
     compress = yes_no("delete_atoms compress", a[i + 1]);
   }
   const std::int64_t n = sim_.delete_atoms(select, compress);
-  console_.print("Deleted " + std::to_string(n) + " atoms, new total = " +
-                 std::to_string(sim_.natoms()) + "\n");
+  console_.print("Deleted " + std::to_string(n) +
+                 " atoms, new total = " + std::to_string(sim_.natoms()) + "\n");
 }
 
 void Input::fix_modify(const std::vector<std::string>& a) {
@@ -1418,21 +1425,34 @@ void Input::run(const std::vector<std::string>& a) {
 }
 
 void Input::min_style(const std::vector<std::string>& a) {
-  need(a, 1, "min_style cg|sd");
-  if (a.size() != 1) bad("min_style takes one style, cg or sd");
-  if (a[0] != "cg" && a[0] != "sd")
-    bad("min_style " + a[0] + ": md_ipu has cg and sd (LAMMPS's fire, quickmin, hftn and the "
-        "others are not supported)");
+  need(a, 1, "min_style cg|sd|fire");
+  if (a.size() != 1) bad("min_style takes one style, cg, sd or fire");
+  if (a[0] != "cg" && a[0] != "sd" && a[0] != "fire")
+    bad("min_style " + a[0] +
+        ": md_ipu has cg, sd and fire (LAMMPS's fire/old, quickmin, hftn "
+        "and the others are not supported)");
   min_.style = a[0];
 }
 
-// min_modify dmax D | norm two|max|inf | line quadratic
+// min_modify dmax D | norm two|max|inf | line quadratic, and fire's delaystep N | dtgrow G |
+// dtshrink S | alpha0 A | alphashrink A | tmax T | tmin T | integrator eulerimplicit|verlet|
+// leapfrog|eulerexplicit | halfstepback yes|no | initialdelay yes|no | vdfmax N
 void Input::min_modify(const std::vector<std::string>& a) {
-  need(a, 2, "min_modify dmax D | norm two|max|inf | line quadratic");
+  const char* usage =
+      "min_modify dmax D | norm two|max|inf | line quadratic | delaystep N | dtgrow G | dtshrink "
+      "S | alpha0 A | alphashrink A | tmax T | tmin T | integrator eulerimplicit|verlet|leapfrog|"
+      "eulerexplicit | halfstepback yes|no | initialdelay yes|no | vdfmax N";
+  need(a, 2, usage);
   for (std::size_t i = 0; i < a.size(); i += 2) {
     if (i + 1 >= a.size()) bad("min_modify: keyword " + a[i] + " needs a value");
     const std::string& k = a[i];
     const std::string& v = a[i + 1];
+    const std::string what = "min_modify " + k;
+    auto positive = [&] {
+      const double x = number(what, v);
+      if (!(x > 0)) bad(what + ": must be positive");
+      return x;
+    };
     if (k == "dmax") {
       min_.dmax = number("min_modify dmax", v);
       if (!(min_.dmax > 0)) bad("min_modify dmax: the largest move must be positive");
@@ -1448,8 +1468,44 @@ void Input::min_modify(const std::vector<std::string>& a) {
     } else if (k == "line") {
       if (v != "quadratic")
         bad("min_modify line " + v + ": md_ipu has the quadratic line search (LAMMPS's default)");
+    } else if (k == "delaystep") {
+      min_.delaystep = static_cast<int>(integer(what, v, 0, int_max));
+    } else if (k == "dtgrow") {
+      min_.dtgrow = number(what, v);
+      if (!(min_.dtgrow >= 1.0)) bad(what + ": must be at least 1");
+    } else if (k == "dtshrink") {
+      min_.dtshrink = positive();
+      if (!(min_.dtshrink <= 1.0)) bad(what + ": must be at most 1");
+    } else if (k == "alpha0") {
+      min_.alpha0 = number(what, v);
+      if (!(min_.alpha0 >= 0 && min_.alpha0 <= 1)) bad(what + ": must be within 0..1");
+    } else if (k == "alphashrink") {
+      min_.alphashrink = positive();
+      if (!(min_.alphashrink <= 1.0)) bad(what + ": must be at most 1");
+    } else if (k == "tmax") {
+      min_.tmax = positive();
+    } else if (k == "tmin") {
+      min_.tmin = positive();
+    } else if (k == "integrator") {
+      using I = MinSettings::Integrator;
+      if (v == "eulerimplicit")
+        min_.integrator = I::euler_implicit;
+      else if (v == "verlet")
+        min_.integrator = I::verlet;
+      else if (v == "leapfrog")
+        min_.integrator = I::leapfrog;
+      else if (v == "eulerexplicit")
+        min_.integrator = I::euler_explicit;
+      else
+        bad(what + ": use eulerimplicit, verlet, leapfrog or eulerexplicit");
+    } else if (k == "halfstepback") {
+      min_.halfstepback = yes_no(what, v);
+    } else if (k == "initialdelay") {
+      min_.initialdelay = yes_no(what, v);
+    } else if (k == "vdfmax") {
+      min_.vdfmax = integer(what, v, 0, int_max);
     } else {
-      bad("min_modify: unknown keyword '" + k + "'; supported: dmax, norm, line");
+      bad("min_modify: unknown keyword '" + k + "'; usage: " + usage);
     }
   }
 }
@@ -1469,8 +1525,9 @@ void Input::minimize(const std::vector<std::string>& a) {
     bad("minimize: the energy and force tolerances must not be negative");
   const NeighborSettings& n = sim_.neighbor();
   if (n.every != 1 || n.delay != 0 || !n.check)
-    console_.print("WARNING: Using 'neigh_modify every 1 delay 0 check yes' setting during "
-                   "minimization\n");
+    console_.print(
+        "WARNING: Using 'neigh_modify every 1 delay 0 check yes' setting during "
+        "minimization\n");
   console_.print("Setting up " + settings.style + " style minimization ...\n  Unit style    : " +
                  sim_.units().style + "\n  Current step  : " + std::to_string(sim_.step()) + "\n");
   const std::int64_t first = sim_.step();
@@ -1503,8 +1560,8 @@ void Input::minimize(const std::vector<std::string>& a) {
                 "  Final line search alpha, max atom move = %#.8g %#.8g\n"
                 "  Iterations, force evaluations = %lld %lld\n\n",
                 stats.force_two_norm_initial, stats.force_two_norm_final, stats.force_max_initial,
-                stats.force_max_final, stats.alpha_final,
-                stats.alpha_final * stats.force_max_final, stats.iterations, stats.evaluations);
+                stats.force_max_final, stats.alpha_final, stats.alpha_final * stats.force_max_final,
+                stats.iterations, stats.evaluations);
   text += buf;
   console_.print(text);
 }

@@ -1,6 +1,7 @@
 #include "tessera/md/minimize.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -12,7 +13,7 @@ constexpr double eps_energy = 1.0e-8;
 constexpr double alpha_max = 1.0, alpha_reduce = 0.5, backtrack_slope = 0.4;
 constexpr double quadratic_tol = 0.1, emach = 1.0e-8, eps_quad = 1.0e-28;
 
-enum Stop { maxiter, maxeval, etol, ftol, downhill, zeroalpha, zeroforce, zeroquad };
+enum Stop { maxiter, maxeval, etol, ftol, downhill, zeroalpha, zeroforce, zeroquad, maxvdotf };
 const char* stop_text(Stop s) {
   static const char* const text[] = {"max iterations",
                                      "max force evaluations",
@@ -21,7 +22,8 @@ const char* stop_text(Stop s) {
                                      "search direction is not downhill",
                                      "linesearch alpha is zero",
                                      "forces are zero",
-                                     "quadratic factors are zero"};
+                                     "quadratic factors are zero",
+                                     "max iterations with v.f negative"};
   return text[s];
 }
 
@@ -53,6 +55,7 @@ class Minimizer {
   double alpha_step(double alpha, bool reset);
   Stop line_search(double eoriginal, double& alpha);
   Stop iterate();
+  Stop iterate_fire();
 
   Simulation& sim_;
   const MinSettings& s_;
@@ -235,26 +238,174 @@ Stop Minimizer::iterate() {
   return maxiter;
 }
 
+// LAMMPS's MinFire::iterate (FIRE 2.0), step for step. The velocities are the atoms'; the
+// timestep is the simulation's (thermo's dt shows it), restored when the minimization ends.
+Stop Minimizer::iterate_fire() {
+  using Integrator = MinSettings::Integrator;
+  const Integrator integrator = s_.integrator;
+  const double ftm2v = sim_.units().ftm2v, dmax = s_.dmax;
+  double dt = sim_.timestep();
+  const double dtmax = s_.tmax * dt, dtmin = s_.tmin * dt;
+  double alpha = s_.alpha0;
+  const std::int64_t start = sim_.step();
+  std::int64_t last_negative = start;
+  long long vdotf_negative = 0;
+  // Velocities are zero at the start (run()), and after every uphill step (flagv0).
+  bool flagv0 = true;
+  // v = factor f / m for every atom.
+  const auto velocities_from_forces = [](FixTile& t, double factor) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+      const double dtfm = factor / t.mass[static_cast<std::size_t>(t.type[i])];
+      for (std::size_t d = 0; d < 3; ++d) t.v[3 * i + d] = dtfm * t.f[3 * i + d];
+    }
+  };
+  if (integrator == Integrator::leapfrog) {
+    sim_.min_energy_force([](FixTile&) {});
+    ++neval_;
+    sim_.for_each_tile("md.fire_leapfrog_start",
+                       [&](FixTile& t) { velocities_from_forces(t, -0.5 * dt * ftm2v); });
+  }
+  for (long long iter = 0; iter < s_.max_iterations; ++iter) {
+    const std::int64_t step = sim_.step() + 1;
+    sim_.set_step(step);
+    ++niter_;
+    const double vdotf = sim_.reduce_atoms("md.fire_vdotf", ReduceOp::sum, 1,
+                                           [&](const AtomsView& a, std::span<double> out) {
+                                             for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                               const double* v = &a.v[3 * i];
+                                               const double* f = &a.f[3 * i];
+                                               out[0] += v[0] * f[0] + v[1] * f[1] + v[2] * f[2];
+                                             }
+                                           })[0];
+    double scale1 = 0, scale2 = 0;
+    bool step_back = false;
+    if (vdotf > 0.0) {
+      // Downhill: mix the velocities towards the force, and after delaystep such steps in a
+      // row grow the timestep and decay the mixing.
+      vdotf_negative = 0;
+      const auto vf = sim_.reduce_atoms("md.fire_norms", ReduceOp::sum, 2,
+                                        [&](const AtomsView& a, std::span<double> out) {
+                                          for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                            const double* v = &a.v[3 * i];
+                                            const double* f = &a.f[3 * i];
+                                            out[0] += v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+                                            out[1] += f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+                                          }
+                                        });
+      scale1 = 1.0 - alpha;
+      scale2 = vf[1] <= 1e-20 ? 0.0 : alpha * std::sqrt(vf[0] / vf[1]);
+      if (step - last_negative > s_.delaystep) {
+        dt = std::min(dt * s_.dtgrow, dtmax);
+        sim_.set_timestep(dt);
+        alpha *= s_.alphashrink;
+      }
+    } else {
+      // Uphill: back off (unless within the first delaystep steps), optionally half a step
+      // back, and stop the atoms.
+      last_negative = step;
+      if (!(step - start < s_.delaystep && s_.initialdelay)) {
+        alpha = s_.alpha0;
+        if (dt * s_.dtshrink >= dtmin) {
+          dt *= s_.dtshrink;
+          sim_.set_timestep(dt);
+        }
+      }
+      ++vdotf_negative;
+      if (s_.vdfmax > 0 && vdotf_negative > s_.vdfmax) return maxvdotf;
+      step_back = s_.halfstepback;
+      flagv0 = true;
+    }
+    if (flagv0) {
+      // The forces where the atoms now stand (after the step back), from which the next
+      // move's length is judged with v = dt f / m; the velocities then start from zero.
+      sim_.min_energy_force([&](FixTile& t) {
+        for (std::size_t k = 0; k < 3 * static_cast<std::size_t>(t.nlocal); ++k) {
+          if (step_back) t.x[k] -= 0.5 * dt * t.v[k];
+          t.v[k] = 0.0;
+        }
+      });
+      ++neval_;
+    }
+    // No atom moves further than dmax.
+    const double dtv = sim_.reduce_atoms(
+        "md.fire_dtv", ReduceOp::min, 1, [&](const AtomsView& a, std::span<double> out) {
+          double dtvone = dt;
+          const double dtf = dt * ftm2v;
+          for (std::size_t i = 0; i < a.id.size(); ++i) {
+            const double dtfm = dtf / a.mass[static_cast<std::size_t>(a.type[i])];
+            std::array<double, 3> v{};
+            for (std::size_t d = 0; d < 3; ++d)
+              v[d] = flagv0 ? dtfm * a.f[3 * i + d] : a.v[3 * i + d];
+            const double vmax =
+                std::max(std::max(std::fabs(v[0]), std::fabs(v[1])), std::fabs(v[2]));
+            if (dtvone * vmax > dmax) dtvone = dmax / vmax;
+          }
+          out[0] = dtvone;
+        })[0];
+    const bool mix = vdotf > 0.0;
+    const double dtf = (integrator == Integrator::verlet ? 0.5 : 1.0) * dtv * ftm2v;
+    const auto result = sim_.min_energy_force([&](FixTile& t) {
+      for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+        const double dtfm = dtf / t.mass[static_cast<std::size_t>(t.type[i])];
+        for (std::size_t d = 0; d < 3; ++d) {
+          double& v = t.v[3 * i + d];
+          const double f = t.f[3 * i + d];
+          if (integrator != Integrator::euler_explicit) v += dtfm * f;
+          if (mix) v = scale1 * v + scale2 * f;
+          t.x[3 * i + d] += dtv * v;
+          if (integrator == Integrator::euler_explicit) v += dtfm * f;
+        }
+      }
+    });
+    ++neval_;
+    if (integrator == Integrator::verlet)
+      sim_.for_each_tile("md.fire_verlet_kick", [&](FixTile& t) {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+          const double dtfm = dtf / t.mass[static_cast<std::size_t>(t.type[i])];
+          for (std::size_t d = 0; d < 3; ++d) t.v[3 * i + d] += dtfm * t.f[3 * i + d];
+        }
+      });
+    eprevious_ = ecurrent_;
+    ecurrent_ = normalized(result.energy);
+    flagv0 = false;
+    if (s_.etol > 0.0 && step - last_negative > s_.delaystep &&
+        std::fabs(ecurrent_ - eprevious_) <
+            s_.etol * 0.5 * (std::fabs(ecurrent_) + std::fabs(eprevious_) + eps_energy))
+      return etol;
+    if (s_.ftol > 0.0 && force_norm_sq(sums()) < s_.ftol * s_.ftol) return ftol;
+    sim_.observe(false, iter + 1 == s_.max_iterations);
+  }
+  return maxiter;
+}
+
 MinStats Minimizer::run() {
-  if (s_.style != "cg" && s_.style != "sd")
-    throw ConfigError("min_style " + s_.style + ": md_ipu has cg and sd");
+  if (s_.style != "cg" && s_.style != "sd" && s_.style != "fire")
+    throw ConfigError("min_style " + s_.style + ": md_ipu has cg, sd and fire");
   if (!(s_.etol >= 0) || !(s_.ftol >= 0))
     throw ConfigError("minimize: the energy and force tolerances must not be negative");
   if (s_.max_iterations < 0 || s_.max_evaluations < 0)
     throw ConfigError("minimize: the iteration and evaluation limits must not be negative");
   if (!(s_.dmax > 0)) throw ConfigError("min_modify dmax: the largest move must be positive");
+  if (s_.style == "fire" && (!(s_.dtgrow >= 1.0) || !(s_.dtshrink <= 1.0) || !(s_.tmax >= s_.tmin)))
+    throw ConfigError(
+        "min_style fire: dtgrow must be at least 1, dtshrink at most 1 and tmax at least tmin");
+  const double dt_initial = sim_.timestep();
   sim_.begin_minimize();
   MinStats stats;
   handle_ = sim_.add_per_atom(width);
   base_ = sim_.per_atom_offset(handle_);
   try {
+    // fire's setup (LAMMPS's MinFire::setup_style) stops every atom, before the first output.
+    if (s_.style == "fire")
+      sim_.for_each_tile("md.fire_zero_velocities",
+                         [](FixTile& t) { std::fill(t.v.begin(), t.v.end(), 0.0); });
     ecurrent_ = normalized(sim_.thermo().pe);
     stats.energy_initial = ecurrent_;
     Sums t = sums();
     stats.force_two_norm_initial = std::sqrt(t.ff);
     stats.force_max_initial = std::sqrt(t.finf);
     sim_.observe(true, s_.max_iterations == 0);
-    const Stop stop = iterate();
+    const Stop stop = s_.style == "fire" ? iterate_fire() : iterate();
     stats.stop = stop_text(stop);
     if (stop != maxiter)  // LAMMPS's Min::run: the forces where the atoms stand, then output
       ecurrent_ = normalized(sim_.min_energy_force([](FixTile&) {}).energy);
@@ -268,10 +419,13 @@ MinStats Minimizer::run() {
     stats.alpha_final = alpha_final_;
     if (stop != maxiter) sim_.observe(false, true);
   } catch (...) {
+    sim_.set_timestep(dt_initial);
     sim_.remove_per_atom(handle_);
     sim_.end_minimize();
     throw;
   }
+  // LAMMPS's Min::cleanup: the timestep fire changed is the input's again.
+  sim_.set_timestep(dt_initial);
   sim_.remove_per_atom(handle_);
   sim_.end_minimize();
   return stats;

@@ -87,6 +87,7 @@ done
 (cd "$work" && lmp -in "$here/in.velocity" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > velocity.lammps.out
 # fix npt and nph: iso with a thermostat, aniso coupled in xy with drag, x y z with long chains.
 (cd "$work" && lmp -in "$here/in.npt" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > npt.lammps.out
+(cd "$work" && lmp -in "$here/in.npt_vector" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > npt_vector.lammps.out
 # fix temp/rescale with fix_modify temp, addforce, wall/reflect, two setforce fixes.
 (cd "$work" && lmp -in "$here/in.fixes" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > fixes.lammps.out
 # Minimization (cg and sd; dmax, norm max; setforce acting in it, langevin not), thermo and the
@@ -102,6 +103,7 @@ minimization in.minimize minimize_cg60.lammps.out -var style cg -var iterations 
 minimization in.minimize minimize_sd25.lammps.out -var style sd -var iterations 25
 minimization in.minimize minimize_cg1000.lammps.out -var style cg -var iterations 1000
 minimization in.minimize_crystal minimize_crystal.lammps.out
+minimization in.minimize_fire minimize_fire.lammps.out
 # fix ave/time: thermo (f_ID) and its files.
 (cd "$work" && lmp -in "$here/in.ave_time" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > ave_time.lammps.out
 cp "$work/ave_time_scalar.txt" ave_time_scalar.lammps.txt

@@ -657,6 +657,7 @@ nlohmann::json FixNH::restart_section() const {
   nlohmann::json j = {{"t_start", t_start_},
                       {"t_stop", t_stop_},
                       {"t_damp", t_period_},
+                      {"tchain", mtchain_},
                       {"eta", chain(eta_)},
                       {"eta_dot", std::vector<double>(eta_dot_.begin(), eta_dot_.end() - 1)},
                       {"eta_dotdot", chain(eta_dotdot_)},
@@ -673,6 +674,7 @@ nlohmann::json FixNH::restart_section() const {
     j["ploop"] = nc_pchain_;
     j["omega"] = omega_;
     j["omega_dot"] = omega_dot_;
+    j["pchain"] = mpchain_;
     j["etap"] = chain(etap_);
     j["etap_dot"] = std::vector<double>(etap_dot_.begin(), etap_dot_.end() - 1);
     j["etap_dotdot"] = chain(etap_dotdot_);
@@ -699,11 +701,13 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
   };
   // A chain: its values, as many as the first one written (restart files of version 4 wrote
   // fix nvt's 3 links without the loop and drag fields, which take their defaults then).
+  // A chain of `size` values. Restart files of version 4 wrote fix nvt's 3 links without the
+  // tchain, loop, drag and mtk fields, which take their defaults then.
   const auto chain = [&](const char* key, std::size_t size) {
     const nlohmann::json& j = field(key);
-    if (!j.is_array() || j.empty() || (size > 0 && j.size() != size))
-      r.fail("has " + where + "." + key + " = " + j.dump() + ", not a chain of " +
-             (size > 0 ? std::to_string(size) : std::string("1 or more")) + " numbers");
+    if (!j.is_array() || j.size() != size)
+      r.fail("has " + where + "." + key + " = " + j.dump() + ", not " + std::to_string(size) +
+             " numbers");
     std::vector<double> out;
     for (std::size_t k = 0; k < j.size(); ++k)
       out.push_back(
@@ -715,8 +719,8 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
     t_start_ = real("t_start", Sign::positive);
     t_stop_ = real("t_stop", Sign::positive);
     t_period_ = real("t_damp", Sign::positive);
-    eta_ = chain("eta", 0);
-    mtchain_ = static_cast<int>(eta_.size());
+    mtchain_ = v.contains("tchain") ? integer("tchain", 1, 1000) : 3;
+    eta_ = chain("eta", static_cast<std::size_t>(mtchain_));
     eta_dot_ = chain("eta_dot", eta_.size());
     eta_dot_.push_back(0.0);
     eta_dotdot_ = chain("eta_dotdot", eta_.size());
@@ -748,11 +752,11 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
   nc_pchain_ = integer("ploop", 0, 1000);
   omega_ = triple("omega");
   omega_dot_ = triple("omega_dot");
-  etap_ = field("etap").empty() ? std::vector<double>{} : chain("etap", 0);
-  mpchain_ = static_cast<int>(etap_.size());
-  etap_dot_ = etap_.empty() ? std::vector<double>{} : chain("etap_dot", etap_.size());
+  mpchain_ = integer("pchain", 0, 1000);
+  etap_ = chain("etap", static_cast<std::size_t>(mpchain_));
+  etap_dot_ = chain("etap_dot", etap_.size());
   etap_dot_.push_back(0.0);
-  etap_dotdot_ = etap_.empty() ? std::vector<double>{} : chain("etap_dotdot", etap_.size());
+  etap_dotdot_ = chain("etap_dotdot", etap_.size());
   etap_mass_.assign(etap_.size(), 0.0);
   vol0_ = real("vol0", Sign::positive);
   t0_ = real("t0", Sign::non_negative);

@@ -1,10 +1,12 @@
 // The fix styles md_ipu has: one line per style (fix.hpp).
+#include "arguments.hpp"
 #include "tessera/md/fix.hpp"
 #include "tessera/md/fix_addforce.hpp"
 #include "tessera/md/fix_ave_time.hpp"
 #include "tessera/md/fix_aveforce.hpp"
 #include "tessera/md/fix_balance.hpp"
 #include "tessera/md/fix_enforce2d.hpp"
+#include "tessera/md/fix_indent.hpp"
 #include "tessera/md/fix_langevin.hpp"
 #include "tessera/md/fix_nh.hpp"
 #include "tessera/md/fix_nve.hpp"
@@ -15,6 +17,10 @@
 namespace tessera::md {
 
 std::size_t Fix::modify(Simulation&, const std::vector<std::string>& words, std::size_t at) {
+  if (words[at] == "energy" && has_energy() && at + 1 < words.size()) {
+    energy_in_pe_ = arguments::yes_no("fix_modify " + id() + " energy", words[at + 1]);
+    return 2;
+  }
   throw ConfigError("fix_modify " + id() + ": fix " + style() + " has no keyword '" + words[at] +
                     "' (or it lacks its value)");
 }
@@ -36,6 +42,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixAveForce>("aveforce");
     r.add<FixTempRescale>("temp/rescale");
     r.add<FixWallReflect>("wall/reflect");
+    r.add<FixIndent>("indent");
     return r;
   }();
   return styles;

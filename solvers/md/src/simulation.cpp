@@ -740,6 +740,9 @@ Thermo Simulation::thermo() {
         TileAtoms& s = state(t);
         out[0] = s.ke;
         out[1] = s.pe;
+        for (const auto& fix : fixes_)
+          if (fix->energy_in_pe() && (!minimizing_ || fix->acts_in_minimize()))
+            out[1] += fix->tile_energy(t);
         for (std::size_t k = 0; k < 6; ++k) out[2 + k] = s.virial[k], out[8 + k] = s.ke_tensor[k];
       });
   // Velocities may still owe the thermostat's last scaling (applied lazily).
@@ -1484,6 +1487,8 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
 
 void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial,
                                             bool defer) {
+  for (auto& fix : fixes_)
+    if (!minimizing_ || fix->acts_in_minimize()) fix->pre_force(*this);
   // Forces: forces on ghosts (and what else the pair style returns) travel back to their
   // owners.
   const bool extra = pair_->extra_due(step_);

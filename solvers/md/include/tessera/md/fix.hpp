@@ -3,6 +3,8 @@
 //
 // The points of a step, in LAMMPS's order (its FixNVE::setmask names them), each called for
 // every fix in the order the fixes were defined:
+//   pre_force         before each force computation, a run's setup's and a minimizer's too
+//                     (collective, host side: where a fix evaluates its variables);
 //   setup             after a run's setup computed the forces (collective, host side);
 //   pre_integrate     before the step's first superstep (collective, host side);
 //   initial_integrate on each tile inside that superstep (first half-kick and drift);
@@ -92,9 +94,17 @@ class Fix {
   virtual bool changes_box() const { return false; }
 
   // fix_modify ID KEYWORD VALUE...: the words from `at`; returns how many it took (at least
-  // one). The default refuses any; throws ConfigError.
+  // one). The default takes `energy yes|no` from a fix that has an energy and refuses the rest;
+  // throws ConfigError.
   virtual std::size_t modify(Simulation& sim, const std::vector<std::string>& words,
                              std::size_t at);
+  // An energy the fix's post_force tallies on each tile (fix indent's, the walls'): with
+  // fix_modify energy yes (LAMMPS's thermo_energy) it counts in the potential energy, in
+  // thermo's pe, compute pe and what a minimizer minimizes. tile_energy is read by the
+  // reduction of thermo sums, after the post_force of the same forces.
+  virtual bool has_energy() const { return false; }
+  virtual double tile_energy(const Tile& /*tile*/) const { return 0.0; }
+  bool energy_in_pe() const { return energy_in_pe_; }
   // How often end_of_step runs (LAMMPS's nevery): at steps that are multiples of it.
   virtual int end_of_step_every() const { return 1; }
 
@@ -113,6 +123,7 @@ class Fix {
   // When the fix is added by the fix command (not from a restart file), on each tile: per-atom
   // state it starts (fix langevin's noise streams).
   virtual void start_atoms(FixTile& /*t*/) {}
+  virtual void pre_force(Simulation& /*sim*/) {}
   virtual void setup(Simulation& /*sim*/) {}
   // A run that continues the previous one without a setup (run ... pre no).
   virtual void continue_run(Simulation& /*sim*/) {}
@@ -135,6 +146,7 @@ class Fix {
  private:
   std::string id_, group_;
   std::uint32_t groupbit_ = 1;
+  bool energy_in_pe_ = false;
 };
 
 // What the fix command gives a style: its ID and group, the words after the style name, and the

@@ -12,6 +12,7 @@
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/fix_setforce.hpp"
 #include "tessera/md/fix_temp_rescale.hpp"
+#include "tessera/md/fix_wall.hpp"
 #include "tessera/md/fix_wall_reflect.hpp"
 
 namespace tessera::md {
@@ -43,6 +44,13 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixTempRescale>("temp/rescale");
     r.add<FixWallReflect>("wall/reflect");
     r.add<FixIndent>("indent");
+    using Kind = FixWall::Kind;
+    for (const auto& [name, kind] :
+         {std::pair{"wall/lj93", Kind::lj93}, std::pair{"wall/lj126", Kind::lj126},
+          std::pair{"wall/lj1043", Kind::lj1043}, std::pair{"wall/harmonic", Kind::harmonic}})
+      r.add(name, [kind](const FixArguments& a) -> std::unique_ptr<Fix> {
+        return std::make_unique<FixWall>(a, kind);
+      });
     return r;
   }();
   return styles;

@@ -8,9 +8,11 @@
 #include "tessera/md/fix_enforce2d.hpp"
 #include "tessera/md/fix_indent.hpp"
 #include "tessera/md/fix_langevin.hpp"
+#include "tessera/md/fix_momentum.hpp"
 #include "tessera/md/fix_nh.hpp"
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/fix_setforce.hpp"
+#include "tessera/md/fix_temp_berendsen.hpp"
 #include "tessera/md/fix_temp_rescale.hpp"
 #include "tessera/md/fix_wall.hpp"
 #include "tessera/md/fix_wall_reflect.hpp"
@@ -44,6 +46,8 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixTempRescale>("temp/rescale");
     r.add<FixWallReflect>("wall/reflect");
     r.add<FixIndent>("indent");
+    r.add<FixTempBerendsen>("temp/berendsen");
+    r.add<FixMomentum>("momentum");
     using Kind = FixWall::Kind;
     for (const auto& [name, kind] :
          {std::pair{"wall/lj93", Kind::lj93}, std::pair{"wall/lj126", Kind::lj126},

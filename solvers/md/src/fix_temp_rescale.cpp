@@ -28,34 +28,12 @@ FixTempRescale::FixTempRescale(const FixArguments& a) : Fix(a.id, a.group) {
 
 std::size_t FixTempRescale::modify(Simulation& sim, const std::vector<std::string>& words,
                                    std::size_t at) {
-  if (words[at] != "temp" || at + 1 >= words.size()) return Fix::modify(sim, words, at);
-  const Compute* c = sim.find_compute(words[at + 1]);
-  if (!c) throw ConfigError("fix_modify " + id() + " temp: there is no compute " + words[at + 1]);
-  if (!c->is_temperature())
-    throw ConfigError("fix_modify " + id() + " temp: compute " + words[at + 1] + " (" + c->style() +
-                      ") does not compute a temperature");
-  temperature_id_ = words[at + 1];
-  return 2;
-}
-
-Compute& FixTempRescale::temperature(Simulation& sim) {
-  if (!temperature_id_.empty()) {
-    Compute* c = sim.find_compute(temperature_id_);
-    if (!c)
-      throw ConfigError("fix " + id() + " temp/rescale: its temperature compute " +
-                        temperature_id_ + " no longer exists");
-    return *c;
-  }
-  if (!own_) {
-    // LAMMPS's fix makes compute ID_temp of its group.
-    own_ = std::make_unique<ComputeTemp>(ComputeArguments{id() + "_temp", group(), {}, &sim});
-    own_->set_group_bit(sim.group_bit(group()));
-  }
-  return *own_;
+  const std::size_t taken = temperature_.modify(*this, sim, words, at);
+  return taken > 0 ? taken : Fix::modify(sim, words, at);
 }
 
 void FixTempRescale::end_of_step(Simulation& sim) {
-  Compute& temp = temperature(sim);
+  Compute& temp = temperature_.get(*this, sim);
   const double t_current = temp.scalar(sim);
   const double dof = temp.dof(sim);
   if (dof < 1) return;  // nothing to rescale
@@ -77,7 +55,7 @@ void FixTempRescale::end_of_step(Simulation& sim) {
 
 nlohmann::json FixTempRescale::restart_section() const {
   return {{"every", every_},   {"t_start", t_start_},   {"t_stop", t_stop_},
-          {"window", window_}, {"fraction", fraction_}, {"temperature", temperature_id_},
+          {"window", window_}, {"fraction", fraction_}, {"temperature", temperature_.id()},
           {"energy", energy_}};
 }
 
@@ -94,7 +72,8 @@ void FixTempRescale::restore(const nlohmann::json& v, const detail::RestartHeade
                    "fix temp/rescale");
   fraction_ = r.real(r.at(v, "fraction", where + ".fraction"), where + ".fraction", Sign::any,
                      "fix temp/rescale");
-  temperature_id_ = r.text(r.at(v, "temperature", where + ".temperature"), where + ".temperature");
+  temperature_.set_id(
+      r.text(r.at(v, "temperature", where + ".temperature"), where + ".temperature"));
   energy_ = r.real(r.at(v, "energy", where + ".energy"), where + ".energy", Sign::any,
                    "fix temp/rescale");
 }

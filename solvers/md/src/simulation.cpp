@@ -1626,6 +1626,17 @@ void Simulation::sum_kinetic(Tile& t) {
   s.ke = 0.5 * (kt[0] + kt[1] + kt[2]);
 }
 
+void Simulation::adjust_velocities(std::string_view name,
+                                   const std::function<void(FixTile&)>& change) {
+  apply_pending_scale();
+  runtime_.superstep(name, [&](Tile& t) {
+    FixTile view = fix_view(t, step_);
+    change(view);
+    sum_kinetic(t);
+    t.charge(kick_kinetic_work, static_cast<std::uint64_t>(state(t).nlocal));
+  });
+}
+
 void Simulation::scale_group_velocities(std::uint32_t mask, double factor,
                                         std::array<bool, 3> components) {
   apply_pending_scale();

@@ -68,51 +68,22 @@ double unwrapped(const Box& box, std::span<const double> x, std::span<const std:
 
 // LAMMPS's Velocity::zero_momentum: the group's centre-of-mass velocity subtracted.
 void zero_momentum(Simulation& sim, std::uint32_t mask) {
-  const auto p = sim.reduce_atoms("md.velocity_momentum", ReduceOp::sum, 4,
-                                  [&](const AtomsView& a, std::span<double> out) {
-                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
-                                      if (!(a.mask[i] & mask)) continue;
-                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-                                      for (std::size_t d = 0; d < 3; ++d)
-                                        out[d] += a.v[3 * i + d] * m;
-                                      out[3] += m;
-                                    }
-                                  });
-  if (!(p[3] > 0)) return;
+  const auto vcm = group_velocity(sim, mask);
+  if (!vcm) return;
   sim.change_atoms([&](const Simulation::GroupAtom& a) { return (a.mask & mask) != 0; },
                    [&](Simulation::AtomChange& c) {
-                     for (std::size_t d = 0; d < 3; ++d) c.v[d] -= p[d] / p[3];
+                     for (std::size_t d = 0; d < 3; ++d) c.v[d] -= (*vcm)[d];
                      return true;
                    });
 }
 
 // LAMMPS's Velocity::zero_rotation: the group's angular velocity about its centre of mass
-// (from its angular momentum and inertia tensor, positions unwrapped) subtracted.
+// subtracted.
 void zero_rotation(Simulation& sim, std::uint32_t mask) {
   const Box& box = sim.box();
-  const auto center = center_of_mass(sim, mask);
-  if (!center) return;
-  const std::array<double, 3> xcm = *center;
-  const auto li = sim.reduce_atoms(
-      "md.velocity_angular_momentum", ReduceOp::sum, 9,
-      [&](const AtomsView& a, std::span<double> out) {
-        for (std::size_t i = 0; i < a.id.size(); ++i) {
-          if (!(a.mask[i] & mask)) continue;
-          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-          const double dx = a.unwrapped(i, 0) - xcm[0], dy = a.unwrapped(i, 1) - xcm[1],
-                       dz = a.unwrapped(i, 2) - xcm[2];
-          const double* v = &a.v[3 * i];
-          out[0] += m * (dy * v[2] - dz * v[1]);
-          out[1] += m * (dz * v[0] - dx * v[2]);
-          out[2] += m * (dx * v[1] - dy * v[0]);
-          out[3] += m * (dy * dy + dz * dz), out[4] += m * (dx * dx + dz * dz),
-              out[5] += m * (dx * dx + dy * dy);
-          out[6] -= m * dx * dy, out[7] -= m * dy * dz, out[8] -= m * dx * dz;
-        }
-      });
-  Eigen::Matrix3d inertia;
-  inertia << li[3], li[6], li[8], li[6], li[4], li[7], li[8], li[7], li[5];
-  const Eigen::Vector3d omega = inertia.fullPivLu().solve(Eigen::Vector3d(li[0], li[1], li[2]));
+  const auto rotation = group_rotation(sim, mask);
+  if (!rotation) return;
+  const auto& [xcm, omega] = *rotation;
   sim.change_atoms([&](const Simulation::GroupAtom& a) { return (a.mask & mask) != 0; },
                    [&](Simulation::AtomChange& a) {
                      const double dx = unwrapped(box, a.x, a.image, 0) - xcm[0],
@@ -238,6 +209,48 @@ void velocity_zero(Simulation& sim, const std::string& group, bool angular) {
     zero_rotation(sim, mask);
   else
     zero_momentum(sim, mask);
+}
+
+std::optional<std::array<double, 3>> group_velocity(Simulation& sim, std::uint32_t mask) {
+  const auto p = sim.reduce_atoms("md.group_momentum", ReduceOp::sum, 4,
+                                  [&](const AtomsView& a, std::span<double> out) {
+                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                      if (!(a.mask[i] & mask)) continue;
+                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+                                      for (std::size_t d = 0; d < 3; ++d)
+                                        out[d] += a.v[3 * i + d] * m;
+                                      out[3] += m;
+                                    }
+                                  });
+  if (!(p[3] > 0)) return std::nullopt;
+  return std::array<double, 3>{p[0] / p[3], p[1] / p[3], p[2] / p[3]};
+}
+
+std::optional<GroupRotation> group_rotation(Simulation& sim, std::uint32_t mask) {
+  const auto center = center_of_mass(sim, mask);
+  if (!center) return std::nullopt;
+  const std::array<double, 3> xcm = *center;
+  const auto li = sim.reduce_atoms(
+      "md.group_angular_momentum", ReduceOp::sum, 9,
+      [&](const AtomsView& a, std::span<double> out) {
+        for (std::size_t i = 0; i < a.id.size(); ++i) {
+          if (!(a.mask[i] & mask)) continue;
+          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+          const double dx = a.unwrapped(i, 0) - xcm[0], dy = a.unwrapped(i, 1) - xcm[1],
+                       dz = a.unwrapped(i, 2) - xcm[2];
+          const double* v = &a.v[3 * i];
+          out[0] += m * (dy * v[2] - dz * v[1]);
+          out[1] += m * (dz * v[0] - dx * v[2]);
+          out[2] += m * (dx * v[1] - dy * v[0]);
+          out[3] += m * (dy * dy + dz * dz), out[4] += m * (dx * dx + dz * dz),
+              out[5] += m * (dx * dx + dy * dy);
+          out[6] -= m * dx * dy, out[7] -= m * dy * dz, out[8] -= m * dx * dz;
+        }
+      });
+  Eigen::Matrix3d inertia;
+  inertia << li[3], li[6], li[8], li[6], li[4], li[7], li[8], li[7], li[5];
+  const Eigen::Vector3d omega = inertia.fullPivLu().solve(Eigen::Vector3d(li[0], li[1], li[2]));
+  return GroupRotation{xcm, {omega[0], omega[1], omega[2]}};
 }
 
 }  // namespace tessera::md

@@ -90,6 +90,8 @@ done
 (cd "$work" && lmp -in "$here/in.npt_vector" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > npt_vector.lammps.out
 # fix wall/lj93, lj126, lj1043 and harmonic (a variable wall, fix_modify energy).
 (cd "$work" && lmp -in "$here/in.walls" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > walls.lammps.out
+# fix temp/berendsen (fix_modify temp) and fix momentum (linear flags, angular, rescale).
+(cd "$work" && lmp -in "$here/in.berendsen_momentum" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > berendsen_momentum.lammps.out
 # fix temp/rescale with fix_modify temp, addforce, wall/reflect, two setforce fixes.
 (cd "$work" && lmp -in "$here/in.fixes" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > fixes.lammps.out
 # Minimization (cg and sd; dmax, norm max; setforce acting in it, langevin not), thermo and the

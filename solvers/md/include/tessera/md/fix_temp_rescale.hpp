@@ -5,10 +5,8 @@
 // temp names (whose bias is not removed: md_ipu's temperatures have none).
 #pragma once
 
-#include <memory>
-
-#include "tessera/md/compute_temp.hpp"
 #include "tessera/md/fix.hpp"
+#include "tessera/md/fix_temperature.hpp"
 
 namespace tessera::md {
 
@@ -26,11 +24,9 @@ class FixTempRescale final : public Fix {
                const std::string& where) override;
 
  private:
-  Compute& temperature(Simulation& sim);
   int every_ = 1;
   double t_start_ = 0, t_stop_ = 0, window_ = 0, fraction_ = 1;
-  std::string temperature_id_;  // fix_modify temp; empty: the fix's own
-  std::unique_ptr<ComputeTemp> own_;
+  FixTemperature temperature_;
   double energy_ = 0;  // removed from the group, LAMMPS's cumulative energy change
 };
 

@@ -267,6 +267,9 @@ class Simulation {
   // Scales every velocity by `factor`, lazily: the next superstep that reads the velocities
   // applies it (thermo and gather_atoms count it in before).
   void scale_velocities(double factor) { pending_scale_ *= factor; }
+  // Changes the velocities of each tile's own atoms now (collective; a fix's end_of_step, as fix
+  // momentum's): `change` runs on each tile, then the step's kinetic sums are taken again.
+  void adjust_velocities(std::string_view name, const std::function<void(FixTile&)>& change);
   // Scales the velocities (the components flagged) of the atoms in the groups of `mask` by
   // `factor` now, the step's kinetic sums with them (collective; fix temp/rescale).
   void scale_group_velocities(std::uint32_t mask, double factor,

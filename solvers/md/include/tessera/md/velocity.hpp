@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -43,5 +44,14 @@ void velocity_ramp(Simulation& sim, const std::string& group, int velocity_dim, 
                    double v_hi, int coordinate_dim, double c_lo, double c_hi,
                    const VelocityOptions& options, const Lattice& lattice);
 void velocity_zero(Simulation& sim, const std::string& group, bool angular);
+
+// The centre-of-mass velocity of the atoms in the groups of `mask` (LAMMPS's Group::vcm), and
+// their centre of mass and angular velocity about it (Group::xcm, Group::omega; positions
+// unwrapped); nullopt for atoms without mass. Collective.
+std::optional<std::array<double, 3>> group_velocity(Simulation& sim, std::uint32_t mask);
+struct GroupRotation {
+  std::array<double, 3> xcm, omega;
+};
+std::optional<GroupRotation> group_rotation(Simulation& sim, std::uint32_t mask);
 
 }  // namespace tessera::md

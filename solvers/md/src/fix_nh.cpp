@@ -5,45 +5,12 @@
 
 #include "arguments.hpp"
 #include "restart_header.hpp"
+#include "tessera/md/barostat.hpp"
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
 using namespace arguments;
-
-namespace {
-
-// The kinetic tensor of the velocities now (mvv2e sum m v_a v_b: xx yy zz xy xz yz), as
-// LAMMPS's compute temp's vector before its normalisation.
-std::array<double, 6> kinetic_tensor(Simulation& sim) {
-  const auto t = sim.reduce_atoms("md.fix_nh_kinetic", ReduceOp::sum, 6,
-                                  [&](const AtomsView& a, std::span<double> out) {
-                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
-                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-                                      const double* v = &a.v[3 * i];
-                                      out[0] += m * v[0] * v[0];
-                                      out[1] += m * v[1] * v[1];
-                                      out[2] += m * v[2] * v[2];
-                                      out[3] += m * v[0] * v[1];
-                                      out[4] += m * v[0] * v[2];
-                                      out[5] += m * v[1] * v[2];
-                                    }
-                                  });
-  std::array<double, 6> k{};
-  for (std::size_t c = 0; c < 6; ++c) k[c] = t[c] * sim.units().mvv2e;
-  return k;
-}
-
-// x from the box `from` to the same fractional place in `to` (LAMMPS's x2lamda, then lamda2x
-// in the new box; orthogonal, every dimension, as LAMMPS's dilate all).
-void dilate(double* x, const Box& from, const Box& to) {
-  for (std::size_t d = 0; d < 3; ++d) {
-    const double lamda = (1.0 / (from.hi[d] - from.lo[d])) * (x[d] - from.lo[d]);
-    x[d] = (to.hi[d] - to.lo[d]) * lamda + to.lo[d];
-  }
-}
-
-}  // namespace
 
 FixNH::FixNH(const FixArguments& a, std::string style)
     : Fix(a.id, a.group), style_(std::move(style)) {
@@ -89,7 +56,7 @@ void FixNH::parse(const FixArguments& a) {
       at += 4;
     } else if (key == "iso" || key == "aniso") {
       need_values(at, 3);
-      pcouple_ = key == "iso" ? Couple::xyz : Couple::none;
+      pcouple_ = key == "iso" ? PressureCoupling::xyz : PressureCoupling::none;
       const double p0 = number(what + " " + key, w[at + 1]),
                    p1 = number(what + " " + key, w[at + 2]),
                    period = number(what + " " + key, w[at + 3]);
@@ -114,15 +81,15 @@ void FixNH::parse(const FixArguments& a) {
       need_values(at, 1);
       const std::string& c = w[at + 1];
       if (c == "xyz")
-        pcouple_ = Couple::xyz;
+        pcouple_ = PressureCoupling::xyz;
       else if (c == "xy")
-        pcouple_ = Couple::xy;
+        pcouple_ = PressureCoupling::xy;
       else if (c == "yz")
-        pcouple_ = Couple::yz;
+        pcouple_ = PressureCoupling::yz;
       else if (c == "xz")
-        pcouple_ = Couple::xz;
+        pcouple_ = PressureCoupling::xz;
       else if (c == "none")
-        pcouple_ = Couple::none;
+        pcouple_ = PressureCoupling::none;
       else
         bad(what + ": couple takes xyz, xy, yz, xz or none, not '" + c + "'");
       at += 2;
@@ -171,18 +138,21 @@ void FixNH::check(const FixArguments& a) const {
   if (style_ != "nph" && (!(t_start_ > 0) || !(t_stop_ > 0)))
     bad(what + ": temperatures must be positive");
   if (style_ != "nph" && !(t_period_ > 0)) bad(what + ": Tdamp must be positive");
-  if (dimension == 2 && (pcouple_ == Couple::yz || pcouple_ == Couple::xz))
+  if (dimension == 2 && (pcouple_ == PressureCoupling::yz || pcouple_ == PressureCoupling::xz))
     bad(what + ": couple yz or xz in a 2-d simulation");
   auto same = [&](std::size_t i, std::size_t j) {
     return p_start_[i] == p_start_[j] && p_stop_[i] == p_stop_[j] && p_period_[i] == p_period_[j];
   };
-  const std::pair<Couple, std::array<std::size_t, 2>> pairs[] = {
-      {Couple::xy, {0, 1}}, {Couple::yz, {1, 2}}, {Couple::xz, {0, 2}}};
+  const std::pair<PressureCoupling, std::array<std::size_t, 2>> pairs[] = {
+      {PressureCoupling::xy, {0, 1}},
+      {PressureCoupling::yz, {1, 2}},
+      {PressureCoupling::xz, {0, 2}}};
   for (const auto& [c, dims] : pairs)
     if (pcouple_ == c && (!p_flag_[dims[0]] || !p_flag_[dims[1]] || !same(dims[0], dims[1])))
       bad(what + ": coupled dimensions need the same pressure settings");
-  if (pcouple_ == Couple::xyz && (!p_flag_[0] || !p_flag_[1] || (dimension == 3 && !p_flag_[2]) ||
-                                  !same(0, 1) || (dimension == 3 && !same(0, 2))))
+  if (pcouple_ == PressureCoupling::xyz &&
+      (!p_flag_[0] || !p_flag_[1] || (dimension == 3 && !p_flag_[2]) || !same(0, 1) ||
+       (dimension == 3 && !same(0, 2))))
     bad(what + ": couple xyz needs the same pressure settings in every dimension");
   for (std::size_t d = 0; d < 3; ++d) {
     if (!p_flag_[d]) continue;
@@ -229,54 +199,9 @@ double FixNH::strain_energy(const Simulation& sim) const {
 
 void FixNH::couple(const Simulation& sim, const std::array<double, 6>& ke,
                    const std::array<double, 6>& virial) {
-  const double inv_volume = 1.0 / sim.volume(), nktv2p = sim.units().nktv2p;
-  const bool three = sim.dimension() == 3;
   for (std::size_t i = 0; i < 3; ++i) mvv_current_[i] = ke[i];
-  if (pstyle_ == PressureStyle::iso) {
-    const double t = sim.temperature(0.5 * (ke[0] + ke[1] + ke[2]));
-    const double p =
-        three ? (tdof_ * sim.units().boltz * t + virial[0] + virial[1] + virial[2]) / 3.0 *
-                    inv_volume * nktv2p
-              : (tdof_ * sim.units().boltz * t + virial[0] + virial[1]) / 2.0 * inv_volume * nktv2p;
-    p_current_ = {p, p, p};
-  } else {
-    std::array<double, 3> tensor{};
-    for (std::size_t i = 0; i < (three ? 3u : 2u); ++i)
-      tensor[i] = (ke[i] + virial[i]) * inv_volume * nktv2p;
-    switch (pcouple_) {
-      case Couple::xyz: {
-        const double ave = 1.0 / 3.0 * (tensor[0] + tensor[1] + tensor[2]);
-        p_current_ = {ave, ave, ave};
-        break;
-      }
-      case Couple::xy: {
-        const double ave = 0.5 * (tensor[0] + tensor[1]);
-        p_current_ = {ave, ave, tensor[2]};
-        break;
-      }
-      case Couple::yz: {
-        const double ave = 0.5 * (tensor[1] + tensor[2]);
-        p_current_ = {tensor[0], ave, ave};
-        break;
-      }
-      case Couple::xz: {
-        const double ave = 0.5 * (tensor[0] + tensor[2]);
-        p_current_ = {ave, tensor[1], ave};
-        break;
-      }
-      case Couple::none:
-        p_current_ = tensor;
-        break;
-    }
-  }
-  for (const double p : p_current_)
-    if (!std::isfinite(p)) {
-      Error e("fix " + id() + " " + style_ + ": the pressure is not finite at step " +
-              std::to_string(sim.step()) +
-              "; the simulation is unstable (reduce the timestep or lengthen Pdamp)");
-      e.set_collective();
-      throw e;
-    }
+  p_current_ = coupled_pressure(sim, pstyle_ == PressureStyle::iso, pcouple_, tdof_, ke, virial,
+                                "fix " + id() + " " + style_);
 }
 
 void FixNH::init_masses(const Simulation& sim, double t_current) {
@@ -318,9 +243,10 @@ void FixNH::init_masses(const Simulation& sim, double t_current) {
 }
 
 void FixNH::set_pressure_style(int dimension) {
-  pstyle_ = pcouple_ == Couple::xyz || (dimension == 2 && pcouple_ == Couple::xy)
-                ? PressureStyle::iso
-                : PressureStyle::aniso;
+  pstyle_ =
+      pcouple_ == PressureCoupling::xyz || (dimension == 2 && pcouple_ == PressureCoupling::xy)
+          ? PressureStyle::iso
+          : PressureStyle::aniso;
 }
 
 void FixNH::setup(Simulation& sim) {
@@ -746,7 +672,7 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
   }
   if (pdim() == 0) r.fail("has " + where + ".p_flag with no barostatted dimension");
   p_period_ = periods;
-  pcouple_ = static_cast<Couple>(integer("couple", 0, 4));
+  pcouple_ = static_cast<PressureCoupling>(integer("couple", 0, 4));
   if (!field("deviatoric").is_boolean()) r.fail("has " + where + ".deviatoric not true or false");
   deviatoric_ = field("deviatoric").get<bool>();
   nc_pchain_ = integer("ploop", 0, 1000);

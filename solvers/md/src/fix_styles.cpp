@@ -11,6 +11,7 @@
 #include "tessera/md/fix_momentum.hpp"
 #include "tessera/md/fix_nh.hpp"
 #include "tessera/md/fix_nve.hpp"
+#include "tessera/md/fix_press_berendsen.hpp"
 #include "tessera/md/fix_setforce.hpp"
 #include "tessera/md/fix_temp_berendsen.hpp"
 #include "tessera/md/fix_temp_rescale.hpp"
@@ -48,6 +49,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixIndent>("indent");
     r.add<FixTempBerendsen>("temp/berendsen");
     r.add<FixMomentum>("momentum");
+    r.add<FixPressBerendsen>("press/berendsen");
     using Kind = FixWall::Kind;
     for (const auto& [name, kind] :
          {std::pair{"wall/lj93", Kind::lj93}, std::pair{"wall/lj126", Kind::lj126},

@@ -92,6 +92,8 @@ done
 (cd "$work" && lmp -in "$here/in.walls" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > walls.lammps.out
 # fix temp/berendsen (fix_modify temp) and fix momentum (linear flags, angular, rescale).
 (cd "$work" && lmp -in "$here/in.berendsen_momentum" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > berendsen_momentum.lammps.out
+# fix press/berendsen: iso with temp/berendsen, aniso coupled xy with a modulus, x alone.
+(cd "$work" && lmp -in "$here/in.press_berendsen" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > press_berendsen.lammps.out
 # fix temp/rescale with fix_modify temp, addforce, wall/reflect, two setforce fixes.
 (cd "$work" && lmp -in "$here/in.fixes" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > fixes.lammps.out
 # Minimization (cg and sd; dmax, norm max; setforce acting in it, langevin not), thermo and the

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/md/barostat.hpp"
 #include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
 
@@ -58,7 +59,6 @@ class FixNH final : public Fix {
                const std::string& where) override;
 
  private:
-  enum class Couple { none, xyz, xy, yz, xz };
   enum class PressureStyle { iso, aniso };
 
   void parse(const FixArguments& a);
@@ -87,7 +87,7 @@ class FixNH final : public Fix {
   double t_start_ = 0, t_stop_ = 0, t_period_ = 0;
   std::array<double, 3> p_start_{}, p_stop_{}, p_period_{};
   std::array<int, 3> p_flag_{};
-  Couple pcouple_ = Couple::none;
+  PressureCoupling pcouple_ = PressureCoupling::none;
   PressureStyle pstyle_ = PressureStyle::aniso;
   bool deviatoric_ = false, mtk_ = true;
   double drag_ = 0;

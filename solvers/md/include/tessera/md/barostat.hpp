@@ -6,6 +6,7 @@
 #include <array>
 #include <string>
 
+#include "tessera/core/error.hpp"
 #include "tessera/md/domain.hpp"
 
 namespace tessera::md {

@@ -69,7 +69,7 @@ void FixMomentum::end_of_step(Simulation& sim) {
   if (angular_) {
     const auto rotation = group_rotation(sim, mask);
     if (!rotation) return;
-    const auto& [xcm, omega] = *rotation;
+    const std::array<double, 3> xcm = rotation->xcm, omega = rotation->omega;
     const Box box = sim.box();
     sim.adjust_velocities("md.fix_momentum_angular", [&](FixTile& t) {
       for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {

@@ -2,14 +2,98 @@
 
 #include <cmath>
 
+#include "arguments.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
 
-std::array<double, 6> kinetic_tensor(Simulation& sim) {
+std::size_t PressureSettings::parse(const std::vector<std::string>& w, std::size_t at,
+                                    int dimension, const std::string& what) {
+  using arguments::bad;
+  using arguments::number;
+  const std::string& key = w[at];
+  auto need_values = [&](std::size_t n) {
+    if (at + n >= w.size())
+      bad(what + ": " + key + " needs " + std::to_string(n) + " value" + (n > 1 ? "s" : ""));
+  };
+  if (key == "iso" || key == "aniso") {
+    need_values(3);
+    coupling = key == "iso" ? PressureCoupling::xyz : PressureCoupling::none;
+    const double p0 = number(what + " " + key, w[at + 1]), p1 = number(what + " " + key, w[at + 2]),
+                 damp = number(what + " " + key, w[at + 3]);
+    for (std::size_t d = 0; d < 3; ++d) start[d] = p0, stop[d] = p1, period[d] = damp, flag[d] = 1;
+    if (dimension == 2) start[2] = stop[2] = period[2] = 0, flag[2] = 0;
+    return 4;
+  }
+  if (key == "x" || key == "y" || key == "z") {
+    need_values(3);
+    const auto d = static_cast<std::size_t>(key[0] - 'x');
+    if (dimension == 2 && d == 2) bad(what + ": z has no pressure in a 2-d simulation");
+    start[d] = number(what + " " + key, w[at + 1]);
+    stop[d] = number(what + " " + key, w[at + 2]);
+    period[d] = number(what + " " + key, w[at + 3]);
+    flag[d] = 1;
+    per_dimension = true;
+    return 4;
+  }
+  if (key == "couple") {
+    need_values(1);
+    const std::string& c = w[at + 1];
+    if (c == "xyz")
+      coupling = PressureCoupling::xyz;
+    else if (c == "xy")
+      coupling = PressureCoupling::xy;
+    else if (c == "yz")
+      coupling = PressureCoupling::yz;
+    else if (c == "xz")
+      coupling = PressureCoupling::xz;
+    else if (c == "none")
+      coupling = PressureCoupling::none;
+    else
+      bad(what + ": couple takes xyz, xy, yz, xz or none, not '" + c + "'");
+    return 2;
+  }
+  if (key == "dilate") {
+    need_values(1);
+    if (w[at + 1] == "partial")
+      bad(what + ": dilate partial is not supported (md_ipu's barostat acts on the group all)");
+    if (w[at + 1] != "all") bad(what + ": dilate takes all, not '" + w[at + 1] + "'");
+    return 2;
+  }
+  return 0;
+}
+
+void PressureSettings::check(const Simulation* sim, int dimension, const std::string& what) const {
+  using arguments::bad;
+  if (dimension == 2 && (coupling == PressureCoupling::yz || coupling == PressureCoupling::xz))
+    bad(what + ": couple yz or xz in a 2-d simulation");
+  auto same = [&](std::size_t i, std::size_t j) {
+    return start[i] == start[j] && stop[i] == stop[j] && period[i] == period[j];
+  };
+  const std::pair<PressureCoupling, std::array<std::size_t, 2>> pairs[] = {
+      {PressureCoupling::xy, {0, 1}},
+      {PressureCoupling::yz, {1, 2}},
+      {PressureCoupling::xz, {0, 2}}};
+  for (const auto& [c, dims] : pairs)
+    if (coupling == c && (!flag[dims[0]] || !flag[dims[1]] || !same(dims[0], dims[1])))
+      bad(what + ": coupled dimensions need the same pressure settings");
+  if (coupling == PressureCoupling::xyz && (!flag[0] || !flag[1] || (dimension == 3 && !flag[2]) ||
+                                            !same(0, 1) || (dimension == 3 && !same(0, 2))))
+    bad(what + ": couple xyz needs the same pressure settings in every dimension");
+  for (std::size_t d = 0; d < 3; ++d) {
+    if (!flag[d]) continue;
+    if (sim && !sim->boundary().periodic(d))
+      bad(what + ": " + std::string(1, static_cast<char>('x' + d)) +
+          " is not periodic; a barostat needs a periodic dimension");
+    if (!(period[d] > 0)) bad(what + ": Pdamp must be positive");
+  }
+}
+
+std::array<double, 6> kinetic_tensor(Simulation& sim, std::uint32_t mask) {
   const auto t = sim.reduce_atoms("md.kinetic_tensor", ReduceOp::sum, 6,
                                   [&](const AtomsView& a, std::span<double> out) {
                                     for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                      if (!(a.mask[i] & mask)) continue;
                                       const double m = a.mass[static_cast<std::size_t>(a.type[i])];
                                       const double* v = &a.v[3 * i];
                                       out[0] += m * v[0] * v[0];

@@ -1,6 +1,7 @@
 #include "tessera/md/compute_temp.hpp"
 
 #include "arguments.hpp"
+#include "tessera/md/barostat.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -58,22 +59,8 @@ double ComputeTemp::scalar(Simulation& sim) {
 }
 
 std::vector<double> ComputeTemp::vector(Simulation& sim) {
-  auto t = sim.reduce_atoms("md.compute_temp_tensor", ReduceOp::sum, 6,
-                            [&](const AtomsView& a, std::span<double> out) {
-                              for (std::size_t i = 0; i < a.id.size(); ++i) {
-                                if (!in_group(a, i)) continue;
-                                const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-                                const double* v = &a.v[3 * i];
-                                out[0] += m * v[0] * v[0];
-                                out[1] += m * v[1] * v[1];
-                                out[2] += m * v[2] * v[2];
-                                out[3] += m * v[0] * v[1];
-                                out[4] += m * v[0] * v[2];
-                                out[5] += m * v[1] * v[2];
-                              }
-                            });
-  for (auto& value : t) value *= sim.units().mvv2e;
-  return t;
+  const auto t = kinetic_tensor(sim, group_mask());
+  return {t.begin(), t.end()};
 }
 
 }  // namespace tessera::md

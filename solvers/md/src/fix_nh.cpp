@@ -29,7 +29,7 @@ FixNH::FixNH(const FixArguments& a, std::string style)
   etap_.assign(static_cast<std::size_t>(mpchain_), 0.0);
   etap_dot_.assign(static_cast<std::size_t>(mpchain_) + 1, 0.0);
   etap_dotdot_ = etap_mass_ = etap_;
-  set_pressure_style(a.sim ? a.sim->dimension() : 3);
+  iso_ = pressure_.iso(a.sim ? a.sim->dimension() : 3);
   if (a.sim && a.sim->has_box())
     for (std::size_t d = 0; d < 3; ++d)
       fixedpoint_[d] = 0.5 * (a.sim->box().lo[d] + a.sim->box().hi[d]);
@@ -47,62 +47,22 @@ void FixNH::parse(const FixArguments& a) {
   bool temp_given = false;
   for (std::size_t at = 0; at < w.size();) {
     const std::string& key = w[at];
-    if (key == "temp") {
+    if (const std::size_t taken = pressure_.parse(w, at, dimension, what)) {
+      at += taken;
+    } else if (key == "temp") {
       need_values(at, 3);
       temp_given = true;
       t_start_ = number(what + " temp", w[at + 1]);
       t_stop_ = number(what + " temp", w[at + 2]);
       t_period_ = number(what + " temp", w[at + 3]);
       at += 4;
-    } else if (key == "iso" || key == "aniso") {
-      need_values(at, 3);
-      pcouple_ = key == "iso" ? PressureCoupling::xyz : PressureCoupling::none;
-      const double p0 = number(what + " " + key, w[at + 1]),
-                   p1 = number(what + " " + key, w[at + 2]),
-                   period = number(what + " " + key, w[at + 3]);
-      for (std::size_t d = 0; d < 3; ++d)
-        p_start_[d] = p0, p_stop_[d] = p1, p_period_[d] = period, p_flag_[d] = 1;
-      if (dimension == 2) p_start_[2] = p_stop_[2] = p_period_[2] = 0, p_flag_[2] = 0;
-      at += 4;
-    } else if (key == "x" || key == "y" || key == "z") {
-      need_values(at, 3);
-      const std::size_t d = static_cast<std::size_t>(key[0] - 'x');
-      if (dimension == 2 && d == 2) bad(what + ": z has no pressure in a 2-d simulation");
-      p_start_[d] = number(what + " " + key, w[at + 1]);
-      p_stop_[d] = number(what + " " + key, w[at + 2]);
-      p_period_[d] = number(what + " " + key, w[at + 3]);
-      p_flag_[d] = 1;
-      deviatoric_ = true;
-      at += 4;
     } else if (key == "tri" || key == "xy" || key == "xz" || key == "yz" || key == "scalexy" ||
                key == "scalexz" || key == "scaleyz" || key == "flip") {
       bad(what + ": " + key + " needs a triclinic box, which md_ipu does not have yet");
-    } else if (key == "couple") {
-      need_values(at, 1);
-      const std::string& c = w[at + 1];
-      if (c == "xyz")
-        pcouple_ = PressureCoupling::xyz;
-      else if (c == "xy")
-        pcouple_ = PressureCoupling::xy;
-      else if (c == "yz")
-        pcouple_ = PressureCoupling::yz;
-      else if (c == "xz")
-        pcouple_ = PressureCoupling::xz;
-      else if (c == "none")
-        pcouple_ = PressureCoupling::none;
-      else
-        bad(what + ": couple takes xyz, xy, yz, xz or none, not '" + c + "'");
-      at += 2;
     } else if (key == "drag") {
       need_values(at, 1);
       drag_ = real(at + 1);
       if (drag_ < 0) bad(what + ": drag must not be negative");
-      at += 2;
-    } else if (key == "dilate") {
-      need_values(at, 1);
-      if (w[at + 1] == "partial")
-        bad(what + ": dilate partial is not supported (md_ipu's barostat acts on the group all)");
-      if (w[at + 1] != "all") bad(what + ": dilate takes all, not '" + w[at + 1] + "'");
       at += 2;
     } else if (key == "tchain" || key == "pchain" || key == "tloop" || key == "ploop") {
       need_values(at, 1);
@@ -126,9 +86,9 @@ void FixNH::parse(const FixArguments& a) {
   }
   if (style_ == "nph" && temp_given) bad(what + ": nph takes no temp keyword (use npt)");
   if (style_ != "nph" && !temp_given) bad(what + ": " + style_ + " needs temp T0 T1 TDAMP");
-  if (style_ == "nvt" && (p_flag_[0] || p_flag_[1] || p_flag_[2]))
+  if (style_ == "nvt" && (pressure_.flag[0] || pressure_.flag[1] || pressure_.flag[2]))
     bad(what + ": nvt takes no pressure settings (use npt)");
-  if (style_ != "nvt" && !(p_flag_[0] || p_flag_[1] || p_flag_[2]))
+  if (style_ != "nvt" && !(pressure_.flag[0] || pressure_.flag[1] || pressure_.flag[2]))
     bad(what + ": " + style_ + " needs pressure settings (iso, aniso, or x, y, z)");
 }
 
@@ -138,29 +98,7 @@ void FixNH::check(const FixArguments& a) const {
   if (style_ != "nph" && (!(t_start_ > 0) || !(t_stop_ > 0)))
     bad(what + ": temperatures must be positive");
   if (style_ != "nph" && !(t_period_ > 0)) bad(what + ": Tdamp must be positive");
-  if (dimension == 2 && (pcouple_ == PressureCoupling::yz || pcouple_ == PressureCoupling::xz))
-    bad(what + ": couple yz or xz in a 2-d simulation");
-  auto same = [&](std::size_t i, std::size_t j) {
-    return p_start_[i] == p_start_[j] && p_stop_[i] == p_stop_[j] && p_period_[i] == p_period_[j];
-  };
-  const std::pair<PressureCoupling, std::array<std::size_t, 2>> pairs[] = {
-      {PressureCoupling::xy, {0, 1}},
-      {PressureCoupling::yz, {1, 2}},
-      {PressureCoupling::xz, {0, 2}}};
-  for (const auto& [c, dims] : pairs)
-    if (pcouple_ == c && (!p_flag_[dims[0]] || !p_flag_[dims[1]] || !same(dims[0], dims[1])))
-      bad(what + ": coupled dimensions need the same pressure settings");
-  if (pcouple_ == PressureCoupling::xyz &&
-      (!p_flag_[0] || !p_flag_[1] || (dimension == 3 && !p_flag_[2]) || !same(0, 1) ||
-       (dimension == 3 && !same(0, 2))))
-    bad(what + ": couple xyz needs the same pressure settings in every dimension");
-  for (std::size_t d = 0; d < 3; ++d) {
-    if (!p_flag_[d]) continue;
-    if (a.sim && !a.sim->boundary().periodic(d))
-      bad(what + ": " + std::string(1, static_cast<char>('x' + d)) +
-          " is not periodic; a barostat needs a periodic dimension");
-    if (!(p_period_[d] > 0)) bad(what + ": Pdamp must be positive");
-  }
+  pressure_.check(a.sim, dimension, what);
 }
 
 void FixNH::compute_temp_target(const Simulation& sim) {
@@ -172,12 +110,12 @@ void FixNH::compute_press_target(const Simulation& sim) {
   const double delta = sim.ramp_fraction();
   p_hydro_ = 0;
   for (std::size_t i = 0; i < 3; ++i)
-    if (p_flag_[i]) {
-      p_target_[i] = p_start_[i] + delta * (p_stop_[i] - p_start_[i]);
+    if (pressure_.flag[i]) {
+      p_target_[i] = pressure_.start[i] + delta * (pressure_.stop[i] - pressure_.start[i]);
       p_hydro_ += p_target_[i];
     }
-  p_hydro_ /= pdim();
-  if (deviatoric_) compute_sigma(sim);
+  p_hydro_ /= pressure_.dimensions();
+  if (pressure_.per_dimension) compute_sigma(sim);
 }
 
 // LAMMPS's FixNH::compute_sigma for an orthogonal cell: sigma = vol0 h0^-1 (p_target - p_hydro)
@@ -200,7 +138,7 @@ double FixNH::strain_energy(const Simulation& sim) const {
 void FixNH::couple(const Simulation& sim, const std::array<double, 6>& ke,
                    const std::array<double, 6>& virial) {
   for (std::size_t i = 0; i < 3; ++i) mvv_current_[i] = ke[i];
-  p_current_ = coupled_pressure(sim, pstyle_ == PressureStyle::iso, pcouple_, tdof_, ke, virial,
+  p_current_ = coupled_pressure(sim, iso_, pressure_.coupling, tdof_, ke, virial,
                                 "fix " + id() + " " + style_);
 }
 
@@ -228,8 +166,8 @@ void FixNH::init_masses(const Simulation& sim, double t_current) {
     const double nkt = static_cast<double>(sim.natoms() + 1) * kt;
     double p_freq_max = 0;
     for (std::size_t i = 0; i < 3; ++i)
-      if (p_flag_[i]) {
-        const double p_freq = 1.0 / p_period_[i];
+      if (pressure_.flag[i]) {
+        const double p_freq = 1.0 / pressure_.period[i];
         omega_mass_[i] = nkt / (p_freq * p_freq);
         p_freq_max = std::max(p_freq_max, p_freq);
       }
@@ -242,15 +180,8 @@ void FixNH::init_masses(const Simulation& sim, double t_current) {
   }
 }
 
-void FixNH::set_pressure_style(int dimension) {
-  pstyle_ =
-      pcouple_ == PressureCoupling::xyz || (dimension == 2 && pcouple_ == PressureCoupling::xy)
-          ? PressureStyle::iso
-          : PressureStyle::aniso;
-}
-
 void FixNH::setup(Simulation& sim) {
-  set_pressure_style(sim.dimension());
+  iso_ = pressure_.iso(sim.dimension());
   t_current_ = sim.temperature_now();
   if (barostat_ && vol0_ == 0.0) {
     // The reference cell, at the first run (LAMMPS's FixNH::init).
@@ -323,16 +254,16 @@ void FixNH::nhc_press_integrate(const Simulation& sim) {
   const double kt = boltz * t_target_;
   double p_freq_max = 0;
   for (std::size_t i = 0; i < 3; ++i)
-    if (p_flag_[i]) p_freq_max = std::max(p_freq_max, 1.0 / p_period_[i]);
+    if (pressure_.flag[i]) p_freq_max = std::max(p_freq_max, 1.0 / pressure_.period[i]);
   const double pdrag_factor = 1.0 - (dt * p_freq_max * drag_ / nc_pchain_);
   const std::size_t m = etap_.size();
   auto barostat_ke = [&] {
     double ke = 0;
     for (std::size_t i = 0; i < 3; ++i)
-      if (p_flag_[i]) ke += omega_mass_[i] * omega_dot_[i] * omega_dot_[i];
+      if (pressure_.flag[i]) ke += omega_mass_[i] * omega_dot_[i] * omega_dot_[i];
     return ke;
   };
-  const double lkt_press = pstyle_ == PressureStyle::iso ? kt : pdim() * kt;
+  const double lkt_press = iso_ ? kt : pressure_.dimensions() * kt;
   etap_dotdot_[0] = (barostat_ke() - lkt_press) / etap_mass_[0];
   const double ncfac = 1.0 / nc_pchain_;
   for (int loop = 0; loop < nc_pchain_; ++loop) {
@@ -351,7 +282,7 @@ void FixNH::nhc_press_integrate(const Simulation& sim) {
     for (std::size_t k = 0; k < m; ++k) etap_[k] += ncfac * dthalf * etap_dot_[k];
     const double factor_etap = std::exp(-ncfac * dthalf * etap_dot_[0]);
     for (std::size_t i = 0; i < 3; ++i)
-      if (p_flag_[i]) omega_dot_[i] *= factor_etap;
+      if (pressure_.flag[i]) omega_dot_[i] *= factor_etap;
     etap_dotdot_[0] = (barostat_ke() - lkt_press) / etap_mass_[0];
     etap_dot_[0] *= expfac;
     etap_dot_[0] += etap_dotdot_[0] * ncfac * dt4;
@@ -374,25 +305,25 @@ void FixNH::nh_omega_dot(const Simulation& sim) {
   const double dthalf = 0.5 * sim.timestep();
   double p_freq_max = 0;
   for (std::size_t i = 0; i < 3; ++i)
-    if (p_flag_[i]) p_freq_max = std::max(p_freq_max, 1.0 / p_period_[i]);
+    if (pressure_.flag[i]) p_freq_max = std::max(p_freq_max, 1.0 / pressure_.period[i]);
   const double pdrag_factor = 1.0 - (sim.timestep() * p_freq_max * drag_ / nc_pchain_);
-  const double per_dof = static_cast<double>(pdim() * sim.natoms());
+  const double per_dof = static_cast<double>(pressure_.dimensions() * sim.natoms());
   double mtk_term1 = 0;
   if (mtk_) {
-    if (pstyle_ == PressureStyle::iso) {
+    if (iso_) {
       mtk_term1 = tdof_ * sim.units().boltz * t_current_;
     } else {
       for (std::size_t i = 0; i < 3; ++i)
-        if (p_flag_[i]) mtk_term1 += mvv_current_[i];
+        if (pressure_.flag[i]) mtk_term1 += mvv_current_[i];
     }
     mtk_term1 /= per_dof;
   }
   const Box& box = sim.box();
   for (std::size_t i = 0; i < 3; ++i)
-    if (p_flag_[i]) {
+    if (pressure_.flag[i]) {
       double f_omega = (p_current_[i] - p_hydro_) * volume / (omega_mass_[i] * nktv2p) +
                        mtk_term1 / omega_mass_[i];
-      if (deviatoric_) {
+      if (pressure_.per_dimension) {
         const double h = box.length(static_cast<int>(i));
         f_omega -= h * (sigma_[i] * h) / (omega_mass_[i] * nktv2p);
       }
@@ -402,7 +333,7 @@ void FixNH::nh_omega_dot(const Simulation& sim) {
   mtk_term2_ = 0;
   if (mtk_) {
     for (std::size_t i = 0; i < 3; ++i)
-      if (p_flag_[i]) mtk_term2_ += omega_dot_[i];
+      if (pressure_.flag[i]) mtk_term2_ += omega_dot_[i];
     mtk_term2_ /= per_dof;
   }
 }
@@ -412,7 +343,7 @@ Box FixNH::remapped(const Box& box, double dt) {
   Box next = box;
   for (std::size_t i = 0; i < 3; ++i) omega_[i] += dto * omega_dot_[i];
   for (std::size_t i = 0; i < 3; ++i)
-    if (p_flag_[i]) {
+    if (pressure_.flag[i]) {
       const double expfac = std::exp(dto * omega_dot_[i]);
       next.lo[i] = (box.lo[i] - fixedpoint_[i]) * expfac + fixedpoint_[i];
       next.hi[i] = (box.hi[i] - fixedpoint_[i]) * expfac + fixedpoint_[i];
@@ -510,9 +441,9 @@ double FixNH::scalar(Simulation& sim) {
   if (barostat_) {
     double lkt_press = 0;
     for (std::size_t i = 0; i < 3; ++i)
-      if (p_flag_[i]) {
+      if (pressure_.flag[i]) {
         energy += 0.5 * omega_dot_[i] * omega_dot_[i] * omega_mass_[i] +
-                  p_hydro_ * (volume - vol0_) / (pdim() * nktv2p);
+                  p_hydro_ * (volume - vol0_) / (pressure_.dimensions() * nktv2p);
         lkt_press += kt;
       }
     if (!etap_.empty()) {
@@ -520,7 +451,7 @@ double FixNH::scalar(Simulation& sim) {
       for (std::size_t k = 1; k < etap_.size(); ++k)
         energy += kt * etap_[k] + 0.5 * etap_mass_[k] * etap_dot_[k] * etap_dot_[k];
     }
-    if (deviatoric_) energy += strain_energy(sim);
+    if (pressure_.per_dimension) energy += strain_energy(sim);
   }
   return energy;
 }
@@ -528,9 +459,9 @@ double FixNH::scalar(Simulation& sim) {
 std::size_t FixNH::vector_size() const {
   std::size_t n = thermostat_ ? 4 * eta_.size() : 0;
   if (barostat_) {
-    n += pstyle_ == PressureStyle::iso ? 4 : 12;
+    n += iso_ ? 4 : 12;
     n += 4 * etap_.size();
-    if (deviatoric_) n += 1;
+    if (pressure_.per_dimension) n += 1;
   }
   return n;
 }
@@ -540,7 +471,7 @@ std::size_t FixNH::vector_size() const {
 std::vector<double> FixNH::vector(Simulation& sim) {
   const double kt = sim.units().boltz * t_target_, nktv2p = sim.units().nktv2p;
   const double volume = sim.volume();
-  const std::size_t nomega = pstyle_ == PressureStyle::iso ? 1 : 3;
+  const std::size_t nomega = iso_ ? 1 : 3;
   std::vector<double> out;
   if (thermostat_) {
     out.insert(out.end(), eta_.begin(), eta_.end());
@@ -560,20 +491,23 @@ std::vector<double> FixNH::vector(Simulation& sim) {
       out.push_back(0.5 * eta_mass_[k] * eta_dot_[k] * eta_dot_[k]);
   }
   if (barostat_) {
-    if (pstyle_ == PressureStyle::iso) {
+    if (iso_) {
       out.push_back(p_hydro_ * (volume - vol0_) / nktv2p);
-      out.push_back(pdim() * 0.5 * omega_dot_[0] * omega_dot_[0] * omega_mass_[0]);
+      out.push_back(pressure_.dimensions() * 0.5 * omega_dot_[0] * omega_dot_[0] * omega_mass_[0]);
     } else {
       for (std::size_t i = 0; i < 3; ++i)
-        out.push_back(p_flag_[i] ? p_hydro_ * (volume - vol0_) / (pdim() * nktv2p) : 0.0);
+        out.push_back(pressure_.flag[i]
+                          ? p_hydro_ * (volume - vol0_) / (pressure_.dimensions() * nktv2p)
+                          : 0.0);
       for (std::size_t i = 0; i < 3; ++i)
-        out.push_back(p_flag_[i] ? 0.5 * omega_dot_[i] * omega_dot_[i] * omega_mass_[i] : 0.0);
+        out.push_back(pressure_.flag[i] ? 0.5 * omega_dot_[i] * omega_dot_[i] * omega_mass_[i]
+                                        : 0.0);
     }
     // LAMMPS's vector takes kT for the first link, where its scalar takes kT per dimension.
     for (std::size_t k = 0; k < etap_.size(); ++k) out.push_back(kt * etap_[k]);
     for (std::size_t k = 0; k < etap_.size(); ++k)
       out.push_back(0.5 * etap_mass_[k] * etap_dot_[k] * etap_dot_[k]);
-    if (deviatoric_) out.push_back(strain_energy(sim));
+    if (pressure_.per_dimension) out.push_back(strain_energy(sim));
   }
   return out;
 }
@@ -591,12 +525,12 @@ nlohmann::json FixNH::restart_section() const {
                       {"drag", drag_},
                       {"mtk", mtk_}};
   if (barostat_) {
-    j["p_start"] = p_start_;
-    j["p_stop"] = p_stop_;
-    j["p_damp"] = p_period_;
-    j["p_flag"] = p_flag_;
-    j["couple"] = static_cast<int>(pcouple_);
-    j["deviatoric"] = deviatoric_;
+    j["p_start"] = pressure_.start;
+    j["p_stop"] = pressure_.stop;
+    j["p_damp"] = pressure_.period;
+    j["p_flag"] = pressure_.flag;
+    j["couple"] = static_cast<int>(pressure_.coupling);
+    j["deviatoric"] = pressure_.per_dimension;
     j["ploop"] = nc_pchain_;
     j["omega"] = omega_;
     j["omega_dot"] = omega_dot_;
@@ -660,21 +594,21 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
     mtk_ = field("mtk").get<bool>();
   }
   if (!barostat_) return;
-  p_start_ = triple("p_start");
-  p_stop_ = triple("p_stop");
+  pressure_.start = triple("p_start");
+  pressure_.stop = triple("p_stop");
   const auto periods = triple("p_damp");
   const auto flags = triple("p_flag");
   for (std::size_t d = 0; d < 3; ++d) {
     if (flags[d] != 0.0 && flags[d] != 1.0)
       r.fail("has " + where + ".p_flag with a value not 0 or 1");
-    p_flag_[d] = static_cast<int>(flags[d]);
-    if (p_flag_[d] && !(periods[d] > 0)) r.fail("has " + where + ".p_damp not positive");
+    pressure_.flag[d] = static_cast<int>(flags[d]);
+    if (pressure_.flag[d] && !(periods[d] > 0)) r.fail("has " + where + ".p_damp not positive");
   }
-  if (pdim() == 0) r.fail("has " + where + ".p_flag with no barostatted dimension");
-  p_period_ = periods;
-  pcouple_ = static_cast<PressureCoupling>(integer("couple", 0, 4));
+  if (pressure_.dimensions() == 0) r.fail("has " + where + ".p_flag with no barostatted dimension");
+  pressure_.period = periods;
+  pressure_.coupling = static_cast<PressureCoupling>(integer("couple", 0, 4));
   if (!field("deviatoric").is_boolean()) r.fail("has " + where + ".deviatoric not true or false");
-  deviatoric_ = field("deviatoric").get<bool>();
+  pressure_.per_dimension = field("deviatoric").get<bool>();
   nc_pchain_ = integer("ploop", 0, 1000);
   omega_ = triple("omega");
   omega_dot_ = triple("omega_dot");

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tessera/core/error.hpp"
 #include "tessera/md/domain.hpp"
@@ -16,9 +19,32 @@ class Simulation;
 // LAMMPS's couple keyword: which diagonal components are averaged and steered together.
 enum class PressureCoupling { none, xyz, xy, yz, xz };
 
-// The kinetic tensor of the velocities now, mvv2e sum m v_a v_b (xx yy zz xy xz yz), as
-// LAMMPS's compute temp's vector.
-std::array<double, 6> kinetic_tensor(Simulation& sim);
+// A barostat's targets (pressure units) and damping periods (time units) per dimension, the
+// dimensions it steers and their coupling, as LAMMPS's fix npt and press/berendsen read them.
+struct PressureSettings {
+  std::array<double, 3> start{}, stop{}, period{};
+  std::array<int, 3> flag{};
+  PressureCoupling coupling = PressureCoupling::none;
+  bool per_dimension = false;  // x, y or z given (fix npt's deviatoric stress)
+  int dimensions() const { return flag[0] + flag[1] + flag[2]; }
+  // LAMMPS's pstyle ISO: the pressure is one number (couple xyz, or xy in 2-d).
+  bool iso(int dimension) const {
+    return coupling == PressureCoupling::xyz ||
+           (dimension == 2 && coupling == PressureCoupling::xy);
+  }
+  // The keyword at words[at] if it is one of the barostats' (iso|aniso|x|y|z P0 P1 PDAMP,
+  // couple C, dilate all): the words it took; 0 for another keyword. Throws ConfigError naming
+  // `what` for a bad value.
+  std::size_t parse(const std::vector<std::string>& words, std::size_t at, int dimension,
+                    const std::string& what);
+  // LAMMPS's checks of the settings: coupled dimensions alike, no yz or xz coupling in 2-d,
+  // periodic steered dimensions (when `sim` is given), positive periods. Throws ConfigError.
+  void check(const Simulation* sim, int dimension, const std::string& what) const;
+};
+
+// The kinetic tensor of the velocities now of the atoms in the groups of `mask`, mvv2e sum m
+// v_a v_b (xx yy zz xy xz yz), as LAMMPS's compute temp's vector.
+std::array<double, 6> kinetic_tensor(Simulation& sim, std::uint32_t mask = 1);
 
 // LAMMPS's compute pressure (its scalar when `iso`, from the temperature of `ke` over `tdof`
 // degrees of freedom; else the diagonal of its tensor) coupled as FixNH::couple does, from the

@@ -59,12 +59,8 @@ class FixNH final : public Fix {
                const std::string& where) override;
 
  private:
-  enum class PressureStyle { iso, aniso };
-
   void parse(const FixArguments& a);
   void check(const FixArguments& a) const;
-  // The number of barostatted dimensions (LAMMPS's pdim).
-  int pdim() const { return p_flag_[0] + p_flag_[1] + p_flag_[2]; }
   void compute_temp_target(const Simulation& sim);
   void compute_press_target(const Simulation& sim);
   // p_current from the kinetic tensor (mvv2e sum m v v, xx yy zz xy xz yz) and the virial, as
@@ -79,17 +75,13 @@ class FixNH final : public Fix {
   Box remapped(const Box& box, double dt);
   void compute_sigma(const Simulation& sim);
   double strain_energy(const Simulation& sim) const;
-  // LAMMPS's pstyle: iso when the pressure is one number (couple xyz, or xy in 2-d).
-  void set_pressure_style(int dimension);
 
   std::string style_;
   bool thermostat_ = false, barostat_ = false;
   double t_start_ = 0, t_stop_ = 0, t_period_ = 0;
-  std::array<double, 3> p_start_{}, p_stop_{}, p_period_{};
-  std::array<int, 3> p_flag_{};
-  PressureCoupling pcouple_ = PressureCoupling::none;
-  PressureStyle pstyle_ = PressureStyle::aniso;
-  bool deviatoric_ = false, mtk_ = true;
+  PressureSettings pressure_;
+  bool iso_ = false;  // LAMMPS's pstyle ISO (PressureSettings::iso)
+  bool mtk_ = true;
   double drag_ = 0;
   int mtchain_ = 3, mpchain_ = 3, nc_tchain_ = 1, nc_pchain_ = 1, nreset_h0_ = 0;
 

@@ -7,8 +7,6 @@
 // Use it with an integrator (fix nve, or fix nvt / temp/berendsen for the temperature).
 #pragma once
 
-#include <array>
-
 #include "tessera/md/barostat.hpp"
 #include "tessera/md/fix.hpp"
 
@@ -27,9 +25,7 @@ class FixPressBerendsen final : public Fix {
                const std::string& where) override;
 
  private:
-  std::array<double, 3> p_start_{}, p_stop_{}, p_period_{};
-  std::array<int, 3> p_flag_{};
-  PressureCoupling coupling_ = PressureCoupling::none;
+  PressureSettings pressure_;
   double modulus_ = 10.0;
 };
 

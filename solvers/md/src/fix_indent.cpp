@@ -124,12 +124,11 @@ void FixIndent::pre_force(Simulation& sim) {
       while (centre_[d] >= box.hi[d]) centre_[d] -= length_[d];
       centre_[d] = std::max(centre_[d], box.lo[d]);
     }
-  const auto tiles = static_cast<std::size_t>(sim.runtime().target().total_tiles());
-  if (tally_.size() != tiles) tally_.assign(tiles, {0, 0, 0, 0});
+  tally_.resize(sim.runtime(), 4);
 }
 
 void FixIndent::post_force(FixTile& t) {
-  std::array<double, 4> sum{};
+  const std::span<double> sum = tally_.start_row(t.tile);
   const double k3 = k_ / 3.0;
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
     if (!in_group(t, i)) continue;
@@ -169,21 +168,12 @@ void FixIndent::post_force(FixTile& t) {
       sum[d + 1] -= fd;
     }
   }
-  tally_[static_cast<std::size_t>(t.tile.id())] = sum;
 }
 
-double FixIndent::tile_energy(const Tile& tile) const {
-  const auto k = static_cast<std::size_t>(tile.id());
-  return k < tally_.size() ? tally_[k][0] : 0.0;
-}
+double FixIndent::tile_energy(const Tile& tile) const { return tally_.first(tile); }
 
 std::vector<double> FixIndent::totals(Simulation& sim) {
-  return sim.runtime().all_reduce<double>("md.fix_indent", ReduceOp::sum, 4,
-                                          [&](Tile& t, std::span<double> out) {
-                                            const auto k = static_cast<std::size_t>(t.id());
-                                            for (std::size_t c = 0; c < 4; ++c)
-                                              out[c] = k < tally_.size() ? tally_[k][c] : 0.0;
-                                          });
+  return tally_.totals(sim.runtime(), "md.fix_indent", 4);
 }
 
 double FixIndent::scalar(Simulation& sim) { return totals(sim)[0]; }

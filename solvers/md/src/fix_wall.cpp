@@ -192,13 +192,11 @@ void FixWall::pre_force(Simulation& sim) {
                           " is gone");
       w.coord = variable_(w.variable) * w.variable_scale;
     }
-  const auto tiles = static_cast<std::size_t>(sim.runtime().target().total_tiles());
-  if (tally_.size() != tiles) tally_.assign(tiles, std::vector<double>(walls_.size() + 1, 0.0));
+  tally_.resize(sim.runtime(), walls_.size() + 1);
 }
 
 void FixWall::post_force(FixTile& t) {
-  auto& sum = tally_[static_cast<std::size_t>(t.tile.id())];
-  std::fill(sum.begin(), sum.end(), 0.0);
+  const std::span<double> sum = tally_.start_row(t.tile);
   for (std::size_t m = 0; m < walls_.size(); ++m) {
     const Wall& w = walls_[m];
     const auto dim = static_cast<std::size_t>(w.dim);
@@ -223,18 +221,10 @@ void FixWall::post_force(FixTile& t) {
   }
 }
 
-double FixWall::tile_energy(const Tile& tile) const {
-  const auto k = static_cast<std::size_t>(tile.id());
-  return k < tally_.size() ? tally_[k][0] : 0.0;
-}
+double FixWall::tile_energy(const Tile& tile) const { return tally_.first(tile); }
 
 std::vector<double> FixWall::totals(Simulation& sim) {
-  return sim.runtime().all_reduce<double>("md.fix_wall", ReduceOp::sum, walls_.size() + 1,
-                                          [&](Tile& t, std::span<double> out) {
-                                            const auto k = static_cast<std::size_t>(t.id());
-                                            for (std::size_t c = 0; c < out.size(); ++c)
-                                              out[c] = k < tally_.size() ? tally_[k][c] : 0.0;
-                                          });
+  return tally_.totals(sim.runtime(), "md.fix_wall", walls_.size() + 1);
 }
 
 double FixWall::scalar(Simulation& sim) { return totals(sim)[0]; }

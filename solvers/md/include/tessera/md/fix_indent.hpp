@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tessera/md/fix.hpp"
+#include "tessera/md/tile_tally.hpp"
 
 namespace tessera::md {
 
@@ -63,7 +64,7 @@ class FixIndent final : public Fix {
   std::array<double, 3> length_{};
   std::array<bool, 3> periodic_{};
   // Per tile: energy and the force on the indenter (x, y, z), from its last post_force.
-  std::vector<std::array<double, 4>> tally_;
+  TileTally tally_;
 };
 
 }  // namespace tessera::md

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tessera/md/fix.hpp"
+#include "tessera/md/tile_tally.hpp"
 
 namespace tessera::md {
 
@@ -66,7 +67,7 @@ class FixWall final : public Fix {
   std::vector<Wall> walls_;
   std::function<double(const std::string&)> variable_;
   // Per tile: the energy, then the force on each wall, from its last post_force.
-  std::vector<std::vector<double>> tally_;
+  TileTally tally_;
 };
 
 }  // namespace tessera::md

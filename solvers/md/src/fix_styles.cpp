@@ -51,10 +51,10 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixMomentum>("momentum");
     r.add<FixPressBerendsen>("press/berendsen");
     using Kind = FixWall::Kind;
-    for (const auto& [name, kind] :
+    for (const auto& wall :
          {std::pair{"wall/lj93", Kind::lj93}, std::pair{"wall/lj126", Kind::lj126},
           std::pair{"wall/lj1043", Kind::lj1043}, std::pair{"wall/harmonic", Kind::harmonic}})
-      r.add(name, [kind](const FixArguments& a) -> std::unique_ptr<Fix> {
+      r.add(wall.first, [kind = wall.second](const FixArguments& a) -> std::unique_ptr<Fix> {
         return std::make_unique<FixWall>(a, kind);
       });
     return r;

@@ -83,7 +83,7 @@ void zero_rotation(Simulation& sim, std::uint32_t mask) {
   const Box& box = sim.box();
   const auto rotation = group_rotation(sim, mask);
   if (!rotation) return;
-  const auto& [xcm, omega] = *rotation;
+  const std::array<double, 3> xcm = rotation->xcm, omega = rotation->omega;
   sim.change_atoms([&](const Simulation::GroupAtom& a) { return (a.mask & mask) != 0; },
                    [&](Simulation::AtomChange& a) {
                      const double dx = unwrapped(box, a.x, a.image, 0) - xcm[0],

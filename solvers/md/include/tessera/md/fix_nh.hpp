@@ -6,8 +6,9 @@
 //   npt  temp T0 T1 TDAMP  and a barostat (iso|aniso P0 P1 PDAMP, or x|y|z P0 P1 PDAMP each)
 //   nph  a barostat alone (its masses from the temperature at the first run's setup)
 // with LAMMPS's keywords couple xyz|xy|yz|xz|none, drag, dilate all, tchain, pchain, mtk,
-// tloop, ploop, nreset. Targets ramp from the start to the stop value over the run (or its
-// start/stop span). The box stays orthogonal: tri, xy, xz, yz (triclinic cells) are refused.
+// tloop, ploop (nreset, fixedpoint, update, ext, ptemp and disc are refused). Targets ramp
+// from the start to the stop value over the run (or its start/stop span). The box stays
+// orthogonal: tri, xy, xz, yz (triclinic cells) are refused.
 //
 // Units: temperatures in temperature units, pressures in pressure units, damping periods in
 // time units (units.hpp). The fix's global scalar (f_ID) is the energy of its chains and
@@ -83,7 +84,7 @@ class FixNH final : public Fix {
   bool iso_ = false;  // LAMMPS's pstyle ISO (PressureSettings::iso)
   bool mtk_ = true;
   double drag_ = 0;
-  int mtchain_ = 3, mpchain_ = 3, nc_tchain_ = 1, nc_pchain_ = 1, nreset_h0_ = 0;
+  int mtchain_ = 3, mpchain_ = 3, nc_tchain_ = 1, nc_pchain_ = 1;
 
   // Thermostat chain (one dummy link past the end of the dots, always zero).
   std::vector<double> eta_, eta_dot_, eta_dotdot_, eta_mass_;

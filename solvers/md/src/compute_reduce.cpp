@@ -84,6 +84,7 @@ std::vector<double> ComputeReduce::reduce(Simulation& sim) {
       if (!sources[k])
         throw ConfigError("compute " + id() + " reduce: its input compute " + inputs_[k].compute +
                           " no longer exists");
+      sources[k]->prepare_peratom(sim);
     }
   auto values = sim.reduce_atoms(
       "md.compute_reduce", op, n + 1, [&](const AtomsView& a, std::span<double> out) {

@@ -55,7 +55,7 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
     } else if (key == "overwrite") {
       overwrite_ = true;
     } else if (key == "format") {
-      format_ = " " + value();
+      format_ = value();  // as LAMMPS: used as given, a leading space is the user's
     } else if (key == "title1" || key == "title2" || key == "title3") {
       const int t = key[5] - '1';
       (t == 0 ? title1_ : t == 1 ? title2_ : title3_) = value();
@@ -70,9 +70,9 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
   // One floating-point conversion, as thermo_modify format float allows.
   const int conversions = arguments::float_conversions(format_);
   if (conversions < 0)
-    arguments::bad(what + " format '" + format_.substr(1) + "': use one %e, %f or %g");
+    arguments::bad(what + " format '" + format_ + "': use one %e, %f or %g");
   if (conversions != 1)
-    arguments::bad(what + " format '" + format_.substr(1) + "': use exactly one %e, %f or %g");
+    arguments::bad(what + " format '" + format_ + "': use exactly one %e, %f or %g");
   Simulation* sim = a.sim;
   if (!sim) arguments::bad(what + ": needs the simulation it averages");
   for (const auto& w : words) {

@@ -2,6 +2,7 @@
 #include "arguments.hpp"
 #include "tessera/md/fix.hpp"
 #include "tessera/md/fix_addforce.hpp"
+#include "tessera/md/fix_ave_chunk.hpp"
 #include "tessera/md/fix_ave_time.hpp"
 #include "tessera/md/fix_aveforce.hpp"
 #include "tessera/md/fix_balance.hpp"
@@ -42,6 +43,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixSetForce>("setforce");
     r.add<FixBalance>("balance");
     r.add<FixAddForce>("addforce");
+    r.add<FixAveChunk>("ave/chunk");
     r.add<FixAveTime>("ave/time");
     r.add<FixAveForce>("aveforce");
     r.add<FixTempRescale>("temp/rescale");

@@ -891,7 +891,15 @@ void Input::fix(const std::vector<std::string>& a) {
 void Input::compute(const std::vector<std::string>& a) {
   need(a, 3,
        "compute ID GROUP STYLE ARGS...; the compute styles are " + compute_styles().listing());
-  ComputeArguments args{a[0], a[1], std::vector<std::string>(a.begin() + 3, a.end()), &sim_};
+  ComputeArguments args{a[0],
+                        a[1],
+                        std::vector<std::string>(a.begin() + 3, a.end()),
+                        &sim_,
+                        {lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)},
+                        [this](const std::string& id) {
+                          find_region(id, "compute");
+                          return regions_.at(id);
+                        }};
   sim_.add_compute(compute_styles().make(a[2], args));
 }
 

@@ -458,6 +458,7 @@ std::vector<double> Simulation::reduce_atoms(
     view.mass = std::span<const double>(mass_.data(), mass_.size());
     view.units = &units_;
     view.box = &box_;
+    view.boundary = &boundary_;
     view.per_atom = std::span<const double>(s.extra.data(), per_atom_width_ * n);
     view.per_atom_width = per_atom_width_;
     std::fill(out.begin(), out.end(), 0.0);

@@ -120,4 +120,7 @@ cp "$work/ave_time_vector.txt" ave_time_vector.lammps.txt
 { grep Deleted "$work/delete.out"; sed -n '/^ *Step/,/^Loop/p' "$work/delete.out" | grep -v '^Loop'; } > delete_atoms.lammps.out
 # neigh_modify exclude type.
 (cd "$work" && lmp -in "$here/in.exclude" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > exclude.lammps.out
+# compute chunk/atom and fix ave/chunk: thermo (c_ID, the chunk counts) and the files.
+(cd "$work" && lmp -in "$here/in.chunk" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > chunk.lammps.out
+for f in layers slabs pencils bricks species inner time; do cp "$work/chunk_$f.txt" "chunk_$f.lammps.txt"; done
 echo "reference files written"

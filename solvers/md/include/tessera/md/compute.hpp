@@ -20,6 +20,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -33,6 +34,7 @@
 namespace tessera::md {
 
 class Simulation;
+class Region;
 
 // One tile's own atoms, read-only, as computes see them.
 struct AtomsView {
@@ -47,6 +49,7 @@ struct AtomsView {
   std::span<const double> mass;         // by type, 1-based
   const Units* units = nullptr;
   const Box* box = nullptr;
+  const Boundary* boundary = nullptr;
   std::span<const double> per_atom;  // per_atom_width per atom (Simulation::add_per_atom)
   std::size_t per_atom_width = 0;
   // Coordinate d of atom i with its images counted on (LAMMPS's Domain::unmap).
@@ -83,6 +86,9 @@ class Compute {
   virtual std::array<bool, 3> thermal_components() const { return {true, true, true}; }
   // For a temperature: the degrees of freedom its scalar is over (collective).
   virtual double dof(Simulation& /*sim*/) { return 0; }
+  // Before per-atom values are read at a step (collective, host side): what peratom() needs
+  // worked out first (compute chunk/atom lays its bins). Every reader of peratom() calls it.
+  virtual void prepare_peratom(Simulation& /*sim*/) {}
   // compute_modify KEYWORD VALUE...: the words; the default refuses any. Returns how many
   // words it took (at least one), throws ConfigError.
   virtual std::size_t modify(const std::vector<std::string>& words, std::size_t at);
@@ -109,6 +115,11 @@ struct ComputeArguments {
   std::string group = "all";
   std::vector<std::string> args;
   Simulation* sim = nullptr;
+  // The lattice's spacing per axis (LAMMPS's xlattice ylattice zlattice, for lattice units) and
+  // the input's regions by ID (throws ConfigError for an unknown one); empty where a compute is
+  // made without a script.
+  std::array<double, 3> lattice{1.0, 1.0, 1.0};
+  std::function<std::shared_ptr<const Region>(const std::string& id)> region;
 };
 
 // The compute styles md_ipu has, by name.

@@ -5,7 +5,8 @@
 // or fix's global vector, averaged element by element), ave one|running|window M (each NFREQ
 // average alone, or combined with all or the last M before it), start STEP, file FILE (LAMMPS's
 // layout: two comment lines, then "STEP v1 v2 ..." per average; in mode vector "STEP ROWS" and
-// a line per row), overwrite, format F, title1/2/3 TEXT. Its outputs: in mode scalar a scalar
+// a line per row), overwrite, format F (used as given, as LAMMPS does: " %.6g" keeps the space
+// LAMMPS puts before each value by default), title1/2/3 TEXT. Its outputs: in mode scalar a scalar
 // (one value) or a vector (one element per value); in mode vector with one value, a vector of
 // its rows. The file is rewritten whole (atomic_file.hpp) at each average on rank 0.
 #pragma once

@@ -1,0 +1,86 @@
+// fix ID GROUP ave/chunk NEVERY NREPEAT NFREQ CHUNK-ID VALUE... [keyword value ...]: LAMMPS's
+// FixAveChunk. Every NFREQ steps it averages, per chunk of the compute chunk/atom CHUNK-ID,
+// NREPEAT samples taken NEVERY steps apart (the last at the NFREQ step) of each VALUE over the
+// atoms of the fix's group in the chunk:
+//   vx vy vz fx fy fz mass    the atoms' attribute (velocity and force units, mass units);
+//   density/number            atoms per volume (per area in 2-d);
+//   density/mass              mass per volume (times LAMMPS's mv2d: g/cm^3 in metal and real);
+//   temp                      the chunk's temperature, mvv2e sum(m v^2) / ((cdof + adof N) kB);
+//   c_ID, c_ID[N], c_ID[*]    a per-atom compute's vector or column(s).
+// Keywords as LAMMPS's: norm all|sample|none (the average over all the samples' atoms, the
+// average of the samples' averages, or the samples' sums averaged), ave one|running|window M,
+// bias TEMP-ID (temp counts only the velocity components that temperature compute counts),
+// adof, cdof, file FILE, overwrite, format F, title1/2/3 TEXT. The file has LAMMPS's layout:
+// three comment lines, then per average "STEP NCHUNK TOTAL-COUNT" and a line per chunk
+// "  CHUNK [COORDS...] COUNT VALUES..."; it is rewritten whole (atomic_file.hpp) on rank 0 at each
+// average. Atom-style variables (v_NAME) and per-atom fix values (f_ID) are refused: md_ipu has
+// neither yet; so is the global array LAMMPS's fix gives (f_ID[I][J]).
+//
+// Sums run on each tile over its own atoms and are reduced over tiles and ranks in a fixed
+// order: the averages are bitwise the same for any thread and rank count.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/md/fix.hpp"
+
+namespace tessera::md {
+
+class ComputeChunkAtom;
+
+class FixAveChunk final : public Fix {
+ public:
+  explicit FixAveChunk(const FixArguments& a);
+  std::string style() const override { return "ave/chunk"; }
+  bool needs_step_kinetic_energy() const override { return true; }
+  bool restartable() const override { return false; }
+  int end_of_step_every() const override { return every_; }
+  void setup(Simulation& sim) override;
+  void end_of_step(Simulation& sim) override;
+
+ private:
+  enum class Kind { velocity, force, density_number, density_mass, mass, temperature, compute };
+  struct Value {
+    std::string text;  // as given, [*] expanded
+    Kind kind = Kind::velocity;
+    std::size_t component = 0;  // x, y, z for velocity and force; the compute's column
+    std::string compute;        // c_ID's ID
+  };
+  ComputeChunkAtom& chunk(Simulation& sim) const;
+  std::int64_t next_valid(std::int64_t step) const;
+  void allocate(int chunks);
+  void write(const ComputeChunkAtom& chunk, std::int64_t step);
+
+  Simulation* sim_ = nullptr;
+  int every_ = 1, repeat_ = 1, frequency_ = 1;
+  std::string chunk_id_;
+  std::vector<Value> values_;
+  enum class Norm { all, sample } norm_ = Norm::all;
+  bool scale_by_count_ = true;  // false for norm none
+  enum class Ave { one, running, window } ave_ = Ave::one;
+  int window_ = 0;
+  std::string bias_;  // a temperature compute's ID
+  double adof_ = 3, cdof_ = 0;
+  std::string file_, format_ = " %g", titles_[3];
+  bool titles_given_[3] = {false, false, false}, overwrite_ = false;
+  bool has_density_ = false;
+  std::shared_ptr<const void> lock_;  // held while the chunks must not change (see chunk/atom)
+
+  std::int64_t next_ = -1;  // the next step that samples
+  int sampled_ = 0;         // samples in the current average
+  int nchunk_ = 0, allocated_ = 0;
+  // Per chunk: counts and values (chunk-major, values_.size() per chunk) summed over the
+  // current samples (many), averaged over them (sum), and combined over averages (total).
+  std::vector<double> count_many_, count_sum_, count_total_;
+  std::vector<double> values_many_, values_sum_, values_total_;
+  std::vector<std::vector<double>> window_counts_, window_values_;
+  std::size_t window_at_ = 0;
+  bool window_full_ = false;
+  double norm_count_ = 0;
+  std::string header_, body_;  // the file's text
+};
+
+}  // namespace tessera::md

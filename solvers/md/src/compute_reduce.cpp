@@ -12,7 +12,8 @@ constexpr double big = 1.0e20;  // LAMMPS's BIG: the min (max) of no atoms
 const char* const properties[] = {"x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz"};
 }  // namespace
 
-ComputeReduce::ComputeReduce(const ComputeArguments& a) : Compute(a.id, a.group) {
+ComputeReduce::ComputeReduce(const ComputeArguments& a)
+    : Compute(a.id, a.group), variables_(a.atom_variables) {
   const std::string what = "compute " + a.id + " reduce";
   static const std::map<std::string, Mode> modes{
       {"sum", Mode::sum},     {"sumsq", Mode::sumsq},  {"sumabs", Mode::sumabs},
@@ -34,10 +35,17 @@ ComputeReduce::ComputeReduce(const ComputeArguments& a) : Compute(a.id, a.group)
       inputs_.push_back(in);
       continue;
     }
+    if (word.rfind("v_", 0) == 0) {
+      if (!a.atom_variables.check) throw ConfigError(what + ": no variables here for " + word);
+      a.atom_variables.check(word.substr(2), what + " " + word);
+      in.variable = word.substr(2);
+      inputs_.push_back(in);
+      continue;
+    }
     if (word.rfind("c_", 0) != 0)
       throw ConfigError(what + ": input '" + word +
-                        "' is not supported; use x y z vx vy vz fx fy fz or c_ID, c_ID[N], "
-                        "c_ID[*] of a per-atom compute");
+                        "' is not supported; use x y z vx vy vz fx fy fz, c_ID, c_ID[N] or "
+                        "c_ID[*] of a per-atom compute, or v_NAME of an atom-style variable");
     std::string name = word.substr(2);
     std::string index;
     if (const auto open = name.find('['); open != std::string::npos) {
@@ -78,8 +86,11 @@ std::vector<double> ComputeReduce::reduce(Simulation& sim) {
   const bool minimum = mode_ == Mode::min, maximum = mode_ == Mode::max;
   const ReduceOp op = minimum ? ReduceOp::min : maximum ? ReduceOp::max : ReduceOp::sum;
   std::vector<Compute*> sources(n, nullptr);
+  std::vector<AtomValues> variables(n);
   for (std::size_t k = 0; k < n; ++k)
-    if (inputs_[k].property < 0) {
+    if (!inputs_[k].variable.empty()) {
+      variables[k] = variables_.bind(inputs_[k].variable);
+    } else if (inputs_[k].property < 0) {
       sources[k] = sim.find_compute(inputs_[k].compute);
       if (!sources[k])
         throw ConfigError("compute " + id() + " reduce: its input compute " + inputs_[k].compute +
@@ -97,12 +108,15 @@ std::vector<double> ComputeReduce::reduce(Simulation& sim) {
             columns = sources[k]->peratom_columns();
             buffer.assign(atoms * columns, 0.0);
             sources[k]->peratom(a, buffer);
+          } else if (variables[k]) {
+            buffer.assign(atoms, 0.0);
+            variables[k](a, buffer);
           }
           double acc = minimum ? big : maximum ? -big : 0.0;
           for (std::size_t i = 0; i < atoms; ++i) {
             if (!in_group(a, i)) continue;
             double value;
-            if (sources[k])
+            if (sources[k] || variables[k])
               value = buffer[i * columns + in.column];
             else if (in.property < 3)
               value = a.x[3 * i + static_cast<std::size_t>(in.property)];

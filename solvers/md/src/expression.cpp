@@ -1,33 +1,80 @@
 #include "tessera/md/expression.hpp"
 
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <vector>
-
-#include "tessera/core/error.hpp"
 
 namespace tessera::md {
+
+struct Formula::Node {
+  enum class Op {
+    number,
+    name,
+    negate,
+    logical_not,
+    logical_or,
+    logical_and,
+    equal,
+    not_equal,
+    less,
+    less_equal,
+    greater,
+    greater_equal,
+    add,
+    subtract,
+    multiply,
+    divide,
+    power,
+    call
+  };
+  Op op = Op::number;
+  double value = 0;
+  std::string name;               // a name's or a function's
+  std::size_t at = 0;             // where it starts in the text, for messages
+  std::vector<std::size_t> args;  // operands (indices of earlier nodes)
+};
+
 namespace {
+
+using Node = Formula::Node;
+using Op = Node::Op;
+
+[[noreturn]] void fail(const std::string& text, const std::string& what, std::size_t at) {
+  throw ConfigError("cannot evaluate '" + text + "': " + what + " at character " +
+                    std::to_string(at + 1));
+}
 
 // Recursive descent, lowest precedence first: || , && , == != , < <= > >= , + - , * / , ^ , unary.
 class Parser {
  public:
-  Parser(const std::string& text,
-         const std::function<std::optional<double>(const std::string&)>& lookup)
-      : s_(text), lookup_(lookup) {}
+  explicit Parser(const std::string& text) : s_(text) {}
 
-  double parse() {
-    const double v = logical_or();
+  std::vector<Node> parse() {
+    logical_or();
     skip();
-    if (i_ != s_.size()) fail("unexpected '" + std::string(1, s_[i_]) + "'");
-    return v;
+    if (i_ != s_.size()) fail(s_, "unexpected '" + std::string(1, s_[i_]) + "'", i_);
+    return std::move(nodes_);
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw ConfigError("cannot evaluate '" + s_ + "': " + what + " at character " +
-                      std::to_string(i_ + 1));
+  std::size_t add(Node n) {
+    nodes_.push_back(std::move(n));
+    return nodes_.size() - 1;
+  }
+  std::size_t binary(Op op, std::size_t a, std::size_t b, std::size_t at) {
+    Node n;
+    n.op = op;
+    n.at = at;
+    n.args = {a, b};
+    return add(std::move(n));
+  }
+  std::size_t unary(Op op, std::size_t a, std::size_t at) {
+    Node n;
+    n.op = op;
+    n.at = at;
+    n.args = {a};
+    return add(std::move(n));
   }
   void skip() {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
@@ -39,92 +86,64 @@ class Parser {
     i_ += n;
     return true;
   }
-  double logical_or() {
-    double v = logical_and();
-    while (take("||")) v = (logical_and() != 0.0 || v != 0.0) ? 1.0 : 0.0;
-    return v;
-  }
-  double logical_and() {
-    double v = equality();
-    while (take("&&")) v = (equality() != 0.0 && v != 0.0) ? 1.0 : 0.0;
-    return v;
-  }
-  double equality() {
-    double v = relation();
+  // One precedence level of left-associative operators.
+  template <typename Next>
+  std::size_t level(std::initializer_list<std::pair<const char*, Op>> ops, Next next) {
+    std::size_t v = (this->*next)();
     for (;;) {
-      if (take("=="))
-        v = v == relation() ? 1.0 : 0.0;
-      else if (take("!="))
-        v = v != relation() ? 1.0 : 0.0;
-      else
-        return v;
-    }
-  }
-  double relation() {
-    double v = sum();
-    for (;;) {
-      if (take("<="))
-        v = v <= sum() ? 1.0 : 0.0;
-      else if (take(">="))
-        v = v >= sum() ? 1.0 : 0.0;
-      else if (take("<"))
-        v = v < sum() ? 1.0 : 0.0;
-      else if (take(">"))
-        v = v > sum() ? 1.0 : 0.0;
-      else
-        return v;
-    }
-  }
-  double sum() {
-    double v = product();
-    for (;;) {
-      if (take("+"))
-        v += product();
-      else if (take("-"))
-        v -= product();
-      else
-        return v;
-    }
-  }
-  double product() {
-    double v = power();
-    for (;;) {
-      if (take("*")) {
-        v *= power();
-      } else if (take("/")) {
-        const double d = power();
-        if (d == 0.0) fail("division by zero");
-        v /= d;
-      } else {
-        return v;
+      bool found = false;
+      for (const auto& [text, op] : ops) {
+        const std::size_t at = i_;
+        if (take(text)) {
+          v = binary(op, v, (this->*next)(), at);
+          found = true;
+          break;
+        }
       }
+      if (!found) return v;
     }
   }
-  double power() {
-    const double base = unary();
-    if (take("^")) return std::pow(base, power());  // right associative
+  std::size_t logical_or() { return level({{"||", Op::logical_or}}, &Parser::logical_and); }
+  std::size_t logical_and() { return level({{"&&", Op::logical_and}}, &Parser::equality); }
+  std::size_t equality() {
+    return level({{"==", Op::equal}, {"!=", Op::not_equal}}, &Parser::relation);
+  }
+  std::size_t relation() {
+    return level(
+        {{"<=", Op::less_equal}, {">=", Op::greater_equal}, {"<", Op::less}, {">", Op::greater}},
+        &Parser::sum);
+  }
+  std::size_t sum() { return level({{"+", Op::add}, {"-", Op::subtract}}, &Parser::product); }
+  std::size_t product() { return level({{"*", Op::multiply}, {"/", Op::divide}}, &Parser::power); }
+  std::size_t power() {
+    const std::size_t base = prefix();
+    const std::size_t at = i_;
+    if (take("^")) return binary(Op::power, base, power(), at);  // right associative
     return base;
   }
-  double unary() {
-    if (take("-")) return -unary();
-    if (take("+")) return unary();
-    if (take("!")) return unary() == 0.0 ? 1.0 : 0.0;
+  std::size_t prefix() {
+    const std::size_t at = i_;
+    if (take("-")) return unary(Op::negate, prefix(), at);
+    if (take("+")) return prefix();
+    if (take("!")) return unary(Op::logical_not, prefix(), at);
     return primary();
   }
-  double primary() {
+  std::size_t primary() {
     skip();
-    if (i_ >= s_.size()) fail("the formula ends too early");
+    if (i_ >= s_.size()) fail(s_, "the formula ends too early", i_);
     if (take("(")) {
-      const double v = logical_or();
-      if (!take(")")) fail("missing ')'");
+      const std::size_t v = logical_or();
+      if (!take(")")) fail(s_, "missing ')'", i_);
       return v;
     }
     const char c = s_[i_];
+    Node n;
+    n.at = i_;
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
       char* end = nullptr;
-      const double v = std::strtod(s_.c_str() + i_, &end);
+      n.value = std::strtod(s_.c_str() + i_, &end);
       i_ = static_cast<std::size_t>(end - s_.c_str());
-      return v;
+      return add(std::move(n));
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       const std::size_t start = i_;
@@ -134,58 +153,210 @@ class Parser {
       if (i_ < s_.size() && s_[i_] == '[' && i_ - start > 2 && s_[start + 1] == '_' &&
           (s_[start] == 'c' || s_[start] == 'f')) {
         const auto close = s_.find(']', i_);
-        if (close == std::string::npos) fail("missing ']'");
+        if (close == std::string::npos) fail(s_, "missing ']'", i_);
         i_ = close + 1;
       }
-      const std::string name = s_.substr(start, i_ - start);
-      if (take("(")) return function(name);
-      if (name == "PI") return M_PI;
-      if (auto v = lookup_(name)) return *v;
-      i_ = start;
-      fail("unknown name '" + name + "'");
+      n.name = s_.substr(start, i_ - start);
+      if (take("(")) {
+        n.op = Op::call;
+        if (!take(")")) {
+          do n.args.push_back(logical_or());
+          while (take(","));
+          if (!take(")")) fail(s_, "missing ')' after the arguments of " + n.name, i_);
+        }
+        check_function(n);
+        return add(std::move(n));
+      }
+      if (n.name == "PI") {
+        n.value = M_PI;
+        return add(std::move(n));
+      }
+      n.op = Op::name;
+      return add(std::move(n));
     }
-    fail("unexpected '" + std::string(1, c) + "'");
+    fail(s_, "unexpected '" + std::string(1, c) + "'", i_);
   }
-  double function(const std::string& name) {
-    std::vector<double> args;
-    if (!take(")")) {
-      do args.push_back(logical_or());
-      while (take(","));
-      if (!take(")")) fail("missing ')' after the arguments of " + name);
-    }
-    auto need = [&](std::size_t n) {
-      if (args.size() != n) fail(name + "() takes " + std::to_string(n) + " argument(s)");
-    };
-    if (name == "sqrt") return need(1), std::sqrt(args[0]);
-    if (name == "exp") return need(1), std::exp(args[0]);
-    if (name == "ln") return need(1), std::log(args[0]);
-    if (name == "log") return need(1), std::log10(args[0]);
-    if (name == "abs") return need(1), std::fabs(args[0]);
-    if (name == "floor") return need(1), std::floor(args[0]);
-    if (name == "ceil") return need(1), std::ceil(args[0]);
-    if (name == "round") return need(1), std::round(args[0]);
-    if (name == "sin") return need(1), std::sin(args[0]);
-    if (name == "cos") return need(1), std::cos(args[0]);
-    if (name == "tan") return need(1), std::tan(args[0]);
-    if (name == "asin") return need(1), std::asin(args[0]);
-    if (name == "acos") return need(1), std::acos(args[0]);
-    if (name == "atan") return need(1), std::atan(args[0]);
-    if (name == "atan2") return need(2), std::atan2(args[0], args[1]);
-    if (name == "min") return need(2), std::fmin(args[0], args[1]);
-    if (name == "max") return need(2), std::fmax(args[0], args[1]);
-    fail("unknown function '" + name + "'");
+  void check_function(const Node& n) const {
+    static const std::array<const char*, 14> one{"sqrt",  "exp",  "ln",    "log", "abs",
+                                                 "floor", "ceil", "round", "sin", "cos",
+                                                 "tan",   "asin", "acos",  "atan"};
+    std::size_t wanted = 0;
+    for (const char* f : one)
+      if (n.name == f) wanted = 1;
+    if (n.name == "atan2" || n.name == "min" || n.name == "max") wanted = 2;
+    if (wanted == 0) fail(s_, "unknown function '" + n.name + "'", n.at);
+    if (n.args.size() != wanted)
+      fail(s_, n.name + "() takes " + std::to_string(wanted) + " argument(s)", n.at);
   }
 
   const std::string& s_;
-  const std::function<std::optional<double>(const std::string&)>& lookup_;
+  std::vector<Node> nodes_;
   std::size_t i_ = 0;
+};
+
+double apply_function(const std::string& f, const double* a) {
+  if (f == "sqrt") return std::sqrt(a[0]);
+  if (f == "exp") return std::exp(a[0]);
+  if (f == "ln") return std::log(a[0]);
+  if (f == "log") return std::log10(a[0]);
+  if (f == "abs") return std::fabs(a[0]);
+  if (f == "floor") return std::floor(a[0]);
+  if (f == "ceil") return std::ceil(a[0]);
+  if (f == "round") return std::round(a[0]);
+  if (f == "sin") return std::sin(a[0]);
+  if (f == "cos") return std::cos(a[0]);
+  if (f == "tan") return std::tan(a[0]);
+  if (f == "asin") return std::asin(a[0]);
+  if (f == "acos") return std::acos(a[0]);
+  if (f == "atan") return std::atan(a[0]);
+  if (f == "atan2") return std::atan2(a[0], a[1]);
+  if (f == "min") return std::fmin(a[0], a[1]);
+  return std::fmax(a[0], a[1]);  // max: the parser admits no other
+}
+
+// An operator on its operands' values (a function's through apply_function).
+double apply(const std::string& text, const Node& n, const double* a) {
+  switch (n.op) {
+    case Op::negate:
+      return -a[0];
+    case Op::logical_not:
+      return a[0] == 0.0 ? 1.0 : 0.0;
+    case Op::logical_or:
+      return (a[0] != 0.0 || a[1] != 0.0) ? 1.0 : 0.0;
+    case Op::logical_and:
+      return (a[0] != 0.0 && a[1] != 0.0) ? 1.0 : 0.0;
+    case Op::equal:
+      return a[0] == a[1] ? 1.0 : 0.0;
+    case Op::not_equal:
+      return a[0] != a[1] ? 1.0 : 0.0;
+    case Op::less:
+      return a[0] < a[1] ? 1.0 : 0.0;
+    case Op::less_equal:
+      return a[0] <= a[1] ? 1.0 : 0.0;
+    case Op::greater:
+      return a[0] > a[1] ? 1.0 : 0.0;
+    case Op::greater_equal:
+      return a[0] >= a[1] ? 1.0 : 0.0;
+    case Op::add:
+      return a[0] + a[1];
+    case Op::subtract:
+      return a[0] - a[1];
+    case Op::multiply:
+      return a[0] * a[1];
+    case Op::divide:
+      if (a[1] == 0.0) fail(text, "division by zero", n.at);
+      return a[0] / a[1];
+    case Op::power:
+      return std::pow(a[0], a[1]);
+    case Op::call:
+      return apply_function(n.name, a);
+    case Op::number:
+    case Op::name:
+      break;
+  }
+  return n.value;
+}
+
+double evaluate_scalar(const std::string& text, const std::vector<Node>& nodes, std::size_t k,
+                       const std::function<std::optional<double>(const std::string&)>& lookup) {
+  const Node& n = nodes[k];
+  if (n.op == Op::number) return n.value;
+  if (n.op == Op::name) {
+    if (auto v = lookup(n.name)) return *v;
+    fail(text, "unknown name '" + n.name + "'", n.at);
+  }
+  std::array<double, 2> a{};
+  for (std::size_t j = 0; j < n.args.size(); ++j)
+    a[j] = evaluate_scalar(text, nodes, n.args[j], lookup);
+  return apply(text, n, a.data());
+}
+
+// One node's values over a tile's atoms: one number for all, or one each.
+struct Column {
+  bool uniform = true;
+  double value = 0;
+  std::vector<double> values;
+  double at(std::size_t i) const { return uniform ? value : values[i]; }
+};
+
+struct Bound {
+  std::string text;
+  std::shared_ptr<const std::vector<Node>> nodes;
+  std::vector<Formula::Leaf> leaves;  // by node, for names
+
+  Column column(std::size_t k, const AtomsView& view, std::size_t atoms) const {
+    const Node& n = (*nodes)[k];
+    Column c;
+    if (n.op == Op::number) {
+      c.value = n.value;
+      return c;
+    }
+    if (n.op == Op::name) {
+      const Formula::Leaf& leaf = leaves[k];
+      if (leaf.number) {
+        c.value = *leaf.number;
+      } else {
+        c.uniform = false;
+        c.values.assign(atoms, 0.0);
+        leaf.per_atom(view, c.values);
+      }
+      return c;
+    }
+    std::array<Column, 2> args;
+    bool uniform = true;
+    for (std::size_t j = 0; j < n.args.size(); ++j) {
+      args[j] = column(n.args[j], view, atoms);
+      uniform = uniform && args[j].uniform;
+    }
+    std::array<double, 2> a{};
+    if (uniform) {
+      for (std::size_t j = 0; j < n.args.size(); ++j) a[j] = args[j].value;
+      c.value = apply(text, n, a.data());
+      return c;
+    }
+    c.uniform = false;
+    c.values.resize(atoms);
+    for (std::size_t i = 0; i < atoms; ++i) {
+      for (std::size_t j = 0; j < n.args.size(); ++j) a[j] = args[j].at(i);
+      c.values[i] = apply(text, n, a.data());
+    }
+    return c;
+  }
 };
 
 }  // namespace
 
+Formula::Formula(std::string text)
+    : text_(std::move(text)),
+      nodes_(std::make_shared<const std::vector<Node>>(Parser(text_).parse())) {}
+
+double Formula::evaluate(
+    const std::function<std::optional<double>(const std::string&)>& lookup) const {
+  return evaluate_scalar(text_, *nodes_, nodes_->size() - 1, lookup);
+}
+
+AtomValues Formula::bind(const std::function<Leaf(const std::string&)>& resolve) const {
+  auto bound = std::make_shared<Bound>();
+  bound->text = text_;
+  bound->nodes = nodes_;
+  bound->leaves.resize(nodes_->size());
+  for (std::size_t k = 0; k < nodes_->size(); ++k) {
+    const Node& n = (*nodes_)[k];
+    if (n.op != Op::name) continue;
+    bound->leaves[k] = resolve(n.name);
+    if (!bound->leaves[k].number && !bound->leaves[k].per_atom)
+      fail(text_, "unknown name '" + n.name + "'", n.at);
+  }
+  return [bound](const AtomsView& view, std::span<double> out) {
+    const std::size_t atoms = out.size();
+    const Column c = bound->column(bound->nodes->size() - 1, view, atoms);
+    for (std::size_t i = 0; i < atoms; ++i) out[i] = c.at(i);
+  };
+}
+
 double evaluate(const std::string& formula,
                 const std::function<std::optional<double>(const std::string&)>& lookup) {
-  return Parser(formula, lookup).parse();
+  return Formula(formula).evaluate(lookup);
 }
 
 }  // namespace tessera::md

@@ -12,7 +12,8 @@
 
 namespace tessera::md {
 
-FixAveChunk::FixAveChunk(const FixArguments& a) : Fix(a.id, a.group), sim_(a.sim) {
+FixAveChunk::FixAveChunk(const FixArguments& a)
+    : Fix(a.id, a.group), sim_(a.sim), variables_(a.atom_variables) {
   const std::string what = "fix ave/chunk";
   const char* usage =
       "fix ID GROUP ave/chunk NEVERY NREPEAT NFREQ CHUNK-ID VALUE... [keyword value ...]";
@@ -77,11 +78,16 @@ FixAveChunk::FixAveChunk(const FixArguments& a) : Fix(a.id, a.group), sim_(a.sim
         arguments::bad(where + ": compute " + ref->id + " has " + std::to_string(columns) +
                        " per-atom columns");
       v.component = ref->index == 0 ? 0 : ref->index - 1;
-    } else if (w.rfind("f_", 0) == 0 || w.rfind("v_", 0) == 0) {
-      arguments::bad(what + " " + w + ": " +
-                     (w[0] == 'f' ? "per-atom fix values" : "atom-style variables") +
-                     " are not supported by md_ipu; use vx vy vz fx fy fz mass density/number "
-                     "density/mass temp or c_ID of a per-atom compute");
+    } else if (w.rfind("v_", 0) == 0) {
+      if (!variables_.check) arguments::bad(what + ": no variables here for " + w);
+      variables_.check(w.substr(2), what + " " + w);
+      v.kind = Kind::variable;
+      v.variable = w.substr(2);
+    } else if (w.rfind("f_", 0) == 0) {
+      arguments::bad(what + " " + w +
+                     ": per-atom fix values are not supported by md_ipu; use vx vy vz fx fy fz "
+                     "mass density/number density/mass temp, c_ID of a per-atom compute or "
+                     "v_NAME of an atom-style variable");
     } else {
       break;
     }
@@ -238,6 +244,9 @@ void FixAveChunk::end_of_step(Simulation& sim) {
                           " is gone");
       sources[j]->prepare_peratom(sim);
     }
+  std::vector<AtomValues> variables(nv);
+  for (std::size_t j = 0; j < nv; ++j)
+    if (values_[j].kind == Kind::variable) variables[j] = variables_.bind(values_[j].variable);
   chunks.prepare_peratom(sim);
   std::array<bool, 3> thermal{true, true, true};
   if (!bias_.empty()) {
@@ -250,13 +259,16 @@ void FixAveChunk::end_of_step(Simulation& sim) {
       "md.fix_ave_chunk", ReduceOp::sum, nchunk * stride,
       [&](const AtomsView& a, std::span<double> out) {
         const std::size_t atoms = a.id.size();
-        std::vector<double> chunk_of(atoms, 0.0), column;
+        std::vector<double> chunk_of(atoms, 0.0);
         chunks.peratom(a, chunk_of);
         std::vector<std::vector<double>> computed(nv);
         for (std::size_t j = 0; j < nv; ++j)
           if (sources[j]) {
             computed[j].assign(atoms * sources[j]->peratom_columns(), 0.0);
             sources[j]->peratom(a, computed[j]);
+          } else if (variables[j]) {
+            computed[j].assign(atoms, 0.0);
+            variables[j](a, computed[j]);
           }
         for (std::size_t i = 0; i < atoms; ++i) {
           const int c = static_cast<int>(chunk_of[i]);
@@ -293,6 +305,9 @@ void FixAveChunk::end_of_step(Simulation& sim) {
                 x = computed[j][i * columns + v.component];
                 break;
               }
+              case Kind::variable:
+                x = computed[j][i];
+                break;
             }
             row[1 + j] += x;
           }

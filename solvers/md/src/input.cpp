@@ -1,6 +1,7 @@
 #include "tessera/md/input.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -246,6 +247,11 @@ std::string Input::variable_text(const std::string& name) {
   if (it == variables_.end())
     bad("substitution for undefined variable '" + name + "'; define it with variable or -var");
   const auto& v = it->second;
+  if (v.style == "atom")
+    bad("variable " + name +
+        " is atom-style: it has a value per atom, not one value; reduce it "
+        "with compute reduce (v_" +
+        name + ")");
   char buf[128];
   if (v.style == "equal") {
     std::snprintf(buf, sizeof buf, "%.15g", evaluate_formula(v.values[0]));
@@ -261,6 +267,74 @@ std::string Input::variable_text(const std::string& name) {
     return value ? value : "";
   }
   return v.values.front();
+}
+
+AtomVariables Input::atom_variables() {
+  return {[this](const std::string& name, const std::string& where) {
+            const auto it = variables_.find(name);
+            if (it == variables_.end())
+              bad(where + ": there is no variable " + name + "; define it with variable");
+            if (it->second.style != "atom")
+              bad(where + ": variable " + name + " is " + it->second.style +
+                  "-style; per-atom values need an atom-style variable");
+          },
+          [this](const std::string& name) { return bind_atom_variable(name, 0); }};
+}
+
+// LAMMPS's Variable::compute_atom: the formula's names bound, atom values per atom and
+// everything else (equal-style variables, global compute and fix values, thermo keywords)
+// evaluated once for all atoms.
+AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
+  const std::string where = "variable " + name;
+  if (depth > 32) bad(where + ": atom-style variables refer to each other in a loop");
+  atom_variables().check(name, "v_" + name);
+  const Formula formula(variables_.at(name).values[0]);
+  return formula.bind([&](const std::string& leaf) -> Formula::Leaf {
+    static const std::array<const char*, 12> attributes{"id", "type", "mass", "x",  "y",  "z",
+                                                        "vx", "vy",   "vz",   "fx", "fy", "fz"};
+    for (std::size_t k = 0; k < attributes.size(); ++k)
+      if (leaf == attributes[k])
+        return {std::nullopt, [k](const AtomsView& a, std::span<double> out) {
+                  for (std::size_t i = 0; i < out.size(); ++i) {
+                    if (k == 0)
+                      out[i] = static_cast<double>(a.id[i]);
+                    else if (k == 1)
+                      out[i] = a.type[i];
+                    else if (k == 2)
+                      out[i] = a.mass[static_cast<std::size_t>(a.type[i])];
+                    else if (k < 6)
+                      out[i] = a.x[3 * i + (k - 3)];
+                    else if (k < 9)
+                      out[i] = a.v[3 * i + (k - 6)];
+                    else
+                      out[i] = 3 * i + (k - 9) < a.f.size() ? a.f[3 * i + (k - 9)] : 0.0;
+                  }
+                }};
+    if (leaf.rfind("v_", 0) == 0) {
+      const std::string v = leaf.substr(2);
+      const auto it = variables_.find(v);
+      if (it == variables_.end()) bad(where + ": there is no variable " + v);
+      if (it->second.style == "atom") return {std::nullopt, bind_atom_variable(v, depth + 1)};
+      return {number("variable " + v, variable_text(v)), {}};
+    }
+    if (const auto ref = parse_output_reference(leaf)) {
+      Compute* c = ref->kind == 'c' ? sim_.find_compute(ref->id) : nullptr;
+      const std::size_t columns = c ? c->peratom_columns() : 0;
+      if (columns == 0) return {output_value(sim_, *ref, false, where + " " + leaf), {}};
+      if (ref->every || (ref->index == 0) != (columns == 1) || ref->index > columns)
+        bad(where + ": " + leaf + ": compute " + ref->id + " has " + std::to_string(columns) +
+            " per-atom column(s); use c_" + ref->id +
+            (columns == 1 ? "" : "[1.." + std::to_string(columns) + "]"));
+      c->prepare_peratom(sim_);
+      const std::size_t column = ref->index == 0 ? 0 : ref->index - 1;
+      return {std::nullopt, [c, columns, column](const AtomsView& a, std::span<double> out) {
+                std::vector<double> all(out.size() * columns, 0.0);
+                c->peratom(a, all);
+                for (std::size_t i = 0; i < out.size(); ++i) out[i] = all[i * columns + column];
+              }};
+    }
+    return {thermo_->value(sim_, leaf), {}};
+  });
 }
 
 double Input::evaluate_formula(const std::string& formula) {
@@ -883,7 +957,8 @@ void Input::fix(const std::vector<std::string>& a) {
         if (!variables_.count(name))
           bad("v_" + name + ": there is no variable " + name + "; define it with variable");
         return number("variable " + name, variable_text(name));
-      }};
+      },
+      atom_variables()};
   sim_.add_fix(fix_styles().make(a[2], args));
 }
 
@@ -899,7 +974,8 @@ void Input::compute(const std::vector<std::string>& a) {
                         [this](const std::string& id) {
                           find_region(id, "compute");
                           return regions_.at(id);
-                        }};
+                        },
+                        atom_variables()};
   sim_.add_compute(compute_styles().make(a[2], args));
 }
 
@@ -1072,6 +1148,11 @@ void Input::variable(const std::vector<std::string>& a) {
     std::string formula;
     for (std::size_t i = 0; i < args.size(); ++i) formula += (i > 0 ? " " : "") + args[i];
     variables_[name] = {"equal", {formula}};
+  } else if (style == "atom") {
+    std::string formula;
+    for (std::size_t i = 0; i < args.size(); ++i) formula += (i > 0 ? " " : "") + args[i];
+    Formula{formula};  // a formula that does not parse is refused here
+    variables_[name] = {"atom", {formula}};
   } else if (style == "format") {
     if (args.size() != 2) bad("variable format: use variable NAME format VARIABLE FORMAT");
     // One %f, %e or %g conversion, as LAMMPS checks it.
@@ -1090,8 +1171,8 @@ void Input::variable(const std::vector<std::string>& a) {
     variables_[name] = {"internal", args};
   } else {
     bad("variable style " + style +
-        ": md_ipu supports index, loop, uloop, string, equal, format, getenv, internal and "
-        "delete");
+        ": md_ipu supports index, loop, uloop, string, equal, atom, format, getenv, internal "
+        "and delete");
   }
 }
 

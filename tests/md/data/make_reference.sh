@@ -123,4 +123,7 @@ cp "$work/ave_time_vector.txt" ave_time_vector.lammps.txt
 # compute chunk/atom and fix ave/chunk: thermo (c_ID, the chunk counts) and the files.
 (cd "$work" && lmp -in "$here/in.chunk" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > chunk.lammps.out
 for f in layers slabs pencils bricks species inner time; do cp "$work/chunk_$f.txt" "chunk_$f.lammps.txt"; done
+# atom-style variables through compute reduce and fix ave/chunk: thermo and the profile.
+(cd "$work" && lmp -in "$here/in.atom_variable" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > atom_variable.lammps.out
+cp "$work/atom_variable_profile.txt" atom_variable_profile.lammps.txt
 echo "reference files written"

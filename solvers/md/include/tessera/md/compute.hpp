@@ -58,6 +58,19 @@ struct AtomsView {
   }
 };
 
+// Per-atom values filled for one tile's atoms (out[i] for its atom i), as an atom-style variable
+// or a per-atom compute gives them; called concurrently over tiles.
+using AtomValues = std::function<void(const AtomsView&, std::span<double>)>;
+
+// The input's atom-style variables, as fixes and computes read them (v_NAME).
+struct AtomVariables {
+  // Throws ConfigError, `where` first, unless NAME is an atom-style variable.
+  std::function<void(const std::string& name, const std::string& where)> check;
+  // NAME bound now (collective, host side: its global values evaluated, the computes it reads
+  // prepared), valid for this step.
+  std::function<AtomValues(const std::string& name)> bind;
+};
+
 class Compute {
  public:
   Compute(std::string id, std::string group) : id_(std::move(id)), group_(std::move(group)) {}
@@ -119,7 +132,8 @@ struct ComputeArguments {
   // the input's regions by ID (throws ConfigError for an unknown one); empty where a compute is
   // made without a script.
   std::array<double, 3> lattice{1.0, 1.0, 1.0};
-  std::function<std::shared_ptr<const Region>(const std::string& id)> region;
+  std::function<std::shared_ptr<const Region>(const std::string& id)> region{};
+  AtomVariables atom_variables{};
 };
 
 // The compute styles md_ipu has, by name.

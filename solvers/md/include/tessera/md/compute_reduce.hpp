@@ -2,8 +2,9 @@
 // sum, sumsq, sumabs, min, max, ave, avesq or aveabs (ave*: divided by the group's atom count;
 // min/max of no atoms: +-1e20, as LAMMPS). An INPUT is a per-atom property x y z vx vy vz fx fy
 // fz (positions as stored, as LAMMPS's), or c_ID (a per-atom vector compute), c_ID[N] (column N
-// of a per-atom array), c_ID[*] (every column). One input gives a scalar, more a vector of one
-// value per input, extensive for the sum modes.
+// of a per-atom array), c_ID[*] (every column), or v_NAME (an atom-style variable, evaluated for
+// every atom as LAMMPS's, then reduced over the group). One input gives a scalar, more a vector of
+// one value per input, extensive for the sum modes.
 #pragma once
 
 #include "tessera/md/compute.hpp"
@@ -24,8 +25,9 @@ class ComputeReduce : public Compute {
  private:
   enum class Mode { sum, sumsq, sumabs, min, max, ave, avesq, aveabs };
   struct Input {
-    int property = -1;    // 0..8: x y z vx vy vz fx fy fz; -1: a compute
-    std::string compute;  // its ID
+    int property = -1;     // 0..8: x y z vx vy vz fx fy fz; -1: a compute or a variable
+    std::string compute;   // its ID
+    std::string variable;  // an atom-style variable's name
     std::size_t column = 0;
   };
   bool sum_mode() const {
@@ -34,6 +36,7 @@ class ComputeReduce : public Compute {
   std::vector<double> reduce(Simulation& sim);
   Mode mode_ = Mode::sum;
   std::vector<Input> inputs_;
+  AtomVariables variables_;
 };
 
 }  // namespace tessera::md

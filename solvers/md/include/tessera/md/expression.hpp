@@ -1,20 +1,55 @@
-// Equal-style variable formulas, as LAMMPS evaluates them: numbers, + - * / ^,
-// parentheses, unary minus, comparison and logic operators (< <= > >= == != && || !),
-// math functions (sqrt exp ln log abs floor ceil round sin cos tan asin acos atan atan2
-// min max), the constant PI, and through a lookup v_NAME references, c_ID and c_ID[N]
-// (f_ID, f_ID[N]) and thermo keywords.
+// Variable formulas, as LAMMPS evaluates them: numbers, + - * / ^, parentheses, unary minus,
+// comparison and logic operators (< <= > >= == != && || !), math functions (sqrt exp ln log
+// abs floor ceil round sin cos tan asin acos atan atan2 min max), the constant PI, and names:
+// v_NAME references, c_ID and c_ID[N] (f_ID, f_ID[N]), thermo keywords and, in atom-style
+// formulas, the atoms' own values (id type mass x y z vx vy vz fx fy fz).
+//
+// A formula is parsed once (Formula) and evaluated either to one number (equal style) or to one
+// number per atom (atom style, on each tile for its own atoms, vectorised over them). Errors are
+// ConfigError naming the formula and the character where it went wrong.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/md/compute.hpp"
 
 namespace tessera::md {
 
-// `lookup(name)` gives v_NAME (name with the v_ prefix), c_ID[N] and thermo keywords, or
-// nothing for unknown names. Throws ConfigError with the formula and the position.
+class Formula {
+ public:
+  // Throws ConfigError for a formula that does not parse.
+  explicit Formula(std::string text);
+  const std::string& text() const { return text_; }
+
+  // One number: `lookup(name)` gives each name's value, or nothing for an unknown name.
+  double evaluate(const std::function<std::optional<double>(const std::string&)>& lookup) const;
+
+  // What a name stands for in an atom-style formula: one number for every atom, or each atom's
+  // own value (filled for a tile's atoms, concurrently over tiles).
+  struct Leaf {
+    std::optional<double> number;
+    AtomValues per_atom;
+  };
+  // Binds every name now (host side; `resolve` throws ConfigError for an unknown one, or returns
+  // an empty Leaf, which is reported with its position): the result fills out[i] for each atom of
+  // a tile. It holds what it bound and stays valid while the bound computes live.
+  AtomValues bind(const std::function<Leaf(const std::string&)>& resolve) const;
+
+  struct Node;
+
+ private:
+  std::string text_;
+  std::shared_ptr<const std::vector<Node>> nodes_;  // the parse tree, root last
+};
+
+// Formula(formula).evaluate(lookup).
 double evaluate(const std::string& formula,
                 const std::function<std::optional<double>(const std::string&)>& lookup);
 

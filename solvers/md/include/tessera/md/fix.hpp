@@ -32,6 +32,7 @@
 
 #include "tessera/core/registry.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/md/compute.hpp"
 #include "tessera/md/units.hpp"
 
 namespace tessera::md {
@@ -162,8 +163,10 @@ struct FixArguments {
   // lattice's spacing per axis (LAMMPS's xlattice ylattice zlattice, for lattice units).
   Simulation* sim = nullptr;
   std::array<double, 3> lattice{1.0, 1.0, 1.0};
-  // The input's equal-style variables by name (fix ave/time's v_NAME); empty from a restart.
+  // The input's equal-style variables by name (fix ave/time's v_NAME) and its atom-style ones;
+  // empty from a restart.
   std::function<double(const std::string& name)> variable;
+  AtomVariables atom_variables{};
 };
 
 // The fix styles md_ipu has, by name.

@@ -6,15 +6,16 @@
 //   density/number            atoms per volume (per area in 2-d);
 //   density/mass              mass per volume (times LAMMPS's mv2d: g/cm^3 in metal and real);
 //   temp                      the chunk's temperature, mvv2e sum(m v^2) / ((cdof + adof N) kB);
-//   c_ID, c_ID[N], c_ID[*]    a per-atom compute's vector or column(s).
+//   c_ID, c_ID[N], c_ID[*]    a per-atom compute's vector or column(s);
+//   v_NAME                    an atom-style variable (evaluated for every atom, as LAMMPS's).
 // Keywords as LAMMPS's: norm all|sample|none (the average over all the samples' atoms, the
 // average of the samples' averages, or the samples' sums averaged), ave one|running|window M,
 // bias TEMP-ID (temp counts only the velocity components that temperature compute counts),
 // adof, cdof, file FILE, overwrite, format F, title1/2/3 TEXT. The file has LAMMPS's layout:
 // three comment lines, then per average "STEP NCHUNK TOTAL-COUNT" and a line per chunk
 // "  CHUNK [COORDS...] COUNT VALUES..."; it is rewritten whole (atomic_file.hpp) on rank 0 at each
-// average. Atom-style variables (v_NAME) and per-atom fix values (f_ID) are refused: md_ipu has
-// neither yet; so is the global array LAMMPS's fix gives (f_ID[I][J]).
+// average. Per-atom fix values (f_ID) are refused (md_ipu's fixes have none), and so is the
+// global array LAMMPS's fix gives (f_ID[I][J]).
 //
 // Sums run on each tile over its own atoms and are reduced over tiles and ranks in a fixed
 // order: the averages are bitwise the same for any thread and rank count.
@@ -42,12 +43,22 @@ class FixAveChunk final : public Fix {
   void end_of_step(Simulation& sim) override;
 
  private:
-  enum class Kind { velocity, force, density_number, density_mass, mass, temperature, compute };
+  enum class Kind {
+    velocity,
+    force,
+    density_number,
+    density_mass,
+    mass,
+    temperature,
+    compute,
+    variable
+  };
   struct Value {
     std::string text;  // as given, [*] expanded
     Kind kind = Kind::velocity;
     std::size_t component = 0;  // x, y, z for velocity and force; the compute's column
     std::string compute;        // c_ID's ID
+    std::string variable;       // v_NAME's NAME
   };
   ComputeChunkAtom& chunk(Simulation& sim) const;
   std::int64_t next_valid(std::int64_t step) const;
@@ -55,6 +66,7 @@ class FixAveChunk final : public Fix {
   void write(const ComputeChunkAtom& chunk, std::int64_t step);
 
   Simulation* sim_ = nullptr;
+  AtomVariables variables_;
   int every_ = 1, repeat_ = 1, frequency_ = 1;
   std::string chunk_id_;
   std::vector<Value> values_;

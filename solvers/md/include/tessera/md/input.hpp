@@ -51,9 +51,9 @@ class Input {
 
  private:
   struct Variable {
-    std::string style;  // index, loop, uloop, string, equal, format, getenv, internal
+    std::string style;  // index, loop, uloop, string, equal, atom, format, getenv, internal
     // index/loop/uloop: the values left, the current first; string/internal: the value;
-    // equal: the formula; format: the variable and the format; getenv: the name.
+    // equal and atom: the formula; format: the variable and the format; getenv: the name.
     std::vector<std::string> values;
   };
   struct Jump {
@@ -69,6 +69,10 @@ class Input {
   std::string expand(const std::string& text);
   std::string variable_text(const std::string& name);
   double evaluate_formula(const std::string& formula);
+  // Atom-style variables as fixes and computes read them (compute.hpp); `depth` stops a
+  // variable that refers to itself.
+  AtomVariables atom_variables();
+  AtomValues bind_atom_variable(const std::string& name, int depth);
   std::vector<std::string> split(const std::string& line) const;
 
   // Commands, each looked up by its name in commands().

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "arguments.hpp"
+#include "tessera/md/region.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -89,21 +90,22 @@ void PressureSettings::check(const Simulation* sim, int dimension, const std::st
   }
 }
 
-std::array<double, 6> kinetic_tensor(Simulation& sim, std::uint32_t mask) {
-  const auto t = sim.reduce_atoms("md.kinetic_tensor", ReduceOp::sum, 6,
-                                  [&](const AtomsView& a, std::span<double> out) {
-                                    for (std::size_t i = 0; i < a.id.size(); ++i) {
-                                      if (!(a.mask[i] & mask)) continue;
-                                      const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-                                      const double* v = &a.v[3 * i];
-                                      out[0] += m * v[0] * v[0];
-                                      out[1] += m * v[1] * v[1];
-                                      out[2] += m * v[2] * v[2];
-                                      out[3] += m * v[0] * v[1];
-                                      out[4] += m * v[0] * v[2];
-                                      out[5] += m * v[1] * v[2];
-                                    }
-                                  });
+std::array<double, 6> kinetic_tensor(Simulation& sim, std::uint32_t mask, const Region* region) {
+  const auto t = sim.reduce_atoms(
+      "md.kinetic_tensor", ReduceOp::sum, 6, [&](const AtomsView& a, std::span<double> out) {
+        for (std::size_t i = 0; i < a.id.size(); ++i) {
+          if (!(a.mask[i] & mask)) continue;
+          if (region && !region->matches({a.x[3 * i], a.x[3 * i + 1], a.x[3 * i + 2]})) continue;
+          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+          const double* v = &a.v[3 * i];
+          out[0] += m * v[0] * v[0];
+          out[1] += m * v[1] * v[1];
+          out[2] += m * v[2] * v[2];
+          out[3] += m * v[0] * v[1];
+          out[4] += m * v[0] * v[2];
+          out[5] += m * v[1] * v[2];
+        }
+      });
   std::array<double, 6> k{};
   for (std::size_t c = 0; c < 6; ++c) k[c] = t[c] * sim.units().mvv2e;
   return k;

@@ -26,6 +26,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputeReduce>("reduce");
     r.add<ComputeTemp>("temp");
     r.add<ComputeTempPartial>("temp/partial");
+    r.add<ComputeTempRegion>("temp/region");
     return r;
   }();
   return styles;

@@ -2,6 +2,7 @@
 
 #include "arguments.hpp"
 #include "tessera/md/barostat.hpp"
+#include "tessera/md/region.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -9,6 +10,20 @@ namespace tessera::md {
 ComputeTemp::ComputeTemp(const ComputeArguments& a) : Compute(a.id, a.group) {
   if (!a.args.empty())
     throw ConfigError("compute " + a.id + " temp takes no arguments, got '" + a.args[0] + "'");
+}
+
+ComputeTempRegion::ComputeTempRegion(const ComputeArguments& a)
+    : ComputeTemp(ComputeArguments{a.id, a.group, {}, a.sim}) {
+  if (a.args.size() != 1)
+    throw ConfigError("compute " + a.id + " temp/region: usage: compute ID GROUP temp/region " +
+                      "REGION-ID");
+  if (!a.region) throw ConfigError("compute " + a.id + " temp/region: no regions here");
+  region_ = a.region(a.args[0]);
+}
+
+bool ComputeTemp::counted(const AtomsView& a, std::size_t i) const {
+  return in_group(a, i) &&
+         (!region_ || region_->matches({a.x[3 * i], a.x[3 * i + 1], a.x[3 * i + 2]}));
 }
 
 std::size_t ComputeTemp::modify(const std::vector<std::string>& words, std::size_t at) {
@@ -34,7 +49,7 @@ double ComputeTemp::dof(Simulation& sim) {
   const auto count = sim.reduce_atoms("md.compute_temp_count", ReduceOp::sum, 1,
                                       [&](const AtomsView& a, std::span<double> out) {
                                         for (std::size_t i = 0; i < a.id.size(); ++i)
-                                          if (in_group(a, i)) out[0] += 1;
+                                          if (counted(a, i)) out[0] += 1;
                                       });
   return dof_of(sim, count[0]);
 }
@@ -43,7 +58,7 @@ double ComputeTemp::scalar(Simulation& sim) {
   const auto sums = sim.reduce_atoms("md.compute_temp", ReduceOp::sum, 2,
                                      [&](const AtomsView& a, std::span<double> out) {
                                        for (std::size_t i = 0; i < a.id.size(); ++i) {
-                                         if (!in_group(a, i)) continue;
+                                         if (!counted(a, i)) continue;
                                          const double* v = &a.v[3 * i];
                                          out[0] += a.mass[static_cast<std::size_t>(a.type[i])] *
                                                    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -59,7 +74,7 @@ double ComputeTemp::scalar(Simulation& sim) {
 }
 
 std::vector<double> ComputeTemp::vector(Simulation& sim) {
-  const auto t = kinetic_tensor(sim, group_mask());
+  const auto t = kinetic_tensor(sim, group_mask(), region_.get());
   return {t.begin(), t.end()};
 }
 

@@ -149,13 +149,13 @@ class Parser {
       const std::size_t start = i_;
       while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
         ++i_;
-      // c_ID[N] and f_ID[N]: the element is part of the name.
-      if (i_ < s_.size() && s_[i_] == '[' && i_ - start > 2 && s_[start + 1] == '_' &&
-          (s_[start] == 'c' || s_[start] == 'f')) {
-        const auto close = s_.find(']', i_);
-        if (close == std::string::npos) fail(s_, "missing ']'", i_);
-        i_ = close + 1;
-      }
+      // c_ID[N], f_ID[N] and f_ID[I][J]: the element is part of the name.
+      if (i_ - start > 2 && s_[start + 1] == '_' && (s_[start] == 'c' || s_[start] == 'f'))
+        for (int brackets = 0; brackets < 2 && i_ < s_.size() && s_[i_] == '['; ++brackets) {
+          const auto close = s_.find(']', i_);
+          if (close == std::string::npos) fail(s_, "missing ']'", i_);
+          i_ = close + 1;
+        }
       n.name = s_.substr(start, i_ - start);
       if (take("(")) {
         n.op = Op::call;

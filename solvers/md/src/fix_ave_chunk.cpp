@@ -124,6 +124,9 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
       if (!t) arguments::bad(what + " bias: there is no compute " + bias_);
       if (!t->is_temperature())
         arguments::bad(what + " bias: compute " + bias_ + " is not a temperature");
+      if (t->removes_atom_bias())
+        arguments::bad(what + " bias: compute " + bias_ + " (" + t->style() +
+                       ") leaves atoms out as a bias; md_ipu supports component biases only");
     } else if (key == "adof") {
       adof_ = arguments::number(what + " adof", value());
     } else if (key == "cdof") {
@@ -149,6 +152,7 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
   if (conversions != 1)
     arguments::bad(what + " format '" + format_ + "': use exactly one %e, %f or %g");
 
+  coordinates_ = static_cast<std::size_t>(chunk(*sim_).coordinates());
   // The file's first lines, as LAMMPS's.
   header_ = (titles_given_[0] ? titles_[0]
                               : "# Chunk-averaged data for fix " + id() + " and group " + group()) +
@@ -157,7 +161,7 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
   if (titles_given_[2]) {
     header_ += titles_[2] + "\n";
   } else {
-    const int coords = chunk(*sim_).coordinates();
+    const int coords = static_cast<int>(coordinates_);
     header_ += "# Chunk";
     for (int c = 1; c <= coords; ++c) header_ += " Coord" + std::to_string(c);
     header_ += " Ncount";
@@ -416,6 +420,15 @@ void FixAveChunk::end_of_step(Simulation& sim) {
     norm_count_ = window_full_ ? static_cast<double>(window_) : static_cast<double>(window_at_);
   }
   if (!file_.empty() && sim.runtime().rank() == 0) write(chunks, step);
+}
+
+// LAMMPS's FixAveChunk::compute_array.
+double FixAveChunk::array(Simulation& sim, std::size_t row, std::size_t column) {
+  if (row >= static_cast<std::size_t>(nchunk_) || norm_count_ == 0) return 0.0;
+  if (column < coordinates_)
+    return chunk(sim).coordinate(static_cast<int>(row), static_cast<int>(column));
+  if (column == coordinates_) return count_total_[row] / norm_count_;
+  return values_total_[row * values_.size() + column - coordinates_ - 1] / norm_count_;
 }
 
 // One average in LAMMPS's layout.

@@ -7,6 +7,7 @@
 #include "tessera/md/fix_aveforce.hpp"
 #include "tessera/md/fix_balance.hpp"
 #include "tessera/md/fix_enforce2d.hpp"
+#include "tessera/md/fix_heat.hpp"
 #include "tessera/md/fix_indent.hpp"
 #include "tessera/md/fix_langevin.hpp"
 #include "tessera/md/fix_momentum.hpp"
@@ -16,6 +17,7 @@
 #include "tessera/md/fix_setforce.hpp"
 #include "tessera/md/fix_temp_berendsen.hpp"
 #include "tessera/md/fix_temp_rescale.hpp"
+#include "tessera/md/fix_thermal_conductivity.hpp"
 #include "tessera/md/fix_wall.hpp"
 #include "tessera/md/fix_wall_reflect.hpp"
 
@@ -45,6 +47,8 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixAddForce>("addforce");
     r.add<FixAveChunk>("ave/chunk");
     r.add<FixAveTime>("ave/time");
+    r.add<FixHeat>("heat");
+    r.add<FixThermalConductivity>("thermal/conductivity");
     r.add<FixAveForce>("aveforce");
     r.add<FixTempRescale>("temp/rescale");
     r.add<FixWallReflect>("wall/reflect");

@@ -13,6 +13,10 @@ std::size_t FixTemperature::modify(const Fix& fix, Simulation& sim,
   if (!c->is_temperature())
     throw ConfigError("fix_modify " + fix.id() + " temp: compute " + words[at + 1] + " (" +
                       c->style() + ") does not compute a temperature");
+  if (c->removes_atom_bias())
+    throw ConfigError("fix_modify " + fix.id() + " temp: compute " + words[at + 1] + " (" +
+                      c->style() + ") leaves atoms out as a bias, which md_ipu's thermostats " +
+                      "do not support");
   id_ = words[at + 1];
   return 2;
 }

@@ -958,7 +958,11 @@ void Input::fix(const std::vector<std::string>& a) {
           bad("v_" + name + ": there is no variable " + name + "; define it with variable");
         return number("variable " + name, variable_text(name));
       },
-      atom_variables()};
+      atom_variables(),
+      [this](const std::string& id) {
+        find_region(id, "fix");
+        return regions_.at(id);
+      }};
   sim_.add_fix(fix_styles().make(a[2], args));
 }
 

@@ -12,6 +12,7 @@ struct Source {
   std::size_t vector_size;
   Compute* compute;
   Fix* fix;
+  std::size_t array_columns = 0;
 };
 
 Source find(Simulation& sim, const OutputReference& ref, const std::string& where) {
@@ -24,12 +25,24 @@ Source find(Simulation& sim, const OutputReference& ref, const std::string& wher
   }
   for (const auto& f : sim.fixes())
     if (f->id() == ref.id)
-      return {"fix " + ref.id + " (" + f->style() + ")", f->has_scalar(), f->vector_size(), nullptr,
-              f.get()};
+      return {"fix " + ref.id + " (" + f->style() + ")",
+              f->has_scalar(),
+              f->vector_size(),
+              nullptr,
+              f.get(),
+              f->array_columns()};
   throw ConfigError(where + ": there is no fix " + ref.id + "; define it with fix");
 }
 
 void check(const Source& s, const OutputReference& ref, const std::string& where) {
+  if (ref.column > 0) {
+    if (s.array_columns == 0) throw ConfigError(where + ": " + s.name + " has no global array");
+    if (ref.column > s.array_columns)
+      throw ConfigError(where + ": " + s.name + " has a global array of " +
+                        std::to_string(s.array_columns) + " columns, no column " +
+                        std::to_string(ref.column));
+    return;
+  }
   if (ref.index == 0 && !s.has_scalar)
     throw ConfigError(where + ": " + s.name + " has no global scalar" +
                       (s.vector_size > 0
@@ -53,6 +66,7 @@ std::string OutputReference::text() const {
     t += "[*]";
   else if (index > 0)
     t += '[' + std::to_string(index) + ']';
+  if (column > 0) t += '[' + std::to_string(column) + ']';
   return t;
 }
 
@@ -68,7 +82,13 @@ std::optional<OutputReference> parse_output_reference(const std::string& word) {
   if (open == std::string::npos) return ref;
   if (word.back() != ']' || open + 2 >= word.size())
     throw ConfigError("'" + word + "': write an element as " + ref.kind + "_ID[N]");
-  const std::string index = word.substr(open + 1, word.size() - open - 2);
+  std::string index = word.substr(open + 1, word.size() - open - 2);
+  // f_ID[I][J]: an array element.
+  if (const auto split = index.find("]["); split != std::string::npos) {
+    ref.column = static_cast<std::size_t>(
+        arguments::integer(word, index.substr(split + 2), 1, arguments::int_max));
+    index = index.substr(0, split);
+  }
   if (index == "*")
     ref.every = true;
   else
@@ -84,6 +104,7 @@ std::size_t output_vector_size(Simulation& sim, const OutputReference& ref,
 bool output_extensive(Simulation& sim, const OutputReference& ref, const std::string& where) {
   const Source s = find(sim, ref, where);
   check(s, ref, where);
+  if (ref.column > 0) return false;  // as LAMMPS's fix ave/chunk (extarray 0)
   if (s.compute)
     return ref.index == 0 ? s.compute->extensive_scalar()
                           : s.compute->extensive_vector(ref.index - 1);
@@ -94,6 +115,7 @@ double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
                     const std::string& where) {
   const Source s = find(sim, ref, where);
   check(s, ref, where);
+  if (ref.column > 0) return s.fix->array(sim, ref.index - 1, ref.column - 1);
   double value = 0;
   if (ref.index == 0)
     value = s.compute ? s.compute->scalar(sim) : s.fix->scalar(sim);

@@ -444,26 +444,40 @@ std::vector<double> Simulation::reduce_atoms(
     const std::function<void(const AtomsView&, std::span<double>)>& fill) {
   apply_pending_scale();
   return runtime_.all_reduce<double>(name, op, count, [&](Tile& t, std::span<double> out) {
-    TileAtoms& s = state(t);
-    const auto n = static_cast<std::size_t>(s.nlocal);
-    AtomsView view(t);
-    view.nlocal = s.nlocal;
-    view.x = t.get(x_).subspan(0, 3 * n);
-    view.v = std::span<const double>(s.v.data(), 3 * n);
-    view.f = std::span<const double>(s.f.data(), std::min(s.f.size(), 3 * n));
-    view.type = t.get(type_).subspan(0, n);
-    view.image = std::span<const std::int32_t>(s.image.data(), 3 * n);
-    view.id = std::span<const std::int64_t>(s.id.data(), n);
-    view.mask = std::span<const std::uint32_t>(s.mask.data(), n);
-    view.mass = std::span<const double>(mass_.data(), mass_.size());
-    view.units = &units_;
-    view.box = &box_;
-    view.boundary = &boundary_;
-    view.per_atom = std::span<const double>(s.extra.data(), per_atom_width_ * n);
-    view.per_atom_width = per_atom_width_;
     std::fill(out.begin(), out.end(), 0.0);
-    fill(view, out);
+    fill(atoms_view(t), out);
   });
+}
+
+std::vector<double> Simulation::gather_atoms(
+    std::string_view name, std::size_t count,
+    const std::function<void(const AtomsView&, std::span<double>)>& fill) {
+  apply_pending_scale();
+  return runtime_.gather<double>(name, count, [&](Tile& t, std::span<double> out) {
+    std::fill(out.begin(), out.end(), 0.0);
+    fill(atoms_view(t), out);
+  });
+}
+
+AtomsView Simulation::atoms_view(Tile& t) {
+  TileAtoms& s = state(t);
+  const auto n = static_cast<std::size_t>(s.nlocal);
+  AtomsView view(t);
+  view.nlocal = s.nlocal;
+  view.x = t.get(x_).subspan(0, 3 * n);
+  view.v = std::span<const double>(s.v.data(), 3 * n);
+  view.f = std::span<const double>(s.f.data(), std::min(s.f.size(), 3 * n));
+  view.type = t.get(type_).subspan(0, n);
+  view.image = std::span<const std::int32_t>(s.image.data(), 3 * n);
+  view.id = std::span<const std::int64_t>(s.id.data(), n);
+  view.mask = std::span<const std::uint32_t>(s.mask.data(), n);
+  view.mass = std::span<const double>(mass_.data(), mass_.size());
+  view.units = &units_;
+  view.box = &box_;
+  view.boundary = &boundary_;
+  view.per_atom = std::span<const double>(s.extra.data(), per_atom_width_ * n);
+  view.per_atom_width = per_atom_width_;
+  return view;
 }
 
 int Simulation::group_bit(const std::string& name) const {

@@ -126,4 +126,6 @@ for f in layers slabs pencils bricks species inner time; do cp "$work/chunk_$f.t
 # atom-style variables through compute reduce and fix ave/chunk: thermo and the profile.
 (cd "$work" && lmp -in "$here/in.atom_variable" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > atom_variable.lammps.out
 cp "$work/atom_variable_profile.txt" atom_variable_profile.lammps.txt
+# fix heat, compute temp/region, fix thermal/conductivity, fix ave/chunk's array.
+(cd "$work" && lmp -in "$here/in.heat_flow" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > heat_flow.lammps.out
 echo "reference files written"

@@ -14,6 +14,8 @@
 
 namespace tessera::md {
 
+class Region;
+
 class Simulation;
 
 // LAMMPS's couple keyword: which diagonal components are averaged and steered together.
@@ -42,9 +44,10 @@ struct PressureSettings {
   void check(const Simulation* sim, int dimension, const std::string& what) const;
 };
 
-// The kinetic tensor of the velocities now of the atoms in the groups of `mask`, mvv2e sum m
-// v_a v_b (xx yy zz xy xz yz), as LAMMPS's compute temp's vector.
-std::array<double, 6> kinetic_tensor(Simulation& sim, std::uint32_t mask = 1);
+// The kinetic tensor of the velocities now of the atoms in the groups of `mask` (and in `region`
+// where one is given), mvv2e sum m v_a v_b (xx yy zz xy xz yz), as LAMMPS's compute temp's vector.
+std::array<double, 6> kinetic_tensor(Simulation& sim, std::uint32_t mask = 1,
+                                     const Region* region = nullptr);
 
 // LAMMPS's compute pressure (its scalar when `iso`, from the temperature of `ke` over `tdof`
 // degrees of freedom; else the diagonal of its tensor) coupled as FixNH::couple does, from the

@@ -94,6 +94,10 @@ class Compute {
   virtual bool extensive_vector(std::size_t /*k*/) const { return false; }
   // A temperature (LAMMPS's tempflag): one compute pressure and thermo_modify temp accept.
   virtual bool is_temperature() const { return false; }
+  // For a temperature: whether it leaves some atoms' whole velocity out as a bias (LAMMPS's
+  // temp/region): a thermostat cannot use it, as md_ipu's thermostats remove only
+  // thermal_components' biases.
+  virtual bool removes_atom_bias() const { return false; }
   // For a temperature: the velocity components it counts (LAMMPS's bias is the others, as
   // temp/partial leaves a flow's direction out); a thermostat that scales to it scales these.
   virtual std::array<bool, 3> thermal_components() const { return {true, true, true}; }

@@ -3,8 +3,14 @@
 // or compute_modify extra/dof N); the vector its kinetic-energy tensor mvv2e sum m v_a v_b
 // (xx yy zz xy xz yz, energy units). The scalar is intensive, the tensor extensive (thermo
 // divides it by the atom count under norm yes), as LAMMPS's.
+//
+// compute ID GROUP temp/region REGION-ID: LAMMPS's ComputeTempRegion, the same over the group's
+// atoms inside the region now (positions as stored), its degrees of freedom counted from them at
+// each evaluation. LAMMPS treats the other atoms' velocities as a bias; md_ipu's thermostats do
+// not remove per-atom biases, so they refuse it as their temperature (removes_atom_bias).
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "tessera/md/compute.hpp"
@@ -24,9 +30,21 @@ class ComputeTemp : public Compute {
   double scalar(Simulation& sim) override;
   std::vector<double> vector(Simulation& sim) override;
 
+ protected:
+  // The atoms counted: the group's, and only those inside `region` where one is set.
+  std::shared_ptr<const Region> region_;
+
  private:
+  bool counted(const AtomsView& a, std::size_t i) const;
   double dof_of(const Simulation& sim, double count) const;
   std::optional<double> extra_dof_;  // compute_modify extra/dof; the dimension by default
+};
+
+class ComputeTempRegion final : public ComputeTemp {
+ public:
+  explicit ComputeTempRegion(const ComputeArguments& args);
+  std::string style() const override { return "temp/region"; }
+  bool removes_atom_bias() const override { return true; }
 };
 
 }  // namespace tessera::md

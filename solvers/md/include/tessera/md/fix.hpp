@@ -38,6 +38,7 @@
 namespace tessera::md {
 
 class Simulation;
+class Region;
 namespace detail {
 class RestartHeader;
 }
@@ -117,6 +118,12 @@ class Fix {
   virtual bool extensive_vector(std::size_t /*k*/) const { return false; }
   virtual double scalar(Simulation& /*sim*/) { return 0; }
   virtual std::vector<double> vector(Simulation& /*sim*/) { return {}; }
+  // A global array (f_ID[I][J]), intensive: its columns, and element (row, column) from 0 (0
+  // beyond its rows, whose number may change, as LAMMPS's fix ave/chunk's).
+  virtual std::size_t array_columns() const { return 0; }
+  virtual double array(Simulation& /*sim*/, std::size_t /*row*/, std::size_t /*column*/) {
+    return 0;
+  }
   // Whether end_of_step reads energies or virials (through computes) at its steps, so that the
   // step computes them as it does for thermo.
   virtual bool needs_energy() const { return false; }
@@ -167,6 +174,8 @@ struct FixArguments {
   // empty from a restart.
   std::function<double(const std::string& name)> variable;
   AtomVariables atom_variables{};
+  // The input's regions by ID (throws ConfigError for an unknown one); empty from a restart.
+  std::function<std::shared_ptr<const Region>(const std::string& id)> region{};
 };
 
 // The fix styles md_ipu has, by name.

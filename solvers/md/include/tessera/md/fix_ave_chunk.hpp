@@ -14,8 +14,8 @@
 // adof, cdof, file FILE, overwrite, format F, title1/2/3 TEXT. The file has LAMMPS's layout:
 // three comment lines, then per average "STEP NCHUNK TOTAL-COUNT" and a line per chunk
 // "  CHUNK [COORDS...] COUNT VALUES..."; it is rewritten whole (atomic_file.hpp) on rank 0 at each
-// average. Per-atom fix values (f_ID) are refused (md_ipu's fixes have none), and so is the
-// global array LAMMPS's fix gives (f_ID[I][J]).
+// average. Per-atom fix values (f_ID) are refused (md_ipu's fixes have none). Its global array,
+// as LAMMPS's (f_ID[I][J]): a row per chunk, columns its coordinates, its count and its values.
 //
 // Sums run on each tile over its own atoms and are reduced over tiles and ranks in a fixed
 // order: the averages are bitwise the same for any thread and rank count.
@@ -41,6 +41,8 @@ class FixAveChunk final : public Fix {
   int end_of_step_every() const override { return every_; }
   void setup(Simulation& sim) override;
   void end_of_step(Simulation& sim) override;
+  std::size_t array_columns() const override { return coordinates_ + 1 + values_.size(); }
+  double array(Simulation& sim, std::size_t row, std::size_t column) override;
 
  private:
   enum class Kind {
@@ -79,6 +81,7 @@ class FixAveChunk final : public Fix {
   std::string file_, format_ = " %g", titles_[3];
   bool titles_given_[3] = {false, false, false}, overwrite_ = false;
   bool has_density_ = false;
+  std::size_t coordinates_ = 0;       // the chunk compute's
   std::shared_ptr<const void> lock_;  // held while the chunks must not change (see chunk/atom)
 
   std::int64_t next_ = -1;  // the next step that samples

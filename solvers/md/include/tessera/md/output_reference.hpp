@@ -1,7 +1,8 @@
 // References to computes' and fixes' global outputs as thermo_style custom, equal-style
 // variables and fix ave/time write them, LAMMPS's syntax: c_ID or f_ID (the scalar), c_ID[N] or
 // f_ID[N] (element N of the vector, from 1), c_ID[*] or f_ID[*] (every element, where a list of
-// values is read). Evaluating one is collective.
+// values is read), f_ID[I][J] (row I, column J of a fix's global array, such as fix ave/chunk's;
+// intensive, 0 beyond its rows as LAMMPS's). Evaluating one is collective.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +16,8 @@ namespace tessera::md {
 struct OutputReference {
   char kind = 'c';  // 'c' a compute, 'f' a fix
   std::string id;
-  std::size_t index = 0;     // 0: the scalar
+  std::size_t index = 0;     // 0: the scalar; the row of an array element
+  std::size_t column = 0;    // an array element's column (from 1), 0 for the others
   bool every = false;        // [*]
   std::string text() const;  // as written: "c_ID[2]"
 };

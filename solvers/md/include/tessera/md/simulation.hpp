@@ -203,6 +203,10 @@ class Simulation {
   std::vector<double> reduce_atoms(
       std::string_view name, ReduceOp op, std::size_t count,
       const std::function<void(const AtomsView&, std::span<double>)>& fill);
+  // The same, each tile's `count` values gathered onto every rank: tile t's at [t * count].
+  std::vector<double> gather_atoms(
+      std::string_view name, std::size_t count,
+      const std::function<void(const AtomsView&, std::span<double>)>& fill);
 
   void add_observer(std::shared_ptr<Observer> observer) {
     observers_.push_back(std::move(observer));
@@ -319,6 +323,7 @@ class Simulation {
   // The tile's kinetic sums (ke, ke_tensor) from its velocities.
   void sum_kinetic(Tile& t);
   FixTile fix_view(Tile& t, std::int64_t step);
+  AtomsView atoms_view(Tile& t);
   double ramp_at(std::int64_t step) const;
   bool integrated() const;
   void apply_pending_scale();

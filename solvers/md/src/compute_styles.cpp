@@ -7,6 +7,7 @@
 #include "tessera/md/compute_msd.hpp"
 #include "tessera/md/compute_pe.hpp"
 #include "tessera/md/compute_pressure.hpp"
+#include "tessera/md/compute_rdf.hpp"
 #include "tessera/md/compute_reduce.hpp"
 #include "tessera/md/compute_temp.hpp"
 #include "tessera/md/compute_temp_partial.hpp"
@@ -23,6 +24,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputeMSD>("msd");
     r.add<ComputePE>("pe");
     r.add<ComputePressure>("pressure");
+    r.add<ComputeRDF>("rdf");
     r.add<ComputeReduce>("reduce");
     r.add<ComputeTemp>("temp");
     r.add<ComputeTempPartial>("temp/partial");

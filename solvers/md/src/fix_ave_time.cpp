@@ -69,8 +69,7 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
   }
   // One floating-point conversion, as thermo_modify format float allows.
   const int conversions = arguments::float_conversions(format_);
-  if (conversions < 0)
-    arguments::bad(what + " format '" + format_ + "': use one %e, %f or %g");
+  if (conversions < 0) arguments::bad(what + " format '" + format_ + "': use one %e, %f or %g");
   if (conversions != 1)
     arguments::bad(what + " format '" + format_ + "': use exactly one %e, %f or %g");
   Simulation* sim = a.sim;
@@ -88,8 +87,9 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
     const auto ref = parse_output_reference(w);
     const std::string where = what + " " + w;
     if (ref->every) {
-      // [*]: every element, as LAMMPS's expand_args.
-      const std::size_t n = output_vector_size(*sim, *ref, where);
+      // [*]: every element, as LAMMPS's expand_args (every column of an array in mode vector).
+      const std::size_t columns = vector_mode_ ? output_array_columns(*sim, *ref, where) : 0;
+      const std::size_t n = columns > 0 ? columns : output_vector_size(*sim, *ref, where);
       if (n == 0) arguments::bad(where + ": it has no global vector");
       for (std::size_t e = 1; e <= n; ++e) {
         Value element;
@@ -112,16 +112,20 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
       continue;
     }
     if (vector_mode_) {
-      if (v.ref->index != 0) arguments::bad(where + ": mode vector averages whole vectors");
-      const std::size_t n = output_vector_size(*sim, *v.ref, where);
-      if (n == 0) arguments::bad(where + ": it has no global vector");
+      // A whole vector, or column J of a compute's array (c_ID[J]).
+      const bool column = v.ref->index != 0;
+      if (column && (v.ref->kind != 'c' || output_array_columns(*sim, *v.ref, where) == 0))
+        arguments::bad(where + ": mode vector averages whole vectors or array columns");
+      const std::size_t n = output_column_size(*sim, *v.ref, where);
+      if (n == 0)
+        arguments::bad(where + ": it has no global " + (column ? "array column" : "vector"));
       if (rows != 0 && n != rows)
         arguments::bad(where + ": its vector has " + std::to_string(n) + " rows, the others " +
                        std::to_string(rows));
       rows = n;
       OutputReference first = *v.ref;
       first.index = 1;
-      extensive_.push_back(output_extensive(*sim, first, where));
+      extensive_.push_back(!column && output_extensive(*sim, first, where));
     } else {
       extensive_.push_back(output_extensive(*sim, *v.ref, where));
     }
@@ -196,11 +200,8 @@ std::vector<double> FixAveTime::sample(Simulation& sim) {
       values[j] = output_value(sim, *v.ref, false, where);
     } else {
       const std::size_t rows = sum_.size() / n;
-      for (std::size_t r = 0; r < rows; ++r) {
-        OutputReference element = *v.ref;
-        element.index = r + 1;
-        values[r * n + j] = output_value(sim, element, false, where);
-      }
+      const std::vector<double> column = output_column(sim, *v.ref, where);
+      for (std::size_t r = 0; r < rows && r < column.size(); ++r) values[r * n + j] = column[r];
     }
   }
   return values;

@@ -20,8 +20,12 @@ Source find(Simulation& sim, const OutputReference& ref, const std::string& wher
     Compute* c = sim.find_compute(ref.id);
     if (!c)
       throw ConfigError(where + ": there is no compute " + ref.id + "; define it with compute");
-    return {"compute " + ref.id + " (" + c->style() + ")", c->has_scalar(), c->vector_size(), c,
-            nullptr};
+    return {"compute " + ref.id + " (" + c->style() + ")",
+            c->has_scalar(),
+            c->vector_size(),
+            c,
+            nullptr,
+            c->array_columns()};
   }
   for (const auto& f : sim.fixes())
     if (f->id() == ref.id)
@@ -115,7 +119,14 @@ double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
                     const std::string& where) {
   const Source s = find(sim, ref, where);
   check(s, ref, where);
-  if (ref.column > 0) return s.fix->array(sim, ref.index - 1, ref.column - 1);
+  if (ref.column > 0) {
+    if (s.fix) return s.fix->array(sim, ref.index - 1, ref.column - 1);
+    if (ref.index > s.compute->array_rows())
+      throw ConfigError(where + ": " + s.name + " has a global array of " +
+                        std::to_string(s.compute->array_rows()) + " rows, no row " +
+                        std::to_string(ref.index));
+    return s.compute->array(sim)[(ref.index - 1) * s.array_columns + ref.column - 1];
+  }
   double value = 0;
   if (ref.index == 0)
     value = s.compute ? s.compute->scalar(sim) : s.fix->scalar(sim);
@@ -127,6 +138,37 @@ double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
                                                      : s.fix->extensive_vector(ref.index - 1));
   if (normalize && extensive && sim.natoms() > 0) value /= static_cast<double>(sim.natoms());
   return value;
+}
+
+std::size_t output_array_columns(Simulation& sim, const OutputReference& ref,
+                                 const std::string& where) {
+  const Source s = find(sim, ref, where);
+  return s.compute ? s.array_columns : 0;
+}
+
+std::size_t output_column_size(Simulation& sim, const OutputReference& ref,
+                               const std::string& where) {
+  const Source s = find(sim, ref, where);
+  if (ref.index == 0) return s.vector_size;
+  if (s.compute && ref.index <= s.array_columns) return s.compute->array_rows();
+  return 0;
+}
+
+std::vector<double> output_column(Simulation& sim, const OutputReference& ref,
+                                  const std::string& where) {
+  const Source s = find(sim, ref, where);
+  if (ref.index == 0) {
+    if (s.vector_size == 0) throw ConfigError(where + ": " + s.name + " has no global vector");
+    return s.compute ? s.compute->vector(sim) : s.fix->vector(sim);
+  }
+  if (!s.compute || ref.index > s.array_columns)
+    throw ConfigError(where + ": " + s.name + " has no global array with a column " +
+                      std::to_string(ref.index));
+  const std::vector<double> all = s.compute->array(sim);
+  const std::size_t rows = s.compute->array_rows();
+  std::vector<double> column(rows);
+  for (std::size_t r = 0; r < rows; ++r) column[r] = all[r * s.array_columns + ref.index - 1];
+  return column;
 }
 
 }  // namespace tessera::md

@@ -459,6 +459,32 @@ std::vector<double> Simulation::gather_atoms(
   });
 }
 
+std::vector<double> Simulation::reduce_pairs(
+    std::string_view name, std::size_t count,
+    const std::function<void(const PairsView&, std::span<double>)>& fill) {
+  if (force_cutoff_ <= 0)
+    throw ConfigError(
+        std::string(name) +
+        ": there are no neighbor lists before a run; evaluate it during or after one");
+  apply_pending_scale();
+  const bool full = pair_ && pair_->full_list();
+  return runtime_.all_reduce<double>(
+      name, ReduceOp::sum, count, [&](Tile& t, std::span<double> out) {
+        std::fill(out.begin(), out.end(), 0.0);
+        TileAtoms& s = state(t);
+        PairsView view;
+        view.nlocal = s.nlocal;
+        view.x = t.get(x_);
+        view.type = t.get(type_);
+        view.mask =
+            std::span<const std::uint32_t>(s.mask.data(), static_cast<std::size_t>(s.nlocal));
+        view.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
+        view.list = std::span<const int>(s.neigh.data(), s.neigh.size());
+        view.full = full;
+        fill(view, out);
+      });
+}
+
 AtomsView Simulation::atoms_view(Tile& t) {
   TileAtoms& s = state(t);
   const auto n = static_cast<std::size_t>(s.nlocal);
@@ -844,6 +870,7 @@ void Simulation::setup_run() {
                         std::to_string(ghost_cutoff) + ") in dimension " + "xyz"[d] +
                         "; use a larger box or a shorter cutoff");
   ghost_cutoff_ = ghost_cutoff;
+  force_cutoff_ = cutoff;
   domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff, dimension_, periodicity());
   apply_pending_scale();
   rebuild(true);

@@ -117,6 +117,11 @@ class Compute {
   // Collective (see above). Each is called only for the outputs the compute says it has.
   virtual double scalar(Simulation& /*sim*/) { return 0; }
   virtual std::vector<double> vector(Simulation& /*sim*/) { return {}; }
+  // A global array (LAMMPS's compute_array: compute rdf's), intensive: its size and its values
+  // row by row. Collective.
+  virtual std::size_t array_rows() const { return 0; }
+  virtual std::size_t array_columns() const { return 0; }
+  virtual std::vector<double> array(Simulation& /*sim*/) { return {}; }
   // On each tile: out[i * peratom_columns() + c] for owned atom i (0 outside the group).
   virtual void peratom(const AtomsView& /*atoms*/, std::span<double> /*out*/) const {}
 

@@ -1,13 +1,16 @@
 // References to computes' and fixes' global outputs as thermo_style custom, equal-style
 // variables and fix ave/time write them, LAMMPS's syntax: c_ID or f_ID (the scalar), c_ID[N] or
 // f_ID[N] (element N of the vector, from 1), c_ID[*] or f_ID[*] (every element, where a list of
-// values is read), f_ID[I][J] (row I, column J of a fix's global array, such as fix ave/chunk's;
-// intensive, 0 beyond its rows as LAMMPS's). Evaluating one is collective.
+// values is read), c_ID[I][J] or f_ID[I][J] (row I, column J of a global array, such as compute
+// rdf's or fix ave/chunk's; intensive; a fix's is 0 beyond its rows, as LAMMPS's). Where whole
+// vectors are read (fix ave/time mode vector), c_ID[J] of a compute with an array is its column J.
+// Evaluating one is collective.
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tessera/md/simulation.hpp"
 
@@ -34,5 +37,15 @@ bool output_extensive(Simulation& sim, const OutputReference& ref, const std::st
 // has no such output. `normalize`: an extensive value divided by the atom count.
 double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
                     const std::string& where);
+// A whole vector, as fix ave/time mode vector reads it: c_ID or f_ID (the global vector), or
+// c_ID[J] of a compute with a global array (its column J). Throws ConfigError, `where` first.
+std::vector<double> output_column(Simulation& sim, const OutputReference& ref,
+                                  const std::string& where);
+// Its length (the vector's size, or the array's rows), 0 when `ref` names no such vector.
+std::size_t output_column_size(Simulation& sim, const OutputReference& ref,
+                               const std::string& where);
+// The columns of the referenced compute's global array (0 without one).
+std::size_t output_array_columns(Simulation& sim, const OutputReference& ref,
+                                 const std::string& where);
 
 }  // namespace tessera::md

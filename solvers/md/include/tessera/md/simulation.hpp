@@ -203,6 +203,22 @@ class Simulation {
   std::vector<double> reduce_atoms(
       std::string_view name, ReduceOp op, std::size_t count,
       const std::function<void(const AtomsView&, std::span<double>)>& fill);
+  // For computes over pairs (collective): each tile fills `out` (zeroed) from its neighbor lists
+  // as the last step built and moved them, summed over every tile in a fixed order. The lists
+  // hold every pair within the force cutoff (force_cutoff); throws ConfigError before a run.
+  struct PairsView {
+    int nlocal = 0;
+    std::span<const double> x;            // 3 per atom, owned then ghosts
+    std::span<const std::int32_t> type;   // per atom, owned then ghosts
+    std::span<const std::uint32_t> mask;  // per owned atom
+    std::span<const int> begin, list;     // neighbors of owned atom i: list[begin[i]..begin[i+1])
+    bool full = false;  // every neighbor of each owned atom; else each pair once over all tiles
+  };
+  std::vector<double> reduce_pairs(
+      std::string_view name, std::size_t count,
+      const std::function<void(const PairsView&, std::span<double>)>& fill);
+  // The pair style's largest cutoff as the last run's setup found it (0 before any run).
+  double force_cutoff() const { return force_cutoff_; }
   // The same, each tile's `count` values gathered onto every rank: tile t's at [t * count].
   std::vector<double> gather_atoms(
       std::string_view name, std::size_t count,
@@ -341,7 +357,7 @@ class Simulation {
   bool box_changed_ = false;  // change_box since the last rebuild
   Boundary boundary_;
   ShrinkState shrink_;
-  double ghost_cutoff_ = 0;
+  double ghost_cutoff_ = 0, force_cutoff_ = 0;
   std::vector<double> mass_;
   std::vector<bool> mass_set_;
   std::unique_ptr<Pair> pair_;

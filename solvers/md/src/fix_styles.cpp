@@ -20,6 +20,7 @@
 #include "tessera/md/fix_thermal_conductivity.hpp"
 #include "tessera/md/fix_wall.hpp"
 #include "tessera/md/fix_wall_reflect.hpp"
+#include "tessera/md/fix_wall_reflect_stochastic.hpp"
 
 namespace tessera::md {
 
@@ -52,6 +53,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixAveForce>("aveforce");
     r.add<FixTempRescale>("temp/rescale");
     r.add<FixWallReflect>("wall/reflect");
+    r.add<FixWallReflectStochastic>("wall/reflect/stochastic");
     r.add<FixIndent>("indent");
     r.add<FixTempBerendsen>("temp/berendsen");
     r.add<FixMomentum>("momentum");

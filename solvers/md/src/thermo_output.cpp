@@ -37,7 +37,8 @@ ThermoOutput::ThermoOutput(Console& console, Simulation& sim)
     : console_(console), keywords_{"step", "temp", "epair", "emol", "etotal", "press"} {
   const auto add = [&](const std::string& id, const std::string& style,
                        std::vector<std::string> args) {
-    sim.add_compute(compute_styles().make(style, ComputeArguments{id, "all", std::move(args), &sim}));
+    sim.add_compute(
+        compute_styles().make(style, ComputeArguments{id, "all", std::move(args), &sim}));
   };
   add(temp_id_, "temp", {});
   add(press_id_, "pressure", {temp_id_});
@@ -227,6 +228,17 @@ void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
   if (one_ && box_changes) shown.push_back("vol");
   std::string text;
   if (first_of_run) {
+    // LAMMPS's Thermo::init: a fix's outputs are read only at steps where they are current.
+    for (const auto& k : keywords_) {
+      const auto ref = parse_output_reference(k);
+      if (!ref || ref->kind != 'f') continue;
+      for (const auto& fix : sim.fixes())
+        if (fix->id() == ref->id && every_ % fix->global_frequency() != 0)
+          throw ConfigError("thermo_style custom " + k + ": fix " + ref->id + " (" + fix->style() +
+                            ") is current every " + std::to_string(fix->global_frequency()) +
+                            " steps, thermo prints every " + std::to_string(every_) +
+                            " (LAMMPS refuses this too: not computed at compatible times)");
+    }
     for (const auto& k : shown) text += column_name(k) + " ";
     text += "\n";
   }

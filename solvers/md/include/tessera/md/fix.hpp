@@ -116,6 +116,9 @@ class Fix {
   virtual std::size_t vector_size() const { return 0; }
   virtual bool extensive_scalar() const { return false; }
   virtual bool extensive_vector(std::size_t /*k*/) const { return false; }
+  // The steps whose global outputs are current: multiples of this (LAMMPS's global_freq);
+  // thermo and fix ave/time refuse to read them at other steps, as LAMMPS does.
+  virtual int global_frequency() const { return 1; }
   virtual double scalar(Simulation& /*sim*/) { return 0; }
   virtual std::vector<double> vector(Simulation& /*sim*/) { return {}; }
   // A global array (f_ID[I][J]), intensive: its columns, and element (row, column) from 0 (0

@@ -39,6 +39,7 @@ class FixAveChunk final : public Fix {
   bool needs_step_kinetic_energy() const override { return true; }
   bool restartable() const override { return false; }
   int end_of_step_every() const override { return every_; }
+  int global_frequency() const override { return frequency_; }
   void setup(Simulation& sim) override;
   void end_of_step(Simulation& sim) override;
   std::size_t array_columns() const override { return coordinates_ + 1 + values_.size(); }

@@ -30,6 +30,7 @@ class FixAveTime final : public Fix {
   bool needs_energy() const override { return true; }
   bool restartable() const override { return false; }
   int end_of_step_every() const override { return every_; }
+  int global_frequency() const override { return frequency_; }
   void setup(Simulation& sim) override;
   void end_of_step(Simulation& sim) override;
   bool has_scalar() const override { return !vector_mode_ && values_.size() == 1; }

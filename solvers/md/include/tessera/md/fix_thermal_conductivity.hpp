@@ -20,6 +20,7 @@ class FixThermalConductivity final : public Fix {
   bool needs_step_kinetic_energy() const override { return true; }
   bool restartable() const override { return false; }  // as LAMMPS's: no restart state
   int end_of_step_every() const override { return every_; }
+  int global_frequency() const override { return every_; }
   void end_of_step(Simulation& sim) override;
   bool has_scalar() const override { return true; }
   double scalar(Simulation&) override { return exchanged_; }

@@ -1518,12 +1518,12 @@ void Input::run(const std::vector<std::string>& a) {
 }
 
 void Input::min_style(const std::vector<std::string>& a) {
-  need(a, 1, "min_style cg|sd|fire");
-  if (a.size() != 1) bad("min_style takes one style, cg, sd or fire");
-  if (a[0] != "cg" && a[0] != "sd" && a[0] != "fire")
+  need(a, 1, "min_style cg|sd|fire|fire/old");
+  if (a.size() != 1) bad("min_style takes one style, cg, sd, fire or fire/old");
+  if (a[0] != "cg" && a[0] != "sd" && a[0] != "fire" && a[0] != "fire/old")
     bad("min_style " + a[0] +
-        ": md_ipu has cg, sd and fire (LAMMPS's fire/old, quickmin, hftn "
-        "and the others are not supported)");
+        ": md_ipu has cg, sd, fire and fire/old (LAMMPS's quickmin, hftn and the others are "
+        "not supported)");
   min_.style = a[0];
 }
 

@@ -56,6 +56,7 @@ class Minimizer {
   Stop line_search(double eoriginal, double& alpha);
   Stop iterate();
   Stop iterate_fire();
+  Stop iterate_fire_old();
 
   Simulation& sim_;
   const MinSettings& s_;
@@ -378,9 +379,88 @@ Stop Minimizer::iterate_fire() {
   return maxiter;
 }
 
+// LAMMPS's MinFireOld::iterate (the original FIRE, Bitzek, Koskinen, Gaehler, Moseler and
+// Gumbsch 2006, Phys. Rev. Lett. 97, 170201): explicit Euler steps of damped dynamics with its
+// fixed settings (a delay of 5 steps, growth 1.1 up to 10 times the initial timestep, shrink
+// 0.5, mixing 0.1 decaying by 0.99). Its timestep is its own: thermo's dt stays the input's.
+Stop Minimizer::iterate_fire_old() {
+  constexpr int delay = 5;
+  constexpr double grow = 1.1, shrink = 0.5, alpha_start = 0.1, alpha_shrink = 0.99;
+  const double ftm2v = sim_.units().ftm2v, dmax = s_.dmax;
+  double dt = sim_.timestep();
+  const double dtmax = 10.0 * dt;
+  double alpha = alpha_start;
+  std::int64_t last_negative = sim_.step();
+  for (long long iter = 0; iter < s_.max_iterations; ++iter) {
+    const std::int64_t step = sim_.step() + 1;
+    sim_.set_step(step);
+    ++niter_;
+    const auto sums = sim_.reduce_atoms("md.fire_old_sums", ReduceOp::sum, 3,
+                                        [&](const AtomsView& a, std::span<double> out) {
+                                          for (std::size_t i = 0; i < a.id.size(); ++i) {
+                                            const double* v = &a.v[3 * i];
+                                            const double* f = &a.f[3 * i];
+                                            out[0] += v[0] * f[0] + v[1] * f[1] + v[2] * f[2];
+                                            out[1] += v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+                                            out[2] += f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+                                          }
+                                        });
+    // Downhill: the velocities turned towards the force; uphill: stopped, the timestep halved.
+    double scale1 = 0.0, scale2 = 0.0;
+    if (sums[0] > 0.0) {
+      scale1 = 1.0 - alpha;
+      scale2 = sums[2] == 0.0 ? 0.0 : alpha * std::sqrt(sums[1] / sums[2]);
+      if (step - last_negative > delay) {
+        dt = std::min(dt * grow, dtmax);
+        alpha *= alpha_shrink;
+      }
+    } else {
+      last_negative = step;
+      dt *= shrink;
+      alpha = alpha_start;
+    }
+    sim_.for_each_tile("md.fire_old_mix", [&](FixTile& t) {
+      for (std::size_t k = 0; k < 3 * static_cast<std::size_t>(t.nlocal); ++k)
+        t.v[k] = scale1 * t.v[k] + scale2 * t.f[k];
+    });
+    // No atom moves further than dmax.
+    const double dtv = sim_.reduce_atoms(
+        "md.fire_old_dtv", ReduceOp::min, 1, [&](const AtomsView& a, std::span<double> out) {
+          double dtvone = dt;
+          for (std::size_t i = 0; i < a.id.size(); ++i) {
+            const double* v = &a.v[3 * i];
+            const double vmax =
+                std::max(std::max(std::fabs(v[0]), std::fabs(v[1])), std::fabs(v[2]));
+            if (dtvone * vmax > dmax) dtvone = dmax / vmax;
+          }
+          out[0] = dtvone;
+        })[0];
+    const double dtf = dtv * ftm2v;
+    const auto result = sim_.min_energy_force([&](FixTile& t) {
+      for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+        const double dtfm = dtf / t.mass[static_cast<std::size_t>(t.type[i])];
+        for (std::size_t d = 0; d < 3; ++d) {
+          t.x[3 * i + d] += dtv * t.v[3 * i + d];
+          t.v[3 * i + d] += dtfm * t.f[3 * i + d];
+        }
+      }
+    });
+    ++neval_;
+    eprevious_ = ecurrent_;
+    ecurrent_ = normalized(result.energy);
+    if (s_.etol > 0.0 && step - last_negative > delay &&
+        std::fabs(ecurrent_ - eprevious_) <
+            s_.etol * 0.5 * (std::fabs(ecurrent_) + std::fabs(eprevious_) + eps_energy))
+      return etol;
+    if (s_.ftol > 0.0 && force_norm_sq(this->sums()) < s_.ftol * s_.ftol) return ftol;
+    sim_.observe(false, iter + 1 == s_.max_iterations);
+  }
+  return maxiter;
+}
+
 MinStats Minimizer::run() {
-  if (s_.style != "cg" && s_.style != "sd" && s_.style != "fire")
-    throw ConfigError("min_style " + s_.style + ": md_ipu has cg, sd and fire");
+  if (s_.style != "cg" && s_.style != "sd" && s_.style != "fire" && s_.style != "fire/old")
+    throw ConfigError("min_style " + s_.style + ": md_ipu has cg, sd, fire and fire/old");
   if (!(s_.etol >= 0) || !(s_.ftol >= 0))
     throw ConfigError("minimize: the energy and force tolerances must not be negative");
   if (s_.max_iterations < 0 || s_.max_evaluations < 0)
@@ -395,8 +475,9 @@ MinStats Minimizer::run() {
   handle_ = sim_.add_per_atom(width);
   base_ = sim_.per_atom_offset(handle_);
   try {
-    // fire's setup (LAMMPS's MinFire::setup_style) stops every atom, before the first output.
-    if (s_.style == "fire")
+    // fire's setup (LAMMPS's MinFire::setup_style, MinFireOld's too) stops every atom, before
+    // the first output.
+    if (s_.style == "fire" || s_.style == "fire/old")
       sim_.for_each_tile("md.fire_zero_velocities",
                          [](FixTile& t) { std::fill(t.v.begin(), t.v.end(), 0.0); });
     ecurrent_ = normalized(sim_.thermo().pe);
@@ -405,7 +486,9 @@ MinStats Minimizer::run() {
     stats.force_two_norm_initial = std::sqrt(t.ff);
     stats.force_max_initial = std::sqrt(t.finf);
     sim_.observe(true, s_.max_iterations == 0);
-    const Stop stop = s_.style == "fire" ? iterate_fire() : iterate();
+    const Stop stop = s_.style == "fire"       ? iterate_fire()
+                      : s_.style == "fire/old" ? iterate_fire_old()
+                                               : iterate();
     stats.stop = stop_text(stop);
     if (stop != maxiter)  // LAMMPS's Min::run: the forces where the atoms stand, then output
       ecurrent_ = normalized(sim_.min_energy_force([](FixTile&) {}).energy);

@@ -110,6 +110,7 @@ minimization in.minimize minimize_sd25.lammps.out -var style sd -var iterations 
 minimization in.minimize minimize_cg1000.lammps.out -var style cg -var iterations 1000
 minimization in.minimize_crystal minimize_crystal.lammps.out
 minimization in.minimize_fire minimize_fire.lammps.out
+minimization in.minimize_fire_old minimize_fire_old.lammps.out
 minimization in.indent indent.lammps.out
 # fix ave/time: thermo (f_ID) and its files.
 (cd "$work" && lmp -in "$here/in.ave_time" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > ave_time.lammps.out

@@ -5,7 +5,8 @@
 // once the energy is quadratic to within 0.1), or fire (FIRE 2.0, Guenole, Noehring, Vaid,
 // Houlle, Xie, Prakash and Bitzek 2020, Comput. Mater. Sci. 175, 109584, as LAMMPS's MinFire:
 // damped dynamics on the atoms' velocities with an adaptive timestep, no atom moving more than
-// dmax in a step, each of its four integrators and the half step back), LAMMPS's stopping
+// dmax in a step, each of its four integrators and the half step back) or fire/old (the
+// original FIRE, Bitzek et al. 2006, as LAMMPS's MinFireOld), LAMMPS's stopping
 // criteria (energy tolerance
 // relative to the energy, force tolerance on the 2-norm, max or inf norm, iteration and force
 // evaluation limits) and the numbers of its "Minimization stats" block. Each iteration is one
@@ -21,7 +22,7 @@
 namespace tessera::md {
 
 struct MinSettings {
-  std::string style = "cg";  // min_style: cg, sd or fire
+  std::string style = "cg";  // min_style: cg, sd, fire or fire/old
   double etol = 0, ftol = 0;
   long long max_iterations = 0, max_evaluations = 0;
   double dmax = 0.1;  // min_modify dmax: the largest move of a line search (distance units)

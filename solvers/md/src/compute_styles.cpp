@@ -11,6 +11,7 @@
 #include "tessera/md/compute_reduce.hpp"
 #include "tessera/md/compute_temp.hpp"
 #include "tessera/md/compute_temp_partial.hpp"
+#include "tessera/md/compute_vacf.hpp"
 
 namespace tessera::md {
 
@@ -29,6 +30,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputeTemp>("temp");
     r.add<ComputeTempPartial>("temp/partial");
     r.add<ComputeTempRegion>("temp/region");
+    r.add<ComputeVACF>("vacf");
     return r;
   }();
   return styles;

@@ -129,6 +129,8 @@ for f in layers slabs pencils bricks species inner time; do cp "$work/chunk_$f.t
 cp "$work/atom_variable_profile.txt" atom_variable_profile.lammps.txt
 # fix heat, compute temp/region, fix thermal/conductivity, fix ave/chunk's array.
 (cd "$work" && lmp -in "$here/in.heat_flow" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > heat_flow.lammps.out
+# compute vacf.
+(cd "$work" && lmp -in "$here/in.vacf" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > vacf.lammps.out
 # compute rdf through fix ave/time mode vector and thermo.
 (cd "$work" && lmp -in "$here/in.rdf" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > rdf.lammps.out
 cp "$work/rdf_all.txt" rdf_all.lammps.txt

@@ -26,7 +26,8 @@ struct Formula::Node {
     multiply,
     divide,
     power,
-    call
+    call,
+    special
   };
   Op op = Op::number;
   double value = 0;
@@ -159,6 +160,25 @@ class Parser {
       n.name = s_.substr(start, i_ - start);
       if (take("(")) {
         n.op = Op::call;
+        if (special_function(n.name)) {
+          // LAMMPS's special functions of a global vector: sum(c_ID), slope(f_ID[2]), ...
+          const std::size_t at = i_, mark = nodes_.size();
+          const std::size_t v = primary();
+          if (nodes_[v].op == Op::name && take(")") &&
+              (nodes_[v].name.rfind("c_", 0) == 0 || nodes_[v].name.rfind("f_", 0) == 0)) {
+            n.op = Op::special;
+            n.args = {v};
+            return add(std::move(n));
+          }
+          if (n.name != "min" && n.name != "max")
+            fail(s_,
+                 n.name +
+                     "() takes a compute's or fix's global vector (c_ID, c_ID[I], f_ID, "
+                     "f_ID[I])",
+                 at);
+          i_ = at;  // min(a, b) and max(a, b): the two-argument math functions
+          nodes_.resize(mark);
+        }
         if (!take(")")) {
           do n.args.push_back(logical_or());
           while (take(","));
@@ -175,6 +195,10 @@ class Parser {
       return add(std::move(n));
     }
     fail(s_, "unexpected '" + std::string(1, c) + "'", i_);
+  }
+  static bool special_function(const std::string& name) {
+    return name == "sum" || name == "min" || name == "max" || name == "ave" || name == "trap" ||
+           name == "slope";
   }
   void check_function(const Node& n) const {
     static const std::array<const char*, 14> one{"sqrt",  "exp",  "ln",    "log", "abs",
@@ -252,22 +276,57 @@ double apply(const std::string& text, const Node& n, const double* a) {
       return apply_function(n.name, a);
     case Op::number:
     case Op::name:
+    case Op::special:
       break;
   }
   return n.value;
 }
 
+// LAMMPS's special functions of a global vector (Variable::special_function).
+double special(const std::string& text, const Node& n, const std::string& name,
+               const Formula::VectorLookup& vectors) {
+  std::optional<std::vector<double>> found;
+  if (vectors) found = vectors(name);
+  if (!found) fail(text, "unknown vector '" + name + "'", n.at);
+  const std::vector<double>& v = *found;
+  if (v.empty()) fail(text, name + " has no values yet", n.at);
+  const std::size_t count = v.size();
+  double value = 0.0;
+  if (n.name == "min" || n.name == "max") {
+    value = v[0];
+    for (double x : v) value = n.name == "min" ? std::fmin(value, x) : std::fmax(value, x);
+    return value;
+  }
+  if (n.name == "slope") {
+    // The least-squares slope against the index (0, 1, ...), LAMMPS's per-element slope.
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const double x = static_cast<double>(i);
+      sx += x, sy += v[i], sxx += x * x, sxy += x * v[i];
+    }
+    const double n_values = static_cast<double>(count);
+    const double denominator = n_values * sxx - sx * sx;
+    return denominator != 0.0 ? (n_values * sxy - sx * sy) / denominator : 1.0e20;
+  }
+  for (std::size_t i = 0; i < count; ++i)
+    value += n.name == "trap" && (i == 0 || i + 1 == count) ? 0.5 * v[i] : v[i];
+  if (n.name == "ave") value /= static_cast<double>(count);
+  return value;
+}
+
 double evaluate_scalar(const std::string& text, const std::vector<Node>& nodes, std::size_t k,
-                       const std::function<std::optional<double>(const std::string&)>& lookup) {
+                       const std::function<std::optional<double>(const std::string&)>& lookup,
+                       const Formula::VectorLookup& vectors) {
   const Node& n = nodes[k];
   if (n.op == Op::number) return n.value;
+  if (n.op == Op::special) return special(text, n, nodes[n.args[0]].name, vectors);
   if (n.op == Op::name) {
     if (auto v = lookup(n.name)) return *v;
     fail(text, "unknown name '" + n.name + "'", n.at);
   }
   std::array<double, 2> a{};
   for (std::size_t j = 0; j < n.args.size(); ++j)
-    a[j] = evaluate_scalar(text, nodes, n.args[j], lookup);
+    a[j] = evaluate_scalar(text, nodes, n.args[j], lookup, vectors);
   return apply(text, n, a.data());
 }
 
@@ -291,7 +350,7 @@ struct Bound {
       c.value = n.value;
       return c;
     }
-    if (n.op == Op::name) {
+    if (n.op == Op::name || n.op == Op::special) {
       const Formula::Leaf& leaf = leaves[k];
       if (leaf.number) {
         c.value = *leaf.number;
@@ -330,19 +389,30 @@ Formula::Formula(std::string text)
     : text_(std::move(text)),
       nodes_(std::make_shared<const std::vector<Node>>(Parser(text_).parse())) {}
 
-double Formula::evaluate(
-    const std::function<std::optional<double>(const std::string&)>& lookup) const {
-  return evaluate_scalar(text_, *nodes_, nodes_->size() - 1, lookup);
+double Formula::evaluate(const std::function<std::optional<double>(const std::string&)>& lookup,
+                         const VectorLookup& vectors) const {
+  return evaluate_scalar(text_, *nodes_, nodes_->size() - 1, lookup, vectors);
 }
 
-AtomValues Formula::bind(const std::function<Leaf(const std::string&)>& resolve) const {
+bool Formula::is_special_argument(std::size_t k) const {
+  for (const Node& n : *nodes_)
+    if (n.op == Op::special && n.args[0] == k) return true;
+  return false;
+}
+
+AtomValues Formula::bind(const std::function<Leaf(const std::string&)>& resolve,
+                         const VectorLookup& vectors) const {
   auto bound = std::make_shared<Bound>();
   bound->text = text_;
   bound->nodes = nodes_;
   bound->leaves.resize(nodes_->size());
   for (std::size_t k = 0; k < nodes_->size(); ++k) {
     const Node& n = (*nodes_)[k];
-    if (n.op != Op::name) continue;
+    if (n.op == Op::special) {
+      bound->leaves[k].number = special(text_, n, (*nodes_)[n.args[0]].name, vectors);
+      continue;
+    }
+    if (n.op != Op::name || (k + 1 < nodes_->size() && is_special_argument(k))) continue;
     bound->leaves[k] = resolve(n.name);
     if (!bound->leaves[k].number && !bound->leaves[k].per_atom)
       fail(text_, "unknown name '" + n.name + "'", n.at);
@@ -355,8 +425,9 @@ AtomValues Formula::bind(const std::function<Leaf(const std::string&)>& resolve)
 }
 
 double evaluate(const std::string& formula,
-                const std::function<std::optional<double>(const std::string&)>& lookup) {
-  return Formula(formula).evaluate(lookup);
+                const std::function<std::optional<double>(const std::string&)>& lookup,
+                const Formula::VectorLookup& vectors) {
+  return Formula(formula).evaluate(lookup, vectors);
 }
 
 }  // namespace tessera::md

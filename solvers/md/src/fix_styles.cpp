@@ -18,6 +18,7 @@
 #include "tessera/md/fix_temp_berendsen.hpp"
 #include "tessera/md/fix_temp_rescale.hpp"
 #include "tessera/md/fix_thermal_conductivity.hpp"
+#include "tessera/md/fix_vector.hpp"
 #include "tessera/md/fix_wall.hpp"
 #include "tessera/md/fix_wall_reflect.hpp"
 #include "tessera/md/fix_wall_reflect_stochastic.hpp"
@@ -50,6 +51,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixAveTime>("ave/time");
     r.add<FixHeat>("heat");
     r.add<FixThermalConductivity>("thermal/conductivity");
+    r.add<FixVector>("vector");
     r.add<FixAveForce>("aveforce");
     r.add<FixTempRescale>("temp/rescale");
     r.add<FixWallReflect>("wall/reflect");

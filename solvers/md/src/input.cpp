@@ -269,6 +269,15 @@ std::string Input::variable_text(const std::string& name) {
   return v.values.front();
 }
 
+// The special functions' vectors: a compute's or fix's global vector, or a column of its array.
+Formula::VectorLookup Input::global_vectors(const std::string& where) {
+  return [this, where](const std::string& name) -> std::optional<std::vector<double>> {
+    const auto ref = parse_output_reference(name);
+    if (!ref) return std::nullopt;
+    return output_column(sim_, *ref, where);
+  };
+}
+
 AtomVariables Input::atom_variables() {
   return {[this](const std::string& name, const std::string& where) {
             const auto it = variables_.find(name);
@@ -289,65 +298,71 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
   if (depth > 32) bad(where + ": atom-style variables refer to each other in a loop");
   atom_variables().check(name, "v_" + name);
   const Formula formula(variables_.at(name).values[0]);
-  return formula.bind([&](const std::string& leaf) -> Formula::Leaf {
-    static const std::array<const char*, 12> attributes{"id", "type", "mass", "x",  "y",  "z",
-                                                        "vx", "vy",   "vz",   "fx", "fy", "fz"};
-    for (std::size_t k = 0; k < attributes.size(); ++k)
-      if (leaf == attributes[k])
-        return {std::nullopt, [k](const AtomsView& a, std::span<double> out) {
-                  for (std::size_t i = 0; i < out.size(); ++i) {
-                    if (k == 0)
-                      out[i] = static_cast<double>(a.id[i]);
-                    else if (k == 1)
-                      out[i] = a.type[i];
-                    else if (k == 2)
-                      out[i] = a.mass[static_cast<std::size_t>(a.type[i])];
-                    else if (k < 6)
-                      out[i] = a.x[3 * i + (k - 3)];
-                    else if (k < 9)
-                      out[i] = a.v[3 * i + (k - 6)];
-                    else
-                      out[i] = 3 * i + (k - 9) < a.f.size() ? a.f[3 * i + (k - 9)] : 0.0;
-                  }
-                }};
-    if (leaf.rfind("v_", 0) == 0) {
-      const std::string v = leaf.substr(2);
-      const auto it = variables_.find(v);
-      if (it == variables_.end()) bad(where + ": there is no variable " + v);
-      if (it->second.style == "atom") return {std::nullopt, bind_atom_variable(v, depth + 1)};
-      return {number("variable " + v, variable_text(v)), {}};
-    }
-    if (const auto ref = parse_output_reference(leaf)) {
-      Compute* c = ref->kind == 'c' ? sim_.find_compute(ref->id) : nullptr;
-      const std::size_t columns = c ? c->peratom_columns() : 0;
-      if (columns == 0) return {output_value(sim_, *ref, false, where + " " + leaf), {}};
-      if (ref->every || (ref->index == 0) != (columns == 1) || ref->index > columns)
-        bad(where + ": " + leaf + ": compute " + ref->id + " has " + std::to_string(columns) +
-            " per-atom column(s); use c_" + ref->id +
-            (columns == 1 ? "" : "[1.." + std::to_string(columns) + "]"));
-      c->prepare_peratom(sim_);
-      const std::size_t column = ref->index == 0 ? 0 : ref->index - 1;
-      return {std::nullopt, [c, columns, column](const AtomsView& a, std::span<double> out) {
-                std::vector<double> all(out.size() * columns, 0.0);
-                c->peratom(a, all);
-                for (std::size_t i = 0; i < out.size(); ++i) out[i] = all[i * columns + column];
-              }};
-    }
-    return {thermo_->value(sim_, leaf), {}};
-  });
+  const auto vectors = global_vectors(where);
+  return formula.bind(
+      [&](const std::string& leaf) -> Formula::Leaf {
+        static const std::array<const char*, 12> attributes{"id", "type", "mass", "x",  "y",  "z",
+                                                            "vx", "vy",   "vz",   "fx", "fy", "fz"};
+        for (std::size_t k = 0; k < attributes.size(); ++k)
+          if (leaf == attributes[k])
+            return {std::nullopt, [k](const AtomsView& a, std::span<double> out) {
+                      for (std::size_t i = 0; i < out.size(); ++i) {
+                        if (k == 0)
+                          out[i] = static_cast<double>(a.id[i]);
+                        else if (k == 1)
+                          out[i] = a.type[i];
+                        else if (k == 2)
+                          out[i] = a.mass[static_cast<std::size_t>(a.type[i])];
+                        else if (k < 6)
+                          out[i] = a.x[3 * i + (k - 3)];
+                        else if (k < 9)
+                          out[i] = a.v[3 * i + (k - 6)];
+                        else
+                          out[i] = 3 * i + (k - 9) < a.f.size() ? a.f[3 * i + (k - 9)] : 0.0;
+                      }
+                    }};
+        if (leaf.rfind("v_", 0) == 0) {
+          const std::string v = leaf.substr(2);
+          const auto it = variables_.find(v);
+          if (it == variables_.end()) bad(where + ": there is no variable " + v);
+          if (it->second.style == "atom") return {std::nullopt, bind_atom_variable(v, depth + 1)};
+          return {number("variable " + v, variable_text(v)), {}};
+        }
+        if (const auto ref = parse_output_reference(leaf)) {
+          Compute* c = ref->kind == 'c' ? sim_.find_compute(ref->id) : nullptr;
+          const std::size_t columns = c ? c->peratom_columns() : 0;
+          if (columns == 0) return {output_value(sim_, *ref, false, where + " " + leaf), {}};
+          if (ref->every || (ref->index == 0) != (columns == 1) || ref->index > columns)
+            bad(where + ": " + leaf + ": compute " + ref->id + " has " + std::to_string(columns) +
+                " per-atom column(s); use c_" + ref->id +
+                (columns == 1 ? "" : "[1.." + std::to_string(columns) + "]"));
+          c->prepare_peratom(sim_);
+          const std::size_t column = ref->index == 0 ? 0 : ref->index - 1;
+          return {std::nullopt, [c, columns, column](const AtomsView& a, std::span<double> out) {
+                    std::vector<double> all(out.size() * columns, 0.0);
+                    c->peratom(a, all);
+                    for (std::size_t i = 0; i < out.size(); ++i) out[i] = all[i * columns + column];
+                  }};
+        }
+        return {thermo_->value(sim_, leaf), {}};
+      },
+      vectors);
 }
 
 double Input::evaluate_formula(const std::string& formula) {
-  return evaluate(formula, [&](const std::string& name) -> std::optional<double> {
-    if (name.rfind("v_", 0) == 0) {
-      const std::string v = name.substr(2);
-      if (!variables_.count(v)) return std::nullopt;
-      return number("variable " + v, variable_text(v));
-    }
-    if (const auto ref = parse_output_reference(name))
-      return output_value(sim_, *ref, false, "variable formula " + formula);
-    return thermo_->value(sim_, name);
-  });
+  return evaluate(
+      formula,
+      [&](const std::string& name) -> std::optional<double> {
+        if (name.rfind("v_", 0) == 0) {
+          const std::string v = name.substr(2);
+          if (!variables_.count(v)) return std::nullopt;
+          return number("variable " + v, variable_text(v));
+        }
+        if (const auto ref = parse_output_reference(name))
+          return output_value(sim_, *ref, false, "variable formula " + formula);
+        return thermo_->value(sim_, name);
+      },
+      global_vectors("variable formula " + formula));
 }
 
 std::string Input::strip_comment(const std::string& line) {

@@ -52,6 +52,9 @@ void check(const Source& s, const OutputReference& ref, const std::string& where
                       (s.vector_size > 0
                            ? std::string("; name an element, ") + ref.kind + "_" + ref.id + "[N]"
                            : ""));
+  if (s.fix && s.fix->vector_grows() && ref.index > s.vector_size)
+    throw ConfigError(where + ": " + s.name + " has " + std::to_string(s.vector_size) +
+                      " elements so far, no element " + std::to_string(ref.index));
   if (ref.index > s.vector_size)
     throw ConfigError(where + ": " + s.name + " has " +
                       (s.vector_size == 0 ? std::string("no global vector")
@@ -142,15 +145,15 @@ double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
 
 std::size_t output_array_columns(Simulation& sim, const OutputReference& ref,
                                  const std::string& where) {
-  const Source s = find(sim, ref, where);
-  return s.compute ? s.array_columns : 0;
+  return find(sim, ref, where).array_columns;
 }
 
 std::size_t output_column_size(Simulation& sim, const OutputReference& ref,
                                const std::string& where) {
   const Source s = find(sim, ref, where);
   if (ref.index == 0) return s.vector_size;
-  if (s.compute && ref.index <= s.array_columns) return s.compute->array_rows();
+  if (ref.index <= s.array_columns)
+    return s.compute ? s.compute->array_rows() : s.fix->array_rows();
   return 0;
 }
 
@@ -158,12 +161,18 @@ std::vector<double> output_column(Simulation& sim, const OutputReference& ref,
                                   const std::string& where) {
   const Source s = find(sim, ref, where);
   if (ref.index == 0) {
-    if (s.vector_size == 0) throw ConfigError(where + ": " + s.name + " has no global vector");
+    if (s.vector_size == 0 && !(s.fix && s.fix->vector_grows()))
+      throw ConfigError(where + ": " + s.name + " has no global vector");
     return s.compute ? s.compute->vector(sim) : s.fix->vector(sim);
   }
-  if (!s.compute || ref.index > s.array_columns)
+  if (ref.index > s.array_columns)
     throw ConfigError(where + ": " + s.name + " has no global array with a column " +
                       std::to_string(ref.index));
+  if (s.fix) {
+    std::vector<double> column(s.fix->array_rows());
+    for (std::size_t r = 0; r < column.size(); ++r) column[r] = s.fix->array(sim, r, ref.index - 1);
+    return column;
+  }
   const std::vector<double> all = s.compute->array(sim);
   const std::size_t rows = s.compute->array_rows();
   std::vector<double> column(rows);

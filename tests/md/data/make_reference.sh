@@ -131,6 +131,8 @@ cp "$work/atom_variable_profile.txt" atom_variable_profile.lammps.txt
 (cd "$work" && lmp -in "$here/in.heat_flow" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > heat_flow.lammps.out
 # compute vacf.
 (cd "$work" && lmp -in "$here/in.vacf" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > vacf.lammps.out
+# fix vector and the special functions of formulas.
+(cd "$work" && lmp -in "$here/in.vector" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > vector.lammps.out
 # compute rdf through fix ave/time mode vector and thermo.
 (cd "$work" && lmp -in "$here/in.rdf" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > rdf.lammps.out
 cp "$work/rdf_all.txt" rdf_all.lammps.txt

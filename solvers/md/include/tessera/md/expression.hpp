@@ -1,6 +1,9 @@
 // Variable formulas, as LAMMPS evaluates them: numbers, + - * / ^, parentheses, unary minus,
 // comparison and logic operators (< <= > >= == != && || !), math functions (sqrt exp ln log
-// abs floor ceil round sin cos tan asin acos atan atan2 min max), the constant PI, and names:
+// abs floor ceil round sin cos tan asin acos atan atan2, and min and max of two values), the
+// constant PI, LAMMPS's special functions of a compute's or fix's global vector or array column
+// (sum min max ave trap slope of c_ID, c_ID[I], f_ID, f_ID[I]; trap halves the end values, slope
+// is the least-squares slope per element), and names:
 // v_NAME references, c_ID and c_ID[N] (f_ID, f_ID[N]), thermo keywords and, in atom-style
 // formulas, the atoms' own values (id type mass x y z vx vy vz fx fy fz).
 //
@@ -28,8 +31,13 @@ class Formula {
   explicit Formula(std::string text);
   const std::string& text() const { return text_; }
 
-  // One number: `lookup(name)` gives each name's value, or nothing for an unknown name.
-  double evaluate(const std::function<std::optional<double>(const std::string&)>& lookup) const;
+  // A global vector by name (c_ID, f_ID[I], ...), or nothing for an unknown one.
+  using VectorLookup = std::function<std::optional<std::vector<double>>(const std::string&)>;
+
+  // One number: `lookup(name)` gives each name's value, or nothing for an unknown name;
+  // `vectors` the special functions' vectors.
+  double evaluate(const std::function<std::optional<double>(const std::string&)>& lookup,
+                  const VectorLookup& vectors = {}) const;
 
   // What a name stands for in an atom-style formula: one number for every atom, or each atom's
   // own value (filled for a tile's atoms, concurrently over tiles).
@@ -40,17 +48,20 @@ class Formula {
   // Binds every name now (host side; `resolve` throws ConfigError for an unknown one, or returns
   // an empty Leaf, which is reported with its position): the result fills out[i] for each atom of
   // a tile. It holds what it bound and stays valid while the bound computes live.
-  AtomValues bind(const std::function<Leaf(const std::string&)>& resolve) const;
+  AtomValues bind(const std::function<Leaf(const std::string&)>& resolve,
+                  const VectorLookup& vectors = {}) const;
 
   struct Node;
 
  private:
+  bool is_special_argument(std::size_t k) const;
   std::string text_;
   std::shared_ptr<const std::vector<Node>> nodes_;  // the parse tree, root last
 };
 
-// Formula(formula).evaluate(lookup).
+// Formula(formula).evaluate(lookup, vectors).
 double evaluate(const std::string& formula,
-                const std::function<std::optional<double>(const std::string&)>& lookup);
+                const std::function<std::optional<double>(const std::string&)>& lookup,
+                const Formula::VectorLookup& vectors = {});
 
 }  // namespace tessera::md

@@ -114,6 +114,8 @@ class Fix {
   // compute.hpp for the meaning); collective. Fixes have none unless they say so.
   virtual bool has_scalar() const { return false; }
   virtual std::size_t vector_size() const { return 0; }
+  // Whether the vector grows as the run goes (fix vector's), so that it may be empty for now.
+  virtual bool vector_grows() const { return false; }
   virtual bool extensive_scalar() const { return false; }
   virtual bool extensive_vector(std::size_t /*k*/) const { return false; }
   // The steps whose global outputs are current: multiples of this (LAMMPS's global_freq);
@@ -124,6 +126,7 @@ class Fix {
   // A global array (f_ID[I][J]), intensive: its columns, and element (row, column) from 0 (0
   // beyond its rows, whose number may change, as LAMMPS's fix ave/chunk's).
   virtual std::size_t array_columns() const { return 0; }
+  virtual std::size_t array_rows() const { return 0; }
   virtual double array(Simulation& /*sim*/, std::size_t /*row*/, std::size_t /*column*/) {
     return 0;
   }

@@ -43,6 +43,7 @@ class FixAveChunk final : public Fix {
   void setup(Simulation& sim) override;
   void end_of_step(Simulation& sim) override;
   std::size_t array_columns() const override { return coordinates_ + 1 + values_.size(); }
+  std::size_t array_rows() const override { return static_cast<std::size_t>(nchunk_); }
   double array(Simulation& sim, std::size_t row, std::size_t column) override;
 
  private:

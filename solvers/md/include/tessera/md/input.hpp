@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "tessera/md/console.hpp"
+#include "tessera/md/expression.hpp"
+#include "tessera/md/expression.hpp"
 #include "tessera/md/lattice.hpp"
 #include "tessera/md/minimize.hpp"
 #include "tessera/md/region.hpp"
@@ -72,6 +74,7 @@ class Input {
   // Atom-style variables as fixes and computes read them (compute.hpp); `depth` stops a
   // variable that refers to itself.
   AtomVariables atom_variables();
+  Formula::VectorLookup global_vectors(const std::string& where);
   AtomValues bind_atom_variable(const std::string& name, int depth);
   std::vector<std::string> split(const std::string& line) const;
 

@@ -44,7 +44,7 @@ std::vector<double> output_column(Simulation& sim, const OutputReference& ref,
 // Its length (the vector's size, or the array's rows), 0 when `ref` names no such vector.
 std::size_t output_column_size(Simulation& sim, const OutputReference& ref,
                                const std::string& where);
-// The columns of the referenced compute's global array (0 without one).
+// The columns of the referenced compute's or fix's global array (0 without one).
 std::size_t output_array_columns(Simulation& sim, const OutputReference& ref,
                                  const std::string& where);
 

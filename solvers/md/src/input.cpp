@@ -1593,7 +1593,10 @@ void Input::min_modify(const std::vector<std::string>& a) {
     } else if (k == "tmax") {
       min_.tmax = positive();
     } else if (k == "tmin") {
-      min_.tmin = positive();
+      // LAMMPS's own example (fire/in.fire_mod_old) sets 0: the timestep may shrink freely.
+      const double x = number(what, v);
+      if (!(x >= 0)) bad(what + ": must not be negative");
+      min_.tmin = x;
     } else if (k == "integrator") {
       using I = MinSettings::Integrator;
       if (v == "eulerimplicit")

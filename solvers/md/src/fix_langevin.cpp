@@ -7,6 +7,7 @@
 #include "arguments.hpp"
 #include "restart_header.hpp"
 #include "tessera/core/rng.hpp"
+#include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
 using namespace arguments;
@@ -52,10 +53,26 @@ void FixLangevin::post_force(FixTile& t) {
     boost::random::minstd_rand engine(t.noise[i]);
     for (std::size_t d = 0; d < 3; ++d) {
       const double r = (1.0 / 2147483647) * static_cast<double>(engine());
-      t.f[3 * i + d] += gamma1 * t.v[3 * i + d] + gamma2 * (r - 0.5);
+      if (thermal_[d]) t.f[3 * i + d] += gamma1 * t.v[3 * i + d] + gamma2 * (r - 0.5);
     }
     t.noise[i] = static_cast<std::uint32_t>(engine());
   }
+}
+
+std::size_t FixLangevin::modify(Simulation& sim, const std::vector<std::string>& words,
+                               std::size_t at) {
+  if (words[at] != "temp" || at + 1 >= words.size()) return Fix::modify(sim, words, at);
+  const std::string what = "fix_modify " + id() + " temp";
+  const Compute* c = sim.find_compute(words[at + 1]);
+  if (!c) throw ConfigError(what + ": there is no compute " + words[at + 1]);
+  if (!c->is_temperature())
+    throw ConfigError(what + ": compute " + words[at + 1] + " (" + c->style() +
+                      ") does not compute a temperature");
+  if (c->removes_atom_bias())
+    throw ConfigError(what + ": compute " + words[at + 1] + " (" + c->style() +
+                      ") leaves atoms out as a bias, which md_ipu's thermostats do not support");
+  thermal_ = c->thermal_components();
+  return 2;
 }
 
 nlohmann::json FixLangevin::restart_section() const {

@@ -6,6 +6,8 @@
 // tile holds the atom. Needs an integrating fix (nve or nvt).
 #pragma once
 
+#include <array>
+
 #include "tessera/md/fix.hpp"
 
 namespace tessera::md {
@@ -16,6 +18,10 @@ class FixLangevin final : public Fix {
   std::string style() const override { return "langevin"; }
   void start_atoms(FixTile& t) override;
   void post_force(FixTile& t) override;
+  // fix_modify ID temp CID: a temperature whose bias is velocity components (temp/partial), as
+  // LAMMPS's Tp_BIAS: the drag and the noise act only on the components it counts.
+  std::size_t modify(Simulation& sim, const std::vector<std::string>& words,
+                     std::size_t at) override;
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,
                const std::string& where) override;
@@ -24,6 +30,7 @@ class FixLangevin final : public Fix {
   void check(const std::string& what) const;
   double t_start_ = 0, t_stop_ = 0, damp_ = 0;
   int seed_ = 0;
+  std::array<bool, 3> thermal_{true, true, true};  // the components it acts on
 };
 
 }  // namespace tessera::md

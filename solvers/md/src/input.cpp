@@ -274,8 +274,21 @@ Formula::VectorLookup Input::global_vectors(const std::string& where) {
   return [this, where](const std::string& name) -> std::optional<std::vector<double>> {
     const auto ref = parse_output_reference(name);
     if (!ref) return std::nullopt;
+    check_current(*ref, where);
     return output_column(sim_, *ref, where);
   };
+}
+
+// LAMMPS's Variable check: during a run a formula reads a fix only at steps where its outputs
+// are current.
+void Input::check_current(const OutputReference& ref, const std::string& where) const {
+  if (ref.kind != 'f' || !sim_.in_run()) return;
+  for (const auto& fix : sim_.fixes())
+    if (fix->id() == ref.id && sim_.step() % fix->global_frequency() != 0)
+      bad(where + ": fix " + ref.id + " (" + fix->style() + ") is current every " +
+          std::to_string(fix->global_frequency()) + " steps, not at step " +
+          std::to_string(sim_.step()) + " (LAMMPS refuses this too: not computed at compatible " +
+          "time)");
 }
 
 AtomVariables Input::atom_variables() {
@@ -358,8 +371,10 @@ double Input::evaluate_formula(const std::string& formula) {
           if (!variables_.count(v)) return std::nullopt;
           return number("variable " + v, variable_text(v));
         }
-        if (const auto ref = parse_output_reference(name))
+        if (const auto ref = parse_output_reference(name)) {
+          check_current(*ref, "variable formula " + formula);
           return output_value(sim_, *ref, false, "variable formula " + formula);
+        }
         return thermo_->value(sim_, name);
       },
       global_vectors("variable formula " + formula));

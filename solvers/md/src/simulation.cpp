@@ -989,6 +989,11 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
         "run: no fix integrates the atoms, they would not move; add fix 1 all nve (or nvt), or "
         "use run 0 for a single-point evaluation");
   const auto wall_start = std::chrono::steady_clock::now();
+  struct Running {  // in_run() for the run's length, however it ends
+    bool& flag;
+    explicit Running(bool& f) : flag(f) { flag = true; }
+    ~Running() { flag = false; }
+  } running(running_);
   run_begin_ = options.ramp_begin.value_or(step_);
   run_end_ = options.ramp_end.value_or(step_ + steps);
   stopped_by_ = 0;

@@ -15,9 +15,9 @@
 
 #include "tessera/md/console.hpp"
 #include "tessera/md/expression.hpp"
-#include "tessera/md/expression.hpp"
 #include "tessera/md/lattice.hpp"
 #include "tessera/md/minimize.hpp"
+#include "tessera/md/output_reference.hpp"
 #include "tessera/md/region.hpp"
 #include "tessera/md/simulation.hpp"
 #include "tessera/md/thermo_output.hpp"
@@ -75,6 +75,7 @@ class Input {
   // variable that refers to itself.
   AtomVariables atom_variables();
   Formula::VectorLookup global_vectors(const std::string& where);
+  void check_current(const OutputReference& ref, const std::string& where) const;
   AtomValues bind_atom_variable(const std::string& name, int depth);
   std::vector<std::string> split(const std::string& line) const;
 

@@ -132,6 +132,8 @@ class Simulation {
   void set_timestep(double dt) { changed(), dt_ = dt; }
   double timestep() const { return dt_; }
   std::int64_t step() const { return step_; }
+  // Whether a run or a minimization is under way (LAMMPS's update->whichflag > 0).
+  bool in_run() const { return running_ || minimizing_; }
   void set_step(std::int64_t step) { changed(), step_ = step; }
   std::int64_t natoms() const { return natoms_; }
 
@@ -373,7 +375,7 @@ class Simulation {
   std::size_t per_atom_width_ = 0;
   std::vector<std::pair<int, std::size_t>> per_atom_;  // (handle, width), in layout order
   int next_per_atom_handle_ = 1;
-  bool minimizing_ = false;
+  bool minimizing_ = false, running_ = false;
   NeighborSettings saved_neighbor_;
   double pending_scale_ = 1.0;  // scale_velocities not yet applied
 

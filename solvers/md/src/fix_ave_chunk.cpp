@@ -108,16 +108,7 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
       norm_ = v == "all" ? Norm::all : Norm::sample;
       scale_by_count_ = v != "none";
     } else if (key == "ave") {
-      const std::string& v = value();
-      if (v == "one")
-        ave_ = Ave::one;
-      else if (v == "running")
-        ave_ = Ave::running;
-      else if (v == "window") {
-        ave_ = Ave::window;
-        window_ = static_cast<int>(arguments::integer(what + " ave window", value(), 1, 1000000));
-      } else
-        arguments::bad(what + ": ave must be one, running or window M");
+      k += average_.parse(what, a.args, k + 1);
     } else if (key == "bias") {
       bias_ = value();
       const Compute* t = sim_->find_compute(bias_);
@@ -147,7 +138,8 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
                      "title1-3");
     }
   }
-  if (overwrite_ && ave_ != Ave::running) arguments::bad(what + ": overwrite needs ave running");
+  if (overwrite_ && !average_.running()) arguments::bad(what + ": overwrite needs ave running");
+  average_.reset(0);
   const int conversions = arguments::float_conversions(format_);
   if (conversions != 1)
     arguments::bad(what + " format '" + format_ + "': use exactly one %e, %f or %g");
@@ -198,13 +190,8 @@ void FixAveChunk::allocate(int chunks) {
   count_sum_.assign(n, 0.0);
   values_many_.assign(width, 0.0);
   values_sum_.assign(width, 0.0);
-  // Totals start again when the chunks grow, as LAMMPS's.
-  count_total_.assign(n, 0.0);
-  values_total_.assign(width, 0.0);
-  if (ave_ == Ave::window) {
-    window_counts_.assign(static_cast<std::size_t>(window_), std::vector<double>(n, 0.0));
-    window_values_.assign(static_cast<std::size_t>(window_), std::vector<double>(width, 0.0));
-  }
+  // Totals start again when the chunks grow, as LAMMPS's: counts first, then the values.
+  average_.resize(n + width);
 }
 
 void FixAveChunk::setup(Simulation& sim) {
@@ -223,10 +210,10 @@ void FixAveChunk::end_of_step(Simulation& sim) {
   const std::size_t nv = values_.size();
   if (sampled_ == 0) {
     allocate(chunks.setup_chunks(sim));
-    if (repeat_ > 1 && ave_ == Ave::one) {
+    if (repeat_ > 1 && average_.one()) {
       lock_ = std::make_shared<int>(0);
       chunks.lock(lock_);
-    } else if ((ave_ == Ave::running || ave_ == Ave::window) && !lock_) {
+    } else if (!average_.one() && !lock_) {
       lock_ = std::make_shared<int>(0);
       chunks.lock(lock_);
     }
@@ -356,7 +343,7 @@ void FixAveChunk::end_of_step(Simulation& sim) {
   }
   sampled_ = 0;
   next_ = step + frequency_ - static_cast<std::int64_t>(repeat_ - 1) * every_;
-  if (repeat_ > 1 && ave_ == Ave::one) lock_.reset();
+  if (repeat_ > 1 && average_.one()) lock_.reset();
 
   // The samples into one average.
   const double repeat = repeat_;
@@ -394,48 +381,28 @@ void FixAveChunk::end_of_step(Simulation& sim) {
   }
 
   // The average into the output: alone, running, or over a window of the last ones.
-  const std::size_t width = nchunk * nv;
-  if (ave_ == Ave::one) {
-    std::copy_n(values_sum_.begin(), width, values_total_.begin());
-    std::copy_n(count_sum_.begin(), nchunk, count_total_.begin());
-    norm_count_ = 1;
-  } else if (ave_ == Ave::running) {
-    for (std::size_t i = 0; i < width; ++i) values_total_[i] += values_sum_[i];
-    for (std::size_t m = 0; m < nchunk; ++m) count_total_[m] += count_sum_[m];
-    norm_count_ += 1;
-  } else {
-    auto& counts = window_counts_[window_at_];
-    auto& values = window_values_[window_at_];
-    for (std::size_t i = 0; i < width; ++i) {
-      values_total_[i] += values_sum_[i];
-      if (window_full_) values_total_[i] -= values[i];
-      values[i] = values_sum_[i];
-    }
-    for (std::size_t m = 0; m < nchunk; ++m) {
-      count_total_[m] += count_sum_[m];
-      if (window_full_) count_total_[m] -= counts[m];
-      counts[m] = count_sum_[m];
-    }
-    if (++window_at_ == window_counts_.size()) window_at_ = 0, window_full_ = true;
-    norm_count_ = window_full_ ? static_cast<double>(window_) : static_cast<double>(window_at_);
-  }
+  const std::size_t n = static_cast<std::size_t>(allocated_);
+  std::vector<double> average(n * (1 + nv), 0.0);
+  std::copy_n(count_sum_.begin(), nchunk, average.begin());
+  std::copy_n(values_sum_.begin(), nchunk * nv, average.begin() + static_cast<std::ptrdiff_t>(n));
+  average_.add(average);
   if (!file_.empty() && sim.runtime().rank() == 0) write(chunks, step);
 }
 
 // LAMMPS's FixAveChunk::compute_array.
 double FixAveChunk::array(Simulation& sim, std::size_t row, std::size_t column) {
-  if (row >= static_cast<std::size_t>(nchunk_) || norm_count_ == 0) return 0.0;
+  if (row >= static_cast<std::size_t>(nchunk_) || average_.norm() == 0) return 0.0;
   if (column < coordinates_)
     return chunk(sim).coordinate(static_cast<int>(row), static_cast<int>(column));
-  if (column == coordinates_) return count_total_[row] / norm_count_;
-  return values_total_[row * values_.size() + column - coordinates_ - 1] / norm_count_;
+  if (column == coordinates_) return count_total(row);
+  return value_total(row, column - coordinates_ - 1);
 }
 
 // One average in LAMMPS's layout.
 void FixAveChunk::write(const ComputeChunkAtom& chunks, std::int64_t step) {
   const std::size_t nchunk = static_cast<std::size_t>(nchunk_), nv = values_.size();
   double total = 0.0;
-  for (std::size_t m = 0; m < nchunk; ++m) total += count_total_[m];
+  for (std::size_t m = 0; m < nchunk; ++m) total += average_.total()[m];  // as LAMMPS: not / norm
   char buf[128];
   std::snprintf(buf, sizeof buf, "%lld %d %g\n", static_cast<long long>(step), nchunk_, total);
   std::string block = buf;
@@ -447,10 +414,10 @@ void FixAveChunk::write(const ComputeChunkAtom& chunks, std::int64_t step) {
       std::snprintf(buf, sizeof buf, " %g", chunks.coordinate(static_cast<int>(m), c));
       block += buf;
     }
-    std::snprintf(buf, sizeof buf, " %g", count_total_[m] / norm_count_);
+    std::snprintf(buf, sizeof buf, " %g", count_total(m));
     block += buf;
     for (std::size_t j = 0; j < nv; ++j) {
-      std::snprintf(buf, sizeof buf, format_.c_str(), values_total_[m * nv + j] / norm_count_);
+      std::snprintf(buf, sizeof buf, format_.c_str(), value_total(m, j));
       block += buf;
     }
     block += "\n";

@@ -38,16 +38,7 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
       if (v != "scalar" && v != "vector") arguments::bad(what + ": mode must be scalar or vector");
       vector_mode_ = v == "vector";
     } else if (key == "ave") {
-      const std::string& v = value();
-      if (v == "one")
-        ave_ = Ave::one;
-      else if (v == "running")
-        ave_ = Ave::running;
-      else if (v == "window") {
-        ave_ = Ave::window;
-        window_ = static_cast<int>(arguments::integer(what + " ave window", value(), 1, 1000000));
-      } else
-        arguments::bad(what + ": ave must be one, running or window M");
+      k += average_.parse(what, a.args, k + 1);
     } else if (key == "start") {
       start_ = arguments::integer(what + " start", value(), 0, arguments::bigint_max);
     } else if (key == "file") {
@@ -139,8 +130,7 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
   }
   const std::size_t width = vector_mode_ ? rows * values_.size() : values_.size();
   sum_.assign(width, 0.0);
-  total_.assign(width, 0.0);
-  if (ave_ == Ave::window) window_values_.assign(static_cast<std::size_t>(window_), sum_);
+  average_.reset(width);
   next_ = next_valid(sim->step());
   // The file's first lines, as LAMMPS's.
   header_ = (titles_given_[0] ? title1_ : "# Time-averaged data for fix " + id()) + "\n";
@@ -186,12 +176,14 @@ bool FixAveTime::extensive_vector(std::size_t k) const {
   return !extensive_.empty() && extensive_[0];
 }
 
-double FixAveTime::scalar(Simulation&) { return norm_ > 0 ? total_[0] / norm_ : 0.0; }
+double FixAveTime::scalar(Simulation&) {
+  return average_.norm() > 0 ? average_.total()[0] / average_.norm() : 0.0;
+}
 
 std::vector<double> FixAveTime::vector(Simulation&) {
-  std::vector<double> out(total_.size(), 0.0);
-  if (norm_ > 0)
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = total_[i] / norm_;
+  std::vector<double> out(average_.total().size(), 0.0);
+  if (average_.norm() > 0)
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = average_.total()[i] / average_.norm();
   return out;
 }
 
@@ -236,25 +228,11 @@ void FixAveTime::end_of_step(Simulation& sim) {
   sampled_ = 0;
   next_ = step + frequency_ - static_cast<std::int64_t>(repeat_ - 1) * every_;
   for (auto& v : sum_) v /= repeat_;
-  if (ave_ == Ave::one) {
-    total_ = sum_;
-    norm_ = 1;
-  } else if (ave_ == Ave::running) {
-    for (std::size_t i = 0; i < sum_.size(); ++i) total_[i] += sum_[i];
-    norm_ += 1;
-  } else {
-    auto& slot = window_values_[window_at_];
-    for (std::size_t i = 0; i < sum_.size(); ++i) {
-      total_[i] += sum_[i];
-      if (window_full_) total_[i] -= slot[i];
-      slot[i] = sum_[i];
-    }
-    if (++window_at_ == window_values_.size()) window_at_ = 0, window_full_ = true;
-    norm_ = window_full_ ? static_cast<double>(window_) : static_cast<double>(window_at_);
-  }
+  average_.add(sum_);
   if (!file_.empty() && sim.runtime().rank() == 0) {
-    std::vector<double> average(total_.size());
-    for (std::size_t i = 0; i < total_.size(); ++i) average[i] = total_[i] / norm_;
+    std::vector<double> average(average_.total().size());
+    for (std::size_t i = 0; i < average.size(); ++i)
+      average[i] = average_.total()[i] / average_.norm();
     write(sim, step, average);
   }
 }

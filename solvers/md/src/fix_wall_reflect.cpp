@@ -6,64 +6,79 @@
 
 namespace tessera::md {
 
+namespace {
+const char* const face_names[] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
+}  // namespace
+
+bool ReflectingFaces::is_face(const std::string& word) {
+  for (const char* f : face_names)
+    if (word == f) return true;
+  return false;
+}
+
+void ReflectingFaces::add(const std::string& face, const std::string& coord) {
+  int f = 0;
+  while (face != face_names[f]) ++f;
+  Face p{{f / 2, f % 2 == 1, 0.0}, coord == "EDGE"};
+  for (const auto& other : faces_)
+    if (other.wall.dim == p.wall.dim && other.wall.upper == p.wall.upper)
+      arguments::bad(what_ + ": face " + face + " is given twice");
+  if (!p.edge) {
+    if (coord.rfind("v_", 0) == 0)
+      arguments::bad(what_ + ": a variable wall position (" + coord + ") is not supported");
+    p.wall.coord = arguments::number(what_ + " " + face, coord);
+  }
+  faces_.push_back(p);
+}
+
+void ReflectingFaces::set_units(const std::string& units) {
+  if (units != "box" && units != "lattice")
+    arguments::bad(what_ + ": units must be box or lattice");
+  lattice_units_ = units == "lattice";
+}
+
+std::vector<ReflectingWall> ReflectingFaces::place(const Simulation* sim,
+                                                   const std::array<double, 3>& lattice) const {
+  if (!sim || !sim->has_box()) arguments::bad(what_ + ": the simulation box is not defined yet");
+  std::vector<ReflectingWall> walls;
+  for (const auto& p : faces_) {
+    ReflectingWall w = p.wall;
+    const auto d = static_cast<std::size_t>(w.dim);
+    if (sim->boundary().periodic(d))
+      arguments::bad(what_ + ": the wall at " + face_names[2 * w.dim + (w.upper ? 1 : 0)] +
+                     " is on a periodic dimension; make it non-periodic with boundary");
+    if (sim->dimension() == 2 && w.dim == 2)
+      arguments::bad(what_ + ": a 2-d simulation has no z walls");
+    if (p.edge)
+      w.coord = w.upper ? sim->box().hi[d] : sim->box().lo[d];
+    else if (lattice_units_)
+      w.coord *= lattice[d];
+    walls.push_back(w);
+  }
+  return walls;
+}
+
 FixWallReflect::FixWallReflect(const FixArguments& a) : Fix(a.id, a.group) {
   if (a.from_restart) return;
   const std::string what = "fix wall/reflect";
-  const char* usage = "fix ID GROUP wall/reflect FACE COORD ... [units lattice|box]";
-  arguments::need(a.args, 2, usage);
-  static const char* const faces[] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
-  struct Pending {
-    Wall wall;
-    bool edge;
-  };
-  std::vector<Pending> pending;
-  bool lattice_units = true;
+  arguments::need(a.args, 2, "fix ID GROUP wall/reflect FACE COORD ... [units lattice|box]");
+  ReflectingFaces faces(what);
   for (std::size_t i = 0; i < a.args.size(); i += 2) {
     if (i + 1 >= a.args.size()) arguments::bad(what + ": " + a.args[i] + " needs a value");
     const std::string& key = a.args[i];
-    const std::string& value = a.args[i + 1];
-    if (key == "units") {
-      if (value != "box" && value != "lattice")
-        arguments::bad(what + ": units must be box or lattice");
-      lattice_units = value == "lattice";
-      continue;
-    }
-    int face = -1;
-    for (int f = 0; f < 6; ++f)
-      if (key == faces[f]) face = f;
-    if (face < 0)
+    if (key == "units")
+      faces.set_units(a.args[i + 1]);
+    else if (ReflectingFaces::is_face(key))
+      faces.add(key, a.args[i + 1]);
+    else
       arguments::bad(what + ": unknown face or keyword '" + key +
                      "'; use xlo xhi ylo yhi zlo zhi and units");
-    Pending p{{face / 2, face % 2 == 1, 0.0}, value == "EDGE"};
-    for (const auto& other : pending)
-      if (other.wall.dim == p.wall.dim && other.wall.upper == p.wall.upper)
-        arguments::bad(what + ": face " + key + " is given twice");
-    if (!p.edge) {
-      if (value.rfind("v_", 0) == 0)
-        arguments::bad(what + ": a variable wall position (" + value + ") is not supported");
-      p.wall.coord = arguments::number(what + " " + key, value);
-    }
-    pending.push_back(p);
   }
-  const Simulation* sim = a.sim;
-  if (!sim || !sim->has_box()) arguments::bad(what + ": the simulation box is not defined yet");
-  for (auto& p : pending) {
-    const auto d = static_cast<std::size_t>(p.wall.dim);
-    if (sim->boundary().periodic(d))
-      arguments::bad(what + ": the wall at " + faces[2 * p.wall.dim + (p.wall.upper ? 1 : 0)] +
-                     " is on a periodic dimension; make it non-periodic with boundary");
-    if (sim->dimension() == 2 && p.wall.dim == 2)
-      arguments::bad(what + ": a 2-d simulation has no z walls");
-    if (p.edge)
-      p.wall.coord = p.wall.upper ? sim->box().hi[d] : sim->box().lo[d];
-    else if (lattice_units)
-      p.wall.coord *= a.lattice[d];
-    walls_.push_back(p.wall);
-  }
+  walls_ = faces.place(a.sim, a.lattice);
 }
 
 void FixWallReflect::post_integrate(FixTile& t) {
-  for (const Wall& w : walls_) {
+  for (const ReflectingWall& w : walls_) {
     const auto d = static_cast<std::size_t>(w.dim);
     for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
       if (!in_group(t, i)) continue;

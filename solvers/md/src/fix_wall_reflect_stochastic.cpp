@@ -4,6 +4,7 @@
 
 #include "arguments.hpp"
 #include "tessera/core/rng.hpp"
+#include "tessera/md/fix_wall_reflect.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -63,75 +64,45 @@ FixWallReflectStochastic::FixWallReflectStochastic(const FixArguments& a) : Fix(
     arguments::bad(what + ": the model must be diffusive, maxwell or ccl, not '" + model + "'");
   }
   seed_ = arguments::seed_value(what + " SEED", a.args[1], "the seed must be a positive integer");
-  static const char* const faces[] = {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"};
-  struct Pending {
-    Wall wall;
-    bool edge;
-  };
-  std::vector<Pending> pending;
-  bool lattice_units = true;
-  const Simulation* sim = a.sim;
-  if (!sim || !sim->has_box()) arguments::bad(what + ": the simulation box is not defined yet");
+  ReflectingFaces faces(what);
   for (std::size_t i = 2; i < a.args.size();) {
     const std::string& key = a.args[i];
     if (key == "units") {
       if (i + 1 >= a.args.size()) arguments::bad(what + ": units needs box or lattice");
-      const std::string& value = a.args[i + 1];
-      if (value != "box" && value != "lattice")
-        arguments::bad(what + ": units must be box or lattice");
-      lattice_units = value == "lattice";
+      faces.set_units(a.args[i + 1]);
       i += 2;
       continue;
     }
-    int face = -1;
-    for (int f = 0; f < 6; ++f)
-      if (key == faces[f]) face = f;
-    if (face < 0)
+    if (!ReflectingFaces::is_face(key))
       arguments::bad(what + ": unknown face or keyword '" + key +
                      "'; use xlo xhi ylo yhi zlo zhi and units");
     if (i + per_wall > a.args.size())
       arguments::bad(what + ": face " + key + " needs " + std::to_string(per_wall - 1) +
                      " values; usage: " + usage);
-    Pending p{{}, a.args[i + 1] == "EDGE"};
-    p.wall.dim = face / 2;
-    p.wall.upper = face % 2 == 1;
-    for (const auto& other : pending)
-      if (other.wall.dim == p.wall.dim && other.wall.upper == p.wall.upper)
-        arguments::bad(what + ": face " + key + " is given twice");
-    if (!p.edge) p.wall.coord = arguments::number(what + " " + key, a.args[i + 1]);
-    p.wall.temperature = arguments::number(what + " " + key + " T", a.args[i + 2]);
-    if (!(p.wall.temperature > 0))
+    faces.add(key, a.args[i + 1]);
+    Wall w;
+    const int dim = (key[0] - 'x');
+    w.temperature = arguments::number(what + " " + key + " T", a.args[i + 2]);
+    if (!(w.temperature > 0))
       arguments::bad(what + ": face " + key + ": the wall temperature must be positive");
     for (std::size_t d = 0; d < 3; ++d) {
-      p.wall.velocity[d] = arguments::number(what + " " + key + " velocity", a.args[i + 3 + d]);
-      if (p.wall.velocity[d] != 0 && static_cast<int>(d) == p.wall.dim)
+      w.velocity[d] = arguments::number(what + " " + key + " velocity", a.args[i + 3 + d]);
+      if (w.velocity[d] != 0 && static_cast<int>(d) == dim)
         arguments::bad(what + ": face " + key + ": the wall velocity must be tangential");
       if (model_ != Model::diffusive) {
         const std::string& word = a.args[i + (model_ == Model::ccl ? 6 + d : 6)];
         const double coefficient = arguments::number(what + " " + key + " accommodation", word);
         if (!(coefficient >= 0 && coefficient <= 1))
           arguments::bad(what + ": face " + key + ": accommodation coefficients lie in 0..1");
-        p.wall.accommodation[d] = coefficient;
+        w.accommodation[d] = coefficient;
       }
     }
-    pending.push_back(p);
+    walls_.push_back(w);
     i += per_wall;
   }
-  if (pending.empty()) arguments::bad(what + ": give at least one wall; usage: " + usage);
-  for (auto& p : pending) {
-    const auto d = static_cast<std::size_t>(p.wall.dim);
-    const char* face = faces[2 * p.wall.dim + (p.wall.upper ? 1 : 0)];
-    if (sim->boundary().periodic(d))
-      arguments::bad(what + ": the wall at " + face +
-                     " is on a periodic dimension; make it non-periodic with boundary");
-    if (sim->dimension() == 2 && p.wall.dim == 2)
-      arguments::bad(what + ": a 2-d simulation has no z walls");
-    if (p.edge)
-      p.wall.coord = p.wall.upper ? sim->box().hi[d] : sim->box().lo[d];
-    else if (lattice_units)
-      p.wall.coord *= a.lattice[d];
-    walls_.push_back(p.wall);
-  }
+  if (faces.empty()) arguments::bad(what + ": give at least one wall; usage: " + usage);
+  const auto placed = faces.place(a.sim, a.lattice);
+  for (std::size_t k = 0; k < walls_.size(); ++k) walls_[k].face = placed[k];
 }
 
 // LAMMPS's FixWallReflectStochastic::wall_particle, wall by wall.
@@ -139,19 +110,19 @@ void FixWallReflectStochastic::post_integrate(FixTile& t) {
   const Units& u = *t.units;
   for (std::size_t m = 0; m < walls_.size(); ++m) {
     const Wall& w = walls_[m];
-    const auto dim = static_cast<std::size_t>(w.dim);
+    const auto dim = static_cast<std::size_t>(w.face.dim);
     for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
       if (!in_group(t, i)) continue;
       double* x = &t.x[3 * i];
       double* v = &t.v[3 * i];
       int sign = 0;
-      if (!w.upper && x[dim] < w.coord) sign = 1;
-      if (w.upper && x[dim] > w.coord) sign = -1;
+      if (!w.face.upper && x[dim] < w.face.coord) sign = 1;
+      if (w.face.upper && x[dim] > w.face.coord) sign = -1;
       if (sign == 0) continue;
       const double theta =
           u.boltz * w.temperature / (t.mass[static_cast<std::size_t>(t.type[i])] * u.mvv2e);
       const double factor = std::sqrt(theta);
-      const double time = (x[dim] - w.coord) / v[dim];  // since the crossing
+      const double time = (x[dim] - w.face.coord) / v[dim];  // since the crossing
       Draws draws(seed_, t.step, t.id[i], static_cast<int>(m));
       const double diffuse = model_ == Model::maxwell ? draws.uniform() : 0.0;
       for (std::size_t d = 0; d < 3; ++d) {
@@ -176,7 +147,7 @@ void FixWallReflectStochastic::post_integrate(FixTile& t) {
           }
         }
         if (normal)
-          x[d] = w.coord + v[d] * time;
+          x[d] = w.face.coord + v[d] * time;
         else
           x[d] += v[d] * time;
       }

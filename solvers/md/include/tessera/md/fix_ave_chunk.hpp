@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "tessera/md/fix.hpp"
+#include "tessera/md/time_average.hpp"
 
 namespace tessera::md {
 
@@ -76,9 +77,8 @@ class FixAveChunk final : public Fix {
   std::vector<Value> values_;
   enum class Norm { all, sample } norm_ = Norm::all;
   bool scale_by_count_ = true;  // false for norm none
-  enum class Ave { one, running, window } ave_ = Ave::one;
-  int window_ = 0;
-  std::string bias_;  // a temperature compute's ID
+  TimeAverage average_;         // over counts (a slot per allocated chunk) then values
+  std::string bias_;            // a temperature compute's ID
   double adof_ = 3, cdof_ = 0;
   std::string file_, format_ = " %g", titles_[3];
   bool titles_given_[3] = {false, false, false}, overwrite_ = false;
@@ -90,13 +90,14 @@ class FixAveChunk final : public Fix {
   int sampled_ = 0;         // samples in the current average
   int nchunk_ = 0, allocated_ = 0;
   // Per chunk: counts and values (chunk-major, values_.size() per chunk) summed over the
-  // current samples (many), averaged over them (sum), and combined over averages (total).
-  std::vector<double> count_many_, count_sum_, count_total_;
-  std::vector<double> values_many_, values_sum_, values_total_;
-  std::vector<std::vector<double>> window_counts_, window_values_;
-  std::size_t window_at_ = 0;
-  bool window_full_ = false;
-  double norm_count_ = 0;
+  // current samples (many) and averaged over them (sum).
+  std::vector<double> count_many_, count_sum_;
+  std::vector<double> values_many_, values_sum_;
+  double count_total(std::size_t m) const { return average_.total()[m] / average_.norm(); }
+  double value_total(std::size_t m, std::size_t j) const {
+    return average_.total()[static_cast<std::size_t>(allocated_) + m * values_.size() + j] /
+           average_.norm();
+  }
   std::string header_, body_;  // the file's text
 };
 

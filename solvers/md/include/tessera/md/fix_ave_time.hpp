@@ -19,6 +19,7 @@
 
 #include "tessera/md/fix.hpp"
 #include "tessera/md/output_reference.hpp"
+#include "tessera/md/time_average.hpp"
 
 namespace tessera::md {
 
@@ -54,8 +55,7 @@ class FixAveTime final : public Fix {
   int every_ = 1, repeat_ = 1, frequency_ = 1;
   std::vector<Value> values_;
   bool vector_mode_ = false;
-  enum class Ave { one, running, window } ave_ = Ave::one;
-  int window_ = 0;
+  TimeAverage average_;
   std::int64_t start_ = 0;
   std::string file_, format_ = " %g", title1_, title2_, title3_;
   bool overwrite_ = false, titles_given_[3] = {false, false, false};
@@ -63,11 +63,7 @@ class FixAveTime final : public Fix {
 
   std::int64_t next_ = -1;  // the next step that samples
   int sampled_ = 0;         // samples in the current average
-  std::vector<double> sum_, total_;
-  std::vector<std::vector<double>> window_values_;
-  std::size_t window_at_ = 0;
-  bool window_full_ = false;
-  double norm_ = 0;
+  std::vector<double> sum_;
   std::string header_, body_;  // the file's text
 };
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tessera/md/fix.hpp"
+#include "tessera/md/fix_wall_reflect.hpp"
 
 namespace tessera::md {
 
@@ -32,9 +33,8 @@ class FixWallReflectStochastic final : public Fix {
  private:
   enum class Model { diffusive, maxwell, ccl };
   struct Wall {
-    int dim = 0;
-    bool upper = false;
-    double coord = 0, temperature = 0;
+    ReflectingWall face;
+    double temperature = 0;
     std::array<double, 3> velocity{}, accommodation{};
   };
   Model model_ = Model::diffusive;

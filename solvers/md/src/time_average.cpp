@@ -1,0 +1,63 @@
+#include "tessera/md/time_average.hpp"
+
+#include <algorithm>
+
+#include "arguments.hpp"
+
+namespace tessera::md {
+
+std::size_t TimeAverage::parse(const std::string& what, const std::vector<std::string>& words,
+                               std::size_t at) {
+  if (at >= words.size()) arguments::bad(what + ": keyword ave needs a value");
+  const std::string& v = words[at];
+  if (v == "one") {
+    kind_ = Kind::one;
+  } else if (v == "running") {
+    kind_ = Kind::running;
+  } else if (v == "window") {
+    if (at + 1 >= words.size()) arguments::bad(what + ": ave window needs M");
+    kind_ = Kind::window;
+    window_ = static_cast<int>(arguments::integer(what + " ave window", words[at + 1], 1, 1000000));
+    return 2;
+  } else {
+    arguments::bad(what + ": ave must be one, running or window M");
+  }
+  return 1;
+}
+
+void TimeAverage::reset(std::size_t width) {
+  total_.assign(width, 0.0);
+  slots_.assign(kind_ == Kind::window ? static_cast<std::size_t>(window_) : 0,
+                std::vector<double>(width, 0.0));
+  at_ = 0;
+  full_ = false;
+  norm_ = 0;
+}
+
+void TimeAverage::resize(std::size_t width) {
+  total_.assign(width, 0.0);
+  for (auto& slot : slots_) slot.assign(width, 0.0);
+}
+
+// LAMMPS's ave one / running / window steps of FixAveTime and FixAveChunk.
+void TimeAverage::add(std::span<const double> average) {
+  const std::size_t width = std::min(average.size(), total_.size());
+  if (kind_ == Kind::one) {
+    std::copy_n(average.begin(), width, total_.begin());
+    norm_ = 1;
+  } else if (kind_ == Kind::running) {
+    for (std::size_t i = 0; i < width; ++i) total_[i] += average[i];
+    norm_ += 1;
+  } else {
+    auto& slot = slots_[at_];
+    for (std::size_t i = 0; i < width; ++i) {
+      total_[i] += average[i];
+      if (full_) total_[i] -= slot[i];
+      slot[i] = average[i];
+    }
+    if (++at_ == slots_.size()) at_ = 0, full_ = true;
+    norm_ = full_ ? static_cast<double>(window_) : static_cast<double>(at_);
+  }
+}
+
+}  // namespace tessera::md

@@ -161,24 +161,13 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
     header_ += "\n";
   }
   if (!file_.empty() && sim_->runtime().rank() == 0) check_output_path(file_);
-  next_ = next_valid(sim_->step());
+  schedule_ = SampleSchedule(every_, repeat_, frequency_, 0, sim_->step());
 }
 
 ComputeChunkAtom& FixAveChunk::chunk(Simulation& sim) const {
   auto* c = dynamic_cast<ComputeChunkAtom*>(sim.find_compute(chunk_id_));
   if (!c) throw ConfigError("fix " + id() + " ave/chunk: its compute " + chunk_id_ + " is gone");
   return *c;
-}
-
-// LAMMPS's FixAveChunk::nextvalid.
-std::int64_t FixAveChunk::next_valid(std::int64_t step) const {
-  std::int64_t valid = (step / frequency_) * frequency_ + frequency_;
-  if (valid - frequency_ == step && repeat_ == 1)
-    valid = step;
-  else
-    valid -= static_cast<std::int64_t>(repeat_ - 1) * every_;
-  if (valid < step) valid += frequency_;
-  return valid;
 }
 
 void FixAveChunk::allocate(int chunks) {
@@ -195,20 +184,17 @@ void FixAveChunk::allocate(int chunks) {
 }
 
 void FixAveChunk::setup(Simulation& sim) {
-  if (next_ < sim.step()) {
-    sampled_ = 0;
-    next_ = next_valid(sim.step());
-  }
+  schedule_.catch_up(sim.step());
   end_of_step(sim);
 }
 
 // LAMMPS's FixAveChunk::end_of_step.
 void FixAveChunk::end_of_step(Simulation& sim) {
   const std::int64_t step = sim.step();
-  if (step != next_) return;
+  if (!schedule_.due(step)) return;
   ComputeChunkAtom& chunks = chunk(sim);
   const std::size_t nv = values_.size();
-  if (sampled_ == 0) {
+  if (schedule_.first()) {
     allocate(chunks.setup_chunks(sim));
     if (repeat_ > 1 && average_.one()) {
       lock_ = std::make_shared<int>(0);
@@ -337,12 +323,7 @@ void FixAveChunk::end_of_step(Simulation& sim) {
       count_sum_[m] += count;
     }
   }
-  if (++sampled_ < repeat_) {
-    next_ += every_;
-    return;
-  }
-  sampled_ = 0;
-  next_ = step + frequency_ - static_cast<std::int64_t>(repeat_ - 1) * every_;
+  if (!schedule_.sampled(step)) return;
   if (repeat_ > 1 && average_.one()) lock_.reset();
 
   // The samples into one average.

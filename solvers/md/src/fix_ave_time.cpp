@@ -131,7 +131,7 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
   const std::size_t width = vector_mode_ ? rows * values_.size() : values_.size();
   sum_.assign(width, 0.0);
   average_.reset(width);
-  next_ = next_valid(sim->step());
+  schedule_ = SampleSchedule(every_, repeat_, frequency_, start_, sim->step());
   // The file's first lines, as LAMMPS's.
   header_ = (titles_given_[0] ? title1_ : "# Time-averaged data for fix " + id()) + "\n";
   if (titles_given_[1])
@@ -152,18 +152,6 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
     }
   }
   if (!file_.empty() && sim->runtime().rank() == 0) check_output_path(file_);
-}
-
-// LAMMPS's FixAveTime::nextvalid.
-std::int64_t FixAveTime::next_valid(std::int64_t step) const {
-  std::int64_t valid = (step / frequency_) * frequency_ + frequency_;
-  while (valid < start_) valid += frequency_;
-  if (valid - frequency_ == step && repeat_ == 1)
-    valid = step;
-  else
-    valid -= static_cast<std::int64_t>(repeat_ - 1) * every_;
-  if (valid < step) valid += frequency_;
-  return valid;
 }
 
 std::size_t FixAveTime::vector_size() const {
@@ -207,26 +195,18 @@ std::vector<double> FixAveTime::sample(Simulation& sim) {
 }
 
 void FixAveTime::setup(Simulation& sim) {
-  if (next_ < sim.step()) {
-    sampled_ = 0;
-    next_ = next_valid(sim.step());
-  }
+  schedule_.catch_up(sim.step());
   end_of_step(sim);
 }
 
 // LAMMPS's FixAveTime::invoke_scalar and invoke_vector.
 void FixAveTime::end_of_step(Simulation& sim) {
   const std::int64_t step = sim.step();
-  if (step != next_) return;
-  if (sampled_ == 0) std::fill(sum_.begin(), sum_.end(), 0.0);
+  if (!schedule_.due(step)) return;
+  if (schedule_.first()) std::fill(sum_.begin(), sum_.end(), 0.0);
   const auto values = sample(sim);
   for (std::size_t i = 0; i < sum_.size(); ++i) sum_[i] += values[i];
-  if (++sampled_ < repeat_) {
-    next_ += every_;
-    return;
-  }
-  sampled_ = 0;
-  next_ = step + frequency_ - static_cast<std::int64_t>(repeat_ - 1) * every_;
+  if (!schedule_.sampled(step)) return;
   for (auto& v : sum_) v /= repeat_;
   average_.add(sum_);
   if (!file_.empty() && sim.runtime().rank() == 0) {

@@ -6,6 +6,34 @@
 
 namespace tessera::md {
 
+// LAMMPS's FixAveTime::nextvalid (FixAveChunk's, with no start).
+std::int64_t SampleSchedule::next_valid(std::int64_t step) const {
+  std::int64_t valid = (step / frequency_) * frequency_ + frequency_;
+  while (valid < start_) valid += frequency_;
+  if (valid - frequency_ == step && repeat_ == 1)
+    valid = step;
+  else
+    valid -= static_cast<std::int64_t>(repeat_ - 1) * every_;
+  if (valid < step) valid += frequency_;
+  return valid;
+}
+
+void SampleSchedule::catch_up(std::int64_t step) {
+  if (next_ >= step) return;
+  sampled_ = 0;
+  next_ = next_valid(step);
+}
+
+bool SampleSchedule::sampled(std::int64_t step) {
+  if (++sampled_ < repeat_) {
+    next_ += every_;
+    return false;
+  }
+  sampled_ = 0;
+  next_ = step + frequency_ - static_cast<std::int64_t>(repeat_ - 1) * every_;
+  return true;
+}
+
 std::size_t TimeAverage::parse(const std::string& what, const std::vector<std::string>& words,
                                std::size_t at) {
   if (at >= words.size()) arguments::bad(what + ": keyword ave needs a value");

@@ -66,7 +66,6 @@ class FixAveChunk final : public Fix {
     std::string variable;       // v_NAME's NAME
   };
   ComputeChunkAtom& chunk(Simulation& sim) const;
-  std::int64_t next_valid(std::int64_t step) const;
   void allocate(int chunks);
   void write(const ComputeChunkAtom& chunk, std::int64_t step);
 
@@ -86,8 +85,7 @@ class FixAveChunk final : public Fix {
   std::size_t coordinates_ = 0;       // the chunk compute's
   std::shared_ptr<const void> lock_;  // held while the chunks must not change (see chunk/atom)
 
-  std::int64_t next_ = -1;  // the next step that samples
-  int sampled_ = 0;         // samples in the current average
+  SampleSchedule schedule_;
   int nchunk_ = 0, allocated_ = 0;
   // Per chunk: counts and values (chunk-major, values_.size() per chunk) summed over the
   // current samples (many) and averaged over them (sum).

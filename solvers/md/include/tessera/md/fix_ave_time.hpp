@@ -48,7 +48,6 @@ class FixAveTime final : public Fix {
     std::string variable;  // v_NAME's NAME
   };
   std::vector<double> sample(Simulation& sim);
-  std::int64_t next_valid(std::int64_t step) const;
   void write(Simulation& sim, std::int64_t step, const std::vector<double>& average);
 
   std::function<double(const std::string&)> variable_;
@@ -61,8 +60,7 @@ class FixAveTime final : public Fix {
   bool overwrite_ = false, titles_given_[3] = {false, false, false};
   std::vector<bool> extensive_;
 
-  std::int64_t next_ = -1;  // the next step that samples
-  int sampled_ = 0;         // samples in the current average
+  SampleSchedule schedule_;
   std::vector<double> sum_;
   std::string header_, body_;  // the file's text
 };

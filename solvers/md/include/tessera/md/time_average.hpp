@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,35 @@
 #include "tessera/core/error.hpp"
 
 namespace tessera::md {
+
+// When LAMMPS's averaging fixes sample: NREPEAT samples NEVERY steps apart, the last on a
+// multiple of NFREQ (the first such at or after `start`), as their nextvalid schedules them.
+class SampleSchedule {
+ public:
+  SampleSchedule() = default;
+  SampleSchedule(int every, int repeat, int frequency, std::int64_t start, std::int64_t now)
+      : every_(every),
+        repeat_(repeat),
+        frequency_(frequency),
+        start_(start),
+        next_(next_valid(now)) {}
+  int every() const { return every_; }
+  int repeat() const { return repeat_; }
+  int frequency() const { return frequency_; }
+  // At a run's setup: a schedule the step has passed (a minimization moved it) starts over.
+  void catch_up(std::int64_t step);
+  bool due(std::int64_t step) const { return step == next_; }
+  // Whether the sample due now starts an average.
+  bool first() const { return sampled_ == 0; }
+  // After the sample at `step`: whether it completed an average (then the next one is planned).
+  bool sampled(std::int64_t step);
+
+ private:
+  std::int64_t next_valid(std::int64_t step) const;
+  int every_ = 1, repeat_ = 1, frequency_ = 1;
+  std::int64_t start_ = 0, next_ = 0;
+  int sampled_ = 0;
+};
 
 class TimeAverage {
  public:

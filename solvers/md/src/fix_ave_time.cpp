@@ -102,13 +102,11 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
       extensive_.push_back(false);
       continue;
     }
-    if (v.ref->kind == 'f')
-      for (const auto& fix : sim->fixes())
-        if (fix->id() == v.ref->id && every_ % fix->global_frequency() != 0)
-          arguments::bad(where + ": fix " + fix->id() + " (" + fix->style() +
-                         ") is current every " + std::to_string(fix->global_frequency()) +
-                         " steps, not every NEVERY = " + std::to_string(every_) +
-                         " (LAMMPS refuses this too: not computed at compatible time)");
+    if (const Fix* fix = fix_not_current(*sim, *v.ref, every_))
+      arguments::bad(where + ": fix " + fix->id() + " (" + fix->style() + ") is current every " +
+                     std::to_string(fix->global_frequency()) +
+                     " steps, not every NEVERY = " + std::to_string(every_) +
+                     " (LAMMPS refuses this too: not computed at compatible time)");
     if (vector_mode_) {
       // A whole vector, or column J of a compute's array (c_ID[J]).
       const bool column = v.ref->index != 0;

@@ -29,12 +29,10 @@ FixVector::FixVector(const FixArguments& a) : Fix(a.id, a.group), variable_(a.va
         arguments::bad(what + " " + w + ": its values must be all intensive or all extensive, " +
                        "as LAMMPS requires");
       extensive_ = extensive;
-      if (ref->kind == 'f')
-        for (const auto& fix : sim->fixes())
-          if (fix->id() == ref->id && every_ % fix->global_frequency() != 0)
-            arguments::bad(what + " " + w + ": fix " + fix->id() + " (" + fix->style() +
-                           ") is current every " + std::to_string(fix->global_frequency()) +
-                           " steps, not every NEVERY = " + std::to_string(every_));
+      if (const Fix* fix = fix_not_current(*sim, *ref, every_))
+        arguments::bad(what + " " + w + ": fix " + fix->id() + " (" + fix->style() +
+                       ") is current every " + std::to_string(fix->global_frequency()) +
+                       " steps, not every NEVERY = " + std::to_string(every_));
       v.ref = ref;
     } else {
       arguments::bad(what + ": value '" + w + "' is not c_ID, f_ID or v_NAME");

@@ -282,13 +282,12 @@ Formula::VectorLookup Input::global_vectors(const std::string& where) {
 // LAMMPS's Variable check: during a run a formula reads a fix only at steps where its outputs
 // are current.
 void Input::check_current(const OutputReference& ref, const std::string& where) const {
-  if (ref.kind != 'f' || !sim_.in_run()) return;
-  for (const auto& fix : sim_.fixes())
-    if (fix->id() == ref.id && sim_.step() % fix->global_frequency() != 0)
-      bad(where + ": fix " + ref.id + " (" + fix->style() + ") is current every " +
-          std::to_string(fix->global_frequency()) + " steps, not at step " +
-          std::to_string(sim_.step()) + " (LAMMPS refuses this too: not computed at compatible " +
-          "time)");
+  if (!sim_.in_run()) return;
+  if (const Fix* fix = fix_not_current(sim_, ref, sim_.step()))
+    bad(where + ": fix " + ref.id + " (" + fix->style() + ") is current every " +
+        std::to_string(fix->global_frequency()) + " steps, not at step " +
+        std::to_string(sim_.step()) + " (LAMMPS refuses this too: not computed at compatible " +
+        "time)");
 }
 
 AtomVariables Input::atom_variables() {

@@ -143,6 +143,13 @@ double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
   return value;
 }
 
+const Fix* fix_not_current(const Simulation& sim, const OutputReference& ref, std::int64_t every) {
+  if (ref.kind != 'f') return nullptr;
+  for (const auto& fix : sim.fixes())
+    if (fix->id() == ref.id) return every % fix->global_frequency() != 0 ? fix.get() : nullptr;
+  return nullptr;
+}
+
 std::size_t output_array_columns(Simulation& sim, const OutputReference& ref,
                                  const std::string& where) {
   return find(sim, ref, where).array_columns;

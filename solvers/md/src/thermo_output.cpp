@@ -231,13 +231,12 @@ void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
     // LAMMPS's Thermo::init: a fix's outputs are read only at steps where they are current.
     for (const auto& k : keywords_) {
       const auto ref = parse_output_reference(k);
-      if (!ref || ref->kind != 'f') continue;
-      for (const auto& fix : sim.fixes())
-        if (fix->id() == ref->id && every_ % fix->global_frequency() != 0)
-          throw ConfigError("thermo_style custom " + k + ": fix " + ref->id + " (" + fix->style() +
-                            ") is current every " + std::to_string(fix->global_frequency()) +
-                            " steps, thermo prints every " + std::to_string(every_) +
-                            " (LAMMPS refuses this too: not computed at compatible times)");
+      if (!ref) continue;
+      if (const Fix* fix = fix_not_current(sim, *ref, every_))
+        throw ConfigError("thermo_style custom " + k + ": fix " + ref->id + " (" + fix->style() +
+                          ") is current every " + std::to_string(fix->global_frequency()) +
+                          " steps, thermo prints every " + std::to_string(every_) +
+                          " (LAMMPS refuses this too: not computed at compatible times)");
     }
     for (const auto& k : shown) text += column_name(k) + " ";
     text += "\n";

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ std::vector<double> output_column(Simulation& sim, const OutputReference& ref,
 // Its length (the vector's size, or the array's rows), 0 when `ref` names no such vector.
 std::size_t output_column_size(Simulation& sim, const OutputReference& ref,
                                const std::string& where);
+// The fix `ref` names when its global outputs are not current at the multiples of `every` (LAMMPS's
+// global_freq test), for the caller to name in its message; nullptr for a compute, a fix not
+// defined, or one that is current.
+const Fix* fix_not_current(const Simulation& sim, const OutputReference& ref, std::int64_t every);
 // The columns of the referenced compute's or fix's global array (0 without one).
 std::size_t output_array_columns(Simulation& sim, const OutputReference& ref,
                                  const std::string& where);

@@ -121,7 +121,6 @@ ComputeChunkAtom::ComputeChunkAtom(const ComputeArguments& a) : Compute(a.id, a.
       if (max_given_[d]) max_value_[d] *= a.lattice[d];
     }
   for (int m = 0; m < dims_; ++m) inverse_delta_[m] = 1.0 / delta_[m];
-  if (a.sim) types_ = a.sim->types();
 }
 
 // LAMMPS's default: bins in box or lattice units are laid once where no fix changes the box.
@@ -146,7 +145,6 @@ int ComputeChunkAtom::setup_chunks(Simulation& sim) {
     measure_bins(sim);
   } else {
     nchunk_ = std::max(sim.types(), 1);
-    types_ = sim.types();
     const Box& box = sim.box();
     volume_ = box.length(0) * box.length(1) * (sim.dimension() == 3 ? box.length(2) : 1.0);
   }

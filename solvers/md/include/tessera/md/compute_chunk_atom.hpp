@@ -44,7 +44,6 @@ class ComputeChunkAtom final : public Compute {
   // Lays the chunks (collective, host side; once per step) and returns Nchunk. Locked, it keeps
   // them and only measures the bins' volume again.
   int setup_chunks(Simulation& sim);
-  int chunks() const { return nchunk_; }
   // Each chunk's volume (the box's for style type), volume units.
   double chunk_volume() const { return volume_; }
   // 0 for type, else the bins' dimensions; coordinate c of chunk m (the bin's centre, in the
@@ -76,7 +75,6 @@ class ComputeChunkAtom final : public Compute {
   Scale scale_ = Scale::lattice;
   int once_ = -1;  // nchunk once (1) or every (0) as given, -1 for LAMMPS's default
   std::shared_ptr<const Region> region_;
-  int types_ = 0;
 
   // The chunks as laid.
   bool laid_ = false;

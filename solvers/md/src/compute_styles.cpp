@@ -7,6 +7,7 @@
 #include "tessera/md/compute_msd.hpp"
 #include "tessera/md/compute_pe.hpp"
 #include "tessera/md/compute_pressure.hpp"
+#include "tessera/md/compute_property_atom.hpp"
 #include "tessera/md/compute_rdf.hpp"
 #include "tessera/md/compute_reduce.hpp"
 #include "tessera/md/compute_temp.hpp"
@@ -25,6 +26,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputeMSD>("msd");
     r.add<ComputePE>("pe");
     r.add<ComputePressure>("pressure");
+    r.add<ComputePropertyAtom>("property/atom");
     r.add<ComputeRDF>("rdf");
     r.add<ComputeReduce>("reduce");
     r.add<ComputeTemp>("temp");

@@ -317,6 +317,9 @@ void write_data(Simulation& sim, const std::string& path) {
 }
 
 void write_restart(Simulation& sim, const std::string& path) {
+  for (const auto& fix : sim.fixes())
+    if (const std::string why = fix->restart_refusal(); !why.empty())
+      throw ConfigError("write_restart: fix " + fix->id() + " " + fix->style() + ": " + why);
   // On every rank: the run after this one sets up anew, as the run continued from the file will.
   sim.require_setup();
   const std::vector<AtomRecord> atoms = sim.gather_atoms();
@@ -483,8 +486,8 @@ void read_restart(Simulation& sim, const std::string& path) {
   if (h.contains("boundary")) {
     const auto& hbc = h["boundary"];
     const auto faces = r.texts_or_empty(r.at(hbc, "faces", "boundary.faces"), "boundary.faces");
-    if (faces.size() != 3) r.fail("has boundary.faces of " + std::to_string(faces.size()) +
-                                  " dimensions; expected 3");
+    if (faces.size() != 3)
+      r.fail("has boundary.faces of " + std::to_string(faces.size()) + " dimensions; expected 3");
     for (std::size_t d = 0; d < 3; ++d) {
       const std::string& f = faces[d];
       if (f.size() != 2 || f.find_first_not_of("pfsm") != std::string::npos ||
@@ -533,7 +536,8 @@ void read_restart(Simulation& sim, const std::string& path) {
     if (!ex.is_array()) r.fail("has neighbor.exclude_types that is not a list of type pairs");
     for (std::size_t k = 0; k < ex.size(); ++k) {
       const std::string name = "neighbor.exclude_types[" + std::to_string(k) + "]";
-      if (!ex[k].is_array() || ex[k].size() != 2) r.fail("has " + name + " that is not a type pair");
+      if (!ex[k].is_array() || ex[k].size() != 2)
+        r.fail("has " + name + " that is not a type pair");
       neighbor.exclude_types.emplace_back(
           static_cast<int>(r.integer(ex[k][0], name + "[0]", 1, types, "neigh_modify exclude")),
           static_cast<int>(r.integer(ex[k][1], name + "[1]", 1, types, "neigh_modify exclude")));

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "arguments.hpp"
+#include "balance_weights.hpp"
 #include "checked_integer.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/shared_input.hpp"
@@ -506,6 +507,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"run", &Input::run},
       {"set", &Input::set},
       {"balance", &Input::balance},
+      {"comm_style", &Input::comm_style},
       {"compute", &Input::compute},
       {"compute_modify", &Input::compute_modify},
       {"delete_atoms", &Input::delete_atoms},
@@ -1351,6 +1353,7 @@ void Input::set(const std::vector<std::string>& a) {
     bad("set style " + style + " is not supported; " + usage);
   }
   console_.print("Setting atom values ...\n");
+  std::vector<AtomValues> sources;  // the keyword's atom-style variable, if it has one
   for (std::size_t k = 2; k < a.size();) {
     const std::string& key = a[k];
     std::function<bool(Simulation::AtomChange&)> change;
@@ -1381,29 +1384,71 @@ void Input::set(const std::vector<std::string>& a) {
     } else if (key == "x" || key == "y" || key == "z" || key == "vx" || key == "vy" ||
                key == "vz") {
       need(a, k + 2, usage);
-      const double value = number("set " + key, a[k + 1]);
+      const SetValue value = set_value(key, a[k + 1], sources);
       const bool velocity = key[0] == 'v';
       const auto d = static_cast<std::size_t>(key.back() - 'x');
       change = [=](Simulation::AtomChange& c) {
-        (velocity ? c.v : c.x)[d] = value;
+        (velocity ? c.v : c.x)[d] = value.of(c);
+        return true;
+      };
+      k += 2;
+    } else if (key.rfind("i_", 0) == 0 || key.rfind("d_", 0) == 0 || key.rfind("i2_", 0) == 0 ||
+               key.rfind("d2_", 0) == 0) {
+      need(a, k + 2, usage);
+      const auto custom = *sim_.custom_reference(key, "set " + key);
+      const std::size_t column = sim_.custom_column(custom, "set " + key);
+      const SetValue value = set_value(key, a[k + 1], sources);
+      if (custom.integer && !value.variable) integer("set " + key, a[k + 1], -int_max, int_max);
+      change = [=](Simulation::AtomChange& c) {
+        const double v = value.of(c);
+        c.per_atom[column] = custom.integer ? static_cast<double>(static_cast<int>(v)) : v;
         return true;
       };
       k += 2;
     } else {
       bad("set keyword " + key + " is not supported; " + usage);
     }
-    const std::int64_t n = sim_.change_atoms(select, change);
+    const std::int64_t n = sim_.change_atoms(select, change, sources);
+    sources.clear();
     console_.print("  " + std::to_string(n) + " settings made for " + key + "\n");
   }
 }
 
-// balance ... and fix balance: LAMMPS's load balancing moves the boundaries between ranks.
-// md_ipu's tile grid is fixed by the target (the same results for any rank count), so the
-// command is accepted, checked for its form only, and said to be unused.
+// A set keyword's value: a number, or v_NAME, an atom-style variable evaluated for every atom
+// before any changes (bound now into `sources`).
+Input::SetValue Input::set_value(const std::string& key, const std::string& word,
+                                 std::vector<AtomValues>& sources) {
+  if (word.rfind("v_", 0) != 0) return {number("set " + key, word), false};
+  atom_variables().check(word.substr(2), "set " + key + " " + word);
+  sources.push_back(bind_atom_variable(word.substr(2), 0));
+  return {0.0, true};
+}
+
+// balance THRESH STYLE ARGS [weight ...]: LAMMPS's static load balancing moves the boundaries
+// between processors. md_ipu's tile grid is fixed by the target (the same results for any
+// decomposition), so nothing moves: the command is checked as LAMMPS checks it, stores the
+// atoms' weights with weight store, and prints the tiles' imbalance (balance_weights.hpp).
 void Input::balance(const std::vector<std::string>& a) {
-  need(a, 1, "balance THRESH STYLE ARGS...");
-  number("balance", a[0]);
-  console_.print("balance: not used; md_ipu's tile grid is fixed by the target\n");
+  need(a, 2, "balance THRESH x|y|z|shift|rcb ARGS... [weight ...]");
+  if (!sim_.has_box()) bad("balance: the simulation box is not defined yet");
+  if (!(number("balance THRESH", a[0]) > 0)) bad("balance: THRESH must be positive");
+  const BalanceSettings settings =
+      parse_balance(sim_, a, 1, /*fix=*/false, atom_variables(), "balance");
+  const TileLoads loads = balance_loads(sim_, settings, atom_variables(), "balance");
+  std::ostringstream line;
+  line << "balance: md_ipu's tile grid is fixed by the target, nothing moves; imbalance factor "
+       << loads.imbalance << " (largest tile's load " << loads.largest << ")\n";
+  console_.print(line.str());
+}
+
+// comm_style brick|tiled: LAMMPS's shape of the processors' sub-domains. md_ipu's tile grid is
+// fixed by the target (the same results for any decomposition): checked and said to be unused.
+void Input::comm_style(const std::vector<std::string>& a) {
+  need(a, 1, "comm_style brick|tiled");
+  if (a[0] != "brick" && a[0] != "tiled")
+    bad("comm_style: the style must be brick or tiled, not '" + a[0] + "'");
+  if (a.size() > 1) bad("comm_style " + a[0] + " takes no more arguments");
+  console_.print("comm_style: not used; md_ipu's tile grid is fixed by the target\n");
 }
 
 // next V1 V2 ...: each variable's next value; one that runs out is deleted, and the next jump
@@ -1449,8 +1494,31 @@ void Input::include(const std::vector<std::string>& a) {
   run_script(script.bytes, a[0]);
 }
 
+// An if condition, as LAMMPS's Variable::evaluate_boolean: WORD == WORD or WORD != WORD where
+// a word is not a number compares the two as strings (both must be strings); anything else is a
+// formula, true when nonzero.
+bool Input::condition(const std::string& text) {
+  std::istringstream words(text);
+  std::string left, op, right, more;
+  if (words >> left >> op >> right && !(words >> more) && (op == "==" || op == "!=")) {
+    const auto is_number = [](const std::string& w) {
+      char* end = nullptr;
+      std::strtod(w.c_str(), &end);
+      return end == w.c_str() + w.size();
+    };
+    if (!is_number(left) || !is_number(right)) {
+      if (is_number(left) || is_number(right))
+        bad("if: '" + text + "' compares a string with a number; compare two strings or two " +
+            "numbers");
+      return (left == right) == (op == "==");
+    }
+  }
+  return evaluate_formula(text) != 0.0;
+}
+
 // if "COND" then "C1" ... [elif "COND" "C" ...] ... [else "C" ...], as LAMMPS's If: each COND is
-// a formula (nonzero is true), and the commands of the first true branch run in order.
+// a formula (nonzero is true) or a comparison of strings (condition), and the commands of the
+// first true branch run in order.
 void Input::if_command(const std::vector<std::string>& a) {
   const char* usage = "if \"COND\" then \"C1\" ... [elif \"COND\" \"C\" ...] [else \"C\" ...]";
   need(a, 3, usage);
@@ -1460,11 +1528,11 @@ void Input::if_command(const std::vector<std::string>& a) {
     bool taken = true;
     std::size_t first = k;
     if (k == 0) {
-      taken = evaluate_formula(expand(a[0])) != 0.0;
+      taken = condition(expand(a[0]));
       first = 2;
     } else if (a[k] == "elif") {
       if (k + 1 >= a.size()) bad(std::string("if: elif needs a condition; usage: ") + usage);
-      taken = evaluate_formula(expand(a[k + 1])) != 0.0;
+      taken = condition(expand(a[k + 1]));
       first = k + 2;
     } else if (a[k] == "else") {
       first = k + 1;

@@ -347,6 +347,7 @@ void Simulation::add_fix(std::unique_ptr<Fix> fix, bool start_atoms) {
     });
   for (auto& existing : fixes_)
     if (existing->id() == id) {
+      existing->release(*this);
       existing = std::move(fix);
       return;
     }
@@ -357,6 +358,7 @@ void Simulation::unfix(const std::string& id) {
   changed();
   for (auto it = fixes_.begin(); it != fixes_.end(); ++it)
     if ((*it)->id() == id) {
+      (*it)->release(*this);
       fixes_.erase(it);
       return;
     }
@@ -411,6 +413,59 @@ void Simulation::remove_per_atom(int handle) {
   relayout_per_atom(per_atom_width_, at, width, 0);
 }
 
+void Simulation::add_custom_property(const std::string& name, const CustomProperty& property) {
+  if (!custom_properties_.emplace(name, property).second)
+    throw ConfigError("the custom per-atom property '" + name +
+                      "' exists already (fix property/atom names must differ)");
+}
+
+void Simulation::remove_custom_property(const std::string& name) { custom_properties_.erase(name); }
+
+const Simulation::CustomProperty* Simulation::custom_property(const std::string& name) const {
+  const auto it = custom_properties_.find(name);
+  return it == custom_properties_.end() ? nullptr : &it->second;
+}
+
+std::optional<Simulation::CustomReference> Simulation::custom_reference(
+    const std::string& word, const std::string& where) const {
+  const bool two = word.rfind("i2_", 0) == 0 || word.rfind("d2_", 0) == 0;
+  if (!two && word.rfind("i_", 0) != 0 && word.rfind("d_", 0) != 0) return std::nullopt;
+  CustomReference r;
+  r.name = word.substr(two ? 3 : 2);
+  r.integer = word[0] == 'i';
+  if (two) {
+    const auto open = r.name.find('[');
+    const auto close = r.name.size() - 1;
+    char* end = nullptr;
+    const long k = open == std::string::npos || r.name[close] != ']'
+                       ? 0
+                       : std::strtol(r.name.c_str() + open + 1, &end, 10);
+    if (k < 1 || end != r.name.c_str() + close)
+      throw ConfigError(where + ": " + word + " needs its column as [K], K from 1");
+    r.element = static_cast<std::size_t>(k - 1);
+    r.name.resize(open);
+  }
+  const CustomProperty* p = custom_property(r.name);
+  if (p == nullptr)
+    throw ConfigError(where + ": there is no custom per-atom property '" + r.name +
+                      "'; make it with fix property/atom");
+  if (p->integer != r.integer || p->array != two)
+    throw ConfigError(where + ": " + word + " does not match the property fix property/atom " +
+                      "made (" + (p->integer ? "i" : "d") + (p->array ? "2_" : "_") + r.name + ")");
+  if (r.element >= p->columns)
+    throw ConfigError(where + ": " + word + " is past the property's " +
+                      std::to_string(p->columns) + " columns");
+  return r;
+}
+
+std::size_t Simulation::custom_column(const CustomReference& r, const std::string& where) const {
+  const CustomProperty* p = custom_property(r.name);
+  if (p == nullptr)
+    throw ConfigError(where + ": the custom per-atom property '" + r.name +
+                      "' is gone (its fix property/atom was unfixed)");
+  return per_atom_offset(p->handle) + p->offset + r.element;
+}
+
 std::size_t Simulation::per_atom_offset(int handle) const {
   std::size_t offset = 0;
   for (const auto& [h, width] : per_atom_) {
@@ -456,6 +511,19 @@ std::vector<double> Simulation::gather_atoms(
   return runtime_.gather<double>(name, count, [&](Tile& t, std::span<double> out) {
     std::fill(out.begin(), out.end(), 0.0);
     fill(atoms_view(t), out);
+  });
+}
+
+void Simulation::store_per_atom(
+    std::string_view name, std::size_t column,
+    const std::function<void(const AtomsView&, std::span<double>)>& fill) {
+  apply_pending_scale();
+  runtime_.superstep(name, [&](Tile& t) {
+    TileAtoms& s = state(t);
+    std::vector<double> values(static_cast<std::size_t>(s.nlocal));
+    fill(atoms_view(t), values);
+    for (std::size_t i = 0; i < values.size(); ++i)
+      s.extra[per_atom_width_ * i + column] = values[i];
   });
 }
 
@@ -543,15 +611,29 @@ std::int64_t Simulation::add_to_group(const std::string& name,
 }
 
 std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)>& select,
-                                      const std::function<bool(AtomChange&)>& change) {
+                                      const std::function<bool(AtomChange&)>& change,
+                                      const std::vector<AtomValues>& sources) {
   changed();
   apply_pending_scale();  // the velocities changed are those of now
   const auto counts = runtime_.all_reduce<double>("md.set", ReduceOp::sum, [&](Tile& t) {
     TileAtoms& s = state(t);
+    const auto nlocal = static_cast<std::size_t>(s.nlocal);
+    // Every source over the tile's atoms before any changes (atom i's values at [i * count]).
+    const std::size_t count = sources.size();
+    std::vector<double> values(count * nlocal);
+    if (count > 0) {
+      const AtomsView view = atoms_view(t);
+      std::vector<double> column(nlocal);
+      for (std::size_t k = 0; k < count; ++k) {
+        sources[k](view, column);
+        for (std::size_t i = 0; i < nlocal; ++i) values[i * count + k] = column[i];
+      }
+    }
     auto x = t.get(x_);
     auto type = t.get(type_);
+    const std::size_t w = per_atom_width_;
     double n = 0;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
+    for (std::size_t i = 0; i < nlocal; ++i) {
       const GroupAtom a{s.id[i], type[i], {x[3 * i], x[3 * i + 1], x[3 * i + 2]}, s.mask[i]};
       if (!select(a)) continue;
       AtomChange c{s.id[i],
@@ -559,7 +641,9 @@ std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)
                    x.subspan(3 * i, 3),
                    std::span<double>(s.v.data() + 3 * i, 3),
                    s.mask[i],
-                   std::span<const std::int32_t>(s.image.data() + 3 * i, 3)};
+                   std::span<const std::int32_t>(s.image.data() + 3 * i, 3),
+                   std::span<double>(s.extra.data() + w * i, w),
+                   std::span<const double>(values.data() + count * i, count)};
       n += change(c) ? 1.0 : 0.0;
     }
     return n;
@@ -937,7 +1021,14 @@ void Simulation::observe(bool first, bool last) {
       o->observe(*this, first, last);
 }
 
+bool Simulation::rebuild_forced() const {
+  for (const auto& fix : fixes_)
+    if (fix->rebuilds_at(step_)) return true;
+  return false;
+}
+
 bool Simulation::decide_rebuild() {
+  if (rebuild_forced()) return true;
   // LAMMPS's Neighbor::decide: every `every` steps once `delay` steps have passed,
   // and, with check yes, only if some atom moved more than half the skin.
   if (!(since_build_ >= neighbor_.delay && since_build_ % neighbor_.every == 0)) return false;
@@ -1011,7 +1102,8 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
   for (std::int64_t k = 0; k < steps; ++k, ++done) {
     ++step_;
     ++since_build_;
-    const bool due = since_build_ >= neighbor_.delay && since_build_ % neighbor_.every == 0;
+    const bool due = rebuild_forced() ||
+                     (since_build_ >= neighbor_.delay && since_build_ % neighbor_.every == 0);
     // When no rebuild can happen this step, the ghost forward rides on the integration superstep.
     integrate_first(/*pack=*/!due);
     bool built = false;

@@ -137,4 +137,8 @@ cp "$work/atom_variable_profile.txt" atom_variable_profile.lammps.txt
 (cd "$work" && lmp -in "$here/in.rdf" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > rdf.lammps.out
 cp "$work/rdf_all.txt" rdf_all.lammps.txt
 cp "$work/rdf_sets.txt" rdf_sets.lammps.txt
+# fix property/atom, set and compute property/atom on custom properties, balance's weights and
+# fix balance's outputs (a 1-processor run: md_ipu's host with one thread has one tile).
+(cd "$work" && lmp -in "$here/in.property_atom" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > property_atom.lammps.out
+(cd "$work" && lmp -in "$here/in.property_atom" -var balance_outputs yes -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > balance_outputs.lammps.out
 echo "reference files written"

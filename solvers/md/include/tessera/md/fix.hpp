@@ -107,6 +107,9 @@ class Fix {
   virtual bool has_energy() const { return false; }
   virtual double tile_energy(const Tile& /*tile*/) const { return 0.0; }
   bool energy_in_pe() const { return energy_in_pe_; }
+  // Whether the neighbor lists must be rebuilt at this step, whatever neighbor every, delay and
+  // check say (LAMMPS's force_reneighbor and next_reneighbor: fix balance's steps).
+  virtual bool rebuilds_at(std::int64_t /*step*/) const { return false; }
   // How often end_of_step runs (LAMMPS's nevery): at steps that are multiples of it.
   virtual int end_of_step_every() const { return 1; }
 
@@ -148,9 +151,16 @@ class Fix {
   virtual void final_integrate(FixTile& /*t*/) {}
   virtual void end_of_step(Simulation& /*sim*/) {}
 
+  // Before unfix (or a fix of its ID replacing it) destroys it (collective): what it holds in
+  // the simulation (per-atom vectors, custom properties) goes back.
+  virtual void release(Simulation& /*sim*/) {}
+
   // Whether restart files keep it (LAMMPS leaves out the fixes that have no restart state,
   // such as fix ave/time: a script defines them again).
   virtual bool restartable() const { return true; }
+  // Why a restart file cannot keep what it holds (empty when it can or it has nothing to
+  // keep): write_restart then stops with this reason rather than drop it.
+  virtual std::string restart_refusal() const { return {}; }
   // Its section of a restart file (an object; the style and ID are added by the caller), and
   // one read back, each field checked as the fix command checks it (FormatError naming it).
   virtual nlohmann::json restart_section() const { return nlohmann::json::object(); }

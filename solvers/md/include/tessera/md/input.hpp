@@ -137,13 +137,24 @@ class Input {
   void print(const std::vector<std::string>& a);
   void group(const std::vector<std::string>& a);
   void set(const std::vector<std::string>& a);
+  // A set keyword's value: a number, or an atom-style variable's value for the atom (the one
+  // source set_value bound for the keyword).
+  struct SetValue {
+    double constant = 0;
+    bool variable = false;
+    double of(const Simulation::AtomChange& c) const { return variable ? c.values[0] : constant; }
+  };
+  SetValue set_value(const std::string& key, const std::string& word,
+                     std::vector<AtomValues>& sources);
   void balance(const std::vector<std::string>& a);
+  void comm_style(const std::vector<std::string>& a);
   // Script control: next, label, jump, include, if.
   void next(const std::vector<std::string>& a);
   void label(const std::vector<std::string>& a);
   void jump(const std::vector<std::string>& a);
   void include(const std::vector<std::string>& a);
   void if_command(const std::vector<std::string>& a);
+  bool condition(const std::string& text);
   // The lines of one file (run_script keeps its name and restores the caller's); a jump
   // replaces them.
   void run_lines(std::vector<std::string> lines);

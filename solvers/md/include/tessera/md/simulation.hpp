@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -165,15 +166,20 @@ class Simulation {
   // every atom for which select is true, and returns whether it changed it; returns how many it
   // changed over all ranks. Positions moved out of a tile's sub-box find their tile at the next
   // run's setup.
+  // `sources` are per-atom values (atom-style variables) worked out on each tile before
+  // `change` runs there: `values` holds this atom's, one per source.
   struct AtomChange {
     std::int64_t id;
     std::int32_t& type;
     std::span<double> x, v;
     std::uint32_t mask;
     std::span<const std::int32_t> image;  // 3: periodic images crossed
+    std::span<double> per_atom;           // its per-atom vectors (add_per_atom)
+    std::span<const double> values;       // one per source
   };
   std::int64_t change_atoms(const std::function<bool(const GroupAtom&)>& select,
-                            const std::function<bool(AtomChange&)>& change);
+                            const std::function<bool(AtomChange&)>& change,
+                            const std::vector<AtomValues>& sources = {});
   // delete_atoms (collective): removes every owned atom for which select is true and returns
   // how many went over all ranks. `compress`: the remaining atoms' ids become 1..N, in the order
   // LAMMPS's compress yes gives them on one processor when the ids were 1..N (each deleted
@@ -199,6 +205,33 @@ class Simulation {
   int add_per_atom(std::size_t width);
   void remove_per_atom(int handle);
   std::size_t per_atom_offset(int handle) const;
+  // Custom per-atom properties by name, as LAMMPS's Atom::find_custom (fix property/atom's
+  // i_NAME, d_NAME, i2_NAME, d2_NAME): per-atom vectors (`handle`) of `columns` values (1 for a
+  // vector) from `offset` within it, integers or not. A name may be taken once; add_custom_property
+  // throws ConfigError for a name in use.
+  struct CustomProperty {
+    int handle = 0;
+    std::size_t offset = 0;  // its first value within the handle's per-atom vector
+    std::size_t columns = 1;
+    bool integer = false;
+    bool array = false;  // i2_/d2_: referred to as NAME[K]
+  };
+  void add_custom_property(const std::string& name, const CustomProperty& property);
+  void remove_custom_property(const std::string& name);
+  const CustomProperty* custom_property(const std::string& name) const;
+  // A reference to a custom property's values: i_NAME, d_NAME, i2_NAME[K] or d2_NAME[K] (K
+  // from 1), checked against the property; nullopt for a word of none of these forms. Throws
+  // ConfigError, `where` first.
+  struct CustomReference {
+    std::string name;
+    std::size_t element = 0;  // K - 1
+    bool integer = false;
+  };
+  std::optional<CustomReference> custom_reference(const std::string& word,
+                                                  const std::string& where) const;
+  // Where that value sits in the per-atom vectors now (removing others moves it); throws
+  // ConfigError, `where` first, when its fix property/atom is gone.
+  std::size_t custom_column(const CustomReference& reference, const std::string& where) const;
 
   // For computes (collective): `count` values, each tile filling `out` (zeroed) from its own
   // atoms, velocities current, reduced element-wise with `op` over every tile in a fixed order.
@@ -225,6 +258,11 @@ class Simulation {
   std::vector<double> gather_atoms(
       std::string_view name, std::size_t count,
       const std::function<void(const AtomsView&, std::span<double>)>& fill);
+
+  // Writes per-atom vector column `column` (custom_column, per_atom_offset) of each tile's own
+  // atoms from `fill` (one value per atom; collective).
+  void store_per_atom(std::string_view name, std::size_t column,
+                      const std::function<void(const AtomsView&, std::span<double>)>& fill);
 
   void add_observer(std::shared_ptr<Observer> observer) {
     observers_.push_back(std::move(observer));
@@ -348,6 +386,9 @@ class Simulation {
   // Throws Error (collective): `what` is not finite at this step, naming the atom of lowest
   // id with a non-finite position, velocity, force or kinetic energy.
   [[noreturn]] void report_non_finite(const std::string& what);
+  // Whether a fix wants the lists rebuilt at this step (LAMMPS's force_reneighbor), whatever
+  // neighbor every, delay and check say.
+  bool rebuild_forced() const;
   bool decide_rebuild();
 
   Runtime& runtime_;
@@ -374,6 +415,7 @@ class Simulation {
   std::vector<std::string> groups_{"all"};
   std::size_t per_atom_width_ = 0;
   std::vector<std::pair<int, std::size_t>> per_atom_;  // (handle, width), in layout order
+  std::map<std::string, CustomProperty> custom_properties_;
   int next_per_atom_handle_ = 1;
   bool minimizing_ = false, running_ = false;
   NeighborSettings saved_neighbor_;

@@ -27,7 +27,8 @@ struct Formula::Node {
     divide,
     power,
     call,
-    special
+    special,
+    random  // random(lo, hi, seed) or normal(mu, sigma, seed), by name
   };
   Op op = Op::number;
   double value = 0;
@@ -150,13 +151,16 @@ class Parser {
       const std::size_t start = i_;
       while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
         ++i_;
-      // c_ID[N], f_ID[N] and f_ID[I][J]: the element is part of the name.
-      if (i_ - start > 2 && s_[start + 1] == '_' && (s_[start] == 'c' || s_[start] == 'f'))
-        for (int brackets = 0; brackets < 2 && i_ < s_.size() && s_[i_] == '['; ++brackets) {
-          const auto close = s_.find(']', i_);
-          if (close == std::string::npos) fail(s_, "missing ']'", i_);
-          i_ = close + 1;
-        }
+      // c_ID[N], f_ID[N] and f_ID[I][J], and atom values such as x[N] or x[v_i]: the element
+      // is part of the name.
+      const bool output =
+          i_ - start > 2 && s_[start + 1] == '_' && (s_[start] == 'c' || s_[start] == 'f');
+      const int most = output ? 2 : atom_value(s_.substr(start, i_ - start)) ? 1 : 0;
+      for (int brackets = 0; brackets < most && i_ < s_.size() && s_[i_] == '['; ++brackets) {
+        const auto close = s_.find(']', i_);
+        if (close == std::string::npos) fail(s_, "missing ']'", i_);
+        i_ = close + 1;
+      }
       n.name = s_.substr(start, i_ - start);
       if (take("(")) {
         n.op = Op::call;
@@ -184,7 +188,12 @@ class Parser {
           while (take(","));
           if (!take(")")) fail(s_, "missing ')' after the arguments of " + n.name, i_);
         }
-        check_function(n);
+        if (n.name == "random" || n.name == "normal") {
+          if (n.args.size() != 3) fail(s_, n.name + "() takes 3 arguments", n.at);
+          n.op = Op::random;
+        } else {
+          check_function(n);
+        }
         return add(std::move(n));
       }
       if (n.name == "PI") {
@@ -195,6 +204,11 @@ class Parser {
       return add(std::move(n));
     }
     fail(s_, "unexpected '" + std::string(1, c) + "'", i_);
+  }
+  static bool atom_value(const std::string& name) {
+    for (const char* a : {"id", "type", "mass", "x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz"})
+      if (name == a) return true;
+    return false;
   }
   static bool special_function(const std::string& name) {
     return name == "sum" || name == "min" || name == "max" || name == "ave" || name == "trap" ||
@@ -277,6 +291,7 @@ double apply(const std::string& text, const Node& n, const double* a) {
     case Op::number:
     case Op::name:
     case Op::special:
+    case Op::random:
       break;
   }
   return n.value;
@@ -314,9 +329,16 @@ double special(const std::string& text, const Node& n, const std::string& name,
   return value;
 }
 
+// random()'s and normal()'s seed: a positive whole number.
+int random_seed(const std::string& text, const Node& n, double seed) {
+  if (!(seed >= 1 && seed <= 900000000 && seed == std::floor(seed)))
+    fail(text, n.name + "()'s seed must be a whole number in 1..900000000", n.at);
+  return static_cast<int>(seed);
+}
+
 double evaluate_scalar(const std::string& text, const std::vector<Node>& nodes, std::size_t k,
                        const std::function<std::optional<double>(const std::string&)>& lookup,
-                       const Formula::VectorLookup& vectors) {
+                       const Formula::VectorLookup& vectors, const FormulaRandom* random) {
   const Node& n = nodes[k];
   if (n.op == Op::number) return n.value;
   if (n.op == Op::special) return special(text, n, nodes[n.args[0]].name, vectors);
@@ -324,9 +346,16 @@ double evaluate_scalar(const std::string& text, const std::vector<Node>& nodes, 
     if (auto v = lookup(n.name)) return *v;
     fail(text, "unknown name '" + n.name + "'", n.at);
   }
-  std::array<double, 2> a{};
+  std::array<double, 3> a{};
   for (std::size_t j = 0; j < n.args.size(); ++j)
-    a[j] = evaluate_scalar(text, nodes, n.args[j], lookup, vectors);
+    a[j] = evaluate_scalar(text, nodes, n.args[j], lookup, vectors, random);
+  if (n.op == Op::random) {
+    if (random == nullptr || !random->equal) fail(text, n.name + "() cannot be used here", n.at);
+    const bool gaussian = n.name == "normal";
+    if (gaussian && a[1] < 0) fail(text, "normal()'s sigma must not be negative", n.at);
+    const double draw = random->equal(gaussian, random_seed(text, n, a[2]));
+    return gaussian ? a[0] + a[1] * draw : a[0] + draw * (a[1] - a[0]);
+  }
   return apply(text, n, a.data());
 }
 
@@ -342,12 +371,29 @@ struct Bound {
   std::string text;
   std::shared_ptr<const std::vector<Node>> nodes;
   std::vector<Formula::Leaf> leaves;  // by node, for names
+  std::vector<std::size_t> draw_of;   // by node, for random nodes: its column of the draws
+  std::size_t draws_per_atom = 0;
+  AtomValues draws;  // draws_per_atom per atom
 
   Column column(std::size_t k, const AtomsView& view, std::size_t atoms) const {
     const Node& n = (*nodes)[k];
     Column c;
     if (n.op == Op::number) {
       c.value = n.value;
+      return c;
+    }
+    if (n.op == Op::random) {
+      const Column lo = column(n.args[0], view, atoms), hi = column(n.args[1], view, atoms);
+      std::vector<double> drawn(atoms * draws_per_atom);
+      draws(view, drawn);
+      c.uniform = false;
+      c.values.resize(atoms);
+      const bool gaussian = n.name == "normal";
+      for (std::size_t i = 0; i < atoms; ++i) {
+        const double d = drawn[i * draws_per_atom + draw_of[k]];
+        if (gaussian && hi.at(i) < 0) fail(text, "normal()'s sigma must not be negative", n.at);
+        c.values[i] = gaussian ? lo.at(i) + hi.at(i) * d : lo.at(i) + d * (hi.at(i) - lo.at(i));
+      }
       return c;
     }
     if (n.op == Op::name || n.op == Op::special) {
@@ -361,13 +407,13 @@ struct Bound {
       }
       return c;
     }
-    std::array<Column, 2> args;
+    std::array<Column, 3> args;
     bool uniform = true;
     for (std::size_t j = 0; j < n.args.size(); ++j) {
       args[j] = column(n.args[j], view, atoms);
       uniform = uniform && args[j].uniform;
     }
-    std::array<double, 2> a{};
+    std::array<double, 3> a{};
     if (uniform) {
       for (std::size_t j = 0; j < n.args.size(); ++j) a[j] = args[j].value;
       c.value = apply(text, n, a.data());
@@ -390,8 +436,8 @@ Formula::Formula(std::string text)
       nodes_(std::make_shared<const std::vector<Node>>(Parser(text_).parse())) {}
 
 double Formula::evaluate(const std::function<std::optional<double>(const std::string&)>& lookup,
-                         const VectorLookup& vectors) const {
-  return evaluate_scalar(text_, *nodes_, nodes_->size() - 1, lookup, vectors);
+                         const VectorLookup& vectors, const FormulaRandom* random) const {
+  return evaluate_scalar(text_, *nodes_, nodes_->size() - 1, lookup, vectors, random);
 }
 
 bool Formula::is_special_argument(std::size_t k) const {
@@ -401,11 +447,30 @@ bool Formula::is_special_argument(std::size_t k) const {
 }
 
 AtomValues Formula::bind(const std::function<Leaf(const std::string&)>& resolve,
-                         const VectorLookup& vectors) const {
+                         const VectorLookup& vectors, const FormulaRandom* random) const {
   auto bound = std::make_shared<Bound>();
   bound->text = text_;
   bound->nodes = nodes_;
   bound->leaves.resize(nodes_->size());
+  bound->draw_of.resize(nodes_->size());
+  // random() and normal(): each atom's draws, in the order LAMMPS evaluates the calls (the
+  // nodes' order), from the stream the first call's seed makes.
+  std::vector<bool> gaussian;
+  int seed = 0;
+  for (std::size_t k = 0; k < nodes_->size(); ++k) {
+    const Node& n = (*nodes_)[k];
+    if (n.op != Op::random) continue;
+    if (random == nullptr || !random->atom) fail(text_, n.name + "() cannot be used here", n.at);
+    const Node& s = (*nodes_)[n.args[2]];
+    if (s.op != Op::number) fail(text_, n.name + "()'s seed must be a number", s.at);
+    if (gaussian.empty()) seed = random_seed(text_, n, s.value);
+    bound->draw_of[k] = gaussian.size();
+    gaussian.push_back(n.name == "normal");
+  }
+  if (!gaussian.empty()) {
+    bound->draws_per_atom = gaussian.size();
+    bound->draws = random->atom(gaussian, seed);
+  }
   for (std::size_t k = 0; k < nodes_->size(); ++k) {
     const Node& n = (*nodes_)[k];
     if (n.op == Op::special) {
@@ -426,8 +491,8 @@ AtomValues Formula::bind(const std::function<Leaf(const std::string&)>& resolve,
 
 double evaluate(const std::string& formula,
                 const std::function<std::optional<double>(const std::string&)>& lookup,
-                const Formula::VectorLookup& vectors) {
-  return Formula(formula).evaluate(lookup, vectors);
+                const Formula::VectorLookup& vectors, const FormulaRandom* random) {
+  return Formula(formula).evaluate(lookup, vectors, random);
 }
 
 }  // namespace tessera::md

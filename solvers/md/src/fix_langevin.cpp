@@ -60,7 +60,7 @@ void FixLangevin::post_force(FixTile& t) {
 }
 
 std::size_t FixLangevin::modify(Simulation& sim, const std::vector<std::string>& words,
-                               std::size_t at) {
+                                std::size_t at) {
   if (words[at] != "temp" || at + 1 >= words.size()) return Fix::modify(sim, words, at);
   const std::string what = "fix_modify " + id() + " temp";
   const Compute* c = sim.find_compute(words[at + 1]);

@@ -312,6 +312,7 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
   atom_variables().check(name, "v_" + name);
   const Formula formula(variables_.at(name).values[0]);
   const auto vectors = global_vectors(where);
+  const FormulaRandom random = formula_random();
   return formula.bind(
       [&](const std::string& leaf) -> Formula::Leaf {
         static const std::array<const char*, 12> attributes{"id", "type", "mass", "x",  "y",  "z",
@@ -357,15 +358,86 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
                     for (std::size_t i = 0; i < out.size(); ++i) out[i] = all[i * columns + column];
                   }};
         }
+        if (auto v = atom_value(leaf, where)) return {v, {}};
         return {thermo_->value(sim_, leaf), {}};
       },
-      vectors);
+      vectors, &random);
+}
+
+FormulaRandom Input::formula_random() {
+  FormulaRandom r;
+  r.equal = [this](bool gaussian, int seed) {
+    if (!random_equal_) random_equal_.emplace(seed);
+    return gaussian ? random_equal_->gaussian() : random_equal_->uniform();
+  };
+  r.atom = [this](const std::vector<bool>& gaussian, int seed) -> AtomValues {
+    if (!random_atom_) random_atom_.emplace(seed);  // LAMMPS's seed + processor, on processor 0
+    const std::int64_t ids = sim_.max_id();
+    if (ids > 4 * sim_.natoms() + 1000000)
+      bad("random() and normal() in atom-style variables draw for every atom id up to the "
+          "largest, " +
+          std::to_string(ids) + ", too many for " + std::to_string(sim_.natoms()) +
+          " atoms; renumber the atoms (delete_atoms ... compress yes)");
+    const std::size_t calls = gaussian.size();
+    auto table = std::make_shared<std::vector<double>>(static_cast<std::size_t>(ids) * calls);
+    for (std::size_t i = 0; i < table->size(); ++i)
+      (*table)[i] = gaussian[i % calls] ? random_atom_->gaussian() : random_atom_->uniform();
+    return [table, calls](const AtomsView& a, std::span<double> out) {
+      for (std::size_t i = 0; i < a.id.size(); ++i)
+        for (std::size_t j = 0; j < calls; ++j)
+          out[i * calls + j] = (*table)[static_cast<std::size_t>(a.id[i] - 1) * calls + j];
+    };
+  };
+  return r;
+}
+
+std::optional<double> Input::atom_value(const std::string& name, const std::string& where) {
+  const auto open = name.find('[');
+  if (open == std::string::npos || name.back() != ']') return std::nullopt;
+  static const std::array<const char*, 12> attributes{"id", "type", "mass", "x",  "y",  "z",
+                                                      "vx", "vy",   "vz",   "fx", "fy", "fz"};
+  const std::string attribute = name.substr(0, open),
+                    index = name.substr(open + 1, name.size() - open - 2);
+  std::size_t k = attributes.size();
+  for (std::size_t a = 0; a < attributes.size(); ++a)
+    if (attribute == attributes[a]) k = a;
+  if (k == attributes.size()) return std::nullopt;
+  double wanted = 0;
+  if (index.rfind("v_", 0) == 0) {
+    const std::string v = index.substr(2);
+    if (!variables_.count(v)) bad(where + ": " + name + ": there is no variable " + v);
+    wanted = number("variable " + v, variable_text(v));
+  } else {
+    wanted = number(where + " " + name, index);
+  }
+  const auto id = static_cast<std::int64_t>(wanted);
+  if (static_cast<double>(id) != wanted || id < 1)
+    bad(where + ": " + name + ": the atom id must be a positive whole number, not " + index);
+  const auto found = sim_.reduce_atoms(
+      "md.atom_value", ReduceOp::sum, 2, [&](const AtomsView& a, std::span<double> out) {
+        for (std::size_t i = 0; i < a.id.size(); ++i) {
+          if (a.id[i] != id) continue;
+          const double value = k == 0   ? static_cast<double>(a.id[i])
+                               : k == 1 ? a.type[i]
+                               : k == 2 ? a.mass[static_cast<std::size_t>(a.type[i])]
+                               : k < 6  ? a.x[3 * i + (k - 3)]
+                               : k < 9  ? a.v[3 * i + (k - 6)]
+                               : 3 * i + (k - 9) < a.f.size() ? a.f[3 * i + (k - 9)]
+                                                              : 0.0;
+          out[0] += value;
+          out[1] += 1;
+        }
+      });
+  if (found[1] != 1) bad(where + ": " + name + ": there is no atom " + std::to_string(id));
+  return found[0];
 }
 
 double Input::evaluate_formula(const std::string& formula) {
+  const FormulaRandom random = formula_random();
   return evaluate(
       formula,
       [&](const std::string& name) -> std::optional<double> {
+        if (auto v = atom_value(name, "variable formula " + formula)) return v;
         if (name.rfind("v_", 0) == 0) {
           const std::string v = name.substr(2);
           if (!variables_.count(v)) return std::nullopt;
@@ -377,7 +449,7 @@ double Input::evaluate_formula(const std::string& formula) {
         }
         return thermo_->value(sim_, name);
       },
-      global_vectors("variable formula " + formula));
+      global_vectors("variable formula " + formula), &random);
 }
 
 std::string Input::strip_comment(const std::string& line) {
@@ -1763,6 +1835,12 @@ void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool s
   Runtime& rt = sim_.runtime();
   const double simulated_before = rt.profile().simulated_seconds();
   const std::uint64_t supersteps_before = rt.profile().supersteps();
+  if (n > 0 && !sim_.integrated() && !warned_unintegrated_) {
+    console_.print(
+        "WARNING: no fix integrates the atoms: they stay where they are during the "
+        "run (said once)\n");
+    warned_unintegrated_ = true;
+  }
   try {
     sim_.run(n, options);
   } catch (const std::exception&) {

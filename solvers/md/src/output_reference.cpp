@@ -119,7 +119,7 @@ bool output_extensive(Simulation& sim, const OutputReference& ref, const std::st
 }
 
 double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
-                    const std::string& where) {
+                    const std::string& where, std::map<std::string, std::vector<double>>* vectors) {
   const Source s = find(sim, ref, where);
   check(s, ref, where);
   if (ref.column > 0) {
@@ -133,8 +133,15 @@ double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
   double value = 0;
   if (ref.index == 0)
     value = s.compute ? s.compute->scalar(sim) : s.fix->scalar(sim);
-  else
+  else if (vectors == nullptr)
     value = (s.compute ? s.compute->vector(sim) : s.fix->vector(sim))[ref.index - 1];
+  else {
+    const std::string key = std::string(1, ref.kind) + "_" + ref.id;
+    auto it = vectors->find(key);
+    if (it == vectors->end())
+      it = vectors->emplace(key, s.compute ? s.compute->vector(sim) : s.fix->vector(sim)).first;
+    value = it->second[ref.index - 1];
+  }
   const bool extensive = s.compute ? (ref.index == 0 ? s.compute->extensive_scalar()
                                                      : s.compute->extensive_vector(ref.index - 1))
                                    : (ref.index == 0 ? s.fix->extensive_scalar()

@@ -1074,11 +1074,6 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     throw ConfigError("run: the stop value " + std::to_string(*options.ramp_end) +
                       " is before the run's last step " + std::to_string(step_ + steps));
   if (minimizing_) throw std::logic_error("run during a minimization");
-  // run 0 without a fix is a single-point evaluation (energies, forces, pressure).
-  if (steps > 0 && !integrated())
-    throw ConfigError(
-        "run: no fix integrates the atoms, they would not move; add fix 1 all nve (or nvt), or "
-        "use run 0 for a single-point evaluation");
   const auto wall_start = std::chrono::steady_clock::now();
   struct Running {  // in_run() for the run's length, however it ends
     bool& flag;
@@ -1231,6 +1226,7 @@ void Simulation::shrink_wrap() {
 
 void Simulation::rebuild(bool canonical_order) {
   since_build_ = 0;
+  ++builds_;
   if (boundary_.any_shrinks()) shrink_wrap();
   if (box_changed_) domain_ = domain_.resized(box_), box_changed_ = false;
   box_at_build_ = box_;

@@ -14,22 +14,25 @@ namespace {
 // keyword -> (column name, extensive)
 const std::map<std::string, std::pair<const char*, bool>>& keywords() {
   static const std::map<std::string, std::pair<const char*, bool>> k{
-      {"step", {"Step", false}},   {"atoms", {"Atoms", false}}, {"time", {"Time", false}},
-      {"dt", {"Dt", false}},       {"temp", {"Temp", false}},   {"press", {"Press", false}},
-      {"pe", {"PotEng", true}},    {"ke", {"KinEng", true}},    {"etotal", {"TotEng", true}},
-      {"evdwl", {"E_vdwl", true}}, {"ecoul", {"E_coul", true}}, {"epair", {"E_pair", true}},
-      {"emol", {"E_mol", true}},   {"elong", {"E_long", true}}, {"vol", {"Volume", false}},
-      {"lx", {"Lx", false}},       {"ly", {"Ly", false}},       {"lz", {"Lz", false}},
-      {"xlat", {"Xlat", false}},   {"ylat", {"Ylat", false}},   {"zlat", {"Zlat", false}},
-      {"xlo", {"Xlo", false}},     {"xhi", {"Xhi", false}},     {"ylo", {"Ylo", false}},
-      {"yhi", {"Yhi", false}},     {"zlo", {"Zlo", false}},     {"zhi", {"Zhi", false}},
-      {"pxx", {"Pxx", false}},     {"pyy", {"Pyy", false}},     {"pzz", {"Pzz", false}},
-      {"pxy", {"Pxy", false}},     {"pxz", {"Pxz", false}},     {"pyz", {"Pyz", false}},
+      {"step", {"Step", false}},     {"atoms", {"Atoms", false}}, {"time", {"Time", false}},
+      {"dt", {"Dt", false}},         {"temp", {"Temp", false}},   {"press", {"Press", false}},
+      {"pe", {"PotEng", true}},      {"ke", {"KinEng", true}},    {"etotal", {"TotEng", true}},
+      {"evdwl", {"E_vdwl", true}},   {"ecoul", {"E_coul", true}}, {"epair", {"E_pair", true}},
+      {"emol", {"E_mol", true}},     {"elong", {"E_long", true}}, {"vol", {"Volume", false}},
+      {"lx", {"Lx", false}},         {"ly", {"Ly", false}},       {"lz", {"Lz", false}},
+      {"xlat", {"Xlat", false}},     {"ylat", {"Ylat", false}},   {"zlat", {"Zlat", false}},
+      {"xlo", {"Xlo", false}},       {"xhi", {"Xhi", false}},     {"ylo", {"Ylo", false}},
+      {"yhi", {"Yhi", false}},       {"zlo", {"Zlo", false}},     {"zhi", {"Zhi", false}},
+      {"pxx", {"Pxx", false}},       {"pyy", {"Pyy", false}},     {"pzz", {"Pzz", false}},
+      {"pxy", {"Pxy", false}},       {"pxz", {"Pxz", false}},     {"pyz", {"Pyz", false}},
+      {"nbuild", {"Nbuild", false}},
   };
   return k;
 }
 
-bool is_integer_keyword(const std::string& k) { return k == "step" || k == "atoms"; }
+bool is_integer_keyword(const std::string& k) {
+  return k == "step" || k == "atoms" || k == "nbuild";
+}
 
 }  // namespace
 
@@ -142,6 +145,7 @@ void ThermoOutput::set_float_format(const std::string& format) {
 struct ThermoOutput::Line {
   std::optional<double> temp, dof, press, pe;
   std::optional<std::vector<double>> press_tensor;
+  std::map<std::string, std::vector<double>> vectors;  // c_ID[N], f_ID[N] (output_value)
 };
 
 double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k) const {
@@ -174,9 +178,10 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
     return variable_(k.substr(2));
   }
   if (const auto ref = parse_output_reference(k))
-    return output_value(sim, *ref, normalized(sim), "thermo_style custom " + k);
+    return output_value(sim, *ref, normalized(sim), "thermo_style custom " + k, &line.vectors);
   if (k == "step") return static_cast<double>(sim.step());
   if (k == "atoms") return n;
+  if (k == "nbuild") return static_cast<double>(sim.neighbor_builds());
   if (k == "time") return static_cast<double>(sim.step()) * sim.timestep();
   if (k == "dt") return sim.timestep();
   if (k == "temp") return temp();

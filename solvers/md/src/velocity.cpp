@@ -106,8 +106,7 @@ void velocity_create(Simulation& sim, const std::string& group, double t_desired
                      const VelocityOptions& options) {
   const std::uint32_t mask = group_mask(sim, group, "create");
   require_masses(sim, "create");
-  if (!(t_desired >= 0))
-    throw ConfigError("velocity create: the temperature must not be negative");
+  if (!(t_desired >= 0)) throw ConfigError("velocity create: the temperature must not be negative");
   if (seed <= 0) throw ConfigError("velocity create: the seed must be a positive integer");
   if (options.sum)
     throw ConfigError(

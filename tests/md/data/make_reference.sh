@@ -141,4 +141,7 @@ cp "$work/rdf_sets.txt" rdf_sets.lammps.txt
 # fix balance's outputs (a 1-processor run: md_ipu's host with one thread has one tile).
 (cd "$work" && lmp -in "$here/in.property_atom" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > property_atom.lammps.out
 (cd "$work" && lmp -in "$here/in.property_atom" -var balance_outputs yes -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > balance_outputs.lammps.out
+# random() and normal() in equal- and atom-style variables, set from atom-style variables, atom
+# value references, a run without an integrating fix.
+(cd "$work" && lmp -in "$here/in.random" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > random.lammps.out
 echo "reference files written"

@@ -18,6 +18,7 @@
 #include "tessera/md/lattice.hpp"
 #include "tessera/md/minimize.hpp"
 #include "tessera/md/output_reference.hpp"
+#include "tessera/md/random_mars.hpp"
 #include "tessera/md/region.hpp"
 #include "tessera/md/simulation.hpp"
 #include "tessera/md/thermo_output.hpp"
@@ -75,6 +76,13 @@ class Input {
   // variable that refers to itself.
   AtomVariables atom_variables();
   Formula::VectorLookup global_vectors(const std::string& where);
+  // One atom's value by id, as LAMMPS's atom value references (x[N], x[v_NAME]; collective);
+  // nothing for a name of another form.
+  std::optional<double> atom_value(const std::string& name, const std::string& where);
+  // The streams of random() and normal() (expression.hpp): every atom-style draw goes atom
+  // after atom in id order over ids 1..max_id, as LAMMPS on one processor draws them for atoms
+  // numbered 1..N in that order.
+  FormulaRandom formula_random();
   void check_current(const OutputReference& ref, const std::string& where) const;
   AtomValues bind_atom_variable(const std::string& name, int depth);
   std::vector<std::string> split(const std::string& line) const;
@@ -166,6 +174,8 @@ class Input {
   std::map<std::string, std::shared_ptr<const Region>> regions_;
   std::map<std::string, std::shared_ptr<Dump>> dumps_;
   Lattice lattice_;
+  std::optional<RandomMars> random_equal_, random_atom_;  // made at their first draw
+  bool warned_unintegrated_ = false;
   MinSettings min_;  // min_style and min_modify
   std::string source_;
   int line_number_ = 0;

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,9 +36,12 @@ std::size_t output_vector_size(Simulation& sim, const OutputReference& ref,
 // Whether the value grows with the system (divided by the atom count under thermo norm yes).
 bool output_extensive(Simulation& sim, const OutputReference& ref, const std::string& where);
 // The value now: throws ConfigError, `where` first, when there is no such compute or fix or it
-// has no such output. `normalize`: an extensive value divided by the atom count.
+// has no such output. `normalize`: an extensive value divided by the atom count. `vectors`:
+// the global vectors already computed for one output line, by compute or fix (LAMMPS's
+// invoked_vector: a vector is computed once for all of its elements a line prints); filled.
 double output_value(Simulation& sim, const OutputReference& ref, bool normalize,
-                    const std::string& where);
+                    const std::string& where,
+                    std::map<std::string, std::vector<double>>* vectors = nullptr);
 // A whole vector, as fix ave/time mode vector reads it: c_ID or f_ID (the global vector), or
 // c_ID[J] of a compute with a global array (its column J). Throws ConfigError, `where` first.
 std::vector<double> output_column(Simulation& sim, const OutputReference& ref,

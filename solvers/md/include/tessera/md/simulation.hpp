@@ -137,6 +137,11 @@ class Simulation {
   bool in_run() const { return running_ || minimizing_; }
   void set_step(std::int64_t step) { changed(), step_ = step; }
   std::int64_t natoms() const { return natoms_; }
+  // How many times the neighbor lists were built since the simulation began (LAMMPS's thermo
+  // nbuild; md_ipu also builds them at every run's setup).
+  std::int64_t neighbor_builds() const { return builds_; }
+  // The largest atom id there has been (new atoms are numbered after it).
+  std::int64_t max_id() const { return max_id_; }
 
   // Fixes (fix.hpp), applied in the order they were added (restart files keep that order). A
   // fix with the ID of an existing one of the same style replaces it; one fix integrates a
@@ -280,6 +285,9 @@ class Simulation {
     // to (default: this run's first and last step); they must bracket the run.
     std::optional<std::int64_t> ramp_begin, ramp_end;
   };
+  // Whether a fix integrates the atoms; without one a run's steps compute forces and energies
+  // of atoms that stay where they are (LAMMPS's Monte Carlo scripts do this).
+  bool integrated() const;
   // Runs `steps` steps (collective).
   // A stop signal polled after each step (stop_on_signals) ends the run early, after that step.
   void run(std::int64_t steps, const RunOptions& options);
@@ -381,7 +389,6 @@ class Simulation {
   FixTile fix_view(Tile& t, std::int64_t step);
   AtomsView atoms_view(Tile& t);
   double ramp_at(std::int64_t step) const;
-  bool integrated() const;
   void apply_pending_scale();
   // Throws Error (collective): `what` is not finite at this step, naming the atom of lowest
   // id with a non-finite position, velocity, force or kinetic energy.
@@ -409,6 +416,7 @@ class Simulation {
   std::int64_t step_ = 0;
   std::int64_t natoms_ = 0;
   std::int64_t max_id_ = 0;
+  std::int64_t builds_ = 0;
 
   std::vector<std::unique_ptr<Fix>> fixes_;
   std::vector<std::unique_ptr<Compute>> computes_;

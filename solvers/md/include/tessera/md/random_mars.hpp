@@ -10,6 +10,8 @@
 
 #include <array>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera::md {
 
 class RandomMars {

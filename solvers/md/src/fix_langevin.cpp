@@ -7,6 +7,7 @@
 #include "arguments.hpp"
 #include "restart_header.hpp"
 #include "tessera/core/rng.hpp"
+#include "tessera/md/region.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -14,8 +15,24 @@ using namespace arguments;
 
 FixLangevin::FixLangevin(const FixArguments& a) : Fix(a.id, a.group) {
   if (a.from_restart) return;
-  need(a.args, 4, "fix ID all langevin T0 T1 DAMP SEED");
-  if (a.args.size() > 4) bad("fix langevin: keywords after SEED are not supported");
+  const char* usage = "fix ID GROUP langevin T0 T1 DAMP SEED [tally yes|no] [zero no]";
+  need(a.args, 4, usage);
+  for (std::size_t k = 4; k < a.args.size(); k += 2) {
+    const std::string& key = a.args[k];
+    if (k + 1 >= a.args.size()) bad("fix langevin: keyword " + key + " needs a value");
+    if (key == "tally") {
+      tally_ = yes_no("fix langevin tally", a.args[k + 1]);
+    } else if (key == "zero") {
+      if (yes_no("fix langevin zero", a.args[k + 1]))
+        bad("fix langevin: zero yes (the group's net random force removed) is not supported");
+    } else if (key == "angmom" || key == "omega" || key == "gjf" || key == "scale") {
+      bad("fix langevin: keyword " + key +
+          " is not supported (md_ipu's atoms are point particles of per-type masses, and it "
+          "integrates with velocity Verlet)");
+    } else {
+      bad("fix langevin: unknown keyword '" + key + "'; usage: " + usage);
+    }
+  }
   const long long seed = seed_value("fix langevin", a.args[3],
                                     "fix langevin: the seed must be a positive 32-bit integer");
   t_start_ = number("fix langevin", a.args[0]);
@@ -44,8 +61,14 @@ void FixLangevin::start_atoms(FixTile& t) {
 void FixLangevin::post_force(FixTile& t) {
   const Units& u = *t.units;
   const double sqrt_t = std::sqrt(t_start_ + t.ramp * (t_stop_ - t_start_));
+  std::vector<double>* tallied = nullptr;
+  if (tally_) {
+    tallied = &forces_[static_cast<std::size_t>(t.tile.id())];
+    tallied->assign(3 * static_cast<std::size_t>(t.nlocal), 0.0);
+  }
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
     if (!in_group(t, i)) continue;
+    if (region_ && !region_->matches({t.x[3 * i], t.x[3 * i + 1], t.x[3 * i + 2]})) continue;
     const double m = t.mass[static_cast<std::size_t>(t.type[i])];
     const double gamma1 = -m / damp_ / u.ftm2v;
     const double gamma2 =
@@ -53,7 +76,10 @@ void FixLangevin::post_force(FixTile& t) {
     boost::random::minstd_rand engine(t.noise[i]);
     for (std::size_t d = 0; d < 3; ++d) {
       const double r = (1.0 / 2147483647) * static_cast<double>(engine());
-      if (thermal_[d]) t.f[3 * i + d] += gamma1 * t.v[3 * i + d] + gamma2 * (r - 0.5);
+      if (!thermal_[d]) continue;
+      const double force = gamma1 * t.v[3 * i + d] + gamma2 * (r - 0.5);
+      t.f[3 * i + d] += force;
+      if (tallied) (*tallied)[3 * i + d] = force;
     }
     t.noise[i] = static_cast<std::uint32_t>(engine());
   }
@@ -68,12 +94,43 @@ std::size_t FixLangevin::modify(Simulation& sim, const std::vector<std::string>&
   if (!c->is_temperature())
     throw ConfigError(what + ": compute " + words[at + 1] + " (" + c->style() +
                       ") does not compute a temperature");
-  if (c->removes_atom_bias())
+  region_ = c->bias_region();
+  if (c->removes_atom_bias() && !region_)
     throw ConfigError(what + ": compute " + words[at + 1] + " (" + c->style() +
                       ") leaves atoms out as a bias, which md_ipu's thermostats do not support");
   thermal_ = c->thermal_components();
   return 2;
 }
+
+// Before any post_force of a run writes them: a row of forces for every tile.
+void FixLangevin::pre_force(Simulation& sim) {
+  if (tally_) forces_.resize(static_cast<std::size_t>(sim.runtime().target().total_tiles()));
+}
+
+double FixLangevin::power(Simulation& sim) const {
+  return sim.reduce_atoms("md.langevin_tally", ReduceOp::sum, 1,
+                          [&](const AtomsView& a, std::span<double> out) {
+                            const auto& f = forces_[static_cast<std::size_t>(a.tile.id())];
+                            for (std::size_t k = 0; k < f.size() && k < a.v.size(); ++k)
+                              out[0] += f[k] * a.v[k];
+                          })[0];
+}
+
+// LAMMPS's compute_scalar at the run's first step: the count starts half a step before it.
+void FixLangevin::setup(Simulation& sim) {
+  if (!tally_) return;
+  power_ = power(sim);
+  energy_ = 0.5 * power_ * sim.timestep();
+}
+
+void FixLangevin::end_of_step(Simulation& sim) {
+  if (!tally_) return;
+  power_ = power(sim);
+  energy_ += power_ * sim.timestep();
+}
+
+// The energy taken out up to the full step now (LAMMPS's energy less the last half step).
+double FixLangevin::scalar(Simulation& sim) { return -(energy_ - 0.5 * power_ * sim.timestep()); }
 
 nlohmann::json FixLangevin::restart_section() const {
   return {{"t_start", t_start_}, {"t_stop", t_stop_}, {"damp", damp_}, {"seed", seed_}};

@@ -20,6 +20,7 @@
 #include "tessera/md/fix_temp_rescale.hpp"
 #include "tessera/md/fix_thermal_conductivity.hpp"
 #include "tessera/md/fix_vector.hpp"
+#include "tessera/md/fix_viscosity.hpp"
 #include "tessera/md/fix_wall.hpp"
 #include "tessera/md/fix_wall_reflect.hpp"
 #include "tessera/md/fix_wall_reflect_stochastic.hpp"
@@ -53,6 +54,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixHeat>("heat");
     r.add<FixThermalConductivity>("thermal/conductivity");
     r.add<FixVector>("vector");
+    r.add<FixViscosity>("viscosity");
     r.add<FixAveForce>("aveforce");
     r.add<FixTempRescale>("temp/rescale");
     r.add<FixWallReflect>("wall/reflect");

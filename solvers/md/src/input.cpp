@@ -498,8 +498,17 @@ std::string Input::expand(const std::string& text) {
         if (text[end] == ')' && --depth == 0) break;
       }
       if (end >= text.size()) bad("missing ')' after '$('");
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.20g", evaluate_formula(text.substr(i + 2, end - i - 2)));
+      // $(formula:format), as LAMMPS's: a format after the last colon when it starts with %.
+      std::string formula = text.substr(i + 2, end - i - 2), format = "%.20g";
+      if (const std::size_t colon = formula.rfind(':');
+          colon != std::string::npos && colon + 1 < formula.size() && formula[colon + 1] == '%') {
+        format = formula.substr(colon + 1);
+        formula.resize(colon);
+        if (arguments::float_conversions(format) != 1)
+          bad("$(" + formula + ":" + format + "): the format needs one %f, %e or %g conversion");
+      }
+      char buf[256];
+      std::snprintf(buf, sizeof buf, format.c_str(), evaluate_formula(formula));
       out += buf;
       i = end;
     } else {
@@ -854,6 +863,7 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   need(a, 2, "create_atoms TYPE box|region ID");
   if (!sim_.has_box()) bad("the simulation box is not defined; use create_box first");
   const long long type = integer("create_atoms", a[0], 1, sim_.types());
+  if (a[1] == "single") return create_single_atom(static_cast<std::int32_t>(type), a);
   if (lattice_.style == "none") bad("create_atoms needs a lattice command first");
   // As LAMMPS's CreateAtoms: a point is in the box when inside [lo - eps, hi - 2 eps) with
   // eps = 1e-6 of the box length in each periodic dimension (so that a point on the upper face
@@ -877,7 +887,7 @@ void Input::create_atoms(const std::vector<std::string>& a) {
       where.hi[d] = std::min(where.hi[d], extent.hi[d]);
     }
   } else if (a[1] != "box") {
-    bad("create_atoms style " + a[1] + ": use box or region");
+    bad("create_atoms style " + a[1] + ": use box, region or single");
   }
   sim_.require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
                               "create_atoms on this lattice and region", false);
@@ -896,6 +906,52 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   const std::size_t n = atoms.size();
   sim_.add_atoms(std::move(atoms));
   console_.print("Created " + std::to_string(n) + " atoms\n");
+}
+
+// create_atoms TYPE single X Y Z [units box|lattice] [remap yes|no], as LAMMPS's: the point in
+// lattice spacings by default, wrapped into the periodic dimensions with remap yes. LAMMPS makes
+// nothing, silently, of a point outside the box; md_ipu refuses it.
+void Input::create_single_atom(std::int32_t type, const std::vector<std::string>& a) {
+  const char* usage = "create_atoms TYPE single X Y Z [units box|lattice] [remap yes|no]";
+  need(a, 5, usage);
+  bool lattice_units = true, remap = false;
+  for (std::size_t k = 5; k < a.size(); k += 2) {
+    if (k + 1 >= a.size()) bad("create_atoms single: keyword " + a[k] + " needs a value");
+    if (a[k] == "units") {
+      if (a[k + 1] != "box" && a[k + 1] != "lattice")
+        bad("create_atoms single: units must be box or lattice, not '" + a[k + 1] + "'");
+      lattice_units = a[k + 1] == "lattice";
+    } else if (a[k] == "remap") {
+      remap = yes_no("create_atoms single remap", a[k + 1]);
+    } else {
+      bad("create_atoms single: keyword " + a[k] + " is not supported; usage: " + usage);
+    }
+  }
+  if (lattice_units && lattice_.style == "none")
+    bad("create_atoms single in lattice units needs a lattice command first, or add units box");
+  const Box& box = sim_.box();
+  AtomRecord r;
+  r.type = type;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const int dim = static_cast<int>(d);
+    r.x[d] =
+        number("create_atoms single", a[2 + d]) * (lattice_units ? lattice_.spacing(dim) : 1.0);
+    if (remap && sim_.boundary().periodic(d)) {
+      const double length = box.length(dim);
+      r.x[d] -= std::floor((r.x[d] - box.lo[d]) / length) * length;
+      if (r.x[d] >= box.hi[d]) r.x[d] = box.lo[d];  // a rounding at the upper face
+    }
+  }
+  for (std::size_t d = 0; d < 3; ++d)
+    if (!(r.x[d] >= box.lo[d] && r.x[d] < box.hi[d])) {
+      char where[160];
+      std::snprintf(where, sizeof where, "(%.8g, %.8g, %.8g)", r.x[0], r.x[1], r.x[2]);
+      bad(std::string("create_atoms single: the point ") + where + " is outside the box" +
+          (remap ? "" : "; remap yes maps it into the periodic dimensions"));
+    }
+  sim_.require_room_for_atoms(1, "create_atoms single", false);
+  sim_.add_atoms({r});
+  console_.print("Created 1 atoms\n");
 }
 
 void Input::mass(const std::vector<std::string>& a) {
@@ -1262,11 +1318,8 @@ void Input::variable(const std::vector<std::string>& a) {
     variables_[name] = {"atom", {formula}};
   } else if (style == "format") {
     if (args.size() != 2) bad("variable format: use variable NAME format VARIABLE FORMAT");
-    // One %f, %e or %g conversion, as LAMMPS checks it.
-    int conversions = 0;
-    for (std::size_t i = 0; i + 1 < args[1].size(); ++i)
-      if (args[1][i] == '%' && args[1][i + 1] != '%') ++conversions;
-    if (conversions != 1 || args[1].find_first_of("eEfFgG", args[1].find('%')) == std::string::npos)
+    // One %f, %e or %g conversion and nothing else printf would interpret.
+    if (arguments::float_conversions(args[1]) != 1)
       bad("variable format: '" + args[1] + "' needs one %f, %e or %g conversion");
     variables_[name] = {"format", args};
   } else if (style == "getenv") {

@@ -1120,7 +1120,7 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     // at the velocities first (observers, the thermostat, model deviation, the run's end).
     bool defer = !observed && !pair_->extra_due(step_) && !post_force_needs_sums();
     for (const auto& fix : fixes_)
-      defer = defer && !(fix->needs_step_kinetic_energy() && step_ % fix->end_of_step_every() == 0);
+      defer = defer && !(fix->needs_step_velocities() && step_ % fix->end_of_step_every() == 0);
     force_and_integrate_second(built, true, observed, defer);
     pair_->end_of_step(runtime_, step_, natoms_);
     for (auto& fix : fixes_)

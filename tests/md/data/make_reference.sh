@@ -144,4 +144,8 @@ cp "$work/rdf_sets.txt" rdf_sets.lammps.txt
 # random() and normal() in equal- and atom-style variables, set from atom-style variables, atom
 # value references, a run without an integrating fix.
 (cd "$work" && lmp -in "$here/in.random" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > random.lammps.out
+# fix langevin's tally with temp/region biases, drag alone (no random forces to differ).
+(cd "$work" && lmp -in "$here/in.langevin_tally" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > langevin_tally.lammps.out
+# create_atoms single's positions.
+(cd "$work" && lmp -in "$here/in.create_single" -log none) | grep -E '^(Created [0-9]|atom |[0-9]+ atoms)' > create_single.lammps.out
 echo "reference files written"

@@ -98,6 +98,9 @@ class Compute {
   // temp/region): a thermostat cannot use it, as md_ipu's thermostats remove only
   // thermal_components' biases.
   virtual bool removes_atom_bias() const { return false; }
+  // For such a temperature: the region whose atoms it counts (temp/region's); LAMMPS's
+  // thermostats that take it act only on the atoms inside (fix langevin).
+  virtual std::shared_ptr<const Region> bias_region() const { return nullptr; }
   // For a temperature: the velocity components it counts (LAMMPS's bias is the others, as
   // temp/partial leaves a flow's direction out); a thermostat that scales to it scales these.
   virtual std::array<bool, 3> thermal_components() const { return {true, true, true}; }

@@ -6,8 +6,9 @@
 //
 // compute ID GROUP temp/region REGION-ID: LAMMPS's ComputeTempRegion, the same over the group's
 // atoms inside the region now (positions as stored), its degrees of freedom counted from them at
-// each evaluation. LAMMPS treats the other atoms' velocities as a bias; md_ipu's thermostats do
-// not remove per-atom biases, so they refuse it as their temperature (removes_atom_bias).
+// each evaluation. LAMMPS treats the other atoms' velocities as a bias: fix langevin then acts
+// only on the atoms inside the region (bias_region); md_ipu's other thermostats refuse it as
+// their temperature (removes_atom_bias).
 #pragma once
 
 #include <memory>
@@ -45,6 +46,7 @@ class ComputeTempRegion final : public ComputeTemp {
   explicit ComputeTempRegion(const ComputeArguments& args);
   std::string style() const override { return "temp/region"; }
   bool removes_atom_bias() const override { return true; }
+  std::shared_ptr<const Region> bias_region() const override { return region_; }
 };
 
 }  // namespace tessera::md

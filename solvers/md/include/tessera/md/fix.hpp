@@ -79,9 +79,9 @@ class Fix {
   virtual std::string style() const = 0;
   // Whether the fix moves the atoms (nve, nvt): exactly one such fix may act on them.
   virtual bool integrates() const { return false; }
-  // Whether end_of_step needs the step's kinetic energy (at its steps), so that the second
-  // half-kick cannot wait for the next step's first superstep.
-  virtual bool needs_step_kinetic_energy() const { return false; }
+  // Whether end_of_step reads the step's velocities (at its steps: a kinetic energy, a swap, a
+  // power), so that the second half-kick cannot wait for the next step's first superstep.
+  virtual bool needs_step_velocities() const { return false; }
   // Sums over the tiles that post_force needs (fix aveforce's total force on its group): how
   // many; each tile's part, from its forces as the fixes before this one left them; and, on
   // every rank, the totals, before post_force runs.

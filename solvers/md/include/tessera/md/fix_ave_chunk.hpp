@@ -37,7 +37,7 @@ class FixAveChunk final : public Fix {
  public:
   explicit FixAveChunk(const FixArguments& a);
   std::string style() const override { return "ave/chunk"; }
-  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_step_velocities() const override { return true; }
   bool restartable() const override { return false; }
   int end_of_step_every() const override { return every_; }
   int global_frequency() const override { return frequency_; }

@@ -27,7 +27,7 @@ class FixAveTime final : public Fix {
  public:
   explicit FixAveTime(const FixArguments& a);
   std::string style() const override { return "ave/time"; }
-  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_step_velocities() const override { return true; }
   bool needs_energy() const override { return true; }
   bool restartable() const override { return false; }
   int end_of_step_every() const override { return every_; }

@@ -17,7 +17,7 @@ class FixHeat final : public Fix {
  public:
   explicit FixHeat(const FixArguments& a);
   std::string style() const override { return "heat"; }
-  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_step_velocities() const override { return true; }
   bool restartable() const override { return false; }  // as LAMMPS's: no restart state
   int end_of_step_every() const override { return every_; }
   void end_of_step(Simulation& sim) override;

@@ -15,7 +15,7 @@ class FixMomentum final : public Fix {
   explicit FixMomentum(const FixArguments& a);
   std::string style() const override { return "momentum"; }
   int end_of_step_every() const override { return every_; }
-  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_step_velocities() const override { return true; }
   void end_of_step(Simulation& sim) override;
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,

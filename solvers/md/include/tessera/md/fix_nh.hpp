@@ -39,7 +39,7 @@ class FixNH final : public Fix {
   FixNH(const FixArguments& a, std::string style);
   std::string style() const override { return style_; }
   bool integrates() const override { return true; }
-  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_step_velocities() const override { return true; }
   bool needs_energy() const override { return barostat_; }
   bool changes_box() const override { return barostat_; }
   void setup(Simulation& sim) override;

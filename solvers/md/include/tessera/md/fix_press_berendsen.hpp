@@ -16,7 +16,7 @@ class FixPressBerendsen final : public Fix {
  public:
   explicit FixPressBerendsen(const FixArguments& a);
   std::string style() const override { return "press/berendsen"; }
-  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_step_velocities() const override { return true; }
   bool needs_energy() const override { return true; }
   bool changes_box() const override { return true; }
   void end_of_step(Simulation& sim) override;

@@ -15,7 +15,7 @@ class FixTempBerendsen final : public Fix {
  public:
   explicit FixTempBerendsen(const FixArguments& a);
   std::string style() const override { return "temp/berendsen"; }
-  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_step_velocities() const override { return true; }
   std::size_t modify(Simulation& sim, const std::vector<std::string>& words,
                      std::size_t at) override;
   void end_of_step(Simulation& sim) override;

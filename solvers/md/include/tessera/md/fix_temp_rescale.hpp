@@ -14,7 +14,7 @@ class FixTempRescale final : public Fix {
  public:
   explicit FixTempRescale(const FixArguments& a);
   std::string style() const override { return "temp/rescale"; }
-  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_step_velocities() const override { return true; }
   int end_of_step_every() const override { return every_; }
   std::size_t modify(Simulation& sim, const std::vector<std::string>& words,
                      std::size_t at) override;

@@ -23,7 +23,7 @@ class FixVector final : public Fix {
  public:
   explicit FixVector(const FixArguments& a);
   std::string style() const override { return "vector"; }
-  bool needs_step_kinetic_energy() const override { return true; }
+  bool needs_step_velocities() const override { return true; }
   bool needs_energy() const override { return true; }
   bool restartable() const override { return false; }  // as LAMMPS's: no restart state
   int end_of_step_every() const override { return every_; }

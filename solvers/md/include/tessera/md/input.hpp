@@ -115,6 +115,7 @@ class Input {
   const Region& find_region(const std::string& id, const std::string& command) const;
   void create_box(const std::vector<std::string>& a);
   void create_atoms(const std::vector<std::string>& a);
+  void create_single_atom(std::int32_t type, const std::vector<std::string>& a);
   void mass(const std::vector<std::string>& a);
   void velocity(const std::vector<std::string>& a);
   void pair_style(const std::vector<std::string>& a);

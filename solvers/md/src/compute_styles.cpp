@@ -12,6 +12,7 @@
 #include "tessera/md/compute_reduce.hpp"
 #include "tessera/md/compute_temp.hpp"
 #include "tessera/md/compute_temp_partial.hpp"
+#include "tessera/md/compute_temp_ramp.hpp"
 #include "tessera/md/compute_vacf.hpp"
 
 namespace tessera::md {
@@ -31,6 +32,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputeReduce>("reduce");
     r.add<ComputeTemp>("temp");
     r.add<ComputeTempPartial>("temp/partial");
+    r.add<ComputeTempRamp>("temp/ramp");
     r.add<ComputeTempRegion>("temp/region");
     r.add<ComputeVACF>("vacf");
     return r;

@@ -117,7 +117,8 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
         arguments::bad(what + " bias: compute " + bias_ + " is not a temperature");
       if (t->removes_atom_bias())
         arguments::bad(what + " bias: compute " + bias_ + " (" + t->style() +
-                       ") leaves atoms out as a bias; md_ipu supports component biases only");
+                       ") removes a bias that differs from atom to atom; md_ipu supports component "
+                       "biases only");
     } else if (key == "adof") {
       adof_ = arguments::number(what + " adof", value());
     } else if (key == "cdof") {

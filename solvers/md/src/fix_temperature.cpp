@@ -15,8 +15,9 @@ std::size_t FixTemperature::modify(const Fix& fix, Simulation& sim,
                       c->style() + ") does not compute a temperature");
   if (c->removes_atom_bias())
     throw ConfigError("fix_modify " + fix.id() + " temp: compute " + words[at + 1] + " (" +
-                      c->style() + ") leaves atoms out as a bias, which md_ipu's thermostats " +
-                      "do not support");
+                      c->style() +
+                      ") removes a bias that differs from atom to atom, which md_ipu's " +
+                      "thermostats do not support");
   id_ = words[at + 1];
   return 2;
 }

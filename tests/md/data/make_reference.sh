@@ -148,4 +148,6 @@ cp "$work/rdf_sets.txt" rdf_sets.lammps.txt
 (cd "$work" && lmp -in "$here/in.langevin_tally" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > langevin_tally.lammps.out
 # create_atoms single's positions.
 (cd "$work" && lmp -in "$here/in.create_single" -log none) | grep -E '^(Created [0-9]|atom |[0-9]+ atoms)' > create_single.lammps.out
+# compute temp/ramp, also as thermo's temperature.
+(cd "$work" && lmp -in "$here/in.temp_ramp" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > temp_ramp.lammps.out
 echo "reference files written"

@@ -94,9 +94,9 @@ class Compute {
   virtual bool extensive_vector(std::size_t /*k*/) const { return false; }
   // A temperature (LAMMPS's tempflag): one compute pressure and thermo_modify temp accept.
   virtual bool is_temperature() const { return false; }
-  // For a temperature: whether it leaves some atoms' whole velocity out as a bias (LAMMPS's
-  // temp/region): a thermostat cannot use it, as md_ipu's thermostats remove only
-  // thermal_components' biases.
+  // For a temperature: whether its bias differs from atom to atom (temp/region leaves atoms
+  // out, temp/ramp takes a velocity profile off): a thermostat cannot use it, as md_ipu's
+  // thermostats remove only thermal_components' biases (fix langevin: bias_region's too).
   virtual bool removes_atom_bias() const { return false; }
   // For such a temperature: the region whose atoms it counts (temp/region's); LAMMPS's
   // thermostats that take it act only on the atoms inside (fix langevin).

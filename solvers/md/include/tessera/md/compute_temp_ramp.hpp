@@ -1,0 +1,42 @@
+// compute ID GROUP temp/ramp VDIM VLO VHI DIM CLO CHI [units lattice|box]: LAMMPS's
+// ComputeTempRamp, the group's temperature after a velocity profile is taken off: component VDIM
+// (vx, vy or vz) of each atom loses VLO + f (VHI - VLO), f = (x_DIM - CLO) / (CHI - CLO) clamped
+// to [0, 1] (positions as stored), as a shear flow's ramp. dof = dimension N - extra (extra: the
+// dimension, or compute_modify extra/dof); the vector is the kinetic tensor of the remaining
+// velocities (energy units, extensive). Lattice units (the default) scale the velocities and
+// coordinates by the lattice spacing along VDIM and DIM. The profile is a per-atom bias:
+// thermo_modify temp and compute pressure take it, md_ipu's thermostats refuse it.
+#pragma once
+
+#include <array>
+#include <optional>
+
+#include "tessera/md/compute.hpp"
+
+namespace tessera::md {
+
+class ComputeTempRamp final : public Compute {
+ public:
+  explicit ComputeTempRamp(const ComputeArguments& args);
+  std::string style() const override { return "temp/ramp"; }
+  bool has_scalar() const override { return true; }
+  std::size_t vector_size() const override { return 6; }
+  bool extensive_vector(std::size_t) const override { return true; }  // as LAMMPS's extvector
+  bool is_temperature() const override { return true; }
+  bool removes_atom_bias() const override { return true; }
+  double dof(Simulation& sim) override;
+  std::size_t modify(const std::vector<std::string>& words, std::size_t at) override;
+  double scalar(Simulation& sim) override;
+  std::vector<double> vector(Simulation& sim) override;
+
+ private:
+  // Sums over the group's atoms of m v_a v_b of the velocities less the ramp (xx yy zz xy xz
+  // yz), and the count (collective).
+  std::array<double, 7> thermal_sums(Simulation& sim) const;
+  double dof_of(const Simulation& sim, double count) const;
+  std::size_t velocity_dim_ = 0, coord_dim_ = 1;
+  double v_lo_ = 0, v_hi_ = 0, c_lo_ = 0, c_hi_ = 1;
+  std::optional<double> extra_dof_;
+};
+
+}  // namespace tessera::md

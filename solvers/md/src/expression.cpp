@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "group_functions.hpp"
+
 namespace tessera::md {
 
 struct Formula::Node {
@@ -162,6 +164,17 @@ class Parser {
         i_ = close + 1;
       }
       n.name = s_.substr(start, i_ - start);
+      if (is_group_function(n.name) && i_ < s_.size() && s_[i_] == '(') {
+        // LAMMPS's group functions take names (a group, a dimension, a region): the call is
+        // kept whole, as one name its caller evaluates (group_functions.hpp).
+        const auto close = s_.find(')', i_);
+        if (close == std::string::npos) fail(s_, "missing ')' after " + n.name + "(", i_);
+        for (std::size_t k = i_; k <= close; ++k)
+          if (s_[k] != ' ' && s_[k] != '\t') n.name += s_[k];
+        i_ = close + 1;
+        n.op = Op::name;
+        return add(std::move(n));
+      }
       if (take("(")) {
         n.op = Op::call;
         if (special_function(n.name)) {

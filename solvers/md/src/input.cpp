@@ -14,6 +14,7 @@
 #include "arguments.hpp"
 #include "balance_weights.hpp"
 #include "checked_integer.hpp"
+#include "group_functions.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/shared_input.hpp"
 #include "tessera/core/stop_signal.hpp"
@@ -335,6 +336,10 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
                           out[i] = 3 * i + (k - 9) < a.f.size() ? a.f[3 * i + (k - 9)] : 0.0;
                       }
                     }};
+        if (auto v = group_function(sim_, leaf, where, [&](const std::string& id) -> const Region& {
+              return find_region(id, where);
+            }))
+          return {v, {}};
         if (leaf.rfind("v_", 0) == 0) {
           const std::string v = leaf.substr(2);
           const auto it = variables_.find(v);
@@ -438,6 +443,11 @@ double Input::evaluate_formula(const std::string& formula) {
       formula,
       [&](const std::string& name) -> std::optional<double> {
         if (auto v = atom_value(name, "variable formula " + formula)) return v;
+        const std::string where = "variable formula " + formula;
+        if (auto v = group_function(sim_, name, where, [&](const std::string& id) -> const Region& {
+              return find_region(id, where);
+            }))
+          return v;
         if (name.rfind("v_", 0) == 0) {
           const std::string v = name.substr(2);
           if (!variables_.count(v)) return std::nullopt;

@@ -150,4 +150,6 @@ cp "$work/rdf_sets.txt" rdf_sets.lammps.txt
 (cd "$work" && lmp -in "$here/in.create_single" -log none) | grep -E '^(Created [0-9]|atom |[0-9]+ atoms)' > create_single.lammps.out
 # compute temp/ramp, also as thermo's temperature.
 (cd "$work" && lmp -in "$here/in.temp_ramp" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > temp_ramp.lammps.out
+# Group functions in formulas.
+(cd "$work" && lmp -in "$here/in.group_functions" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > group_functions.lammps.out
 echo "reference files written"

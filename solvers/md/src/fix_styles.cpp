@@ -14,6 +14,7 @@
 #include "tessera/md/fix_nh.hpp"
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/fix_press_berendsen.hpp"
+#include "tessera/md/fix_print.hpp"
 #include "tessera/md/fix_property_atom.hpp"
 #include "tessera/md/fix_setforce.hpp"
 #include "tessera/md/fix_temp_berendsen.hpp"
@@ -63,6 +64,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixTempBerendsen>("temp/berendsen");
     r.add<FixMomentum>("momentum");
     r.add<FixPressBerendsen>("press/berendsen");
+    r.add<FixPrint>("print");
     r.add<FixPropertyAtom>("property/atom");
     using Kind = FixWall::Kind;
     for (const auto& wall :

@@ -1131,7 +1131,9 @@ void Input::fix(const std::vector<std::string>& a) {
       [this](const std::string& id) {
         find_region(id, "fix");
         return regions_.at(id);
-      }};
+      },
+      [this](const std::string& text) { return expand(text); },
+      [this](const std::string& text) { console_.print(text); }};
   sim_.add_fix(fix_styles().make(a[2], args));
 }
 

@@ -152,4 +152,8 @@ cp "$work/rdf_sets.txt" rdf_sets.lammps.txt
 (cd "$work" && lmp -in "$here/in.temp_ramp" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > temp_ramp.lammps.out
 # Group functions in formulas.
 (cd "$work" && lmp -in "$here/in.group_functions" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > group_functions.lammps.out
+# fix print's screen lines and files.
+(cd "$work" && lmp -in "$here/in.fix_print" -log none) | grep -E '^(step|q at|before)' > fix_print.lammps.out
+cp "$work/fix_print_p.txt" fix_print_p.lammps.txt
+cp "$work/fix_print_q.txt" fix_print_q.lammps.txt
 echo "reference files written"

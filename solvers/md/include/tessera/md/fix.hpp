@@ -192,6 +192,10 @@ struct FixArguments {
   AtomVariables atom_variables{};
   // The input's regions by ID (throws ConfigError for an unknown one); empty from a restart.
   std::function<std::shared_ptr<const Region>(const std::string& id)> region{};
+  // The input's substitution of $x, ${x} and $(formula) in a text, evaluated when called
+  // (collective), and its console (screen and log, rank 0); empty from a restart.
+  std::function<std::string(const std::string& text)> substitute{};
+  std::function<void(const std::string& text)> print{};
 };
 
 // The fix styles md_ipu has, by name.

@@ -10,10 +10,12 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <variant>
 
 #include "arguments.hpp"
 #include "balance_weights.hpp"
 #include "checked_integer.hpp"
+#include "displace_atoms.hpp"
 #include "group_functions.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/shared_input.hpp"
@@ -597,6 +599,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"reset_timestep", &Input::reset_timestep},
       {"run", &Input::run},
       {"set", &Input::set},
+      {"displace_atoms", &Input::displace_atoms},
       {"balance", &Input::balance},
       {"comm_style", &Input::comm_style},
       {"compute", &Input::compute},
@@ -1549,6 +1552,22 @@ void Input::set(const std::vector<std::string>& a) {
     sources.clear();
     console_.print("  " + std::to_string(n) + " settings made for " + key + "\n");
   }
+}
+
+void Input::displace_atoms(const std::vector<std::string>& a) {
+  console_.print("Displacing atoms ...\n");
+  DisplaceInputs in;
+  in.lattice = {lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)};
+  in.variable = [this](const std::string& name) -> std::variant<double, AtomValues> {
+    const auto it = variables_.find(name);
+    if (it == variables_.end()) bad("displace_atoms: v_" + name + ": there is no variable " + name);
+    if (it->second.style == "atom") {
+      atom_variables().check(name, "displace_atoms v_" + name);
+      return bind_atom_variable(name, 0);
+    }
+    return number("variable " + name, variable_text(name));
+  };
+  tessera::md::displace_atoms(sim_, a, in);
 }
 
 // A set keyword's value: a number, or v_NAME, an atom-style variable evaluated for every atom

@@ -641,7 +641,7 @@ std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)
                    x.subspan(3 * i, 3),
                    std::span<double>(s.v.data() + 3 * i, 3),
                    s.mask[i],
-                   std::span<const std::int32_t>(s.image.data() + 3 * i, 3),
+                   std::span<std::int32_t>(s.image.data() + 3 * i, 3),
                    std::span<double>(s.extra.data() + w * i, w),
                    std::span<const double>(values.data() + count * i, count)};
       n += change(c) ? 1.0 : 0.0;

@@ -156,4 +156,6 @@ cp "$work/rdf_sets.txt" rdf_sets.lammps.txt
 (cd "$work" && lmp -in "$here/in.fix_print" -log none) | grep -E '^(step|q at|before)' > fix_print.lammps.out
 cp "$work/fix_print_p.txt" fix_print_p.lammps.txt
 cp "$work/fix_print_q.txt" fix_print_q.lammps.txt
+# displace_atoms.
+(cd "$work" && lmp -in "$here/in.displace_atoms" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > displace_atoms.lammps.out
 echo "reference files written"

@@ -146,6 +146,7 @@ class Input {
   void print(const std::vector<std::string>& a);
   void group(const std::vector<std::string>& a);
   void set(const std::vector<std::string>& a);
+  void displace_atoms(const std::vector<std::string>& a);
   // A set keyword's value: a number, or an atom-style variable's value for the atom (the one
   // source set_value bound for the keyword).
   struct SetValue {

@@ -178,7 +178,7 @@ class Simulation {
     std::int32_t& type;
     std::span<double> x, v;
     std::uint32_t mask;
-    std::span<const std::int32_t> image;  // 3: periodic images crossed
+    std::span<std::int32_t> image;        // 3: periodic images crossed
     std::span<double> per_atom;           // its per-atom vectors (add_per_atom)
     std::span<const double> values;       // one per source
   };

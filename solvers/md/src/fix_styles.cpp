@@ -17,6 +17,7 @@
 #include "tessera/md/fix_print.hpp"
 #include "tessera/md/fix_property_atom.hpp"
 #include "tessera/md/fix_setforce.hpp"
+#include "tessera/md/fix_spring.hpp"
 #include "tessera/md/fix_temp_berendsen.hpp"
 #include "tessera/md/fix_temp_rescale.hpp"
 #include "tessera/md/fix_thermal_conductivity.hpp"
@@ -66,6 +67,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixPressBerendsen>("press/berendsen");
     r.add<FixPrint>("print");
     r.add<FixPropertyAtom>("property/atom");
+    r.add<FixSpring>("spring");
     using Kind = FixWall::Kind;
     for (const auto& wall :
          {std::pair{"wall/lj93", Kind::lj93}, std::pair{"wall/lj126", Kind::lj126},

@@ -158,4 +158,6 @@ cp "$work/fix_print_p.txt" fix_print_p.lammps.txt
 cp "$work/fix_print_q.txt" fix_print_q.lammps.txt
 # displace_atoms.
 (cd "$work" && lmp -in "$here/in.displace_atoms" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > displace_atoms.lammps.out
+# fix spring, tether and couple, in a run and a minimization.
+minimization in.spring spring.lammps.out
 echo "reference files written"

@@ -35,7 +35,16 @@ FixLangevin::FixLangevin(const FixArguments& a) : Fix(a.id, a.group) {
   }
   const long long seed = seed_value("fix langevin", a.args[3],
                                     "fix langevin: the seed must be a positive 32-bit integer");
-  t_start_ = number("fix langevin", a.args[0]);
+  if (a.args[0].rfind("v_", 0) == 0) {
+    // LAMMPS's tstyle EQUAL: the target from an equal-style variable at each force computation
+    // (T1 is read and unused, as LAMMPS's).
+    variable_name_ = a.args[0].substr(2);
+    variable_ = a.variable;
+    if (!variable_) bad("fix langevin: " + a.args[0] + ": no variables here");
+    variable_(variable_name_);  // refuses an unknown or atom-style variable now
+  } else {
+    t_start_ = number("fix langevin", a.args[0]);
+  }
   t_stop_ = number("fix langevin", a.args[1]);
   damp_ = number("fix langevin", a.args[2]);
   seed_ = static_cast<int>(seed);
@@ -60,7 +69,7 @@ void FixLangevin::start_atoms(FixTile& t) {
 
 void FixLangevin::post_force(FixTile& t) {
   const Units& u = *t.units;
-  const double sqrt_t = std::sqrt(t_start_ + t.ramp * (t_stop_ - t_start_));
+  const double sqrt_t = std::sqrt(variable_ ? target_ : t_start_ + t.ramp * (t_stop_ - t_start_));
   std::vector<double>* tallied = nullptr;
   if (tally_) {
     tallied = &forces_[static_cast<std::size_t>(t.tile.id())];
@@ -106,6 +115,18 @@ std::size_t FixLangevin::modify(Simulation& sim, const std::vector<std::string>&
 // Before any post_force of a run writes them: a row of forces for every tile.
 void FixLangevin::pre_force(Simulation& sim) {
   if (tally_) forces_.resize(static_cast<std::size_t>(sim.runtime().target().total_tiles()));
+  if (!variable_) return;
+  target_ = variable_(variable_name_);
+  if (!(target_ >= 0))
+    throw ConfigError("fix " + id() + " langevin: variable " + variable_name_ + " gave " +
+                      std::to_string(target_) + " at step " + std::to_string(sim.step()) +
+                      "; a temperature must not be negative");
+}
+
+std::string FixLangevin::restart_refusal() const {
+  if (!variable_) return {};
+  return "its temperature is variable " + variable_name_ +
+         ", which md_ipu's restart files do not keep";
 }
 
 double FixLangevin::power(Simulation& sim) const {

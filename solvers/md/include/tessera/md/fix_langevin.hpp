@@ -1,7 +1,9 @@
-// fix ID GROUP langevin T0 T1 DAMP SEED [tally yes|no] [zero no]: Langevin forces, as LAMMPS's
-// FixLangevin:
+// fix ID GROUP langevin T0|v_NAME T1 DAMP SEED [tally yes|no] [zero no]: Langevin forces, as
+// LAMMPS's FixLangevin:
 //   f += -m/damp v + sqrt(24 kB T m / (damp dt)) (u - 1/2),  u uniform in (0, 1),
-// in post_force (and in a run's setup), with T going from T0 to T1 over the run. Each atom draws
+// in post_force (and in a run's setup), with T going from T0 to T1 over the run, or T the value
+// of the equal-style variable NAME at each force computation (T1 then unused, as LAMMPS's;
+// restart files refuse it). Each atom draws
 // from its own Park-Miller stream, seeded from (SEED, atom id) when the fix is defined and
 // carried with the atom (restart files keep it), so that the noise does not depend on which
 // tile holds the atom. Needs an integrating fix (nve or nvt).
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,6 +43,7 @@ class FixLangevin final : public Fix {
   void pre_force(Simulation& sim) override;
   void end_of_step(Simulation& sim) override;
   double scalar(Simulation& sim) override;
+  std::string restart_refusal() const override;
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,
                const std::string& where) override;
@@ -51,6 +55,9 @@ class FixLangevin final : public Fix {
   // The power f_langevin . v summed over the group's atoms now (collective; tally yes).
   double power(Simulation& sim) const;
 
+  std::string variable_name_;  // T0 given as v_NAME
+  std::function<double(const std::string&)> variable_;
+  double target_ = 0;                              // its value at this force computation
   std::array<bool, 3> thermal_{true, true, true};  // the components it acts on
   std::shared_ptr<const Region> region_;           // only the atoms inside, when set
   bool tally_ = false;

@@ -48,6 +48,7 @@ void PairLJCut::build_tables(int types) {
     for (auto& row : set_) row.resize(static_cast<std::size_t>(types) + 1);
   }
   table_.assign(static_cast<std::size_t>((types + 1) * (types + 1)), Coeff{});
+  mixed_.assign(table_.size(), Setting{});
   max_cutoff_ = 0;
   for (int i = 1; i <= types; ++i)
     for (int j = i; j <= types; ++j) {
@@ -67,6 +68,7 @@ void PairLJCut::build_tables(int types) {
         s.cutoff = mix_ == "geometric" ? std::sqrt(ca * cb) : 0.5 * (ca + cb);
       }
       const double rc = s.cutoff < 0 ? global_cutoff_ : s.cutoff;
+      mixed_[static_cast<std::size_t>(i * (types + 1) + j)] = {s.epsilon, s.sigma, rc, true};
       Coeff c;
       c.cutsq = rc * rc;
       c.lj1 = 48.0 * s.epsilon * std::pow(s.sigma, 12.0);
@@ -100,16 +102,41 @@ void PairLJCut::coeff(const std::vector<std::string>& a, int types) {
 }
 
 void PairLJCut::modify(const std::vector<std::string>& a) {
-  need(a, 2, "pair_modify shift yes|no mix geometric|arithmetic");
+  need(a, 2, "pair_modify shift yes|no mix geometric|arithmetic tail yes|no");
   for (std::size_t i = 0; i < a.size(); i += 2) {
     if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
     if (a[i] == "shift")
       set_shift(yes_no("pair_modify", a[i + 1]));
     else if (a[i] == "mix")
       set_mix(a[i + 1]);
+    else if (a[i] == "tail")
+      tail_ = yes_no("pair_modify tail", a[i + 1]);
     else
-      bad("unknown keyword '" + a[i] + "'; supported: shift, mix");
+      bad("unknown keyword '" + a[i] + "'; supported: shift, mix, tail");
   }
+}
+
+// LAMMPS's PairLJCut::init_one (tail_flag) summed as Pair::init sums it: for each type pair,
+// with N_i, N_j atoms, etail_ij = 8 pi N_i N_j eps s^6 / (9 rc^9) (s^6 - 3 rc^6) and ptail_ij =
+// twice that with (2 s^6 - 3 rc^6), counted twice for i != j.
+std::optional<std::array<double, 2>> PairLJCut::tail_correction(
+    std::span<const double> type_counts) const {
+  if (!tail_) return std::nullopt;
+  double etail = 0, ptail = 0;
+  for (int i = 1; i <= types_; ++i)
+    for (int j = i; j <= types_; ++j) {
+      const Setting& s = mixed_[static_cast<std::size_t>(i * (types_ + 1) + j)];
+      const double sig2 = s.sigma * s.sigma, sig6 = sig2 * sig2 * sig2;
+      const double rc3 = s.cutoff * s.cutoff * s.cutoff, rc6 = rc3 * rc3, rc9 = rc3 * rc6;
+      const double prefactor = 8.0 * M_PI * type_counts[static_cast<std::size_t>(i)] *
+                               type_counts[static_cast<std::size_t>(j)] * s.epsilon * sig6 /
+                               (9.0 * rc9);
+      const double e = prefactor * (sig6 - 3.0 * rc6);
+      const double p = 2.0 * prefactor * (2.0 * sig6 - 3.0 * rc6);
+      etail += e, ptail += p;
+      if (i != j) etail += e, ptail += p;
+    }
+  return std::array<double, 2>{etail, ptail};
 }
 
 double PairLJCut::init(int types, std::size_t) {
@@ -173,8 +200,11 @@ void PairLJCut::kernel(PairTile& t) const {
 }
 
 nlohmann::json PairLJCut::restart_section() const {
-  nlohmann::json section = {
-      {"style", style()}, {"cutoff", global_cutoff_}, {"shift", shift_}, {"mix", mix_}};
+  nlohmann::json section = {{"style", style()},
+                            {"cutoff", global_cutoff_},
+                            {"shift", shift_},
+                            {"mix", mix_},
+                            {"tail", tail_}};
   nlohmann::json coeffs = nlohmann::json::array();
   for (std::size_t i = 1; i < set_.size(); ++i)
     for (std::size_t j = i; j < set_.size(); ++j)
@@ -189,6 +219,8 @@ void PairLJCut::restore(const nlohmann::json& p, const detail::RestartHeader& r,
   settings(
       r.real(r.at(p, "cutoff", "pair.cutoff"), "pair.cutoff", Sign::positive, "pair_style lj/cut"));
   set_shift(r.boolean(r.at(p, "shift", "pair.shift"), "pair.shift"));
+  // Files written before pair_modify tail have no "tail": off, as it was then.
+  tail_ = p.contains("tail") && r.boolean(p.at("tail"), "pair.tail");
   const std::string mix = r.text(r.at(p, "mix", "pair.mix"), "pair.mix");
   if (mix != "geometric" && mix != "arithmetic")
     r.fail("has pair.mix = '" + mix + "', which pair_modify mix refuses");

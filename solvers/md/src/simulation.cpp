@@ -877,6 +877,11 @@ Thermo Simulation::thermo() {
   th.pe = sums[1];
   for (std::size_t k = 0; k < 6; ++k)
     th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2;
+  if (tail_) {  // over the volume now, as LAMMPS's compute pe and pressure add it
+    const double volume = box_.volume();
+    th.pe += (*tail_)[0] / volume;
+    for (std::size_t k = 0; k < 3; ++k) th.virial[k] += (*tail_)[1] / volume;
+  }
   th.natoms = natoms_;
   bool finite = std::isfinite(th.ke) && std::isfinite(th.pe);
   for (std::size_t k = 0; k < 6; ++k)
@@ -941,6 +946,14 @@ void Simulation::setup_run() {
                         "; add a mass command");
   if (!pair_) throw ConfigError("run: no pair style is defined; add pair_style lj/cut RC");
   const double cutoff = pair_->init(types_, tiles_.size());
+  // The tail correction's constants from the atoms each type has now (LAMMPS's init_one).
+  const auto type_counts =
+      reduce_atoms("md.type_counts", ReduceOp::sum, static_cast<std::size_t>(types_ + 1),
+                   [](const AtomsView& a, std::span<double> out) {
+                     for (std::size_t i = 0; i < a.id.size(); ++i)
+                       out[static_cast<std::size_t>(a.type[i])] += 1;
+                   });
+  tail_ = pair_->tail_correction(type_counts);
   if (!(neighbor_.skin >= 0) || !std::isfinite(neighbor_.skin))
     throw ConfigError("neighbor: the skin must be finite and not negative");
   // neighbor() is writable by library callers: every = 0 would divide by zero in the loop.

@@ -160,4 +160,6 @@ cp "$work/fix_print_q.txt" fix_print_q.lammps.txt
 (cd "$work" && lmp -in "$here/in.displace_atoms" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > displace_atoms.lammps.out
 # fix spring, tether and couple, in a run and a minimization.
 minimization in.spring spring.lammps.out
+# pair_modify tail yes in NVE and NPT.
+(cd "$work" && lmp -in "$here/in.tail" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > tail.lammps.out
 echo "reference files written"

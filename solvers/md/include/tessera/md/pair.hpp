@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -81,6 +82,14 @@ class Pair {
   // Checks that every pair of the `types` types has coefficients and builds the tables; returns
   // the largest cutoff. `tiles` is the number of tiles on this rank. Throws ConfigError.
   virtual double init(int types, std::size_t tiles) = 0;
+  // LAMMPS's long-range tail correction (pair_modify tail yes), after init: the energy and the
+  // pressure-virial constants (etail, ptail; divided by the volume they add to the potential
+  // energy and to each diagonal virial element), from the number of atoms of each type
+  // (type_counts[t], t = 1..types); nothing when it is off.
+  virtual std::optional<std::array<double, 2>> tail_correction(
+      std::span<const double> /*type_counts*/) const {
+    return std::nullopt;
+  }
   // A full neighbor list (every neighbor of each owned atom) rather than a half one.
   virtual bool full_list() const { return false; }
   // Forces (and, when asked, energy and virial) of the tile's atoms.

@@ -5,7 +5,9 @@
 // unlike types not given by pair_coeff are mixed from the like ones
 // (geometric by default, or arithmetic: sigma_ij = (sigma_i + sigma_j)/2).
 // Life cycle as in LAMMPS (pair.hpp): pair_style lj/cut RC -> pair_coeff I J EPS SIGMA [RC]
-// -> pair_modify shift yes|no mix geometric|arithmetic -> init. The kernel walks a half list
+// -> pair_modify shift yes|no mix geometric|arithmetic tail yes|no -> init. With tail yes the
+// energy and pressure of the potential beyond the cutoff, for a uniform fluid, are added as
+// LAMMPS adds them (tail_correction). The kernel walks a half list
 // (each pair once, the reaction to the other atom or to its ghost slot), as LAMMPS's
 // PairLJCut::compute with newton on.
 #pragma once
@@ -50,6 +52,8 @@ class PairLJCut final : public Pair {
   int types() const { return types_; }
   double global_cutoff() const { return global_cutoff_; }
   bool shift() const { return shift_; }
+  std::optional<std::array<double, 2>> tail_correction(
+      std::span<const double> type_counts) const override;
   const std::string& mix() const { return mix_; }
 
   // Per type pair (1-based types, index i * (types + 1) + j).
@@ -72,12 +76,13 @@ class PairLJCut final : public Pair {
   void kernel(PairTile& t) const;
 
   double global_cutoff_ = 0;
-  bool shift_ = false;
+  bool shift_ = false, tail_ = false;
   std::string mix_ = "geometric";
   int types_ = 0;
   double max_cutoff_ = 0;
   std::vector<std::vector<Setting>> set_;  // (types + 1)^2, as given
   std::vector<Coeff> table_;
+  std::vector<Setting> mixed_;  // each pair's mixed eps, sigma and cutoff, as table_
 };
 
 }  // namespace tessera::md

@@ -178,9 +178,9 @@ class Simulation {
     std::int32_t& type;
     std::span<double> x, v;
     std::uint32_t mask;
-    std::span<std::int32_t> image;        // 3: periodic images crossed
-    std::span<double> per_atom;           // its per-atom vectors (add_per_atom)
-    std::span<const double> values;       // one per source
+    std::span<std::int32_t> image;   // 3: periodic images crossed
+    std::span<double> per_atom;      // its per-atom vectors (add_per_atom)
+    std::span<const double> values;  // one per source
   };
   std::int64_t change_atoms(const std::function<bool(const GroupAtom&)>& select,
                             const std::function<bool(AtomChange&)>& change,
@@ -408,6 +408,8 @@ class Simulation {
   Boundary boundary_;
   ShrinkState shrink_;
   double ghost_cutoff_ = 0, force_cutoff_ = 0;
+  // The pair style's tail correction (etail, ptail) from the last setup, when it has one on.
+  std::optional<std::array<double, 2>> tail_;
   std::vector<double> mass_;
   std::vector<bool> mass_set_;
   std::unique_ptr<Pair> pair_;

@@ -80,8 +80,7 @@ inline std::pair<long long, long long> bounds(const std::string& command, const 
   const long long lo = star == 0 ? 1 : integer(command, word.substr(0, star), 1, max);
   const long long hi =
       star + 1 == word.size() ? max : integer(command, word.substr(star + 1), 1, max);
-  if (lo > hi)
-    bad(command + ": " + range + " " + word + " is out of 1.." + std::to_string(max));
+  if (lo > hi) bad(command + ": " + range + " " + word + " is out of 1.." + std::to_string(max));
   return {lo, hi};
 }
 
@@ -90,6 +89,14 @@ inline std::pair<int, int> type_range(const std::string& command, const std::str
                                       int max) {
   const auto [lo, hi] = bounds(command, word, max, "atom type", "type range");
   return {static_cast<int>(lo), static_cast<int>(hi)};
+}
+
+// A dimension given as x, y or z: 0, 1 or 2; throws ConfigError "WHAT must be x, y or z, not
+// 'WORD'".
+inline std::size_t axis(const std::string& what, const std::string& word) {
+  if (word != "x" && word != "y" && word != "z")
+    bad(what + " must be x, y or z, not '" + word + "'");
+  return static_cast<std::size_t>(word[0] - 'x');
 }
 
 // The printf conversions of a user's number format (thermo_modify format float, fix ave/time

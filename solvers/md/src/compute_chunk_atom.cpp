@@ -22,15 +22,12 @@ ComputeChunkAtom::ComputeChunkAtom(const ComputeArguments& a) : Compute(a.id, a.
     dims_ = style[4] - '0';
     for (int m = 0; m < dims_; ++m, k += 3) {
       if (k + 3 > a.args.size()) throw ConfigError(what + ": usage: " + usage);
-      const std::string& d = a.args[k];
-      if (d != "x" && d != "y" && d != "z")
-        throw ConfigError(what + ": the bin dimension must be x, y or z, not '" + d + "'");
-      dim_[m] = d[0] - 'x';
+      dim_[m] = static_cast<int>(arguments::axis(what + ": the bin dimension", a.args[k]));
       if (dim_[m] == 2 && dimension == 2)
         throw ConfigError(what + ": no bins along z in a 2-d simulation");
       for (int earlier = 0; earlier < m; ++earlier)
         if (dim_[earlier] == dim_[m])
-          throw ConfigError(what + ": dimension " + d + " is binned twice");
+          throw ConfigError(what + ": dimension " + a.args[k] + " is binned twice");
       const std::string& o = a.args[k + 1];
       origin_kind_[m] = o == "lower"    ? Origin::lower
                         : o == "center" ? Origin::center
@@ -79,10 +76,7 @@ ComputeChunkAtom::ComputeChunkAtom(const ComputeArguments& a) : Compute(a.id, a.
     } else if (key == "bound") {
       if (k + 3 >= a.args.size())
         throw ConfigError(what + ": usage: bound x|y|z LO|lower HI|upper");
-      const std::string& d = a.args[k + 1];
-      if (d != "x" && d != "y" && d != "z")
-        throw ConfigError(what + ": bound's dimension must be x, y or z, not '" + d + "'");
-      const auto b = static_cast<std::size_t>(d[0] - 'x');
+      const std::size_t b = arguments::axis(what + ": bound's dimension", a.args[k + 1]);
       min_given_[b] = a.args[k + 2] != "lower";
       if (min_given_[b]) min_value_[b] = arguments::number(what + " bound", a.args[k + 2]);
       max_given_[b] = a.args[k + 3] != "upper";

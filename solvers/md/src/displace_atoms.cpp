@@ -8,15 +8,6 @@
 #include "tessera/md/random_park.hpp"
 
 namespace tessera::md {
-namespace {
-
-std::size_t axis(const std::string& what, const std::string& word) {
-  if (word == "x" || word == "y" || word == "z") return static_cast<std::size_t>(word[0] - 'x');
-  arguments::bad(what + ": '" + word + "' is not x, y or z");
-}
-
-}  // namespace
-
 void displace_atoms(Simulation& sim, const std::vector<std::string>& a, const DisplaceInputs& in) {
   const std::string what = "displace_atoms";
   const char* usage =
@@ -77,7 +68,8 @@ void displace_atoms(Simulation& sim, const std::vector<std::string>& a, const Di
       }
     }
   } else if (style == "ramp") {
-    const std::size_t moved = axis(what + " ramp", a[2]), along = axis(what + " ramp", a[5]);
+    const std::size_t moved = arguments::axis(what + " ramp: DDIM", a[2]),
+                      along = arguments::axis(what + " ramp: DIM", a[5]);
     const double lo = scale[moved] * num(a[3]), hi = scale[moved] * num(a[4]);
     const double c_lo = scale[along] * num(a[6]), c_hi = scale[along] * num(a[7]);
     if (c_lo == c_hi) arguments::bad(what + " ramp: CLO and CHI must differ");

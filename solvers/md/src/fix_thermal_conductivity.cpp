@@ -13,10 +13,7 @@ FixThermalConductivity::FixThermalConductivity(const FixArguments& a) : Fix(a.id
   const std::string what = "fix thermal/conductivity";
   arguments::need(a.args, 3, "fix ID GROUP thermal/conductivity N EDIM NBIN [swap NSWAP]");
   every_ = static_cast<int>(arguments::integer(what + " N", a.args[0], 1, arguments::int_max));
-  const std::string& d = a.args[1];
-  if (d != "x" && d != "y" && d != "z")
-    arguments::bad(what + ": EDIM must be x, y or z, not '" + d + "'");
-  dim_ = d[0] - 'x';
+  dim_ = static_cast<int>(arguments::axis(what + ": EDIM", a.args[1]));
   bins_ = static_cast<int>(arguments::integer(what + " NBIN", a.args[2], 1, arguments::int_max));
   if (bins_ % 2 != 0 || bins_ <= 2) arguments::bad(what + ": NBIN must be even and more than 2");
   for (std::size_t k = 3; k < a.args.size(); k += 2) {

@@ -16,12 +16,6 @@ namespace {
 // loses it.
 constexpr double infinite_target = 1.0e10;
 
-int dimension(const std::string& what, const std::string& word) {
-  if (word != "x" && word != "y" && word != "z")
-    arguments::bad(what + " must be x, y or z, not '" + word + "'");
-  return word[0] - 'x';
-}
-
 }  // namespace
 
 FixViscosity::FixViscosity(const FixArguments& a) : Fix(a.id, a.group) {
@@ -29,8 +23,8 @@ FixViscosity::FixViscosity(const FixArguments& a) : Fix(a.id, a.group) {
   arguments::need(a.args, 4,
                   "fix ID GROUP viscosity N VDIM PDIM NBIN [swap NSWAP] [vtarget V|INF]");
   every_ = static_cast<int>(arguments::integer(what + " N", a.args[0], 1, arguments::int_max));
-  velocity_dim_ = dimension(what + ": VDIM", a.args[1]);
-  slab_dim_ = dimension(what + ": PDIM", a.args[2]);
+  velocity_dim_ = static_cast<int>(arguments::axis(what + ": VDIM", a.args[1]));
+  slab_dim_ = static_cast<int>(arguments::axis(what + ": PDIM", a.args[2]));
   bins_ = static_cast<int>(arguments::integer(what + " NBIN", a.args[3], 1, arguments::int_max));
   if (bins_ % 2 != 0 || bins_ <= 2) arguments::bad(what + ": NBIN must be even and more than 2");
   for (std::size_t k = 4; k < a.args.size(); k += 2) {

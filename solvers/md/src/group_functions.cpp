@@ -14,11 +14,6 @@ const std::array<const char*, 8> supported{"count", "mass",  "xcm",      "vcm",
                                            "fcm",   "bound", "gyration", "ke"};
 const std::array<const char*, 5> refused{"charge", "angmom", "torque", "inertia", "omega"};
 
-std::size_t axis(const std::string& word, const std::string& where) {
-  if (word == "x" || word == "y" || word == "z") return static_cast<std::size_t>(word[0] - 'x');
-  arguments::bad(where + ": the dimension must be x, y or z, not '" + word + "'");
-}
-
 }  // namespace
 
 bool is_group_function(const std::string& name) {
@@ -76,7 +71,7 @@ std::optional<double> group_function(
     dim = static_cast<std::size_t>(e[0] - 'x');
     upper = e.substr(1) == "max";
   } else if (directed) {
-    dim = axis(args[1], what);
+    dim = arguments::axis(what + ": the dimension", args[1]);
   }
   const auto counted = [&](const AtomsView& a, std::size_t i) {
     return (a.mask[i] & mask) != 0 &&

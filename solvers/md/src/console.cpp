@@ -1,6 +1,7 @@
 #include "tessera/md/console.hpp"
 
 #include <cstdio>
+#include <fstream>
 
 #include "tessera/core/environment.hpp"
 #include "tessera/core/error.hpp"
@@ -65,6 +66,22 @@ void Console::to_log(const std::string& text) {
   } catch (const Error& e) {
     log_.reset();  // removed already; nothing more goes to it
     throw Error(std::string("log file: ") + e.what());
+  }
+}
+
+void Console::switch_log(const std::string& path, bool append) {
+  if (rank_ != 0) return;
+  if (log_) {
+    log_->commit();
+    log_.reset();
+  }
+  if (path == "none") return;
+  const bool grows = append && std::ifstream(path).good();
+  try {
+    log_ = std::make_unique<AtomicFile>(path,
+                                        grows ? AtomicFile::Start::copy : AtomicFile::Start::empty);
+  } catch (const Error& e) {
+    throw ConfigError(std::string("log file: ") + e.what());
   }
 }
 

@@ -592,6 +592,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"pair_modify", &Input::pair_modify},
       {"pair_style", &Input::pair_style},
       {"print", &Input::print},
+      {"log", &Input::log},
       {"processors", &Input::processors},
       {"read_data", &Input::read_data_command},
       {"read_restart", &Input::read_restart_command},
@@ -789,6 +790,14 @@ void Input::print(const std::vector<std::string>& a) {
   AtomicFile out(file, grows ? AtomicFile::Start::copy : AtomicFile::Start::empty);
   out.write(text);
   out.commit();
+}
+
+// log FILE [append]: as LAMMPS's, later output goes to FILE (the log so far is published).
+void Input::log(const std::vector<std::string>& a) {
+  need(a, 1, "log FILE|none [append]");
+  if (a.size() > 2 || (a.size() == 2 && a[1] != "append"))
+    bad("log: usage: log FILE|none [append]");
+  console_.switch_log(a[0], a.size() == 2);
 }
 
 void Input::units(const std::vector<std::string>& a) {

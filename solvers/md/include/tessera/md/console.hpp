@@ -35,6 +35,10 @@ class Console {
   void warn(const std::string& text);
   // The log alone (an error that run_main prints on standard error).
   void log(const std::string& text);
+  // LAMMPS's log command: the current log is published and PATH becomes the log, appended to
+  // when `append` and it exists ("none": no log from now on). Throws Error if the current log
+  // cannot be published, ConfigError if PATH cannot be written.
+  void switch_log(const std::string& path, bool append);
   // Publishes the log. Throws Error if it cannot be.
   void finish();
   bool is_root() const { return rank_ == 0; }

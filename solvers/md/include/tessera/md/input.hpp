@@ -144,6 +144,7 @@ class Input {
   void end_dumps_after_error();
   void variable(const std::vector<std::string>& a);
   void print(const std::vector<std::string>& a);
+  void log(const std::vector<std::string>& a);
   void group(const std::vector<std::string>& a);
   void set(const std::vector<std::string>& a);
   void displace_atoms(const std::vector<std::string>& a);

@@ -117,25 +117,21 @@ void displace_atoms(Simulation& sim, const std::vector<std::string>& a, const Di
         c.x[k] = point[k] + along * r[k] + p[k] * cosine + b[k] * sine;
         c.image[k] = 0;
       }
-      if (flat) c.x[2] += c.image[2] * (box.hi[2] - box.lo[2]), c.image[2] = 0;
       return true;
     });
   }
 
-  // Back into the periodic box (LAMMPS's Domain::remap), and no atom past a fixed face.
+  // Back into the periodic box with the images counted, as a rebuild wraps (LAMMPS's remap),
+  // and no atom past a fixed face.
   const Box box = sim.box();
   const Boundary boundary = sim.boundary();
-  sim.change_atoms([](const Simulation::GroupAtom&) { return true; },
-                   [&](Simulation::AtomChange& c) {
-                     for (std::size_t d = 0; d < 3; ++d) {
-                       if (!boundary.periodic(d)) continue;
-                       const double length = box.hi[d] - box.lo[d];
-                       while (c.x[d] < box.lo[d]) c.x[d] += length, --c.image[d];
-                       while (c.x[d] >= box.hi[d]) c.x[d] -= length, ++c.image[d];
-                       c.x[d] = std::max(c.x[d], box.lo[d]);
-                     }
-                     return true;
-                   });
+  const std::int64_t stranded =
+      sim.change_atoms([](const Simulation::GroupAtom&) { return true; },
+                       [&](Simulation::AtomChange& c) { return !sim.wrap_position(c.x, c.image); });
+  if (stranded > 0)
+    arguments::bad(what +
+                   ": an atom moved too far to count its periodic images (or to a "
+                   "non-finite position)");
   constexpr double none = std::numeric_limits<double>::infinity();
   const double lost = sim.reduce_atoms(
       "md.displace_atoms_lost", ReduceOp::min, 1, [&](const AtomsView& v, std::span<double> out) {

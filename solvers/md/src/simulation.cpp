@@ -610,6 +610,14 @@ std::int64_t Simulation::add_to_group(const std::string& name,
       }));
 }
 
+bool Simulation::wrap_position(std::span<double> x, std::span<std::int32_t> image) const {
+  int counts[3] = {image[0], image[1], image[2]};
+  double at[3] = {x[0], x[1], x[2]};
+  if (!domain_.wrap(at, counts)) return false;
+  for (std::size_t d = 0; d < 3; ++d) x[d] = at[d], image[d] = counts[d];
+  return true;
+}
+
 std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)>& select,
                                       const std::function<bool(AtomChange&)>& change,
                                       const std::vector<AtomValues>& sources) {

@@ -182,6 +182,9 @@ class Simulation {
     std::span<double> per_atom;      // its per-atom vectors (add_per_atom)
     std::span<const double> values;  // one per source
   };
+  // Wraps a position into the box's periodic dimensions, counting crossings in image, as a
+  // rebuild does (Domain::wrap); false, both unchanged, when it is not finite or too far.
+  bool wrap_position(std::span<double> x, std::span<std::int32_t> image) const;
   std::int64_t change_atoms(const std::function<bool(const GroupAtom&)>& select,
                             const std::function<bool(AtomChange&)>& change,
                             const std::vector<AtomValues>& sources = {});

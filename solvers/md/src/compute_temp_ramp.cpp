@@ -7,7 +7,8 @@
 
 namespace tessera::md {
 
-ComputeTempRamp::ComputeTempRamp(const ComputeArguments& a) : Compute(a.id, a.group) {
+ComputeTempRamp::ComputeTempRamp(const ComputeArguments& a)
+    : ComputeTemp(ComputeArguments{a.id, a.group, {}, a.sim}) {
   const std::string what = "compute " + a.id + " temp/ramp";
   const std::string usage = what +
                             ": usage: compute ID GROUP temp/ramp vx|vy|vz VLO VHI x|y|z "
@@ -34,19 +35,6 @@ ComputeTempRamp::ComputeTempRamp(const ComputeArguments& a) : Compute(a.id, a.gr
   c_lo_ = c_scale * arguments::number(what, a.args[4]);
   c_hi_ = c_scale * arguments::number(what, a.args[5]);
   if (c_hi_ == c_lo_) throw ConfigError(what + ": CLO and CHI must differ");
-}
-
-std::size_t ComputeTempRamp::modify(const std::vector<std::string>& words, std::size_t at) {
-  if ((words[at] == "extra/dof" || words[at] == "extra") && at + 1 < words.size()) {
-    extra_dof_ = arguments::number("compute_modify " + id() + " " + words[at], words[at + 1]);
-    return 2;
-  }
-  return Compute::modify(words, at);
-}
-
-double ComputeTempRamp::dof_of(const Simulation& sim, double count) const {
-  const double extra = extra_dof_ ? *extra_dof_ : static_cast<double>(sim.dimension());
-  return sim.dimension() * count - extra;
 }
 
 std::array<double, 7> ComputeTempRamp::thermal_sums(Simulation& sim) const {

@@ -34,10 +34,11 @@ class ComputeTemp : public Compute {
  protected:
   // The atoms counted: the group's, and only those inside `region` where one is set.
   std::shared_ptr<const Region> region_;
+  // dimension * count - extra (compute_modify extra/dof, the dimension by default).
+  double dof_of(const Simulation& sim, double count) const;
 
  private:
   bool counted(const AtomsView& a, std::size_t i) const;
-  double dof_of(const Simulation& sim, double count) const;
   std::optional<double> extra_dof_;  // compute_modify extra/dof; the dimension by default
 };
 

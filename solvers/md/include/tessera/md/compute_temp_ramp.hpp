@@ -9,23 +9,17 @@
 #pragma once
 
 #include <array>
-#include <optional>
 
-#include "tessera/md/compute.hpp"
+#include "tessera/md/compute_temp.hpp"
 
 namespace tessera::md {
 
-class ComputeTempRamp final : public Compute {
+class ComputeTempRamp final : public ComputeTemp {
  public:
   explicit ComputeTempRamp(const ComputeArguments& args);
   std::string style() const override { return "temp/ramp"; }
-  bool has_scalar() const override { return true; }
-  std::size_t vector_size() const override { return 6; }
-  bool extensive_vector(std::size_t) const override { return true; }  // as LAMMPS's extvector
-  bool is_temperature() const override { return true; }
   bool removes_atom_bias() const override { return true; }
   double dof(Simulation& sim) override;
-  std::size_t modify(const std::vector<std::string>& words, std::size_t at) override;
   double scalar(Simulation& sim) override;
   std::vector<double> vector(Simulation& sim) override;
 
@@ -33,10 +27,8 @@ class ComputeTempRamp final : public Compute {
   // Sums over the group's atoms of m v_a v_b of the velocities less the ramp (xx yy zz xy xz
   // yz), and the count (collective).
   std::array<double, 7> thermal_sums(Simulation& sim) const;
-  double dof_of(const Simulation& sim, double count) const;
   std::size_t velocity_dim_ = 0, coord_dim_ = 1;
   double v_lo_ = 0, v_hi_ = 0, c_lo_ = 0, c_hi_ = 1;
-  std::optional<double> extra_dof_;
 };
 
 }  // namespace tessera::md

@@ -363,6 +363,11 @@ TEST(PairDeepmd, RejectsBadSettings) {
       error_of("units metal\n" + water + "pair_style deepmd " + kModel + "\npair_coeff 1 1 O H")
           .find("pair_style deepmd takes pair_coeff * *"),
       std::string::npos);
+  EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel +
+                     "\npair_coeff * * O H\ncompute e all pe/atom\nrun 0")
+                .find("compute e pe/atom needs per-atom energies and virials, which pair style "
+                      "deepmd does not compute"),
+            std::string::npos);
   EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " atomic")
                 .find("keyword atomic of DeePMD-kit's plugin is not supported"),
             std::string::npos);

@@ -2,14 +2,17 @@
 #include "tessera/md/compute.hpp"
 #include "tessera/md/compute_chunk_atom.hpp"
 #include "tessera/md/compute_com.hpp"
+#include "tessera/md/compute_heat_flux.hpp"
 #include "tessera/md/compute_ke.hpp"
 #include "tessera/md/compute_ke_atom.hpp"
 #include "tessera/md/compute_msd.hpp"
 #include "tessera/md/compute_pe.hpp"
+#include "tessera/md/compute_pe_atom.hpp"
 #include "tessera/md/compute_pressure.hpp"
 #include "tessera/md/compute_property_atom.hpp"
 #include "tessera/md/compute_rdf.hpp"
 #include "tessera/md/compute_reduce.hpp"
+#include "tessera/md/compute_stress_atom.hpp"
 #include "tessera/md/compute_temp.hpp"
 #include "tessera/md/compute_temp_partial.hpp"
 #include "tessera/md/compute_temp_ramp.hpp"
@@ -22,14 +25,17 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     Registry<Compute, const ComputeArguments&> r("compute style");
     r.add<ComputeChunkAtom>("chunk/atom");
     r.add<ComputeCOM>("com");
+    r.add<ComputeHeatFlux>("heat/flux");
     r.add<ComputeKE>("ke");
     r.add<ComputeKEAtom>("ke/atom");
     r.add<ComputeMSD>("msd");
     r.add<ComputePE>("pe");
+    r.add<ComputePEAtom>("pe/atom");
     r.add<ComputePressure>("pressure");
     r.add<ComputePropertyAtom>("property/atom");
     r.add<ComputeRDF>("rdf");
     r.add<ComputeReduce>("reduce");
+    r.add<ComputeStressAtom>("stress/atom");
     r.add<ComputeTemp>("temp");
     r.add<ComputeTempPartial>("temp/partial");
     r.add<ComputeTempRamp>("temp/ramp");

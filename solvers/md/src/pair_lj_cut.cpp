@@ -145,16 +145,19 @@ double PairLJCut::init(int types, std::size_t) {
 }
 
 void PairLJCut::compute(PairTile& t) {
-  if (t.energy_virial)
-    kernel<true>(t);
+  if (t.per_atom)
+    kernel<true, true>(t);
+  else if (t.energy_virial)
+    kernel<true, false>(t);
   else
-    kernel<false>(t);
+    kernel<false, false>(t);
   t.tile.charge(pair_work, static_cast<std::uint64_t>(t.begin[static_cast<std::size_t>(t.nlocal)]));
 }
 
 // Energy and virial, which only thermo output needs, are summed only when asked for (LAMMPS's
-// eflag/vflag).
-template <bool EnergyVirial>
+// eflag/vflag), and split onto the atoms only when per-atom values are wanted (eflag_atom,
+// vflag_atom: half of each pair's to each atom, as LAMMPS's ev_tally).
+template <bool EnergyVirial, bool PerAtom>
 void PairLJCut::kernel(PairTile& t) const {
   const std::size_t nlocal = static_cast<std::size_t>(t.nlocal);
   double pe = 0;
@@ -189,6 +192,23 @@ void PairLJCut::kernel(PairTile& t) const {
         pe += r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
         w[0] += fpair * dx * dx, w[1] += fpair * dy * dy, w[2] += fpair * dz * dz;
         w[3] += fpair * dx * dy, w[4] += fpair * dx * dz, w[5] += fpair * dy * dz;
+      }
+      if constexpr (PerAtom) {
+        const double half[7] = {0.5 * (r6inv * (c.lj3 * r6inv - c.lj4) - c.offset),
+                                0.5 * fpair * dx * dx,
+                                0.5 * fpair * dy * dy,
+                                0.5 * fpair * dz * dz,
+                                0.5 * fpair * dx * dy,
+                                0.5 * fpair * dx * dz,
+                                0.5 * fpair * dy * dz};
+        t.eatom[i] += half[0];
+        for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * i + k] += half[1 + k];
+        if (j < nlocal) {
+          t.eatom[j] += half[0];
+          for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * j + k] += half[1 + k];
+        } else {
+          for (std::size_t k = 0; k < 7; ++k) t.ghost_tally[7 * (j - nlocal) + k] += half[k];
+        }
       }
     }
     f[3 * i] += fx, f[3 * i + 1] += fy, f[3 * i + 2] += fz;

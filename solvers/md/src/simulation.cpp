@@ -40,6 +40,8 @@ struct Simulation::TileAtoms {
         noise(t.make_vector<std::uint32_t>("md.langevin_state")),
         mask(t.make_vector<std::uint32_t>("md.group_mask")),
         extra(t.make_vector<double>("md.per_atom_vectors")),
+        eatom(t.make_vector<double>("md.per_atom_energy")),
+        vatom(t.make_vector<double>("md.per_atom_virial")),
         send_atom(t.make_vector<int>("md.ghost_send_list")),
         send_begin(t.make_vector<int>("md.ghost_send_list")),
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
@@ -53,6 +55,7 @@ struct Simulation::TileAtoms {
   TileVector<std::uint32_t> noise;
   TileVector<std::uint32_t> mask;  // the groups the atom is in, a bit per group (bit 0: all)
   TileVector<double> extra;        // per_atom_width_ values per atom (add_per_atom)
+  TileVector<double> eatom, vatom;  // per-atom energy (1) and virial (6) at tally_step_
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
@@ -74,6 +77,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
   send_f_ = runtime_.create_variable<double>("md.ghost_returned_f", 0);
   ghost_extra_ = runtime_.create_variable<double>("md.ghost_extra", 0);
   send_extra_ = runtime_.create_variable<double>("md.returned_extra", 0);
+  ghost_tally_ = runtime_.create_variable<double>("md.ghost_tally", 0);
+  send_tally_ = runtime_.create_variable<double>("md.returned_tally", 0);
   tiles_.resize(runtime_.local_tiles().size());
   require_host_memory(static_cast<double>(tiles_.size()) * sizeof(TileAtoms),
                       "md's state of " + std::to_string(tiles_.size()) + " tiles on this rank",
@@ -188,6 +193,7 @@ void Simulation::require_room_for_atoms(double count, const std::string& what, b
 }
 
 void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
+  tally_step_ = -1;  // the atoms' per-atom tallies no longer fit them
   changed();
   require_box("create_atoms");
   require_room_for_atoms(static_cast<double>(atoms.size()), "adding atoms", true);
@@ -305,6 +311,7 @@ std::vector<AtomRecord> Simulation::gather_atoms(Positions positions) {
 }
 
 void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
+  tally_step_ = -1;  // the atoms' per-atom tallies no longer fit them
   changed();
   runtime_.superstep("md.clear_atoms", [&](Tile& t) {
     TileAtoms& s = state(t);
@@ -374,6 +381,8 @@ void Simulation::add_compute(std::unique_ptr<Compute> compute) {
   if (bit < 0)
     throw ConfigError(what + ": there is no group " + compute->group() + "; define it with group");
   compute->set_group_bit(bit);
+  // The next run sets up with the per-atom tallies on.
+  if (compute->needs_per_atom_tally() && !tally_wanted_) changed();
   computes_.push_back(std::move(compute));
 }
 
@@ -571,6 +580,10 @@ AtomsView Simulation::atoms_view(Tile& t) {
   view.boundary = &boundary_;
   view.per_atom = std::span<const double>(s.extra.data(), per_atom_width_ * n);
   view.per_atom_width = per_atom_width_;
+  if (per_atom_tallied()) {
+    view.eatom = std::span<const double>(s.eatom.data(), n);
+    view.vatom = std::span<const double>(s.vatom.data(), 6 * n);
+  }
   return view;
 }
 
@@ -621,6 +634,7 @@ bool Simulation::wrap_position(std::span<double> x, std::span<std::int32_t> imag
 std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)>& select,
                                       const std::function<bool(AtomChange&)>& change,
                                       const std::vector<AtomValues>& sources) {
+  tally_step_ = -1;  // the atoms' per-atom tallies no longer fit them
   changed();
   apply_pending_scale();  // the velocities changed are those of now
   const auto counts = runtime_.all_reduce<double>("md.set", ReduceOp::sum, [&](Tile& t) {
@@ -690,6 +704,7 @@ void Simulation::keep_atoms(Tile& t, const std::vector<bool>& leaves) {
 
 std::int64_t Simulation::delete_atoms(const std::function<bool(const GroupAtom&)>& select,
                                       bool compress) {
+  tally_step_ = -1;  // the atoms' per-atom tallies no longer fit them
   changed();
   apply_pending_scale();
   const std::int64_t ids_before = max_id_;
@@ -962,6 +977,15 @@ void Simulation::setup_run() {
                        out[static_cast<std::size_t>(a.type[i])] += 1;
                    });
   tail_ = pair_->tail_correction(type_counts);
+  tally_wanted_ = false;
+  for (const auto& c : computes_)
+    if (c->needs_per_atom_tally()) {
+      if (!pair_->tallies_per_atom())
+        throw ConfigError("run: compute " + c->id() + " " + c->style() +
+                          " needs per-atom energies and virials, which pair style " +
+                          pair_->style() + " does not compute");
+      tally_wanted_ = true;
+    }
   if (!(neighbor_.skin >= 0) || !std::isfinite(neighbor_.skin))
     throw ConfigError("neighbor: the skin must be finite and not negative");
   // neighbor() is writable by library callers: every = 0 would divide by zero in the loop.
@@ -1427,7 +1451,7 @@ void Simulation::rebuild(bool canonical_order) {
   const int tiles = runtime_.target().total_tiles();
   std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
   ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type"), pid("md.ghost_id"),
-      pr("md.ghost_forces_back"), prm("md.ghost_extra_back");
+      pr("md.ghost_forces_back"), prm("md.ghost_extra_back"), ptally("md.ghost_tally_back");
   // What the pair style returns besides forces (deepmd's other models' forces on ghosts).
   const std::size_t extra = pair_->extra_per_ghost();
   for (int src = 0; src < tiles; ++src) {
@@ -1451,6 +1475,9 @@ void Simulation::rebuild(bool canonical_order) {
       if (extra > 0)
         prm.copy(ghost_extra_, dst, extra * (at - nlocal_dst), send_extra_, src, extra * offset,
                  extra * static_cast<std::size_t>(c));
+      if (tally_wanted_)
+        ptally.copy(ghost_tally_, dst, 7 * (at - nlocal_dst), send_tally_, src, 7 * offset,
+                    7 * static_cast<std::size_t>(c));
       ghosts[static_cast<std::size_t>(dst)] += c;
       offset += static_cast<std::size_t>(c);
     }
@@ -1463,6 +1490,11 @@ void Simulation::rebuild(bool canonical_order) {
     plan_reverse_extra_.emplace(runtime_.compile(prm));
   else
     plan_reverse_extra_.reset();
+  if (tally_wanted_)
+    plan_reverse_tally_.emplace(runtime_.compile(ptally));
+  else
+    plan_reverse_tally_.reset();
+  const std::size_t tally = tally_wanted_ ? 7 : 0;
 
   // 4. Make room for the ghosts and send them.
   runtime_.superstep("md.ghosts",
@@ -1479,6 +1511,8 @@ void Simulation::rebuild(bool canonical_order) {
                        t.resize(send_f_, 3 * s.send_atom.size());
                        t.resize(ghost_extra_, extra * ghosts_here);
                        t.resize(send_extra_, extra * s.send_atom.size());
+                       t.resize(ghost_tally_, tally * ghosts_here);
+                       t.resize(send_tally_, tally * s.send_atom.size());
                        pack_ghost_positions(t);
                        const auto type = t.get(type_);
                        auto out = t.get(send_type_);
@@ -1648,9 +1682,9 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
   // Forces: forces on ghosts (and what else the pair style returns) travel back to their
   // owners.
   const bool extra = pair_->extra_due(step_);
-  runtime_.superstep(
-      "md.force",
-      [&](Tile& t) {
+  tally_now_ = tally_wanted_ && energy_virial;
+  tally_step_ = -1;
+  const auto force = [&](Tile& t) {
         TileAtoms& s = state(t);
         if (build_lists) build_neighbor_list(t, pair_->full_list());
         const auto ghost_force = t.get(ghost_f_);
@@ -1668,14 +1702,31 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
         pt.f = std::span<double>(s.f.data(), s.f.size());
         pt.ghost_f = ghost_force;
         if (extra) pt.ghost_extra = t.get(ghost_extra_);
+        if (tally_now_) {
+          s.eatom.assign(static_cast<std::size_t>(s.nlocal), 0.0);
+          s.vatom.assign(6 * static_cast<std::size_t>(s.nlocal), 0.0);
+          const auto ghost_tally = t.get(ghost_tally_);
+          std::fill(ghost_tally.begin(), ghost_tally.end(), 0.0);
+          pt.per_atom = true;
+          pt.eatom = std::span<double>(s.eatom.data(), s.eatom.size());
+          pt.vatom = std::span<double>(s.vatom.data(), s.vatom.size());
+          pt.ghost_tally = ghost_tally;
+        }
         pair_->compute(pt);
         if (energy_virial) {
           s.pe = pt.energy;
           s.virial = pt.virial;
         }
-      },
-      extra ? std::initializer_list<const ExchangePlan*>{&*plan_reverse_, &*plan_reverse_extra_}
-            : std::initializer_list<const ExchangePlan*>{&*plan_reverse_});
+  };
+  if (extra && tally_now_)
+    runtime_.superstep("md.force", force,
+                       {&*plan_reverse_, &*plan_reverse_extra_, &*plan_reverse_tally_});
+  else if (extra)
+    runtime_.superstep("md.force", force, {&*plan_reverse_, &*plan_reverse_extra_});
+  else if (tally_now_)
+    runtime_.superstep("md.force", force, {&*plan_reverse_, &*plan_reverse_tally_});
+  else
+    runtime_.superstep("md.force", force, {&*plan_reverse_});
   // Add the returned forces, then Langevin and the second half-kick: now, or, when nothing
   // looks at the velocities before the next step, in the next step's first superstep.
   if (defer) {
@@ -1706,6 +1757,7 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     post_force_range(t, step_, first, fixes_.size());
     finish_integrate(t, step_, integrate, /*kinetic=*/true);
   });
+  if (tally_now_) tally_step_ = step_;
 }
 
 // The end of a step on one tile: returned forces added in segment order (and the other models'
@@ -1724,6 +1776,14 @@ void Simulation::fold_forces(Tile& t, std::int64_t step, bool extra) {
   for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
     const auto i = static_cast<std::size_t>(s.send_atom[k]);
     s.f[3 * i] += back[3 * k], s.f[3 * i + 1] += back[3 * k + 1], s.f[3 * i + 2] += back[3 * k + 2];
+  }
+  if (tally_now_) {
+    const auto tally = t.get(send_tally_);
+    for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
+      const auto i = static_cast<std::size_t>(s.send_atom[k]);
+      s.eatom[i] += tally[7 * k];
+      for (std::size_t c = 0; c < 6; ++c) s.vatom[6 * i + c] += tally[7 * k + 1 + c];
+    }
   }
   if (extra)
     pair_->fold_returned(t, static_cast<std::size_t>(t.id() - runtime_.first_tile()),

@@ -162,4 +162,6 @@ cp "$work/fix_print_q.txt" fix_print_q.lammps.txt
 minimization in.spring spring.lammps.out
 # pair_modify tail yes in NVE and NPT.
 (cd "$work" && lmp -in "$here/in.tail" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > tail.lammps.out
+# compute pe/atom, stress/atom and heat/flux.
+(cd "$work" && lmp -in "$here/in.heat_flux" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > heat_flux.lammps.out
 echo "reference files written"

@@ -52,6 +52,9 @@ struct AtomsView {
   const Boundary* boundary = nullptr;
   std::span<const double> per_atom;  // per_atom_width per atom (Simulation::add_per_atom)
   std::size_t per_atom_width = 0;
+  // The pair style's per-atom energy (1 per atom) and virial (6, xx yy zz xy xz yz; energy
+  // units) at this step, ghosts' shares included; empty unless Simulation::per_atom_tallied.
+  std::span<const double> eatom, vatom;
   // Coordinate d of atom i with its images counted on (LAMMPS's Domain::unmap).
   double unwrapped(std::size_t i, std::size_t d) const {
     return x[3 * i + d] + image[3 * i + d] * (box->hi[d] - box->lo[d]);
@@ -109,6 +112,9 @@ class Compute {
   // Before per-atom values are read at a step (collective, host side): what peratom() needs
   // worked out first (compute chunk/atom lays its bins). Every reader of peratom() calls it.
   virtual void prepare_peratom(Simulation& /*sim*/) {}
+  // Whether it reads AtomsView::eatom or vatom: while it exists, the pair style tallies them at
+  // the steps observers look at (LAMMPS's eflag_atom and vflag_atom).
+  virtual bool needs_per_atom_tally() const { return false; }
   // compute_modify KEYWORD VALUE...: the words; the default refuses any. Returns how many
   // words it took (at least one), throws ConfigError.
   virtual std::size_t modify(const std::vector<std::string>& words, std::size_t at);

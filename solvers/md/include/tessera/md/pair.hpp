@@ -64,6 +64,13 @@ struct PairTile {
   std::array<double, 6> virial{};
   // At an extra_due step: extra_per_ghost() more doubles per ghost, returned with the forces.
   std::span<double> ghost_extra;
+  // At a step where per-atom energies and virials are wanted (per_atom; only for a style that
+  // tallies_per_atom): each pair's energy and virial split in halves onto its two atoms, as
+  // LAMMPS's ev_tally with newton on. Owned atoms' in eatom (1 each) and vatom (6 each, xx yy zz
+  // xy xz yz), ghosts' in ghost_tally (7 each: energy, then the virial), returned to their
+  // owners with the forces. All come zeroed.
+  bool per_atom = false;
+  std::span<double> eatom, vatom, ghost_tally;
 };
 
 class Pair {
@@ -90,6 +97,9 @@ class Pair {
       std::span<const double> /*type_counts*/) const {
     return std::nullopt;
   }
+  // Whether compute fills PairTile's per-atom tallies when asked (LAMMPS's eflag_atom and
+  // vflag_atom), so that compute pe/atom and stress/atom can be used.
+  virtual bool tallies_per_atom() const { return false; }
   // A full neighbor list (every neighbor of each owned atom) rather than a half one.
   virtual bool full_list() const { return false; }
   // Forces (and, when asked, energy and virial) of the tile's atoms.

@@ -32,6 +32,7 @@ class PairLJCut final : public Pair {
   void modify(const std::vector<std::string>& args) override;
   double init(int types, std::size_t tiles) override;
   void compute(PairTile& t) override;
+  bool tallies_per_atom() const override { return true; }
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,
                int types) override;
@@ -72,7 +73,7 @@ class PairLJCut final : public Pair {
   const std::vector<std::vector<Setting>>& settings_table() const { return set_; }
 
  private:
-  template <bool EnergyVirial>
+  template <bool EnergyVirial, bool PerAtom>
   void kernel(PairTile& t) const;
 
   double global_cutoff_ = 0;

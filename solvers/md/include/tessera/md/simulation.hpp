@@ -260,6 +260,10 @@ class Simulation {
   std::vector<double> reduce_pairs(
       std::string_view name, std::size_t count,
       const std::function<void(const PairsView&, std::span<double>)>& fill);
+  // Whether per-atom energies and virials (AtomsView::eatom, vatom) were tallied at this step:
+  // at the steps a run's observers and fixes look at the system, while a compute that needs
+  // them (Compute::needs_per_atom_tally) exists, and after such a run until the atoms change.
+  bool per_atom_tallied() const { return tally_step_ >= 0 && tally_step_ == step_; }
   // The pair style's largest cutoff as the last run's setup found it (0 before any run).
   double force_cutoff() const { return force_cutoff_; }
   // The same, each tile's `count` values gathered onto every rank: tile t's at [t * count].
@@ -443,6 +447,13 @@ class Simulation {
   // What the pair style returns from ghosts besides forces (Pair::extra_per_ghost).
   Variable<double> ghost_extra_, send_extra_;
   std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_, plan_reverse_extra_;
+  // Per-atom energies and virials (PairTile::per_atom): wanted by a compute since the last
+  // setup, tallied at this force evaluation, the step they were last tallied at (-1: none
+  // valid), and the ghosts' tallies returned to their owners (7 per ghost).
+  bool tally_wanted_ = false, tally_now_ = false;
+  std::int64_t tally_step_ = -1;
+  Variable<double> ghost_tally_, send_tally_;
+  std::optional<ExchangePlan> plan_reverse_tally_;
   std::int64_t since_build_ = 0;
   // A step whose end (returned forces, post_force, second half-kick) runs at the start of the
   // next.

@@ -164,4 +164,11 @@ minimization in.spring spring.lammps.out
 (cd "$work" && lmp -in "$here/in.tail" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > tail.lammps.out
 # compute pe/atom, stress/atom and heat/flux.
 (cd "$work" && lmp -in "$here/in.heat_flux" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > heat_flux.lammps.out
+# fix ave/correlate: thermo and its files. LAMMPS's header for type lower names only the pairs
+# (i, j) with j < i - 1 (a slip in its header loop; the data has every pair i > j): the
+# reference carries the header md_ipu writes, which names them all.
+(cd "$work" && lmp -in "$here/in.ave_correlate" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > ave_correlate.lammps.out
+cp "$work/ave_correlate_heatflux.txt" ave_correlate_heatflux.lammps.txt
+cp "$work/ave_correlate_stress.txt" ave_correlate_stress.lammps.txt
+sed '3s/.*/# Index TimeDelta Ncount v_pxz*v_pxy v_pyz*v_pxy v_pyz*v_pxz/' "$work/ave_correlate_lower.txt" > ave_correlate_lower.lammps.txt
 echo "reference files written"

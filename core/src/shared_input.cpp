@@ -109,4 +109,30 @@ void require_same_arguments(MPI_Comm comm, int argc, char** argv, const std::str
   throw e;
 }
 
+std::string produce_on_root(MPI_Comm comm, const std::function<std::string()>& produce,
+                            int root) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // 0: the bytes; 1, 2, 3: a ConfigError, FormatError or Error with this message.
+  int kind = 0;
+  std::string bytes;
+  if (rank == root) {
+    try {
+      bytes = produce();
+    } catch (const ConfigError& e) {
+      kind = 1, bytes = e.what();
+    } catch (const FormatError& e) {
+      kind = 2, bytes = e.what();
+    } catch (const std::exception& e) {
+      kind = 3, bytes = e.what();
+    }
+  }
+  MPI_Bcast(&kind, 1, MPI_INT, root, comm);
+  broadcast_string(comm, root, bytes);
+  if (kind == 1) throw ConfigError(bytes);
+  if (kind == 2) throw FormatError(bytes);
+  if (kind == 3) throw Error(bytes);
+  return bytes;
+}
+
 }  // namespace tessera

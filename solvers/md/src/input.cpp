@@ -4,6 +4,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <set>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "balance_weights.hpp"
 #include "checked_integer.hpp"
 #include "displace_atoms.hpp"
+#include "read_dump.hpp"
 #include "group_functions.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/shared_input.hpp"
@@ -595,8 +597,10 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"log", &Input::log},
       {"processors", &Input::processors},
       {"read_data", &Input::read_data_command},
+      {"read_dump", &Input::read_dump},
       {"read_restart", &Input::read_restart_command},
       {"region", &Input::region},
+      {"rerun", &Input::rerun},
       {"reset_timestep", &Input::reset_timestep},
       {"run", &Input::run},
       {"set", &Input::set},
@@ -1922,6 +1926,109 @@ void Input::minimize(const std::vector<std::string>& a) {
                 stats.iterations, stats.evaluations);
   text += buf;
   console_.print(text);
+}
+
+// read_dump FILE NSTEP FIELD... [keyword value ...], as LAMMPS's ReadDump::command
+// (read_dump.hpp).
+void Input::read_dump(const std::vector<std::string>& a) {
+  const char* usage = "read_dump FILE NSTEP FIELD... [keyword value ...]";
+  need(a, 3, usage);
+  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data first");
+  const std::int64_t step = integer("read_dump NSTEP", a[1], 0, bigint_max);
+  const ReadDumpSettings settings = parse_read_dump("read_dump", a, 2, sim_.dimension());
+  console_.print("Scanning dump file ...\n");
+  SharedDumpReader reader(sim_, {a[0]});
+  if (!reader.seek(step, true))
+    bad("read_dump: dump file '" + a[0] + "' has no snapshot at step " + a[1]);
+  console_.print("Reading snapshot from dump file ...\n");
+  const ReadDumpCounts c = reader.apply(settings);
+  const Box& b = sim_.box();
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "  orthogonal box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)\n"
+                "  %lld atoms before read\n  %lld atoms in snapshot\n  %lld atoms purged\n"
+                "  %lld atoms replaced\n  %lld atoms trimmed\n  %lld atoms added\n"
+                "  %lld atoms after read\n",
+                b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2],
+                static_cast<long long>(c.before), static_cast<long long>(c.snapshot),
+                static_cast<long long>(c.purged), static_cast<long long>(c.replaced),
+                static_cast<long long>(c.trimmed), static_cast<long long>(c.added),
+                static_cast<long long>(c.after));
+  console_.print(buf);
+}
+
+// rerun FILE... [first N] [last N] [every N] [skip N] [start N] [stop N] dump FIELD... [keyword
+// value ...], as LAMMPS's Rerun::command: for each snapshot chosen (the first at or after
+// `first`, then as DumpReader::next chooses them), the snapshot is read as read_dump reads it
+// (the step becomes its step), forces and energies are computed with the atoms where they are
+// and the fixes' end_of_step run (Simulation::evaluate_snapshot), and the observers look at it:
+// all at the first snapshot, thermo and dumps at steps that are multiples of their intervals,
+// and thermo at the last. start and stop bound the steps (a snapshot after stop is an error).
+void Input::rerun(const std::vector<std::string>& a) {
+  const char* usage =
+      "rerun FILE... [first N] [last N] [every N] [skip N] [start N] [stop N] dump FIELD... "
+      "[keyword value ...]";
+  need(a, 3, usage);
+  if (!sim_.has_box()) bad("rerun: the simulation box is not defined; use create_box or read_data first");
+  static const std::set<std::string> keywords{"first", "last",  "every", "skip",
+                                              "start", "stop", "dump"};
+  std::size_t k = 0;
+  std::vector<std::string> files;
+  while (k < a.size() && !keywords.count(a[k])) files.push_back(a[k++]);
+  if (files.empty()) bad("rerun: give the dump files first; usage: " + std::string(usage));
+  std::int64_t first = 0, last = bigint_max - 1;
+  int every = 0, skip = 1;
+  std::optional<std::int64_t> start, stop;
+  for (; k < a.size() && a[k] != "dump"; ++k) {
+    const std::string& key = a[k];
+    if (k + 1 >= a.size()) bad("rerun: " + key + " needs a value; usage: " + usage);
+    const std::string& value = a[++k];
+    if (key == "first")
+      first = integer("rerun first", value, 0, bigint_max);
+    else if (key == "last")
+      last = integer("rerun last", value, 0, bigint_max);
+    else if (key == "every")
+      every = static_cast<int>(integer("rerun every", value, 0, int_max));
+    else if (key == "skip")
+      skip = static_cast<int>(integer("rerun skip", value, 1, int_max));
+    else if (key == "start")
+      start = integer("rerun start", value, 0, bigint_max);
+    else
+      stop = integer("rerun stop", value, 0, bigint_max);
+  }
+  if (k >= a.size()) bad("rerun: the fields to read follow the keyword dump; usage: " + std::string(usage));
+  if (first > last) bad("rerun: first " + std::to_string(first) + " is after last " + std::to_string(last));
+  if (start && stop && *start > *stop) bad("rerun: start is after stop");
+  const ReadDumpSettings settings = parse_read_dump("rerun", a, k + 1, sim_.dimension());
+  SharedDumpReader reader(sim_, files);
+  std::optional<std::int64_t> step = reader.seek(first, false);
+  if (!step)
+    bad("rerun: the dump files have no snapshot at step " + std::to_string(first) + " or after it");
+  const auto wall_start = std::chrono::steady_clock::now();
+  long long snapshots = 0;
+  try {
+    for (bool first_snapshot = true; step; first_snapshot = false) {
+      ++snapshots;
+      reader.apply(settings);
+      sim_.evaluate_snapshot();
+      const std::optional<std::int64_t> next = reader.next(*step, last, every, skip);
+      if (stop && next && *next > *stop)
+        bad("rerun: the dump has a snapshot at step " + std::to_string(*next) +
+            ", after stop " + std::to_string(*stop));
+      sim_.observe(first_snapshot, !next);
+      step = next;
+    }
+  } catch (const std::exception&) {
+    end_dumps_after_error();
+    throw;
+  }
+  publish_dumps(dump_list());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "Loop time of %g on %d procs for %lld steps with %lld atoms\n\n",
+                seconds, sim_.runtime().ranks(), snapshots, static_cast<long long>(sim_.natoms()));
+  console_.print(buf);
 }
 
 void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool summary) {

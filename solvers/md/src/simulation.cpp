@@ -28,6 +28,12 @@ std::string fmt_double(double v) {
   return out.str();
 }
 
+// Sets a flag for its lifetime, however the scope ends.
+struct Running {
+  bool& flag;
+  explicit Running(bool& f) : flag(f) { flag = true; }
+  ~Running() { flag = false; }
+};
 }  // namespace
 
 struct Simulation::TileAtoms {
@@ -1009,6 +1015,14 @@ void Simulation::setup_run() {
     if (!minimizing_ || fix->acts_in_minimize()) fix->setup(*this);
 }
 
+void Simulation::evaluate_snapshot() {
+  const Running running(running_);  // in_run() while the computes are evaluated
+  changed();
+  setup_run();
+  for (auto& fix : fixes_)
+    if (step_ % fix->end_of_step_every() == 0) fix->end_of_step(*this);
+}
+
 void Simulation::begin_minimize() {
   saved_neighbor_ = neighbor_;
   neighbor_.every = 1, neighbor_.delay = 0, neighbor_.check = true;
@@ -1120,11 +1134,7 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
                       " is before the run's last step " + std::to_string(step_ + steps));
   if (minimizing_) throw std::logic_error("run during a minimization");
   const auto wall_start = std::chrono::steady_clock::now();
-  struct Running {  // in_run() for the run's length, however it ends
-    bool& flag;
-    explicit Running(bool& f) : flag(f) { flag = true; }
-    ~Running() { flag = false; }
-  } running(running_);
+  const Running running(running_);  // in_run() for the run's length, however it ends
   run_begin_ = options.ramp_begin.value_or(step_);
   run_end_ = options.ramp_end.value_or(step_ + steps);
   stopped_by_ = 0;

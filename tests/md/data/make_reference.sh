@@ -171,4 +171,6 @@ minimization in.spring spring.lammps.out
 cp "$work/ave_correlate_heatflux.txt" ave_correlate_heatflux.lammps.txt
 cp "$work/ave_correlate_stress.txt" ave_correlate_stress.lammps.txt
 sed '3s/.*/# Index TimeDelta Ncount v_pxz*v_pxy v_pyz*v_pxy v_pyz*v_pxz/' "$work/ave_correlate_lower.txt" > ave_correlate_lower.lammps.txt
+# rerun and read_dump (the input writes the dumps it reads).
+(cd "$work" && lmp -in "$here/in.rerun" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > rerun.lammps.out
 echo "reference files written"

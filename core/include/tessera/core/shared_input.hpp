@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 
 #include "tessera/core/error.hpp"
@@ -30,6 +31,13 @@ SharedFile read_on_root(MPI_Comm comm, const std::string& path, int root = 0);
 // LAMMPS reads its script when no -in is given. Not ok (nothing read) when the root's standard
 // input is a terminal: a script typed line by line is not what an MPI job waits for.
 SharedFile read_stdin_on_root(MPI_Comm comm, int root = 0);
+
+// Runs `produce` on rank `root` only and sends the bytes it returns to every rank
+// (collective): a file read piece by piece on one rank, a snapshot of a dump. An Error that
+// `produce` throws is thrown on every rank with the same message and class (ConfigError,
+// FormatError, else Error), so that all ranks take the same path.
+std::string produce_on_root(MPI_Comm comm, const std::function<std::string()>& produce,
+                            int root = 0);
 
 // Throws ConfigError (collective) unless every rank of `comm` was started with the same
 // command-line arguments: `program` runs one input on all its ranks, and reads it on rank 0

@@ -299,6 +299,11 @@ class Simulation {
   // A stop signal polled after each step (stop_on_signals) ends the run early, after that step.
   void run(std::int64_t steps, const RunOptions& options);
   void run(std::int64_t steps) { run(steps, RunOptions{}); }
+  // One snapshot of a rerun (LAMMPS's Rerun: setup_minimal, then the fixes' end_of_step): the
+  // setup of a run at the current step, atoms where they are (lists, ghosts, forces, energies
+  // and virials, per-atom tallies, the fixes' setup), then end_of_step of each fix whose
+  // interval divides the step. Nothing moves; the caller observes (observe). Collective.
+  void evaluate_snapshot();
   // For minimizers (minimize.hpp), collective. begin_minimize sets up as a run does (lists,
   // ghosts, forces, energy), under neighbor every 1 delay 0 check yes and with only the fixes
   // that act in a minimization (Fix::acts_in_minimize) until end_minimize, which restores the

@@ -4,6 +4,7 @@
 #include "tessera/md/fix_addforce.hpp"
 #include "tessera/md/fix_ave_chunk.hpp"
 #include "tessera/md/fix_ave_correlate.hpp"
+#include "tessera/md/fix_ave_histo.hpp"
 #include "tessera/md/fix_ave_time.hpp"
 #include "tessera/md/fix_aveforce.hpp"
 #include "tessera/md/fix_balance.hpp"
@@ -54,6 +55,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixAddForce>("addforce");
     r.add<FixAveChunk>("ave/chunk");
     r.add<FixAveCorrelate>("ave/correlate");
+    r.add<FixAveHisto>("ave/histo");
     r.add<FixAveTime>("ave/time");
     r.add<FixHeat>("heat");
     r.add<FixThermalConductivity>("thermal/conductivity");

@@ -173,4 +173,7 @@ cp "$work/ave_correlate_stress.txt" ave_correlate_stress.lammps.txt
 sed '3s/.*/# Index TimeDelta Ncount v_pxz*v_pxy v_pyz*v_pxy v_pyz*v_pxz/' "$work/ave_correlate_lower.txt" > ave_correlate_lower.lammps.txt
 # rerun and read_dump (the input writes the dumps it reads).
 (cd "$work" && lmp -in "$here/in.rerun" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > rerun.lammps.out
+# fix ave/histo: thermo and its files.
+(cd "$work" && lmp -in "$here/in.ave_histo" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > ave_histo.lammps.out
+for f in vx speed pe temp press; do cp "$work/ave_histo_$f.txt" "ave_histo_$f.lammps.txt"; done
 echo "reference files written"

@@ -50,6 +50,8 @@ class TimeAverage {
   std::size_t parse(const std::string& what, const std::vector<std::string>& words, std::size_t at);
   bool one() const { return kind_ == Kind::one; }
   bool running() const { return kind_ == Kind::running; }
+  // ave window M's M (0 for one and running).
+  int window() const { return kind_ == Kind::window ? window_ : 0; }
   // Starts again over `width` values (a window's slots too).
   void reset(std::size_t width);
   // Grows to `width` values, the sums and slots zeroed but the count of averages kept, as

@@ -18,6 +18,7 @@
 #include "checked_integer.hpp"
 #include "displace_atoms.hpp"
 #include "read_dump.hpp"
+#include "replicate.hpp"
 #include "group_functions.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/shared_input.hpp"
@@ -600,6 +601,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"read_dump", &Input::read_dump},
       {"read_restart", &Input::read_restart_command},
       {"region", &Input::region},
+      {"replicate", &Input::replicate},
       {"rerun", &Input::rerun},
       {"reset_timestep", &Input::reset_timestep},
       {"run", &Input::run},
@@ -1926,6 +1928,10 @@ void Input::minimize(const std::vector<std::string>& a) {
                 stats.iterations, stats.evaluations);
   text += buf;
   console_.print(text);
+}
+
+void Input::replicate(const std::vector<std::string>& a) {
+  console_.print(tessera::md::replicate(sim_, a));
 }
 
 // read_dump FILE NSTEP FIELD... [keyword value ...], as LAMMPS's ReadDump::command

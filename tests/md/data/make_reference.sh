@@ -176,4 +176,6 @@ sed '3s/.*/# Index TimeDelta Ncount v_pxz*v_pxy v_pyz*v_pxy v_pyz*v_pxz/' "$work
 # fix ave/histo: thermo and its files.
 (cd "$work" && lmp -in "$here/in.ave_histo" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > ave_histo.lammps.out
 for f in vx speed pe temp press; do cp "$work/ave_histo_$f.txt" "ave_histo_$f.lammps.txt"; done
+# replicate.
+(cd "$work" && lmp -in "$here/in.replicate" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > replicate.lammps.out
 echo "reference files written"

@@ -150,6 +150,7 @@ class Input {
   void displace_atoms(const std::vector<std::string>& a);
   void read_dump(const std::vector<std::string>& a);
   void rerun(const std::vector<std::string>& a);
+  void replicate(const std::vector<std::string>& a);
   // A set keyword's value: a number, or an atom-style variable's value for the atom (the one
   // source set_value bound for the keyword).
   struct SetValue {

@@ -211,6 +211,9 @@ class Simulation {
   // AtomsView::per_atom values now (removing others moves them); remove_per_atom drops them.
   // Collective. Not kept in restart files.
   int add_per_atom(std::size_t width);
+  // Whether any per-atom vectors exist now (replicate refuses them, as LAMMPS's refuses fixes that
+  // store per-atom values).
+  bool has_per_atom_vectors() const { return per_atom_width_ > 0; }
   void remove_per_atom(int handle);
   std::size_t per_atom_offset(int handle) const;
   // Custom per-atom properties by name, as LAMMPS's Atom::find_custom (fix property/atom's

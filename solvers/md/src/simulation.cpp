@@ -1202,17 +1202,43 @@ void Simulation::integrate_first(bool pack) {
   const bool track = neighbor_.check;
   const Deferred finish = deferred_;
   deferred_.pending = false;
+  // The step's start on a tile: the deferred end of the previous step, the pending scale.
+  const auto begin = [&](Tile& t) {
+    if (finish.pending)
+      finish_step(t, finish.step, /*integrate=*/true, /*extra=*/false, /*kinetic=*/false);
+    if (scale_before != 1.0) {
+      TileAtoms& s = state(t);
+      for (std::size_t k = 0; k < 3 * static_cast<std::size_t>(s.nlocal); ++k) s.v[k] *= scale_before;
+    }
+  };
+  // A fix whose initial_integrate needs sums over every tile (fix recenter) splits the
+  // superstep: the fixes before it integrate and its sums are reduced, then it and the next act.
+  std::size_t first = 0;
+  bool begun = false;
+  for (std::size_t k = 0; k < fixes_.size(); ++k) {
+    Fix& fix = *fixes_[k];
+    const std::size_t n = fix.initial_integrate_sums();
+    if (n == 0) continue;
+    const auto sums = runtime_.all_reduce<double>(
+        "md.initial_integrate_sums", ReduceOp::sum, n, [&](Tile& t, std::span<double> out) {
+          if (!begun) begin(t);
+          FixTile view = fix_view(t, step_);
+          for (std::size_t j = first; j < k; ++j) fixes_[j]->initial_integrate(view);
+          std::fill(out.begin(), out.end(), 0.0);
+          fix.sum_initial_integrate(view, out);
+        });
+    fix.set_initial_integrate_sums(sums);
+    begun = true;
+    first = k;
+  }
   runtime_.superstep(
       "md.integrate",
       [&](Tile& t) {
-        if (finish.pending)
-          finish_step(t, finish.step, /*integrate=*/true, /*extra=*/false, /*kinetic=*/false);
+        if (!begun) begin(t);
         TileAtoms& s = state(t);
         const std::size_t n = static_cast<std::size_t>(s.nlocal);
-        if (scale_before != 1.0)
-          for (std::size_t k = 0; k < 3 * n; ++k) s.v[k] *= scale_before;
         FixTile view = fix_view(t, step_);
-        for (auto& fix : fixes_) fix->initial_integrate(view);
+        for (std::size_t j = first; j < fixes_.size(); ++j) fixes_[j]->initial_integrate(view);
         for (auto& fix : fixes_) fix->post_integrate(view);
         if (track) {
           const auto x = t.get(x_);

@@ -178,4 +178,6 @@ sed '3s/.*/# Index TimeDelta Ncount v_pxz*v_pxy v_pyz*v_pxy v_pyz*v_pxz/' "$work
 for f in vx speed pe temp press; do cp "$work/ave_histo_$f.txt" "ave_histo_$f.lammps.txt"; done
 # replicate.
 (cd "$work" && lmp -in "$here/in.replicate" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > replicate.lammps.out
+# fix recenter.
+(cd "$work" && lmp -in "$here/in.recenter" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > recenter.lammps.out
 echo "reference files written"

@@ -88,6 +88,12 @@ class Fix {
   virtual std::size_t post_force_sums() const { return 0; }
   virtual void sum_post_force(const FixTile& /*t*/, std::span<double> /*out*/) const {}
   virtual void set_post_force_sums(std::span<const double> /*sums*/) {}
+  // The same for initial_integrate (fix recenter's centre of mass of the positions the fixes
+  // before it just moved): each tile's part after the earlier fixes' initial_integrate on it,
+  // and the totals on every rank before this fix's initial_integrate runs.
+  virtual std::size_t initial_integrate_sums() const { return 0; }
+  virtual void sum_initial_integrate(const FixTile& /*t*/, std::span<double> /*out*/) const {}
+  virtual void set_initial_integrate_sums(std::span<const double> /*sums*/) {}
   // Whether its post_force (and setup) also acts during a minimization, as LAMMPS's
   // min_post_force (setforce, addforce, enforce2d); the other hooks never do.
   virtual bool acts_in_minimize() const { return false; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/md/lammps_examples.sh [MD_IPU] [TIMEOUT_SECONDS]: runs md_ipu on LAMMPS's own example
+# bench/md/lammps_examples.sh [MD_IPU] [TIMEOUT_SECONDS] [PATTERN]: runs md_ipu on LAMMPS's own example
 # inputs (Debian's lammps-examples, /usr/share/lammps/examples), unmodified, next to Debian's lmp,
 # and prints one Markdown table row per input: whether md_ipu ran it to the end or the first
 # command it stopped at, and the largest relative difference of the thermo columns the two print
@@ -9,11 +9,13 @@
 # is atomic (the default), outside PACKAGES (accelerator variants of the same inputs) and the
 # folders that drive LAMMPS from another program (COUPLE, message, python, kim, plugins).
 # Each runs in a copy of its folder, one process each, both programs with -log none, both
-# stopped after TIMEOUT_SECONDS (default 120); lmp runs only where md_ipu printed thermo.
+# stopped after TIMEOUT_SECONDS (default 120); lmp runs only where md_ipu printed thermo. With
+# PATTERN (an extended regex), only the inputs whose path under the examples matches it.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 md_ipu=$(realpath "${1:-$root/build/apps/md/md_ipu}")
 limit=${2:-120}
+pattern=${3:-}
 examples=/usr/share/lammps/examples
 command -v lmp >/dev/null || { echo "lmp not found: run scripts/setup bench" >&2; exit 1; }
 [[ -d $examples ]] || { echo "$examples not found: run scripts/setup bench" >&2; exit 1; }
@@ -25,6 +27,7 @@ while IFS= read -r f; do
   case $f in
     */PACKAGES/* | */COUPLE/* | */message/* | */python/* | */kim/* | */plugins/*) continue ;;
   esac
+  [[ -z $pattern ]] || [[ ${f#"$examples"/} =~ $pattern ]] || continue
   grep -qE '^\s*pair_style\s+lj/cut\s' "$f" || continue
   grep -qE '^\s*pair_style\s+hybrid' "$f" && continue
   grep -qE '^\s*atom_style\s+' "$f" && ! grep -qE '^\s*atom_style\s+atomic\b' "$f" && continue

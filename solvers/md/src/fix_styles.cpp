@@ -7,6 +7,7 @@
 #include "tessera/md/fix_ave_histo.hpp"
 #include "tessera/md/fix_ave_time.hpp"
 #include "tessera/md/fix_aveforce.hpp"
+#include "tessera/md/fix_controller.hpp"
 #include "tessera/md/fix_balance.hpp"
 #include "tessera/md/fix_enforce2d.hpp"
 #include "tessera/md/fix_heat.hpp"
@@ -58,6 +59,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixAveCorrelate>("ave/correlate");
     r.add<FixAveHisto>("ave/histo");
     r.add<FixAveTime>("ave/time");
+    r.add<FixController>("controller");
     r.add<FixHeat>("heat");
     r.add<FixThermalConductivity>("thermal/conductivity");
     r.add<FixVector>("vector");

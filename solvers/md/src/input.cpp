@@ -1151,7 +1151,17 @@ void Input::fix(const std::vector<std::string>& a) {
         return regions_.at(id);
       },
       [this](const std::string& text) { return expand(text); },
-      [this](const std::string& text) { console_.print(text); }};
+      [this](const std::string& text) { console_.print(text); },
+      [this](const std::string& name, double value) {
+        const auto it = variables_.find(name);
+        if (it == variables_.end() || it->second.style != "internal")
+          bad("variable " + name + " is not an internal-style variable" +
+              (it == variables_.end() ? std::string(" (there is none)")
+                                      : " (it is " + it->second.style + "-style)"));
+        char text[64];
+        std::snprintf(text, sizeof text, "%.17g", value);
+        it->second.values = {text};
+      }};
   sim_.add_fix(fix_styles().make(a[2], args));
 }
 

@@ -202,6 +202,9 @@ struct FixArguments {
   // (collective), and its console (screen and log, rank 0); empty from a restart.
   std::function<std::string(const std::string& text)> substitute{};
   std::function<void(const std::string& text)> print{};
+  // Sets the input's internal-style variable NAME to a value (fix controller's control
+  // variable); throws ConfigError unless NAME is one. Empty from a restart.
+  std::function<void(const std::string& name, double value)> set_internal{};
 };
 
 // The fix styles md_ipu has, by name.

@@ -164,7 +164,8 @@ class Parser {
         i_ = close + 1;
       }
       n.name = s_.substr(start, i_ - start);
-      if (is_group_function(n.name) && i_ < s_.size() && s_[i_] == '(') {
+      if ((is_group_function(n.name) || is_mask_function(n.name)) && i_ < s_.size() &&
+          s_[i_] == '(') {
         // LAMMPS's group functions take names (a group, a dimension, a region): the call is
         // kept whole, as one name its caller evaluates (group_functions.hpp).
         const auto close = s_.find(')', i_);

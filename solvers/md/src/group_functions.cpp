@@ -14,7 +14,57 @@ const std::array<const char*, 8> supported{"count", "mass",  "xcm",      "vcm",
                                            "fcm",   "bound", "gyration", "ke"};
 const std::array<const char*, 5> refused{"charge", "angmom", "torque", "inertia", "omega"};
 
+// The arguments of "name(a, b, ...)", blanks removed.
+std::vector<std::string> call_arguments(const std::string& call, std::size_t open) {
+  std::vector<std::string> args;
+  std::string arg;
+  for (char c : call.substr(open + 1, call.size() - open - 2)) {
+    if (c == ',') {
+      args.push_back(arg);
+      arg.clear();
+    } else if (c != ' ' && c != '\t') {
+      arg += c;
+    }
+  }
+  args.push_back(arg);
+  return args;
+}
+
 }  // namespace
+
+bool is_mask_function(const std::string& name) {
+  return name == "gmask" || name == "rmask" || name == "grmask";
+}
+
+std::optional<AtomValues> mask_function(
+    Simulation& sim, const std::string& call, const std::string& where,
+    const std::function<const Region&(const std::string& id)>& find_region) {
+  const auto open = call.find('(');
+  if (open == std::string::npos || call.back() != ')') return std::nullopt;
+  const std::string name = call.substr(0, open);
+  if (!is_mask_function(name)) return std::nullopt;
+  const std::string what = where + ": " + call;
+  const auto args = call_arguments(call, open);
+  const std::size_t wanted = name == "grmask" ? 2 : 1;
+  if (args.size() != wanted)
+    arguments::bad(what + ": " + name + "() takes " +
+                   (name == "gmask" ? "a group" : name == "rmask" ? "a region" : "a group and a region"));
+  std::uint32_t mask = 0;
+  if (name != "rmask") {
+    const int bit = sim.group_bit(args[0]);
+    if (bit < 0) arguments::bad(what + ": there is no group " + args[0]);
+    mask = 1u << bit;
+  }
+  const Region* region = name != "gmask" ? &find_region(args.back()) : nullptr;
+  return AtomValues([mask, region](const AtomsView& a, std::span<double> out) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const bool in_group = mask == 0 || (a.mask[i] & mask) != 0;
+      const bool in_region =
+          !region || region->matches({a.x[3 * i], a.x[3 * i + 1], a.x[3 * i + 2]});
+      out[i] = in_group && in_region ? 1.0 : 0.0;
+    }
+  });
+}
 
 bool is_group_function(const std::string& name) {
   for (const char* f : supported)
@@ -37,17 +87,7 @@ std::optional<double> group_function(
       arguments::bad(what + ": the group function " + name +
                      "() is not supported (md_ipu's atoms carry no charge and are not rigid "
                      "bodies)");
-  std::vector<std::string> args;
-  std::string arg;
-  for (char c : call.substr(open + 1, call.size() - open - 2)) {
-    if (c == ',') {
-      args.push_back(arg);
-      arg.clear();
-    } else if (c != ' ' && c != '\t') {
-      arg += c;
-    }
-  }
-  args.push_back(arg);
+  const auto args = call_arguments(call, open);
   const bool directed = name == "xcm" || name == "vcm" || name == "fcm" || name == "bound";
   const std::size_t wanted = directed ? 2 : 1;
   if (args.size() != wanted && args.size() != wanted + 1)

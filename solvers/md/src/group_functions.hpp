@@ -20,6 +20,9 @@
 
 namespace tessera::md {
 
+// And LAMMPS's atom-style mask functions, one value per atom: gmask(G) 1 for the group's atoms,
+// rmask(R) 1 for the atoms inside region R now, grmask(G,R) both; 0 for the others.
+//
 // Whether NAME is one of these functions (the formula parser keeps its call as one name).
 bool is_group_function(const std::string& name);
 
@@ -27,6 +30,14 @@ bool is_group_function(const std::string& name);
 // not a group function's call. Throws ConfigError (naming `where`) for an unknown group or
 // region, a wrong argument, or a function LAMMPS has that md_ipu does not (charge, angmom,
 // torque, inertia, omega).
+bool is_mask_function(const std::string& name);
+
+// The per-atom values of a mask function's call such as "grmask(mobile,slab)", or nothing when the
+// text is not one. Throws ConfigError as group_function does.
+std::optional<AtomValues> mask_function(
+    Simulation& sim, const std::string& call, const std::string& where,
+    const std::function<const Region&(const std::string& id)>& find_region);
+
 std::optional<double> group_function(
     Simulation& sim, const std::string& call, const std::string& where,
     const std::function<const Region&(const std::string& id)>& find_region);

@@ -341,10 +341,11 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
                           out[i] = 3 * i + (k - 9) < a.f.size() ? a.f[3 * i + (k - 9)] : 0.0;
                       }
                     }};
-        if (auto v = group_function(sim_, leaf, where, [&](const std::string& id) -> const Region& {
-              return find_region(id, where);
-            }))
-          return {v, {}};
+        const auto region = [&](const std::string& id) -> const Region& {
+          return find_region(id, where);
+        };
+        if (auto v = group_function(sim_, leaf, where, region)) return {v, {}};
+        if (auto values = mask_function(sim_, leaf, where, region)) return {std::nullopt, *values};
         if (leaf.rfind("v_", 0) == 0) {
           const std::string v = leaf.substr(2);
           const auto it = variables_.find(v);

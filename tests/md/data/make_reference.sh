@@ -180,4 +180,6 @@ for f in vx speed pe temp press; do cp "$work/ave_histo_$f.txt" "ave_histo_$f.la
 (cd "$work" && lmp -in "$here/in.replicate" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > replicate.lammps.out
 # fix recenter.
 (cd "$work" && lmp -in "$here/in.recenter" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > recenter.lammps.out
+# gmask, rmask and grmask.
+(cd "$work" && lmp -in "$here/in.mask_functions" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > mask_functions.lammps.out
 echo "reference files written"

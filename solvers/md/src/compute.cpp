@@ -7,4 +7,22 @@ std::size_t Compute::modify(const std::vector<std::string>& words, std::size_t a
                     words[at] + "' (or it lacks its value)");
 }
 
+VirialTerms virial_terms(const std::string& what, const std::vector<std::string>& words,
+                         std::size_t from) {
+  VirialTerms terms;
+  if (words.size() > from) terms.ke = terms.pair = false;
+  for (std::size_t k = from; k < words.size(); ++k) {
+    const std::string& word = words[k];
+    if (word == "ke")
+      terms.ke = true;
+    else if (word == "pair" || word == "virial")
+      terms.pair = true;
+    else if (word != "bond" && word != "angle" && word != "dihedral" && word != "improper" &&
+             word != "kspace" && word != "fix")
+      throw ConfigError(what + ": unknown keyword '" + word +
+                        "'; use ke, pair, virial, bond, angle, dihedral, improper, kspace or fix");
+  }
+  return terms;
+}
+
 }  // namespace tessera::md

@@ -17,18 +17,8 @@ ComputePressure::ComputePressure(const ComputeArguments& a) : Compute(a.id, a.gr
       throw ConfigError(what + ": compute " + a.args[0] + " (" + t->style() +
                         ") does not compute a temperature");
   }
-  if (a.args.size() > 1) ke_ = pair_ = false;
-  for (std::size_t k = 1; k < a.args.size(); ++k) {
-    const std::string& word = a.args[k];
-    if (word == "ke")
-      ke_ = true;
-    else if (word == "pair" || word == "virial")
-      pair_ = true;
-    else if (word != "bond" && word != "angle" && word != "dihedral" && word != "improper" &&
-             word != "kspace" && word != "fix")
-      throw ConfigError(what + ": unknown keyword '" + word +
-                        "'; use ke, pair, virial, bond, angle, dihedral, improper, kspace or fix");
-  }
+  const VirialTerms terms = virial_terms(what, a.args, 1);
+  ke_ = terms.ke, pair_ = terms.pair;
   if (ke_ && !temperature_)
     throw ConfigError(what +
                       ": the kinetic part (ke, or no keywords) needs a temperature "

@@ -29,18 +29,8 @@ ComputeStressAtom::ComputeStressAtom(const ComputeArguments& a) : Compute(a.id, 
     temperature_compute(a.sim, what, a.args[0]);
     temperature_ = a.args[0];
   }
-  if (a.args.size() > 1) ke_ = pair_ = false;
-  for (std::size_t k = 1; k < a.args.size(); ++k) {
-    const std::string& word = a.args[k];
-    if (word == "ke")
-      ke_ = true;
-    else if (word == "pair" || word == "virial")
-      pair_ = true;
-    else if (word != "bond" && word != "angle" && word != "dihedral" && word != "improper" &&
-             word != "kspace" && word != "fix")
-      throw ConfigError(what + ": unknown keyword '" + word +
-                        "'; use ke, pair, bond, angle, dihedral, improper, kspace, fix or virial");
-  }
+  const VirialTerms terms = virial_terms(what, a.args, 1);
+  ke_ = terms.ke, pair_ = terms.pair;
 }
 
 void ComputeStressAtom::prepare_peratom(Simulation& sim) {

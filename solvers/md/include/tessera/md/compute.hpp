@@ -154,6 +154,16 @@ struct ComputeArguments {
   AtomVariables atom_variables{};
 };
 
+// The terms LAMMPS's compute pressure and compute stress/atom take after the temperature's ID
+// (words[from] on): ke, pair, bond, angle, dihedral, improper, kspace, fix, or virial (every term
+// but ke); none given means all. md_ipu's forces have only the kinetic and pair terms: whether
+// each is on. Throws ConfigError, `what` first, for another word.
+struct VirialTerms {
+  bool ke = true, pair = true;
+};
+VirialTerms virial_terms(const std::string& what, const std::vector<std::string>& words,
+                         std::size_t from);
+
 // The compute styles md_ipu has, by name.
 const Registry<Compute, const ComputeArguments&>& compute_styles();
 

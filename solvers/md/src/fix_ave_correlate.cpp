@@ -77,21 +77,12 @@ FixAveCorrelate::FixAveCorrelate(const FixArguments& a) : Fix(a.id, a.group), va
     }
     const auto ref = parse_output_reference(w);
     if (ref->column != 0) arguments::bad(where + ": give a scalar or a vector's element");
-    if (ref->every) {
-      const std::size_t n = output_vector_size(*sim, *ref, where);
-      if (n == 0) arguments::bad(where + ": it has no global vector");
-      for (std::size_t e = 1; e <= n; ++e) {
-        Value element;
-        element.ref = *ref;
-        element.ref->every = false;
-        element.ref->index = e;
-        element.text = element.ref->text();
-        values_.push_back(element);
-      }
-      continue;
+    for (const auto& element_ref : expand_output_reference(*sim, *ref, where, false)) {
+      Value element;
+      element.ref = element_ref;
+      element.text = ref->every ? element_ref.text() : w;
+      values_.push_back(element);
     }
-    v.ref = ref;
-    values_.push_back(v);
   }
   for (const auto& v : values_) {
     if (!v.ref) continue;

@@ -75,25 +75,14 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
       values_.push_back(v);
       continue;
     }
+    // [*]: every element (every column of an array in mode vector).
     const auto ref = parse_output_reference(w);
-    const std::string where = what + " " + w;
-    if (ref->every) {
-      // [*]: every element, as LAMMPS's expand_args (every column of an array in mode vector).
-      const std::size_t columns = vector_mode_ ? output_array_columns(*sim, *ref, where) : 0;
-      const std::size_t n = columns > 0 ? columns : output_vector_size(*sim, *ref, where);
-      if (n == 0) arguments::bad(where + ": it has no global vector");
-      for (std::size_t e = 1; e <= n; ++e) {
-        Value element;
-        element.ref = *ref;
-        element.ref->every = false;
-        element.ref->index = e;
-        element.text = element.ref->text();
-        values_.push_back(element);
-      }
-      continue;
+    for (const auto& element_ref : expand_output_reference(*sim, *ref, what + " " + w, vector_mode_)) {
+      Value element;
+      element.ref = element_ref;
+      element.text = ref->every ? element_ref.text() : w;
+      values_.push_back(element);
     }
-    v.ref = ref;
-    values_.push_back(v);
   }
   std::size_t rows = 0;
   for (const auto& v : values_) {

@@ -194,4 +194,20 @@ std::vector<double> output_column(Simulation& sim, const OutputReference& ref,
   return column;
 }
 
+std::vector<OutputReference> expand_output_reference(Simulation& sim, const OutputReference& ref,
+                                                     const std::string& where, bool array_columns) {
+  if (!ref.every) return {ref};
+  const std::size_t columns = array_columns ? output_array_columns(sim, ref, where) : 0;
+  const std::size_t n = columns > 0 ? columns : output_vector_size(sim, ref, where);
+  if (n == 0) throw ConfigError(where + ": it has no global vector");
+  std::vector<OutputReference> elements;
+  for (std::size_t e = 1; e <= n; ++e) {
+    OutputReference element = ref;
+    element.every = false;
+    element.index = e;
+    elements.push_back(element);
+  }
+  return elements;
+}
+
 }  // namespace tessera::md

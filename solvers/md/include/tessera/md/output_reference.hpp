@@ -29,6 +29,12 @@ struct OutputReference {
 
 // Nothing when `word` starts with neither c_ nor f_; throws ConfigError for a malformed index.
 std::optional<OutputReference> parse_output_reference(const std::string& word);
+// `ref` with [*] expanded into each element, as LAMMPS's expand_args does for the averaging
+// fixes: c_ID[1] .. c_ID[N] over the global vector, or with `array_columns` over the columns of a
+// global array where there is one (fix ave/time mode vector); `ref` itself without [*]. Throws
+// ConfigError, `where` first, when there is nothing to expand.
+std::vector<OutputReference> expand_output_reference(Simulation& sim, const OutputReference& ref,
+                                                     const std::string& where, bool array_columns);
 // The size of the referenced compute's or fix's global vector; throws ConfigError, `where`
 // first, when there is no such compute or fix.
 std::size_t output_vector_size(Simulation& sim, const OutputReference& ref,

@@ -404,10 +404,7 @@ void FixAveChunk::write(const ComputeChunkAtom& chunks, std::int64_t step) {
     }
     block += "\n";
   }
-  body_ = overwrite_ ? block : body_ + block;
-  AtomicFile out(file_, AtomicFile::Start::empty);
-  out.write(header_ + body_);
-  out.commit();
+  publish_averages(file_, header_, body_, block, overwrite_);
 }
 
 }  // namespace tessera::md

@@ -5,6 +5,7 @@
 #include "arguments.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/md/simulation.hpp"
+#include "tessera/md/time_average.hpp"
 
 namespace tessera::md {
 
@@ -209,10 +210,7 @@ void FixAveCorrelate::write(std::int64_t step) {
     }
     block += "\n";
   }
-  body_ = overwrite_ ? block : body_ + block;
-  AtomicFile out(file_, AtomicFile::Start::empty);
-  out.write(header_ + body_);
-  out.commit();
+  publish_averages(file_, header_, body_, block, overwrite_);
 }
 
 }  // namespace tessera::md

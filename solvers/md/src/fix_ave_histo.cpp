@@ -332,10 +332,7 @@ void FixAveHisto::write(std::int64_t step) {
       std::snprintf(buf, sizeof buf, "%zu %g %g %g\n", b + 1, coord_[b], 0.0, 0.0);
     block += buf;
   }
-  body_ = overwrite_ ? block : body_ + block;
-  AtomicFile out(file_, AtomicFile::Start::empty);
-  out.write(header_ + body_);
-  out.commit();
+  publish_averages(file_, header_, body_, block, overwrite_);
 }
 
 }  // namespace tessera::md

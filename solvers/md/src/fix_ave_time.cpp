@@ -223,10 +223,7 @@ void FixAveTime::write(Simulation&, std::int64_t step, const std::vector<double>
       block += "\n";
     }
   }
-  body_ = overwrite_ ? block : body_ + block;
-  AtomicFile out(file_, AtomicFile::Start::empty);
-  out.write(header_ + body_);
-  out.commit();
+  publish_averages(file_, header_, body_, block, overwrite_);
 }
 
 }  // namespace tessera::md

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "arguments.hpp"
+#include "tessera/core/atomic_file.hpp"
 
 namespace tessera::md {
 
@@ -86,6 +87,14 @@ void TimeAverage::add(std::span<const double> average) {
     if (++at_ == slots_.size()) at_ = 0, full_ = true;
     norm_ = full_ ? static_cast<double>(window_) : static_cast<double>(at_);
   }
+}
+
+void publish_averages(const std::string& path, const std::string& header, std::string& body,
+                      const std::string& block, bool overwrite) {
+  body = overwrite ? block : body + block;
+  AtomicFile out(path, AtomicFile::Start::empty);
+  out.write(header + body);
+  out.commit();
 }
 
 }  // namespace tessera::md

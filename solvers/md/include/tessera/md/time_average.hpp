@@ -43,6 +43,12 @@ class SampleSchedule {
   int sampled_ = 0;
 };
 
+// An averaging fix's file (file FILE [overwrite]): `block`, one output's lines, goes after the
+// earlier ones in `body` (replaces them with overwrite), and the file is rewritten whole as
+// `header` + `body` (atomic_file.hpp), so that a reader never sees half a block. Rank 0 only.
+void publish_averages(const std::string& path, const std::string& header, std::string& body,
+                      const std::string& block, bool overwrite);
+
 class TimeAverage {
  public:
   // `ave one|running|window M` from words[at] (the word after "ave"); returns the words it took.

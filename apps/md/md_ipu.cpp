@@ -109,10 +109,9 @@ int run(tessera::Runtime& runtime, tessera::md::Console& console, const LammpsFl
                   ": ignored (LAMMPS's accelerator packages do not apply: md_ipu's kernels serve "
                   "every target, and the runtime places atoms on tiles and threads itself)\n");
 
-  md::Simulation sim(runtime, md::Units::of("lj"));
   md::Input::Stop stop;
   {
-    md::Input input(sim, console);
+    md::Input input(runtime, console);
     input.set_echo(echo);
     for (const auto& [name, values] : flags.variables) input.define_variable(name, values);
     if (!input_file.empty()) {

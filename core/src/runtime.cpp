@@ -153,8 +153,9 @@ void Runtime::refresh_views(Tile& tile) {
   if (!tile.pieces_changed_) return;
   tile.pieces_changed_ = false;
   for (std::size_t v = 0; v < tile.pieces_.size(); ++v) {
-    const detail::PieceBase& p = *tile.pieces_[v];
-    views_[view_of(static_cast<int>(v), tile.id_)] = {p.bytes, p.size_bytes};
+    const detail::PieceBase* p = tile.pieces_[v].get();  // null: a destroyed variable
+    views_[view_of(static_cast<int>(v), tile.id_)] = {p ? p->bytes : nullptr,
+                                                       p ? p->size_bytes : 0};
   }
 }
 
@@ -165,14 +166,38 @@ int Runtime::rank_of_tile(int tile) const {
   return static_cast<int>(it - rank_first_tile_.begin()) - 1;
 }
 
+int Runtime::reserve_variable(std::size_t element_size) {
+  const auto free = std::find(element_sizes_.begin(), element_sizes_.end(), std::size_t{0});
+  const int id = static_cast<int>(free - element_sizes_.begin());
+  if (free == element_sizes_.end()) {
+    element_sizes_.push_back(element_size);
+    views_.resize(element_sizes_.size() * tiles_.size());
+  } else {
+    *free = element_size;
+  }
+  return id;
+}
+
 void Runtime::allocate_pieces(
-    const std::function<std::unique_ptr<detail::PieceBase>(Tile&)>& make) {
+    int variable, const std::function<std::unique_ptr<detail::PieceBase>(Tile&)>& make) {
+  const auto slot = static_cast<std::size_t>(variable);
   compute_phase(
       [&](Tile& t) {
-        t.pieces_.push_back(make(t));
+        if (slot == t.pieces_.size()) t.pieces_.emplace_back();
+        t.pieces_[slot] = make(t);
         t.pieces_changed_ = true;
       },
       false);
+}
+
+void Runtime::release_variable(int variable) noexcept {
+  const auto slot = static_cast<std::size_t>(variable);
+  if (variable < 0 || slot >= element_sizes_.size() || element_sizes_[slot] == 0) return;
+  for (const auto& t : tiles_) {
+    t->pieces_[slot].reset();
+    t->pieces_changed_ = true;
+  }
+  element_sizes_[slot] = 0;
 }
 
 Runtime::ComputeResult Runtime::compute_phase(const TileFunction& compute, bool measure,
@@ -292,6 +317,8 @@ ExchangePlan Runtime::compile(const ExchangePlanBuilder& builder) {
     for (int variable : {c.source_variable, c.destination_variable})
       if (variable < 0 || variable >= variables)
         throw ExchangeError(where() + "a copy names a variable this runtime did not create");
+      else if (element_sizes_[static_cast<std::size_t>(variable)] == 0)
+        throw ExchangeError(where() + "a copy names a variable that was destroyed");
     const std::uint64_t bytes = static_cast<std::uint64_t>(c.block_bytes) * c.blocks;
     tally.add(c.source_tile, c.destination_tile, bytes, c.blocks);
     const bool src_here = is_local(c.source_tile), dst_here = is_local(c.destination_tile);

@@ -38,9 +38,8 @@ bool names_outside(std::string_view script) {
 
 void run_script(std::string_view script, long polls) {
   Runtime runtime(tiny_target(), 1, MPI_COMM_SELF);
-  md::Simulation sim(runtime, md::Units::of("lj"));
   md::Console console(0, "none");
-  md::Input input(sim, console);
+  md::Input input(runtime, console);
   for (const auto& [name, value] : variables) input.define_variable(name, {value});
   request_stop(SIGTERM, polls);
   input.run_script(std::string(script), "fuzz input");

@@ -33,9 +33,9 @@ std::int64_t count(Simulation& sim, const std::string& group) {
 TEST(Compute, ARefusedGroupDeleteKeepsTheGroupsAtoms) {
   Session s(host_target(2), 1);
   s.input.run_script(std::string(two_types) + "compute t left temp\n", "two types");
-  ASSERT_EQ(count(s.sim, "left"), 160);  // five fcc planes, the upper face included
-  EXPECT_THROW(s.sim.delete_group("left"), ConfigError);
-  EXPECT_EQ(count(s.sim, "left"), 160);
+  ASSERT_EQ(count(s.sim(), "left"), 160);  // five fcc planes, the upper face included
+  EXPECT_THROW(s.sim().delete_group("left"), ConfigError);
+  EXPECT_EQ(count(s.sim(), "left"), 160);
 }
 
 // The temperature of a group is the group's own: the two halves' kinetic energies add up to the
@@ -47,15 +47,15 @@ TEST(Compute, GroupTemperaturesAddUpToTheWhole) {
                          "compute tr right temp\nrun 20\n",
                      "two types");
   auto value = [&](const std::string& id) {
-    return output_value(s.sim, OutputReference{'c', id, 0, false}, false, "test");
+    return output_value(s.sim(), OutputReference{'c', id, 0, false}, false, "test");
   };
-  Compute& tl = *s.sim.find_compute("tl");
-  Compute& tr = *s.sim.find_compute("tr");
-  Compute& all = *s.sim.find_compute("thermo_temp");
-  EXPECT_EQ(tl.dof(s.sim), 3.0 * 160 - 3);
-  EXPECT_EQ(all.dof(s.sim), 3.0 * 256 - 3);
-  const double ke = value("tl") * tl.dof(s.sim) + value("tr") * tr.dof(s.sim);
-  EXPECT_NEAR(ke, value("thermo_temp") * all.dof(s.sim), 1e-12 * ke);
+  Compute& tl = *s.sim().find_compute("tl");
+  Compute& tr = *s.sim().find_compute("tr");
+  Compute& all = *s.sim().find_compute("thermo_temp");
+  EXPECT_EQ(tl.dof(s.sim()), 3.0 * 160 - 3);
+  EXPECT_EQ(all.dof(s.sim()), 3.0 * 256 - 3);
+  const double ke = value("tl") * tl.dof(s.sim()) + value("tr") * tr.dof(s.sim());
+  EXPECT_NEAR(ke, value("thermo_temp") * all.dof(s.sim()), 1e-12 * ke);
 }
 
 }  // namespace

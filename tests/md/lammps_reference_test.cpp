@@ -34,12 +34,12 @@ TEST(Lammps, ForcesEnergyAndPressureTensorOfAMixture) {
   std::getline(thermo, header);
   double step, pe, ke, press, p[6];
   ASSERT_TRUE(thermo >> step >> pe >> ke >> press >> p[0] >> p[1] >> p[2] >> p[3] >> p[4] >> p[5]);
-  const Thermo t = s.sim.thermo();
+  const Thermo t = s.sim().thermo();
   const double n = static_cast<double>(t.natoms);
   EXPECT_NEAR(t.pe / n, pe, 1e-10 * std::fabs(pe));
   EXPECT_NEAR(t.ke / n, ke, 1e-10 * std::fabs(ke));
-  EXPECT_NEAR(s.sim.pressure(t), press, 1e-10 * std::fabs(press));
-  const double pv = 1.0 / s.sim.box().volume();
+  EXPECT_NEAR(s.sim().pressure(t), press, 1e-10 * std::fabs(press));
+  const double pv = 1.0 / s.sim().box().volume();
   for (std::size_t k = 0; k < 6; ++k)
     EXPECT_NEAR((t.ke_tensor[k] + t.virial[k]) * pv, p[k], 1e-10 * std::fabs(press))
         << "pressure component " << k;
@@ -75,7 +75,7 @@ TEST(Lammps, BenchInLjRunsUnmodifiedAndMatches) {
   // LAMMPS's own velocities, so both printed rows (steps 0 and 100) must agree.
   Session s(host_target(2), 2);
   auto rec = std::make_shared<Recorder>(0);
-  s.sim.add_observer(rec);
+  s.sim().add_observer(rec);
   s.input.run_file(data_dir() + "/in.lj");
   expect_rows(rec->rows, read_lammps_thermo(data_dir() + "/in.lj.lammps.thermo"), 5e-8);
 }
@@ -84,7 +84,7 @@ TEST(Lammps, WholeThermoTableFromLammpsDataFile) {
   // Positions and velocities written by LAMMPS's write_data; every 10 steps to 100.
   Session s(host_target(2), 2);
   auto rec = std::make_shared<Recorder>(10);
-  s.sim.add_observer(rec);
+  s.sim().add_observer(rec);
   s.input.run_file(data_dir() + "/in.lj4000");
   expect_rows(rec->rows, read_lammps_thermo(data_dir() + "/in.lj4000.lammps.thermo"), 1e-6);
   EXPECT_EQ(rec->rows.size(), 11u);
@@ -97,7 +97,7 @@ TEST(Lammps, WholeThermoTableFromLammpsDataFile) {
 TEST(Lammps, NoseHooverRampOverTwoRunsMatchesToTheDigits) {
   Session s(host_target(2), 2);
   auto rec = std::make_shared<Recorder>(10);
-  s.sim.add_observer(rec);
+  s.sim().add_observer(rec);
   s.input.run_file(data_dir() + "/in.lj4000.nvt");
   const auto lammps = read_lammps_thermo(data_dir() + "/in.lj4000.nvt.lammps.thermo");
   EXPECT_EQ(lammps.size(), 11u);
@@ -108,7 +108,7 @@ TEST(Lammps, WholeInLjTableOnASimulatedGc200) {
   // The same 32000 atoms on 1472 tiles: the thermo table every 10 steps to 100.
   Session s(Target::preset("gc200"), 2);
   auto rec = std::make_shared<Recorder>(10);
-  s.sim.add_observer(rec);
+  s.sim().add_observer(rec);
   s.input.run_file(data_dir() + "/in.lj");
   expect_rows(rec->rows, read_lammps_thermo(data_dir() + "/in.lj10.lammps.thermo"), 1e-6);
   EXPECT_EQ(rec->rows.size(), 11u);

@@ -66,11 +66,10 @@ struct Session {
   explicit Session(Target target, int threads = 1)
       : runtime(std::move(target), threads),
         console(1, ""),
-        sim(runtime, Units::of("lj")),
-        input(sim, console) {}
+        input(runtime, console) {}
+  Simulation& sim() { return input.sim(); }
   Runtime runtime;
   Console console;  // rank 1's console prints nothing
-  Simulation sim;
   Input input;
 };
 

@@ -84,11 +84,11 @@ TEST(PairDeepmd, ReproducesDeepmdKitOnAnyTileCount) {
       SCOPED_TRACE("frame " + std::to_string(c) + ", " + std::to_string(tiles) + " tiles");
       Session s(host_target(tiles), 2);
       s.input.run_script(setup(data, "deepmd " + kModel, "run 0\n"), "test");
-      const Thermo t = s.sim.thermo();
+      const Thermo t = s.sim().thermo();
       EXPECT_LT(relative_error(t.pe, e_ref), 1e-10) << t.pe << " vs " << e_ref;
       for (std::size_t k = 0; k < 6; ++k)
         EXPECT_LT(relative_error(t.virial[k], w_ref[k]), 1e-10) << "virial " << k;
-      const auto atoms = s.sim.gather_atoms();
+      const auto atoms = s.sim().gather_atoms();
       ASSERT_EQ(atoms.size(), energy.size());
       for (std::size_t i = 0; i < atoms.size(); ++i)
         for (std::size_t d = 0; d < 3; ++d)
@@ -112,7 +112,7 @@ TEST(PairDeepmd, Float32NetworksStayWithinTheirRoundingBound) {
   for (double f : force) scale = std::max(scale, std::abs(f));
   Session s(host_target(2), 2);
   s.input.run_script(setup(data, "deepmd " + kModel + " precision float32", "run 0\n"), "test");
-  const auto atoms = s.sim.gather_atoms();
+  const auto atoms = s.sim().gather_atoms();
   double worst = 0;
   for (std::size_t i = 0; i < atoms.size(); ++i)
     for (std::size_t d = 0; d < 3; ++d)
@@ -247,7 +247,7 @@ double nve_excursion(double dt) {
   Session s(host_target(2), 2);
   const int steps = static_cast<int>(std::lround(0.05 / dt));
   auto recorder = std::make_shared<Recorder>(steps / 20);
-  s.sim.add_observer(recorder);
+  s.sim().add_observer(recorder);
   s.input.run_script(setup(kWater, "deepmd " + kModel,
                            "velocity all create 300.0 4928459 dist gaussian mom yes\n"
                            "timestep " +
@@ -282,12 +282,12 @@ TEST(PairDeepmd, RestartContinuesBitwise) {
                                    "fix 2 all nvt temp 300 300 0.05\nrun 10\n");
   Session a(host_target(2), 2);
   a.input.run_script(script, "first");
-  write_restart(a.sim, restart);
+  write_restart(a.sim(), restart);
   a.input.run_script("run 10\n", "second");
-  const auto end_a = a.sim.gather_atoms();
+  const auto end_a = a.sim().gather_atoms();
   Session b(host_target(2), 1);
   b.input.run_script("read_restart " + restart + "\nrun 10\n", "continued");
-  const auto end_b = b.sim.gather_atoms();
+  const auto end_b = b.sim().gather_atoms();
   ASSERT_EQ(end_a.size(), end_b.size());
   for (std::size_t i = 0; i < end_a.size(); ++i)
     for (std::size_t d = 0; d < 3; ++d) {
@@ -305,7 +305,7 @@ TEST(PairDeepmd, RestartWithUnknownSettingsFails) {
   const std::string restart = temp_path("deepmd_edit.restart");
   Session a(host_target(2), 1);
   a.input.run_script(setup(kWater, "deepmd " + kModel + " precision float32", "run 0\n"), "first");
-  write_restart(a.sim, restart);
+  write_restart(a.sim(), restart);
   auto read = [&] {
     std::ifstream in(restart, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -331,7 +331,7 @@ TEST(PairDeepmd, RestartWithUnknownSettingsFails) {
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
     }
-    EXPECT_FALSE(b.sim.has_box()) << "the refused file changed the simulation";
+    EXPECT_FALSE(b.sim().has_box()) << "the refused file changed the simulation";
   }
   std::remove(restart.c_str());
 }

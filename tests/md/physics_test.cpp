@@ -38,7 +38,7 @@ TEST(Physics, NveConservesEnergyOverTenThousandSteps) {
   // 4000-atom LJ liquid, shifted potential, dt 0.005: |E(t) - E(0)| / |E(0)| < 5e-5.
   Session s(host_target(2), 2);
   auto rec = std::make_shared<Recorder>(100);
-  s.sim.add_observer(rec);
+  s.sim().add_observer(rec);
   s.input.run_script(liquid(10,
                             "pair_modify shift yes\nneigh_modify every 1 delay 0 check yes\nfix 1 "
                             "all nve\nrun 10000\n"),
@@ -57,7 +57,7 @@ TEST(Physics, NvtHoldsTheTargetTemperature) {
   Session s(host_target(2), 2);
   s.input.run_script(liquid(5, "fix 1 all nvt temp 1.2 1.2 0.5\nrun 2000\n"), "nvt equilibration");
   auto rec = std::make_shared<Recorder>(5);
-  s.sim.add_observer(rec);
+  s.sim().add_observer(rec);
   s.input.run_script("run 10000\n", "nvt production");
   std::vector<double> temps;
   for (const auto& [step, row] : rec->rows) temps.push_back(row[0]);
@@ -72,7 +72,7 @@ TEST(Physics, LangevinHoldsTheTargetTemperature) {
   s.input.run_script(liquid(5, "fix 1 all nve\nfix 2 all langevin 0.9 0.9 1.0 48279\nrun 2000\n"),
                      "langevin equilibration");
   auto rec = std::make_shared<Recorder>(5);
-  s.sim.add_observer(rec);
+  s.sim().add_observer(rec);
   s.input.run_script("run 10000\n", "langevin production");
   std::vector<double> temps;
   for (const auto& [step, row] : rec->rows) temps.push_back(row[0]);
@@ -90,13 +90,13 @@ TEST(Physics, ARunContinuedFromARestartIsBitwiseTheSame) {
   small_ipu.tiles_per_ipu = 27;
   Session a(small_ipu, 2);
   a.input.run_script(script, "first");
-  write_restart(a.sim, restart);
+  write_restart(a.sim(), restart);
   a.input.run_script("run 60\n", "second");
-  const auto end_a = a.sim.gather_atoms();
+  const auto end_a = a.sim().gather_atoms();
   // Continued: read the restart file, 60 steps.
   Session b(small_ipu, 1);
   b.input.run_script("read_restart " + restart + "\nrun 60\n", "continued");
-  const auto end_b = b.sim.gather_atoms();
+  const auto end_b = b.sim().gather_atoms();
   ASSERT_EQ(end_a.size(), end_b.size());
   ASSERT_EQ(end_a.size(), 256u);
   for (std::size_t i = 0; i < end_a.size(); ++i) {
@@ -106,8 +106,8 @@ TEST(Physics, ARunContinuedFromARestartIsBitwiseTheSame) {
       EXPECT_EQ(end_a[i].v[d], end_b[i].v[d]) << "atom " << end_a[i].id;
     }
   }
-  EXPECT_EQ(a.sim.step(), 120);
-  EXPECT_EQ(b.sim.step(), 120);
+  EXPECT_EQ(a.sim().step(), 120);
+  EXPECT_EQ(b.sim().step(), 120);
   std::remove(restart.c_str());
 }
 
@@ -115,12 +115,12 @@ TEST(Physics, WriteDataThenReadDataGivesTheSameSystem) {
   const std::string data = ::testing::TempDir() + "tessera_md.data";
   Session a(host_target(3), 1);
   a.input.run_script(liquid(3, "fix 1 all nve\nrun 30\n"), "write");
-  write_data(a.sim, data);
-  const auto atoms_a = a.sim.gather_atoms();
+  write_data(a.sim(), data);
+  const auto atoms_a = a.sim().gather_atoms();
   Session b(host_target(3), 1);
   b.input.run_script("units lj\natom_style atomic\npair_style lj/cut 2.5\nread_data " + data + "\n",
                      "read");
-  const auto atoms_b = b.sim.gather_atoms();
+  const auto atoms_b = b.sim().gather_atoms();
   ASSERT_EQ(atoms_a.size(), atoms_b.size());
   for (std::size_t i = 0; i < atoms_a.size(); ++i)
     for (std::size_t d = 0; d < 3; ++d) {

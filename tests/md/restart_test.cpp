@@ -49,7 +49,7 @@ const std::string& good_restart() {
     const std::string path = ::testing::TempDir() + "tessera_restart_good.restart";
     Session a(host_target(2), 1);
     a.input.run_script(kSystem, "system");
-    write_restart(a.sim, path);
+    write_restart(a.sim(), path);
     std::string b = slurp(path);
     std::remove(path.c_str());
     return b;
@@ -93,7 +93,7 @@ std::string refusal(Session& s, const std::string& bytes, const std::string& scr
   } catch (const Error& e) {
     message = e.what();
     if (script.empty()) {
-      EXPECT_FALSE(s.sim.has_box()) << "a refused file changed the simulation";
+      EXPECT_FALSE(s.sim().has_box()) << "a refused file changed the simulation";
     }
   }
   std::remove(path.c_str());
@@ -103,8 +103,8 @@ std::string refusal(Session& s, const std::string& bytes, const std::string& scr
 TEST(Restart, TheGoodFileIsAccepted) {
   Session s(host_target(2), 1);
   EXPECT_EQ(refusal(s, good_restart()), "");
-  EXPECT_EQ(s.sim.natoms(), 108);
-  EXPECT_EQ(s.sim.step(), 20);
+  EXPECT_EQ(s.sim().natoms(), 108);
+  EXPECT_EQ(s.sim().step(), 20);
 }
 
 // One bit flipped in every byte of the file (the bit rotates with the position), then every
@@ -273,8 +273,8 @@ TEST(Continuation, TwoRunsAreOneRunBitwise) {
       Session one(ipu, threads), two(ipu, threads);
       one.input.run_script(body + fixes + "run 100\n", "one run");
       two.input.run_script(body + fixes + "run 50\nrun 50 pre no\n", "two runs");
-      expect_same_atoms(one.sim, two.sim, fixes + " on " + std::to_string(threads) + " threads");
-      EXPECT_EQ(two.sim.step(), 100);
+      expect_same_atoms(one.sim(), two.sim(), fixes + " on " + std::to_string(threads) + " threads");
+      EXPECT_EQ(two.sim().step(), 100);
     }
 }
 
@@ -284,10 +284,10 @@ TEST(Continuation, ACommandBetweenRunsSetsUpLikeARestart) {
   const std::string path = ::testing::TempDir() + "tessera_continuation.restart";
   Session a(host_target(2), 1), b(host_target(2), 1);
   a.input.run_script(kSystem, "first");
-  write_restart(a.sim, path);
+  write_restart(a.sim(), path);
   a.input.run_script("run 30\n", "after the restart file");
   b.input.run_script("read_restart " + path + "\nrun 30\n", "from the restart file");
-  expect_same_atoms(a.sim, b.sim, "continued from a restart file");
+  expect_same_atoms(a.sim(), b.sim(), "continued from a restart file");
   std::remove(path.c_str());
 }
 
@@ -299,13 +299,13 @@ TEST(Continuation, GroupsAndTheirFixesComeBackFromARestart) {
   const std::string path = ::testing::TempDir() + "tessera_groups.restart";
   Session a(host_target(2), 1), b(host_target(2), 1);
   a.input.run_script(body + "run 60\n", "groups");
-  write_restart(a.sim, path);
+  write_restart(a.sim(), path);
   a.input.run_script("run 40\n", "after the restart file");
   b.input.run_script("read_restart " + path + "\nrun 40\n", "from the restart file");
-  EXPECT_EQ(b.sim.groups(), a.sim.groups());
-  ASSERT_EQ(b.sim.fixes().size(), 2u);
-  EXPECT_EQ(b.sim.fixes()[0]->group() + " " + b.sim.fixes()[1]->group(), "middle bottom");
-  expect_same_atoms(a.sim, b.sim, "groups and their fixes from a restart file");
+  EXPECT_EQ(b.sim().groups(), a.sim().groups());
+  ASSERT_EQ(b.sim().fixes().size(), 2u);
+  EXPECT_EQ(b.sim().fixes()[0]->group() + " " + b.sim().fixes()[1]->group(), "middle bottom");
+  expect_same_atoms(a.sim(), b.sim(), "groups and their fixes from a restart file");
   std::remove(path.c_str());
 }
 
@@ -323,8 +323,8 @@ TEST(Restart, AVersionThreeFileIsRead) {
   old.header["fixes"] = by_style;
   Session s(host_target(2), 1);
   EXPECT_EQ(refusal(s, join(old)), "");
-  ASSERT_EQ(s.sim.fixes().size(), 2u);
-  EXPECT_EQ(s.sim.boundary().letters(0), "pp");
+  ASSERT_EQ(s.sim().fixes().size(), 2u);
+  EXPECT_EQ(s.sim().boundary().letters(0), "pp");
 }
 
 // Fixes come back in the order they were defined, which is the order of their effects: in 2-d,
@@ -349,12 +349,12 @@ fix 3 all enforce2d
   const std::string path = ::testing::TempDir() + "tessera_fix_order.restart";
   Session a(host_target(2), 1), b(host_target(2), 1);
   a.input.run_script(body + "run 30\n", "2-d langevin");
-  write_restart(a.sim, path);
+  write_restart(a.sim(), path);
   a.input.run_script("run 30\n", "after the restart file");
   b.input.run_script("read_restart " + path + "\nrun 30\n", "from the restart file");
-  ASSERT_EQ(b.sim.fixes().size(), 3u);
-  EXPECT_EQ(b.sim.fixes()[1]->style() + " " + b.sim.fixes()[2]->style(), "langevin enforce2d");
-  expect_same_atoms(a.sim, b.sim, "2-d langevin and enforce2d from a restart file");
+  ASSERT_EQ(b.sim().fixes().size(), 3u);
+  EXPECT_EQ(b.sim().fixes()[1]->style() + " " + b.sim().fixes()[2]->style(), "langevin enforce2d");
+  expect_same_atoms(a.sim(), b.sim(), "2-d langevin and enforce2d from a restart file");
   std::remove(path.c_str());
 }
 
@@ -369,16 +369,16 @@ TEST(Continuation, ShrinkWrappedBoxesComeBackFromARestart) {
   a.input.define_variable("by", {"sm"});
   a.input.define_variable("bz", {"fs"});
   a.input.run_script(body + "run 100\n", "boundary");
-  write_restart(a.sim, path);
+  write_restart(a.sim(), path);
   a.input.run_script("run 100\n", "after the restart file");
   b.input.run_script("read_restart " + path + "\nrun 100\n", "from the restart file");
-  EXPECT_EQ(b.sim.boundary().letters(1), "sm");
-  EXPECT_EQ(b.sim.boundary().letters(2), "fs");
+  EXPECT_EQ(b.sim().boundary().letters(1), "sm");
+  EXPECT_EQ(b.sim().boundary().letters(2), "fs");
   for (std::size_t d = 0; d < 3; ++d) {
-    EXPECT_EQ(b.sim.box().lo[d], a.sim.box().lo[d]);
-    EXPECT_EQ(b.sim.box().hi[d], a.sim.box().hi[d]);
+    EXPECT_EQ(b.sim().box().lo[d], a.sim().box().lo[d]);
+    EXPECT_EQ(b.sim().box().hi[d], a.sim().box().hi[d]);
   }
-  expect_same_atoms(a.sim, b.sim, "a shrink-wrapped box from a restart file");
+  expect_same_atoms(a.sim(), b.sim(), "a shrink-wrapped box from a restart file");
   std::remove(path.c_str());
 }
 

@@ -52,9 +52,14 @@ std::string trim_line(const std::string& line) {
 
 }  // namespace
 
-Input::Input(Simulation& sim, Console& console)
-    : sim_(sim), console_(console), thermo_(std::make_shared<ThermoOutput>(console, sim)) {
-  sim_.add_observer(thermo_);
+Input::Input(Runtime& runtime, Console& console) : runtime_(runtime), console_(console) {
+  start_simulation();
+}
+
+void Input::start_simulation() {
+  sim_ = std::make_unique<Simulation>(runtime_, Units::of("lj"));
+  thermo_ = std::make_shared<ThermoOutput>(console_, *sim_);
+  sim_->add_observer(thermo_);
   thermo_->set_variables([this](const std::string& name) {
     if (!variables_.count(name))
       bad("thermo_style custom v_" + name + ": there is no variable " + name +
@@ -64,6 +69,25 @@ Input::Input(Simulation& sim, Console& console)
 }
 
 Input::~Input() = default;
+
+// clear: LAMMPS's Input::clear destroys and recreates every part of the instance but the
+// input's variables, so a script starts anew with its variables, log and echo kept (the
+// random() and normal() streams too: they belong to the variables).
+void Input::clear(const std::vector<std::string>& a) {
+  if (!a.empty()) bad("clear takes no arguments");
+  if (running_every_ > 0)
+    bad("cannot be among run every's commands: the run would lose its system; clear "
+        "after the run");
+  // Between commands every dump has published its frames; dropping them closes their files.
+  dumps_.clear();
+  regions_.clear();
+  thermo_.reset();
+  sim_.reset();
+  lattice_ = Lattice{};
+  min_ = MinSettings{};
+  warned_unintegrated_ = false;
+  start_simulation();
+}
 
 std::vector<Dump*> Input::dump_list() const {
   std::vector<Dump*> list;
@@ -79,7 +103,7 @@ void Input::define_variable(const std::string& name, const std::vector<std::stri
 void Input::run_file(const std::string& path) {
   // Rank 0 reads the script and sends it to every rank (as LAMMPS does), so that every rank
   // runs the same commands and meets the same errors (shared_input.hpp).
-  const SharedFile script = read_on_root(sim_.runtime().comm(), path);
+  const SharedFile script = read_on_root(sim().runtime().comm(), path);
   if (!script.ok) {
     ConfigError e("cannot open input file '" + path + "': " + script.bytes +
                   "; check the -in argument");
@@ -148,8 +172,8 @@ void Input::run_lines(std::vector<std::string> lines) {
     line += raw;
     line_number_ = first;
     // A stop signal between commands ends the script here (a run polls it after each step).
-    if (const int signal = stop_requested(sim_.runtime().comm()))
-      stopped_ = {signal, sim_.step(),
+    if (const int signal = stop_requested(sim().runtime().comm()))
+      stopped_ = {signal, sim().step(),
                   " (" + source_ + ", before line " + std::to_string(line_number_) + ")"};
     if (stopped_.signal) return;
     // Every rank runs the same input (rank 0 read the script, data, restart and model files
@@ -197,7 +221,7 @@ void Input::run_lines(std::vector<std::string> lines) {
       const Jump jump = *jump_;
       jump_.reset();
       if (jump.file != "SELF" && jump.file != source_) {
-        const SharedFile script = read_on_root(sim_.runtime().comm(), jump.file);
+        const SharedFile script = read_on_root(sim().runtime().comm(), jump.file);
         if (!script.ok) {
           ConfigError e("jump: cannot open input file '" + jump.file + "': " + script.bytes +
                         location());
@@ -282,18 +306,18 @@ Formula::VectorLookup Input::global_vectors(const std::string& where) {
     const auto ref = parse_output_reference(name);
     if (!ref) return std::nullopt;
     check_current(*ref, where);
-    return output_column(sim_, *ref, where);
+    return output_column(sim(), *ref, where);
   };
 }
 
 // LAMMPS's Variable check: during a run a formula reads a fix only at steps where its outputs
 // are current.
 void Input::check_current(const OutputReference& ref, const std::string& where) const {
-  if (!sim_.in_run()) return;
-  if (const Fix* fix = fix_not_current(sim_, ref, sim_.step()))
+  if (!sim().in_run()) return;
+  if (const Fix* fix = fix_not_current(sim(), ref, sim().step()))
     bad(where + ": fix " + ref.id + " (" + fix->style() + ") is current every " +
         std::to_string(fix->global_frequency()) + " steps, not at step " +
-        std::to_string(sim_.step()) + " (LAMMPS refuses this too: not computed at compatible " +
+        std::to_string(sim().step()) + " (LAMMPS refuses this too: not computed at compatible " +
         "time)");
 }
 
@@ -344,8 +368,8 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
         const auto region = [&](const std::string& id) -> const Region& {
           return find_region(id, where);
         };
-        if (auto v = group_function(sim_, leaf, where, region)) return {v, {}};
-        if (auto values = mask_function(sim_, leaf, where, region)) return {std::nullopt, *values};
+        if (auto v = group_function(sim(), leaf, where, region)) return {v, {}};
+        if (auto values = mask_function(sim(), leaf, where, region)) return {std::nullopt, *values};
         if (leaf.rfind("v_", 0) == 0) {
           const std::string v = leaf.substr(2);
           const auto it = variables_.find(v);
@@ -354,14 +378,14 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
           return {number("variable " + v, variable_text(v)), {}};
         }
         if (const auto ref = parse_output_reference(leaf)) {
-          Compute* c = ref->kind == 'c' ? sim_.find_compute(ref->id) : nullptr;
+          Compute* c = ref->kind == 'c' ? sim().find_compute(ref->id) : nullptr;
           const std::size_t columns = c ? c->peratom_columns() : 0;
-          if (columns == 0) return {output_value(sim_, *ref, false, where + " " + leaf), {}};
+          if (columns == 0) return {output_value(sim(), *ref, false, where + " " + leaf), {}};
           if (ref->every || (ref->index == 0) != (columns == 1) || ref->index > columns)
             bad(where + ": " + leaf + ": compute " + ref->id + " has " + std::to_string(columns) +
                 " per-atom column(s); use c_" + ref->id +
                 (columns == 1 ? "" : "[1.." + std::to_string(columns) + "]"));
-          c->prepare_peratom(sim_);
+          c->prepare_peratom(sim());
           const std::size_t column = ref->index == 0 ? 0 : ref->index - 1;
           return {std::nullopt, [c, columns, column](const AtomsView& a, std::span<double> out) {
                     std::vector<double> all(out.size() * columns, 0.0);
@@ -370,7 +394,7 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
                   }};
         }
         if (auto v = atom_value(leaf, where)) return {v, {}};
-        return {thermo_->value(sim_, leaf), {}};
+        return {thermo_->value(sim(), leaf), {}};
       },
       vectors, &random);
 }
@@ -383,11 +407,11 @@ FormulaRandom Input::formula_random() {
   };
   r.atom = [this](const std::vector<bool>& gaussian, int seed) -> AtomValues {
     if (!random_atom_) random_atom_.emplace(seed);  // LAMMPS's seed + processor, on processor 0
-    const std::int64_t ids = sim_.max_id();
-    if (ids > 4 * sim_.natoms() + 1000000)
+    const std::int64_t ids = sim().max_id();
+    if (ids > 4 * sim().natoms() + 1000000)
       bad("random() and normal() in atom-style variables draw for every atom id up to the "
           "largest, " +
-          std::to_string(ids) + ", too many for " + std::to_string(sim_.natoms()) +
+          std::to_string(ids) + ", too many for " + std::to_string(sim().natoms()) +
           " atoms; renumber the atoms (delete_atoms ... compress yes)");
     const std::size_t calls = gaussian.size();
     auto table = std::make_shared<std::vector<double>>(static_cast<std::size_t>(ids) * calls);
@@ -424,7 +448,7 @@ std::optional<double> Input::atom_value(const std::string& name, const std::stri
   const auto id = static_cast<std::int64_t>(wanted);
   if (static_cast<double>(id) != wanted || id < 1)
     bad(where + ": " + name + ": the atom id must be a positive whole number, not " + index);
-  const auto found = sim_.reduce_atoms(
+  const auto found = sim().reduce_atoms(
       "md.atom_value", ReduceOp::sum, 2, [&](const AtomsView& a, std::span<double> out) {
         for (std::size_t i = 0; i < a.id.size(); ++i) {
           if (a.id[i] != id) continue;
@@ -450,7 +474,7 @@ double Input::evaluate_formula(const std::string& formula) {
       [&](const std::string& name) -> std::optional<double> {
         if (auto v = atom_value(name, "variable formula " + formula)) return v;
         const std::string where = "variable formula " + formula;
-        if (auto v = group_function(sim_, name, where, [&](const std::string& id) -> const Region& {
+        if (auto v = group_function(sim(), name, where, [&](const std::string& id) -> const Region& {
               return find_region(id, where);
             }))
           return v;
@@ -461,9 +485,9 @@ double Input::evaluate_formula(const std::string& formula) {
         }
         if (const auto ref = parse_output_reference(name)) {
           check_current(*ref, "variable formula " + formula);
-          return output_value(sim_, *ref, false, "variable formula " + formula);
+          return output_value(sim(), *ref, false, "variable formula " + formula);
         }
-        return thermo_->value(sim_, name);
+        return thermo_->value(sim(), name);
       },
       global_vectors("variable formula " + formula), &random);
 }
@@ -609,6 +633,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"set", &Input::set},
       {"displace_atoms", &Input::displace_atoms},
       {"balance", &Input::balance},
+      {"clear", &Input::clear},
       {"comm_style", &Input::comm_style},
       {"compute", &Input::compute},
       {"compute_modify", &Input::compute_modify},
@@ -636,7 +661,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
 void Input::dimension(const std::vector<std::string>& a) {
   need(a, 1, "dimension 2|3");
   if (a[0] != "2" && a[0] != "3") bad("dimension " + a[0] + ": use 2 or 3");
-  sim_.set_dimension(a[0] == "2" ? 2 : 3);
+  sim().set_dimension(a[0] == "2" ? 2 : 3);
 }
 
 // boundary X Y Z, each p, f, s or m, or two of f s m for the lower and upper faces (LAMMPS's
@@ -655,7 +680,7 @@ void Input::boundary(const std::vector<std::string>& a) {
     if ((b.face[d][0] == 'p') != (b.face[d][1] == 'p'))
       bad("boundary " + w + ": a periodic dimension is periodic at both faces");
   }
-  sim_.set_boundary(b);
+  sim().set_boundary(b);
 }
 
 void Input::atom_style(const std::vector<std::string>& a) {
@@ -665,34 +690,34 @@ void Input::atom_style(const std::vector<std::string>& a) {
 
 void Input::read_data_command(const std::vector<std::string>& a) {
   need(a, 1, "read_data FILE");
-  read_data(sim_, a[0]);
+  read_data(sim(), a[0]);
 }
 
 void Input::write_data_command(const std::vector<std::string>& a) {
   need(a, 1, "write_data FILE");
-  write_data(sim_, a[0]);
+  write_data(sim(), a[0]);
 }
 
 void Input::write_restart_command(const std::vector<std::string>& a) {
   need(a, 1, "write_restart FILE");
-  write_restart(sim_, a[0]);
+  write_restart(sim(), a[0]);
 }
 
 void Input::read_restart_command(const std::vector<std::string>& a) {
   need(a, 1, "read_restart FILE");
-  read_restart(sim_, a[0]);
+  read_restart(sim(), a[0]);
 }
 
 void Input::timestep(const std::vector<std::string>& a) {
   need(a, 1, "timestep DT");
   const double dt = number("timestep", a[0]);
   if (!(dt > 0)) bad("the timestep must be positive");
-  sim_.set_timestep(dt);
+  sim().set_timestep(dt);
 }
 
 void Input::unfix(const std::vector<std::string>& a) {
   need(a, 1, "unfix ID");
-  sim_.unfix(a[0]);
+  sim().unfix(a[0]);
 }
 
 void Input::thermo(const std::vector<std::string>& a) {
@@ -700,17 +725,17 @@ void Input::thermo(const std::vector<std::string>& a) {
   thermo_->set_every(static_cast<int>(integer("thermo", a[0], 0, int_max)));
 }
 
-void Input::thermo_style(const std::vector<std::string>& a) { thermo_->set_style(sim_, a); }
+void Input::thermo_style(const std::vector<std::string>& a) { thermo_->set_style(sim(), a); }
 
 void Input::undump(const std::vector<std::string>& a) {
   need(a, 1, "undump ID");
   auto it = dumps_.find(a[0]);
   if (it == dumps_.end()) bad("no dump with ID " + a[0]);
   // Between runs every dump is published: nothing is pending.
-  sim_.clear_observers();
+  sim().clear_observers();
   dumps_.erase(it);
-  sim_.add_observer(thermo_);
-  for (auto& [id, d] : dumps_) sim_.add_observer(d);
+  sim().add_observer(thermo_);
+  for (auto& [id, d] : dumps_) sim().add_observer(d);
 }
 
 void Input::echo(const std::vector<std::string>& a) {
@@ -720,7 +745,7 @@ void Input::echo(const std::vector<std::string>& a) {
 
 void Input::reset_timestep(const std::vector<std::string>& a) {
   need(a, 1, "reset_timestep N");
-  sim_.set_step(integer("reset_timestep", a[0], 0, bigint_max));
+  sim().set_step(integer("reset_timestep", a[0], 0, bigint_max));
 }
 
 // processors Px Py Pz [keyword ...]: LAMMPS's layout of ranks over the box. md_ipu's layout is
@@ -809,14 +834,14 @@ void Input::log(const std::vector<std::string>& a) {
 
 void Input::units(const std::vector<std::string>& a) {
   need(a, 1, "units lj|metal|real");
-  sim_.set_units(Units::of(a[0]));
+  sim().set_units(Units::of(a[0]));
 }
 
 void Input::lattice(const std::vector<std::string>& a) {
   need(a, 2, "lattice sc|bcc|fcc|diamond|sq|sq2|hex SCALE");
   if (a.size() > 2)
     bad("lattice options (origin, orient, spacing) are not supported; use the plain form");
-  lattice_ = Lattice::make(a[0], number("lattice", a[1]), sim_.units(), sim_.dimension());
+  lattice_ = Lattice::make(a[0], number("lattice", a[1]), sim().units(), sim().dimension());
   char buf[160];
   thermo_->set_lattice({lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)});
   std::snprintf(buf, sizeof buf, "Lattice spacing in x,y,z = %.8g %.8g %.8g\n", lattice_.spacing(0),
@@ -859,7 +884,7 @@ void Input::region(const std::vector<std::string>& a) {
     bad("region in lattice units needs a lattice command first, or add units box");
   if (lattice_units)
     for (int d = 0; d < 3; ++d) args.scale[static_cast<std::size_t>(d)] = lattice_.spacing(d);
-  if (sim_.has_box()) args.box = &sim_.box();
+  if (sim().has_box()) args.box = &sim().box();
   args.regions = &regions_;
   std::unique_ptr<Region> region = region_styles().make(style, args);
   region->set_interior(interior);
@@ -881,7 +906,7 @@ void Input::create_box(const std::vector<std::string>& a) {
   for (std::size_t d = 0; d < 3; ++d)
     if (b.lo[d] <= -unbounded || b.hi[d] >= unbounded)
       bad("create_box: region " + a[1] + " is unbounded (INF); give the box finite bounds");
-  sim_.create_box(static_cast<int>(integer("create_box", a[0], 1, int_max)), b);
+  sim().create_box(static_cast<int>(integer("create_box", a[0], 1, int_max)), b);
   char buf[200];
   std::snprintf(buf, sizeof buf, "Created orthogonal box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)\n",
                 b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]);
@@ -890,18 +915,18 @@ void Input::create_box(const std::vector<std::string>& a) {
 
 void Input::create_atoms(const std::vector<std::string>& a) {
   need(a, 2, "create_atoms TYPE box|region ID");
-  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box first");
-  const long long type = integer("create_atoms", a[0], 1, sim_.types());
+  if (!sim().has_box()) bad("the simulation box is not defined; use create_box first");
+  const long long type = integer("create_atoms", a[0], 1, sim().types());
   if (a[1] == "single") return create_single_atom(static_cast<std::int32_t>(type), a);
   if (lattice_.style == "none") bad("create_atoms needs a lattice command first");
   // As LAMMPS's CreateAtoms: a point is in the box when inside [lo - eps, hi - 2 eps) with
   // eps = 1e-6 of the box length in each periodic dimension (so that a point on the upper face
   // is not made twice; [lo, hi) in the others), and in a block region when inside it faces
   // included.
-  const Box& box = sim_.box();
+  const Box& box = sim().box();
   std::array<double, 3> box_lo{}, box_hi{};
   for (std::size_t d = 0; d < 3; ++d) {
-    const double eps = sim_.boundary().periodic(d) ? box.length(static_cast<int>(d)) * 1e-6 : 0.0;
+    const double eps = sim().boundary().periodic(d) ? box.length(static_cast<int>(d)) * 1e-6 : 0.0;
     box_lo[d] = box.lo[d] - eps;
     box_hi[d] = box.hi[d] - 2.0 * eps;
   }
@@ -918,7 +943,7 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   } else if (a[1] != "box") {
     bad("create_atoms style " + a[1] + ": use box, region or single");
   }
-  sim_.require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
+  sim().require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
                               "create_atoms on this lattice and region", false);
   const auto accept = [&](const std::array<double, 3>& p) {
     for (std::size_t d = 0; d < 3; ++d)
@@ -933,7 +958,7 @@ void Input::create_atoms(const std::vector<std::string>& a) {
     atoms.push_back(r);
   }
   const std::size_t n = atoms.size();
-  sim_.add_atoms(std::move(atoms));
+  sim().add_atoms(std::move(atoms));
   console_.print("Created " + std::to_string(n) + " atoms\n");
 }
 
@@ -958,14 +983,14 @@ void Input::create_single_atom(std::int32_t type, const std::vector<std::string>
   }
   if (lattice_units && lattice_.style == "none")
     bad("create_atoms single in lattice units needs a lattice command first, or add units box");
-  const Box& box = sim_.box();
+  const Box& box = sim().box();
   AtomRecord r;
   r.type = type;
   for (std::size_t d = 0; d < 3; ++d) {
     const int dim = static_cast<int>(d);
     r.x[d] =
         number("create_atoms single", a[2 + d]) * (lattice_units ? lattice_.spacing(dim) : 1.0);
-    if (remap && sim_.boundary().periodic(d)) {
+    if (remap && sim().boundary().periodic(d)) {
       const double length = box.length(dim);
       r.x[d] -= std::floor((r.x[d] - box.lo[d]) / length) * length;
       if (r.x[d] >= box.hi[d]) r.x[d] = box.lo[d];  // a rounding at the upper face
@@ -978,16 +1003,16 @@ void Input::create_single_atom(std::int32_t type, const std::vector<std::string>
       bad(std::string("create_atoms single: the point ") + where + " is outside the box" +
           (remap ? "" : "; remap yes maps it into the periodic dimensions"));
     }
-  sim_.require_room_for_atoms(1, "create_atoms single", false);
-  sim_.add_atoms({r});
+  sim().require_room_for_atoms(1, "create_atoms single", false);
+  sim().add_atoms({r});
   console_.print("Created 1 atoms\n");
 }
 
 void Input::mass(const std::vector<std::string>& a) {
   need(a, 2, "mass TYPE VALUE");
-  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data first");
-  const auto [lo, hi] = type_range("mass", a[0], sim_.types());
-  for (int t = lo; t <= hi; ++t) sim_.set_mass(t, number("mass", a[1]));
+  if (!sim().has_box()) bad("the simulation box is not defined; use create_box or read_data first");
+  const auto [lo, hi] = type_range("mass", a[0], sim().types());
+  for (int t = lo; t <= hi; ++t) sim().set_mass(t, number("mass", a[1]));
 }
 
 // velocity GROUP create|set|scale|ramp|zero ARGS [keyword value ...], as LAMMPS's (velocity.hpp).
@@ -1046,20 +1071,20 @@ void Input::velocity(const std::vector<std::string>& a) {
   if (style == "create") {
     const double t = number(command, a[2]);
     const long long seed = seed_value(command, a[3], "the seed must be a positive 32-bit integer");
-    velocity_create(sim_, group, t, static_cast<int>(seed), options);
+    velocity_create(sim(), group, t, static_cast<int>(seed), options);
   } else if (style == "set") {
     std::array<std::optional<double>, 3> v;
     for (std::size_t d = 0; d < 3; ++d)
       if (a[2 + d] != "NULL") v[d] = number(command, a[2 + d]);
-    velocity_set(sim_, group, v, options, lattice_);
+    velocity_set(sim(), group, v, options, lattice_);
   } else if (style == "scale") {
-    velocity_scale(sim_, group, number(command, a[2]), options);
+    velocity_scale(sim(), group, number(command, a[2]), options);
   } else if (style == "ramp") {
-    velocity_ramp(sim_, group, dim(a[2], "v"), number(command, a[3]), number(command, a[4]),
+    velocity_ramp(sim(), group, dim(a[2], "v"), number(command, a[3]), number(command, a[4]),
                   dim(a[5], ""), number(command, a[6]), number(command, a[7]), options, lattice_);
   } else {
     if (a[2] != "linear" && a[2] != "angular") bad(command + ": use zero linear or zero angular");
-    velocity_zero(sim_, group, a[2] == "angular");
+    velocity_zero(sim(), group, a[2] == "angular");
   }
 }
 
@@ -1068,25 +1093,25 @@ void Input::velocity(const std::vector<std::string>& a) {
 void Input::pair_style(const std::vector<std::string>& a) {
   need(a, 1, "pair_style STYLE ARGS...; the pair styles are " + pair_styles().listing());
   const std::vector<std::string> args(a.begin() + 1, a.end());
-  const Pair* current = static_cast<const Simulation&>(sim_).pair();
+  const Pair* current = static_cast<const Simulation&>(sim()).pair();
   if (current && current->style() == a[0]) {
-    sim_.pair()->settings(args);
+    sim().pair()->settings(args);
     return;
   }
-  std::unique_ptr<Pair> pair = pair_styles().make(a[0], pair_context(sim_));
+  std::unique_ptr<Pair> pair = pair_styles().make(a[0], pair_context(sim()));
   pair->settings(args);
-  sim_.set_pair(std::move(pair));
+  sim().set_pair(std::move(pair));
 }
 
 void Input::pair_coeff(const std::vector<std::string>& a) {
-  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data first");
-  Pair* pair = sim_.pair();
+  if (!sim().has_box()) bad("the simulation box is not defined; use create_box or read_data first");
+  Pair* pair = sim().pair();
   if (!pair) bad("pair_coeff before pair_style: set pair_style lj/cut first");
-  pair->coeff(a, sim_.types());
+  pair->coeff(a, sim().types());
 }
 
 void Input::pair_modify(const std::vector<std::string>& a) {
-  Pair* pair = sim_.pair();
+  Pair* pair = sim().pair();
   if (!pair) bad("pair_modify before pair_style: set the pair style first");
   pair->modify(a);
 }
@@ -1096,7 +1121,7 @@ void Input::neighbor(const std::vector<std::string>& a) {
   const double skin = number("neighbor", a[0]);
   if (skin < 0) bad("the skin must not be negative");
   if (a[1] != "bin") bad("neighbor style " + a[1] + ": Tessera builds binned lists (use bin)");
-  sim_.neighbor().skin = skin;
+  sim().neighbor().skin = skin;
 }
 
 void Input::neigh_modify(const std::vector<std::string>& a) {
@@ -1104,22 +1129,22 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
   for (std::size_t i = 0; i < a.size(); i += 2) {
     if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
     if (a[i] == "every") {
-      sim_.neighbor().every = static_cast<int>(integer("neigh_modify every", a[i + 1], 1, int_max));
+      sim().neighbor().every = static_cast<int>(integer("neigh_modify every", a[i + 1], 1, int_max));
     } else if (a[i] == "delay") {
-      sim_.neighbor().delay = static_cast<int>(integer("neigh_modify delay", a[i + 1], 0, int_max));
+      sim().neighbor().delay = static_cast<int>(integer("neigh_modify delay", a[i + 1], 0, int_max));
     } else if (a[i] == "check") {
-      sim_.neighbor().check = yes_no("neigh_modify", a[i + 1]);
+      sim().neighbor().check = yes_no("neigh_modify", a[i + 1]);
     } else if (a[i] == "exclude") {
       if (a[i + 1] == "none") {
-        sim_.neighbor().exclude_types.clear();
+        sim().neighbor().exclude_types.clear();
       } else if (a[i + 1] == "type") {
         if (i + 3 >= a.size()) bad("neigh_modify exclude type needs two atom types");
-        if (!sim_.has_box()) bad("neigh_modify exclude type: the simulation box is not defined");
+        if (!sim().has_box()) bad("neigh_modify exclude type: the simulation box is not defined");
         const int ti =
-            static_cast<int>(integer("neigh_modify exclude type", a[i + 2], 1, sim_.types()));
+            static_cast<int>(integer("neigh_modify exclude type", a[i + 2], 1, sim().types()));
         const int tj =
-            static_cast<int>(integer("neigh_modify exclude type", a[i + 3], 1, sim_.types()));
-        sim_.neighbor().exclude_types.emplace_back(ti, tj);
+            static_cast<int>(integer("neigh_modify exclude type", a[i + 3], 1, sim().types()));
+        sim().neighbor().exclude_types.emplace_back(ti, tj);
         i += 2;
       } else {
         bad("neigh_modify exclude " + a[i + 1] + ": md_ipu excludes by type or none");
@@ -1137,9 +1162,9 @@ void Input::fix(const std::vector<std::string>& a) {
       a[0],
       a[1],
       std::vector<std::string>(a.begin() + 3, a.end()),
-      sim_.units(),
+      sim().units(),
       false,
-      &sim_,
+      &sim(),
       {lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)},
       [this](const std::string& name) {
         if (!variables_.count(name))
@@ -1163,7 +1188,7 @@ void Input::fix(const std::vector<std::string>& a) {
         std::snprintf(text, sizeof text, "%.17g", value);
         it->second.values = {text};
       }};
-  sim_.add_fix(fix_styles().make(a[2], args));
+  sim().add_fix(fix_styles().make(a[2], args));
 }
 
 // compute ID GROUP STYLE ARGS...
@@ -1173,19 +1198,19 @@ void Input::compute(const std::vector<std::string>& a) {
   ComputeArguments args{a[0],
                         a[1],
                         std::vector<std::string>(a.begin() + 3, a.end()),
-                        &sim_,
+                        &sim(),
                         {lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)},
                         [this](const std::string& id) {
                           find_region(id, "compute");
                           return regions_.at(id);
                         },
                         atom_variables()};
-  sim_.add_compute(compute_styles().make(a[2], args));
+  sim().add_compute(compute_styles().make(a[2], args));
 }
 
 void Input::compute_modify(const std::vector<std::string>& a) {
   need(a, 3, "compute_modify ID KEYWORD VALUE ...");
-  Compute* c = sim_.find_compute(a[0]);
+  Compute* c = sim().find_compute(a[0]);
   if (!c) bad("compute_modify: there is no compute " + a[0]);
   for (std::size_t i = 1; i < a.size();) i += c->modify(a, i);
 }
@@ -1193,10 +1218,10 @@ void Input::compute_modify(const std::vector<std::string>& a) {
 // delete_atoms group ID | region ID [compress yes|no], as LAMMPS's DeleteAtoms.
 void Input::delete_atoms(const std::vector<std::string>& a) {
   need(a, 2, "delete_atoms group|region ID [compress yes|no]");
-  if (!sim_.has_box()) bad("delete_atoms: the simulation box is not defined");
+  if (!sim().has_box()) bad("delete_atoms: the simulation box is not defined");
   std::function<bool(const Simulation::GroupAtom&)> select;
   if (a[0] == "group") {
-    const int bit = sim_.group_bit(a[1]);
+    const int bit = sim().group_bit(a[1]);
     if (bit < 0) bad("delete_atoms group " + a[1] + ": there is no such group");
     select = [flag = 1u << bit](const Simulation::GroupAtom& g) { return (g.mask & flag) != 0; };
   } else if (a[0] == "region") {
@@ -1212,24 +1237,24 @@ void Input::delete_atoms(const std::vector<std::string>& a) {
       bad("delete_atoms: keyword " + a[i] + " is not supported; use compress yes|no");
     compress = yes_no("delete_atoms compress", a[i + 1]);
   }
-  const std::int64_t n = sim_.delete_atoms(select, compress);
+  const std::int64_t n = sim().delete_atoms(select, compress);
   console_.print("Deleted " + std::to_string(n) +
-                 " atoms, new total = " + std::to_string(sim_.natoms()) + "\n");
+                 " atoms, new total = " + std::to_string(sim().natoms()) + "\n");
 }
 
 void Input::fix_modify(const std::vector<std::string>& a) {
   need(a, 3, "fix_modify ID KEYWORD VALUE ...");
   Fix* fix = nullptr;
-  for (const auto& f : sim_.fixes())
+  for (const auto& f : sim().fixes())
     if (f->id() == a[0]) fix = f.get();
   if (!fix) bad("fix_modify: there is no fix " + a[0]);
-  for (std::size_t i = 1; i < a.size();) i += fix->modify(sim_, a, i);
+  for (std::size_t i = 1; i < a.size();) i += fix->modify(sim(), a, i);
 }
 
 void Input::uncompute(const std::vector<std::string>& a) {
   need(a, 1, "uncompute ID");
   if (a.size() != 1) bad("uncompute takes one compute ID");
-  sim_.uncompute(a[0]);
+  sim().uncompute(a[0]);
 }
 
 void Input::thermo_modify(const std::vector<std::string>& a) {
@@ -1239,10 +1264,10 @@ void Input::thermo_modify(const std::vector<std::string>& a) {
       thermo_->set_norm(yes_no("thermo_modify", a[i + 1]));
       i += 2;
     } else if (a[i] == "temp" && i + 1 < a.size()) {
-      thermo_->set_temperature(sim_, a[i + 1]);
+      thermo_->set_temperature(sim(), a[i + 1]);
       i += 2;
     } else if (a[i] == "press" && i + 1 < a.size()) {
-      thermo_->set_pressure(sim_, a[i + 1]);
+      thermo_->set_pressure(sim(), a[i + 1]);
       i += 2;
     } else if (a[i] == "format" && i + 2 < a.size() && a[i + 1] == "float") {
       thermo_->set_float_format(a[i + 2]);
@@ -1262,7 +1287,7 @@ void Input::dump(const std::vector<std::string>& a) {
   auto d = Dump::make(a[0], a[2], static_cast<int>(every), a[4],
                       std::vector<std::string>(a.begin() + 5, a.end()));
   dumps_[a[0]] = d;
-  sim_.add_observer(d);
+  sim().add_observer(d);
 }
 
 void Input::dump_modify(const std::vector<std::string>& a) {
@@ -1384,17 +1409,17 @@ void Input::variable(const std::vector<std::string>& a) {
 void Input::group(const std::vector<std::string>& a) {
   const char* usage = "group ID type|id|region|subtract|union|intersect|clear|delete|empty ...";
   need(a, 2, usage);
-  if (!sim_.has_box()) bad("the simulation box is not defined; define it before groups");
+  if (!sim().has_box()) bad("the simulation box is not defined; define it before groups");
   const std::string& name = a[0];
   const std::string& style = a[1];
   const std::vector<std::string> args(a.begin() + 2, a.end());
   if (style == "delete" || style == "clear") {
     if (name == "all") bad("group all cannot be cleared or deleted");
-    if (sim_.group_bit(name) < 0) bad("group " + name + ": there is no such group");
+    if (sim().group_bit(name) < 0) bad("group " + name + ": there is no such group");
     if (style == "delete")
-      sim_.delete_group(name);
+      sim().delete_group(name);
     else
-      sim_.clear_group(name);
+      sim().clear_group(name);
     return;
   }
   std::function<bool(const Simulation::GroupAtom&)> select;
@@ -1403,7 +1428,7 @@ void Input::group(const std::vector<std::string>& a) {
   } else if (style == "type" || style == "id") {
     need(args, 1, std::string("group ID ") + style + " VALUES...");
     const bool by_type = style == "type";
-    const long long top = by_type ? sim_.types() : bigint_max;
+    const long long top = by_type ? sim().types() : bigint_max;
     const auto value = [by_type](const Simulation::GroupAtom& g) {
       return by_type ? static_cast<long long>(g.type) : static_cast<long long>(g.id);
     };
@@ -1458,7 +1483,7 @@ void Input::group(const std::vector<std::string>& a) {
     need(args, style == "union" ? 1 : 2, std::string("group ID ") + style + " G1 G2 ...");
     std::vector<std::uint32_t> bits;
     for (const auto& g : args) {
-      const int bit = sim_.group_bit(g);
+      const int bit = sim().group_bit(g);
       if (bit < 0) bad("group " + name + " " + style + ": there is no group " + g);
       bits.push_back(1u << bit);
     }
@@ -1482,7 +1507,7 @@ void Input::group(const std::vector<std::string>& a) {
     bad("group style " + style + " is not supported; " + usage);
   }
   if (name == "all") bad("group all is every atom; it cannot be changed");
-  const std::int64_t count = sim_.add_to_group(name, select);
+  const std::int64_t count = sim().add_to_group(name, select);
   console_.print(std::to_string(count) + " atoms in group " + name + "\n");
 }
 
@@ -1494,21 +1519,21 @@ void Input::set(const std::vector<std::string>& a) {
   const char* usage =
       "set atom|type|group|region ID type T | type/fraction T F SEED | x|y|z|vx|vy|vz V ...";
   need(a, 4, usage);
-  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data");
+  if (!sim().has_box()) bad("the simulation box is not defined; use create_box or read_data");
   std::function<bool(const Simulation::GroupAtom&)> select;
   const std::string& style = a[0];
   const std::string& id = a[1];
   if (style == "atom" || style == "type") {
     const bool by_type = style == "type";
     const auto range =
-        bounds("set", id, by_type ? sim_.types() : bigint_max, by_type ? "atom type" : "atom id",
+        bounds("set", id, by_type ? sim().types() : bigint_max, by_type ? "atom type" : "atom id",
                by_type ? "type range" : "id range");
     select = [by_type, lo = range.first, hi = range.second](const Simulation::GroupAtom& g) {
       const long long v = by_type ? g.type : g.id;
       return v >= lo && v <= hi;
     };
   } else if (style == "group") {
-    const int bit = sim_.group_bit(id);
+    const int bit = sim().group_bit(id);
     if (bit < 0) bad("set group " + id + ": there is no such group");
     select = [flag = 1u << bit](const Simulation::GroupAtom& g) { return (g.mask & flag) != 0; };
   } else if (style == "region") {
@@ -1525,7 +1550,7 @@ void Input::set(const std::vector<std::string>& a) {
     std::function<bool(Simulation::AtomChange&)> change;
     if (key == "type") {
       need(a, k + 2, usage);
-      const auto type = static_cast<std::int32_t>(integer("set type", a[k + 1], 1, sim_.types()));
+      const auto type = static_cast<std::int32_t>(integer("set type", a[k + 1], 1, sim().types()));
       change = [type](Simulation::AtomChange& c) {
         c.type = type;
         return true;
@@ -1534,7 +1559,7 @@ void Input::set(const std::vector<std::string>& a) {
     } else if (key == "type/fraction") {
       need(a, k + 4, usage);
       const auto type =
-          static_cast<std::int32_t>(integer("set type/fraction", a[k + 1], 1, sim_.types()));
+          static_cast<std::int32_t>(integer("set type/fraction", a[k + 1], 1, sim().types()));
       const double fraction = number("set type/fraction", a[k + 2]);
       if (!(fraction >= 0 && fraction <= 1)) bad("set type/fraction: the fraction must be 0..1");
       const int seed = static_cast<int>(seed_value(
@@ -1561,8 +1586,8 @@ void Input::set(const std::vector<std::string>& a) {
     } else if (key.rfind("i_", 0) == 0 || key.rfind("d_", 0) == 0 || key.rfind("i2_", 0) == 0 ||
                key.rfind("d2_", 0) == 0) {
       need(a, k + 2, usage);
-      const auto custom = *sim_.custom_reference(key, "set " + key);
-      const std::size_t column = sim_.custom_column(custom, "set " + key);
+      const auto custom = *sim().custom_reference(key, "set " + key);
+      const std::size_t column = sim().custom_column(custom, "set " + key);
       const SetValue value = set_value(key, a[k + 1], sources);
       if (custom.integer && !value.variable) integer("set " + key, a[k + 1], -int_max, int_max);
       change = [=](Simulation::AtomChange& c) {
@@ -1574,7 +1599,7 @@ void Input::set(const std::vector<std::string>& a) {
     } else {
       bad("set keyword " + key + " is not supported; " + usage);
     }
-    const std::int64_t n = sim_.change_atoms(select, change, sources);
+    const std::int64_t n = sim().change_atoms(select, change, sources);
     sources.clear();
     console_.print("  " + std::to_string(n) + " settings made for " + key + "\n");
   }
@@ -1593,7 +1618,7 @@ void Input::displace_atoms(const std::vector<std::string>& a) {
     }
     return number("variable " + name, variable_text(name));
   };
-  tessera::md::displace_atoms(sim_, a, in);
+  tessera::md::displace_atoms(sim(), a, in);
 }
 
 // A set keyword's value: a number, or v_NAME, an atom-style variable evaluated for every atom
@@ -1612,11 +1637,11 @@ Input::SetValue Input::set_value(const std::string& key, const std::string& word
 // atoms' weights with weight store, and prints the tiles' imbalance (balance_weights.hpp).
 void Input::balance(const std::vector<std::string>& a) {
   need(a, 2, "balance THRESH x|y|z|shift|rcb ARGS... [weight ...]");
-  if (!sim_.has_box()) bad("balance: the simulation box is not defined yet");
+  if (!sim().has_box()) bad("balance: the simulation box is not defined yet");
   if (!(number("balance THRESH", a[0]) > 0)) bad("balance: THRESH must be positive");
   const BalanceSettings settings =
-      parse_balance(sim_, a, 1, /*fix=*/false, atom_variables(), "balance");
-  const TileLoads loads = balance_loads(sim_, settings, atom_variables(), "balance");
+      parse_balance(sim(), a, 1, /*fix=*/false, atom_variables(), "balance");
+  const TileLoads loads = balance_loads(sim(), settings, atom_variables(), "balance");
   std::ostringstream line;
   line << "balance: md_ipu's tile grid is fixed by the target, nothing moves; imbalance factor "
        << loads.imbalance << " (largest tile's load " << loads.largest << ")\n";
@@ -1671,7 +1696,7 @@ void Input::include(const std::vector<std::string>& a) {
   need(a, 1, "include FILE");
   if (a.size() > 1) bad("wrong number of arguments; usage: include FILE");
   if (depth_ > 100) bad("include: more than 100 files deep; does a file include itself?");
-  const SharedFile script = read_on_root(sim_.runtime().comm(), a[0]);
+  const SharedFile script = read_on_root(sim().runtime().comm(), a[0]);
   if (!script.ok) bad("cannot open input file '" + a[0] + "': " + script.bytes);
   run_script(script.bytes, a[0]);
 }
@@ -1770,18 +1795,18 @@ void Input::run(const std::vector<std::string>& a) {
     }
   }
   if (upto) {
-    if (n < sim_.step())
+    if (n < sim().step())
       bad("run upto " + a[0] + ": the simulation is already at step " +
-          std::to_string(sim_.step()));
-    n -= sim_.step();
+          std::to_string(sim().step()));
+    n -= sim().step();
     if (n > int_max) bad("run upto " + a[0] + ": more than 2147483647 steps from here");
   }
-  if (start && *start > sim_.step())
+  if (start && *start > sim().step())
     bad("run: the start value " + std::to_string(*start) + " is after the run's first step " +
-        std::to_string(sim_.step()));
-  if (stop && *stop < sim_.step() + n)
+        std::to_string(sim().step()));
+  if (stop && *stop < sim().step() + n)
     bad("run: the stop value " + std::to_string(*stop) + " is before the run's last step " +
-        std::to_string(sim_.step() + n));
+        std::to_string(sim().step() + n));
   if (every == 0) {
     run_chunk(n, {pre, start, stop}, post);
     return;
@@ -1791,6 +1816,11 @@ void Input::run(const std::vector<std::string>& a) {
     const long long steps = std::min(left, every);
     run_chunk(steps, {pre || chunk == 0, start, stop}, post || left <= steps);
     if (stopped_.signal) return;
+    ++running_every_;
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{running_every_};
     for (const auto& command : commands) execute(command);
     left -= steps;
   }
@@ -1895,21 +1925,21 @@ void Input::minimize(const std::vector<std::string>& a) {
   settings.ftol = number("minimize", a[1]);
   settings.max_iterations = integer("minimize MAXITER", a[2], 0, int_max);
   settings.max_evaluations = integer("minimize MAXEVAL", a[3], 0, int_max);
-  settings.normalize = thermo_->normalized(sim_);
+  settings.normalize = thermo_->normalized(sim());
   if (settings.etol < 0 || settings.ftol < 0)
     bad("minimize: the energy and force tolerances must not be negative");
-  const NeighborSettings& n = sim_.neighbor();
+  const NeighborSettings& n = sim().neighbor();
   if (n.every != 1 || n.delay != 0 || !n.check)
     console_.print(
         "WARNING: Using 'neigh_modify every 1 delay 0 check yes' setting during "
         "minimization\n");
   console_.print("Setting up " + settings.style + " style minimization ...\n  Unit style    : " +
-                 sim_.units().style + "\n  Current step  : " + std::to_string(sim_.step()) + "\n");
-  const std::int64_t first = sim_.step();
+                 sim().units().style + "\n  Current step  : " + std::to_string(sim().step()) + "\n");
+  const std::int64_t first = sim().step();
   const auto start = std::chrono::steady_clock::now();
   MinStats stats;
   try {
-    stats = tessera::md::minimize(sim_, settings);
+    stats = tessera::md::minimize(sim(), settings);
   } catch (const std::exception&) {
     end_dumps_after_error();
     throw;
@@ -1921,8 +1951,8 @@ void Input::minimize(const std::vector<std::string>& a) {
   std::string text;
   // The numbers as LAMMPS's Finish prints them ({:18.15g} energies, {:.8} the others).
   std::snprintf(buf, sizeof buf, "Loop time of %g on %d procs for %lld steps with %lld atoms\n\n",
-                seconds, sim_.runtime().ranks(), static_cast<long long>(sim_.step() - first),
-                static_cast<long long>(sim_.natoms()));
+                seconds, sim().runtime().ranks(), static_cast<long long>(sim().step() - first),
+                static_cast<long long>(sim().natoms()));
   text += buf;
   text += "Minimization stats:\n  Stopping criterion = " + stats.stop + "\n";
   std::snprintf(buf, sizeof buf,
@@ -1942,7 +1972,7 @@ void Input::minimize(const std::vector<std::string>& a) {
 }
 
 void Input::replicate(const std::vector<std::string>& a) {
-  console_.print(tessera::md::replicate(sim_, a));
+  console_.print(tessera::md::replicate(sim(), a));
 }
 
 // read_dump FILE NSTEP FIELD... [keyword value ...], as LAMMPS's ReadDump::command
@@ -1950,16 +1980,16 @@ void Input::replicate(const std::vector<std::string>& a) {
 void Input::read_dump(const std::vector<std::string>& a) {
   const char* usage = "read_dump FILE NSTEP FIELD... [keyword value ...]";
   need(a, 3, usage);
-  if (!sim_.has_box()) bad("the simulation box is not defined; use create_box or read_data first");
+  if (!sim().has_box()) bad("the simulation box is not defined; use create_box or read_data first");
   const std::int64_t step = integer("read_dump NSTEP", a[1], 0, bigint_max);
-  const ReadDumpSettings settings = parse_read_dump("read_dump", a, 2, sim_.dimension());
+  const ReadDumpSettings settings = parse_read_dump("read_dump", a, 2, sim().dimension());
   console_.print("Scanning dump file ...\n");
-  SharedDumpReader reader(sim_, {a[0]});
+  SharedDumpReader reader(sim(), {a[0]});
   if (!reader.seek(step, true))
     bad("read_dump: dump file '" + a[0] + "' has no snapshot at step " + a[1]);
   console_.print("Reading snapshot from dump file ...\n");
   const ReadDumpCounts c = reader.apply(settings);
-  const Box& b = sim_.box();
+  const Box& b = sim().box();
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "  orthogonal box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)\n"
@@ -1986,7 +2016,7 @@ void Input::rerun(const std::vector<std::string>& a) {
       "rerun FILE... [first N] [last N] [every N] [skip N] [start N] [stop N] dump FIELD... "
       "[keyword value ...]";
   need(a, 3, usage);
-  if (!sim_.has_box()) bad("rerun: the simulation box is not defined; use create_box or read_data first");
+  if (!sim().has_box()) bad("rerun: the simulation box is not defined; use create_box or read_data first");
   static const std::set<std::string> keywords{"first", "last",  "every", "skip",
                                               "start", "stop", "dump"};
   std::size_t k = 0;
@@ -2016,8 +2046,8 @@ void Input::rerun(const std::vector<std::string>& a) {
   if (k >= a.size()) bad("rerun: the fields to read follow the keyword dump; usage: " + std::string(usage));
   if (first > last) bad("rerun: first " + std::to_string(first) + " is after last " + std::to_string(last));
   if (start && stop && *start > *stop) bad("rerun: start is after stop");
-  const ReadDumpSettings settings = parse_read_dump("rerun", a, k + 1, sim_.dimension());
-  SharedDumpReader reader(sim_, files);
+  const ReadDumpSettings settings = parse_read_dump("rerun", a, k + 1, sim().dimension());
+  SharedDumpReader reader(sim(), files);
   std::optional<std::int64_t> step = reader.seek(first, false);
   if (!step)
     bad("rerun: the dump files have no snapshot at step " + std::to_string(first) + " or after it");
@@ -2027,12 +2057,12 @@ void Input::rerun(const std::vector<std::string>& a) {
     for (bool first_snapshot = true; step; first_snapshot = false) {
       ++snapshots;
       reader.apply(settings);
-      sim_.evaluate_snapshot();
+      sim().evaluate_snapshot();
       const std::optional<std::int64_t> next = reader.next(*step, last, every, skip);
       if (stop && next && *next > *stop)
         bad("rerun: the dump has a snapshot at step " + std::to_string(*next) +
             ", after stop " + std::to_string(*stop));
-      sim_.observe(first_snapshot, !next);
+      sim().observe(first_snapshot, !next);
       step = next;
     }
   } catch (const std::exception&) {
@@ -2044,46 +2074,46 @@ void Input::rerun(const std::vector<std::string>& a) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   char buf[256];
   std::snprintf(buf, sizeof buf, "Loop time of %g on %d procs for %lld steps with %lld atoms\n\n",
-                seconds, sim_.runtime().ranks(), snapshots, static_cast<long long>(sim_.natoms()));
+                seconds, sim().runtime().ranks(), snapshots, static_cast<long long>(sim().natoms()));
   console_.print(buf);
 }
 
 void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool summary) {
-  Runtime& rt = sim_.runtime();
+  Runtime& rt = sim().runtime();
   const double simulated_before = rt.profile().simulated_seconds();
   const std::uint64_t supersteps_before = rt.profile().supersteps();
-  if (n > 0 && !sim_.integrated() && !warned_unintegrated_) {
+  if (n > 0 && !sim().integrated() && !warned_unintegrated_) {
     console_.print(
         "WARNING: no fix integrates the atoms: they stay where they are during the "
         "run (said once)\n");
     warned_unintegrated_ = true;
   }
   try {
-    sim_.run(n, options);
+    sim().run(n, options);
   } catch (const std::exception&) {
     end_dumps_after_error();
     throw;
   }
   // The run's frames appear under the dumps' names together (dump.hpp).
   publish_dumps(dump_list());
-  if (sim_.stopped_by()) stopped_ = {sim_.stopped_by(), sim_.step(), location()};
-  n = sim_.last_run_steps();
-  const double seconds = sim_.last_run_seconds();
+  if (sim().stopped_by()) stopped_ = {sim().stopped_by(), sim().step(), location()};
+  n = sim().last_run_steps();
+  const double seconds = sim().last_run_seconds();
   const double simulated = rt.profile().simulated_seconds() - simulated_before;
   char buf[512];
   std::snprintf(buf, sizeof buf, "Loop time of %g on %d procs for %lld steps with %lld atoms\n\n",
-                seconds, rt.ranks(), n, static_cast<long long>(sim_.natoms()));
+                seconds, rt.ranks(), n, static_cast<long long>(sim().natoms()));
   std::string text = buf;
   if (!summary) {  // LAMMPS's post no: the loop time line alone
     console_.print(text);
     return;
   }
   if (n > 0 && seconds > 0) {
-    const Units& u = sim_.units();
+    const Units& u = sim().units();
     const double steps_per_second = static_cast<double>(n) / seconds;
     const double per_day =
-        steps_per_second * 86400.0 * sim_.timestep() * u.time_units_per_step_unit;
-    const double atom_steps = steps_per_second * static_cast<double>(sim_.natoms());
+        steps_per_second * 86400.0 * sim().timestep() * u.time_units_per_step_unit;
+    const double atom_steps = steps_per_second * static_cast<double>(sim().natoms());
     if (u.style == "lj")
       std::snprintf(buf, sizeof buf,
                     "Performance: %.3f tau/day, %.3f timesteps/s, %.3f Matom-step/s\n", per_day,
@@ -2102,8 +2132,8 @@ void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool s
       static_cast<unsigned long long>(rt.profile().supersteps() - supersteps_before),
       n > 0 && simulated > 0 ? (std::to_string(static_cast<long long>(std::llround(
                                     86400.0 / (simulated / static_cast<double>(n)) *
-                                    sim_.timestep() * sim_.units().time_units_per_step_unit))) +
-                                (sim_.units().style == "lj" ? " tau" : " ns"))
+                                    sim().timestep() * sim().units().time_units_per_step_unit))) +
+                                (sim().units().style == "lj" ? " tau" : " ns"))
                                    .c_str()
                              : "-");
   text += buf;

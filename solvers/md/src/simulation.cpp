@@ -95,7 +95,17 @@ Simulation::Simulation(Runtime& runtime, Units units)
   });
 }
 
-Simulation::~Simulation() = default;
+// The tiles' memory goes back to the runtime, which outlives this system (a script's clear
+// builds the next one on it).
+Simulation::~Simulation() {
+  for (auto v : {x_, send_x_, ghost_f_, send_f_, ghost_extra_, send_extra_, ghost_tally_,
+                 send_tally_})
+    runtime_.destroy_variable(v);
+  runtime_.destroy_variable(type_);
+  runtime_.destroy_variable(send_type_);
+  runtime_.destroy_variable(ghost_tag_);
+  runtime_.destroy_variable(send_tag_);
+}
 
 Simulation::TileAtoms& Simulation::state(const Tile& t) {
   return *tiles_[static_cast<std::size_t>(t.id() - runtime_.first_tile())];

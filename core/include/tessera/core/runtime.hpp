@@ -96,14 +96,21 @@ class Runtime {
   template <class T>
   Variable<T> create_variable(const char* label,
                               const std::function<std::size_t(const Tile&)>& elements) {
-    Variable<T> v{static_cast<int>(element_sizes_.size())};
-    element_sizes_.push_back(sizeof(T));
-    views_.resize(element_sizes_.size() * tiles_.size());
-    allocate_pieces([&](Tile& t) {
+    Variable<T> v{reserve_variable(sizeof(T))};
+    allocate_pieces(v.id, [&](Tile& t) {
       return std::unique_ptr<detail::PieceBase>(
           new detail::Piece<T>(t.memory(), label, elements(t)));
     });
     return v;
+  }
+
+  // Frees a variable's pieces on every local tile, returning their bytes to the tiles'
+  // memory; a later create_variable may reuse its id. Not collective, no superstep: call it
+  // between supersteps, on every rank, after the last plan that copies the variable has run
+  // (plans compiled afterwards refuse it). Using the variable afterwards is undefined.
+  template <class T>
+  void destroy_variable(Variable<T> v) noexcept {
+    release_variable(v.id);
   }
 
   // Compiles a plan. Collective: every rank must pass the same copies.
@@ -173,7 +180,11 @@ class Runtime {
     double max_cycles = 0;  // slowest tile, over all ranks
     bool posted = false;    // a tile on some rank posted a message
   };
-  void allocate_pieces(const std::function<std::unique_ptr<detail::PieceBase>(Tile&)>& make);
+  // The id of a new variable of `element_size`-byte elements: the lowest freed one, or the next.
+  int reserve_variable(std::size_t element_size);
+  void allocate_pieces(int variable,
+                       const std::function<std::unique_ptr<detail::PieceBase>(Tile&)>& make);
+  void release_variable(int variable) noexcept;
   // Runs `compute` on every local tile, checks that the copies of `plans` fit
   // the pieces they touch here, then agrees with the other ranks that no tile
   // failed (throwing the lowest failing tile's error on every rank).
@@ -204,7 +215,7 @@ class Runtime {
   int first_tile_ = 0;
   std::vector<int> rank_first_tile_;  // ranks_ + 1 entries
   std::vector<std::unique_ptr<Tile>> tiles_;
-  std::vector<std::size_t> element_sizes_;  // per variable id
+  std::vector<std::size_t> element_sizes_;  // per variable id; 0: destroyed, free for reuse
   // Address and size of every piece, [variable * local tiles + local tile],
   // refreshed after each tile's compute: the exchange reads this flat table.
   struct PieceView {

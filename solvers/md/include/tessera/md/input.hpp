@@ -29,8 +29,12 @@ class Dump;
 
 class Input {
  public:
-  Input(Simulation& sim, Console& console);
+  // The interpreter owns the system it builds on `runtime` (a script's clear starts anew).
+  Input(Runtime& runtime, Console& console);
   ~Input();
+
+  Simulation& sim() { return *sim_; }
+  const Simulation& sim() const { return *sim_; }
 
   // -var NAME VALUE...: an index-style variable defined before the script runs.
   void define_variable(const std::string& name, const std::vector<std::string>& values);
@@ -173,7 +177,12 @@ class Input {
   // replaces them.
   void run_lines(std::vector<std::string> lines);
 
-  Simulation& sim_;
+  // A fresh system with LAMMPS's defaults, its thermo output and dumps none (start and clear).
+  void start_simulation();
+  void clear(const std::vector<std::string>& a);
+
+  Runtime& runtime_;
+  std::unique_ptr<Simulation> sim_;
   Console& console_;
   std::shared_ptr<ThermoOutput> thermo_;
   std::map<std::string, Variable> variables_;
@@ -191,6 +200,7 @@ class Input {
   std::optional<Jump> jump_;     // set by jump, taken by run_lines after the command
   bool skip_next_jump_ = false;  // a next ran a variable out
   int depth_ = 0;                // files being read (include nests them)
+  int running_every_ = 0;        // run every's commands are being run
 };
 
 }  // namespace tessera::md

@@ -1,6 +1,12 @@
 #include "tessera/md/compute.hpp"
 
+#include "tessera/md/simulation.hpp"
+
 namespace tessera::md {
+
+double DofCount::of(const Simulation& sim, double now) const {
+  return !dynamic_ && at_setup_ && sim.in_run() ? *at_setup_ : now;
+}
 
 std::size_t Compute::modify(const std::vector<std::string>& words, std::size_t at) {
   throw ConfigError("compute_modify " + id() + ": compute " + style() + " has no keyword '" +

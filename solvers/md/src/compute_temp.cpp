@@ -19,6 +19,7 @@ ComputeTempRegion::ComputeTempRegion(const ComputeArguments& a)
                       "REGION-ID");
   if (!a.region) throw ConfigError("compute " + a.id + " temp/region: no regions here");
   region_ = a.region(a.args[0]);
+  count_.set_dynamic(true);
 }
 
 bool ComputeTemp::counted(const AtomsView& a, std::size_t i) const {
@@ -33,8 +34,8 @@ std::size_t ComputeTemp::modify(const std::vector<std::string>& words, std::size
     return 2;
   }
   if (key == "dynamic/dof" && at + 1 < words.size()) {
-    // The degrees of freedom are counted at every evaluation: dynamic either way.
-    arguments::yes_no("compute_modify " + id() + " dynamic/dof", words[at + 1]);
+    count_.set_dynamic(region_ ||
+                       arguments::yes_no("compute_modify " + id() + " dynamic/dof", words[at + 1]));
     return 2;
   }
   return Compute::modify(words, at);
@@ -51,7 +52,17 @@ double ComputeTemp::dof(Simulation& sim) {
                                         for (std::size_t i = 0; i < a.id.size(); ++i)
                                           if (counted(a, i)) out[0] += 1;
                                       });
-  return dof_of(sim, count[0]);
+  return dof_of(sim, count_.of(sim, count[0]));
+}
+
+void ComputeTemp::setup(Simulation& sim) {
+  if (count_.dynamic()) return;
+  const auto count = sim.reduce_atoms("md.compute_temp_setup_count", ReduceOp::sum, 1,
+                                      [&](const AtomsView& a, std::span<double> out) {
+                                        for (std::size_t i = 0; i < a.id.size(); ++i)
+                                          if (counted(a, i)) out[0] += 1;
+                                      });
+  count_.set_at_setup(count[0]);
 }
 
 double ComputeTemp::scalar(Simulation& sim) {
@@ -65,7 +76,7 @@ double ComputeTemp::scalar(Simulation& sim) {
                                          out[1] += 1;
                                        }
                                      });
-  const double dof_value = dof_of(sim, sums[1]);
+  const double dof_value = dof_of(sim, count_.of(sim, sums[1]));
   if (dof_value < 0 && sums[1] > 0)
     throw ConfigError("compute " + id() + " temp: the degrees of freedom are negative (" +
                       std::to_string(dof_value) + "); lower compute_modify extra/dof");

@@ -19,7 +19,23 @@ std::size_t ComputeTempPartial::modify(const std::vector<std::string>& words, st
     extra_dof_ = arguments::number("compute_modify " + id() + " " + words[at], words[at + 1]);
     return 2;
   }
+  if (words[at] == "dynamic/dof" && at + 1 < words.size()) {
+    count_.set_dynamic(arguments::yes_no("compute_modify " + id() + " dynamic/dof", words[at + 1]));
+    return 2;
+  }
   return Compute::modify(words, at);
+}
+
+double ComputeTempPartial::group_count(Simulation& sim) const {
+  return sim.reduce_atoms("md.compute_temp_partial_count", ReduceOp::sum, 1,
+                          [&](const AtomsView& a, std::span<double> out) {
+                            for (std::size_t i = 0; i < a.id.size(); ++i)
+                              if (in_group(a, i)) out[0] += 1;
+                          })[0];
+}
+
+void ComputeTempPartial::setup(Simulation& sim) {
+  if (!count_.dynamic()) count_.set_at_setup(group_count(sim));
 }
 
 double ComputeTempPartial::dof_of(const Simulation& sim, double count) const {
@@ -30,12 +46,7 @@ double ComputeTempPartial::dof_of(const Simulation& sim, double count) const {
 }
 
 double ComputeTempPartial::dof(Simulation& sim) {
-  const auto count = sim.reduce_atoms("md.compute_temp_partial_count", ReduceOp::sum, 1,
-                                      [&](const AtomsView& a, std::span<double> out) {
-                                        for (std::size_t i = 0; i < a.id.size(); ++i)
-                                          if (in_group(a, i)) out[0] += 1;
-                                      });
-  return dof_of(sim, count[0]);
+  return dof_of(sim, count_.of(sim, group_count(sim)));
 }
 
 double ComputeTempPartial::scalar(Simulation& sim) {
@@ -49,7 +60,7 @@ double ComputeTempPartial::scalar(Simulation& sim) {
           out[1] += 1;
         }
       });
-  const double dof_value = dof_of(sim, sums[1]);
+  const double dof_value = dof_of(sim, count_.of(sim, sums[1]));
   if (dof_value <= 0) return 0.0;
   return sums[0] * sim.units().mvv2e / (dof_value * sim.units().boltz);
 }

@@ -61,11 +61,13 @@ std::array<double, 7> ComputeTempRamp::thermal_sums(Simulation& sim) const {
   return out;
 }
 
-double ComputeTempRamp::dof(Simulation& sim) { return dof_of(sim, thermal_sums(sim)[6]); }
+double ComputeTempRamp::dof(Simulation& sim) {
+  return dof_of(sim, count_.of(sim, thermal_sums(sim)[6]));
+}
 
 double ComputeTempRamp::scalar(Simulation& sim) {
   const auto s = thermal_sums(sim);
-  const double dof_value = dof_of(sim, s[6]);
+  const double dof_value = dof_of(sim, count_.of(sim, s[6]));
   if (dof_value <= 0) return 0.0;
   return (s[0] + s[1] + s[2]) * sim.units().mvv2e / (dof_value * sim.units().boltz);
 }

@@ -18,6 +18,7 @@
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/fix_press_berendsen.hpp"
 #include "tessera/md/fix_print.hpp"
+#include "tessera/md/fix_deposit.hpp"
 #include "tessera/md/fix_recenter.hpp"
 #include "tessera/md/fix_property_atom.hpp"
 #include "tessera/md/fix_setforce.hpp"
@@ -74,6 +75,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixPressBerendsen>("press/berendsen");
     r.add<FixPrint>("print");
     r.add<FixRecenter>("recenter");
+    r.add<FixDeposit>("deposit");
     r.add<FixPropertyAtom>("property/atom");
     r.add<FixSpring>("spring");
     using Kind = FixWall::Kind;

@@ -287,6 +287,30 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
   });
 }
 
+void Simulation::insert_atoms(std::vector<AtomRecord> atoms) {
+  // add_atoms appends each tile's new atoms after its others.
+  std::vector<int> before;
+  for (const auto& t : runtime_.local_tiles()) before.push_back(state(*t).nlocal);
+  add_atoms(std::move(atoms));
+  runtime_.superstep("md.insert_atoms_start", [&](Tile& t) {
+    const auto first = static_cast<std::size_t>(before[static_cast<std::size_t>(t.id() - runtime_.first_tile())]);
+    FixTile view = fix_view(t, step_);
+    const std::size_t n = static_cast<std::size_t>(view.nlocal) - first;
+    if (n == 0) return;
+    view.nlocal = static_cast<int>(n);
+    view.x = view.x.subspan(3 * first);
+    view.v = view.v.subspan(3 * first);
+    view.f = {};
+    view.type = view.type.subspan(first);
+    view.id = view.id.subspan(first);
+    view.noise = view.noise.subspan(first);
+    view.mask = view.mask.subspan(first);
+    view.image = view.image.subspan(3 * first);
+    view.per_atom = view.per_atom.subspan(per_atom_width_ * first);
+    for (auto& fix : fixes_) fix->start_atoms(view);
+  });
+}
+
 std::vector<AtomRecord> Simulation::gather_atoms(Positions positions) {
   apply_pending_scale();
   std::vector<AtomRecord> all =
@@ -1021,6 +1045,8 @@ void Simulation::setup_run() {
   rebuild(true);
   force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
   pair_->end_of_step(runtime_, step_, natoms_);
+  // Computes before fixes: a thermostat's setup reads its temperature's degrees of freedom.
+  for (auto& c : computes_) c->setup(*this);
   for (auto& fix : fixes_)
     if (!minimizing_ || fix->acts_in_minimize()) fix->setup(*this);
 }
@@ -1153,10 +1179,12 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
   // Anything else (a command between the runs, a restart file) sets up.
   const bool continuing = continuable_ && !options.setup;
   continuable_ = false;
-  if (!continuing)
+  if (!continuing) {
     setup_run();
-  else
+  } else {
+    for (auto& c : computes_) c->setup(*this);
     for (auto& fix : fixes_) fix->continue_run(*this);
+  }
   for (auto& o : observers_) o->observe(*this, true, steps == 0);
   std::int64_t done = 0;
   for (std::int64_t k = 0; k < steps; ++k, ++done) {
@@ -1169,10 +1197,12 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     bool built = false;
     if (due) {
       built = decide_rebuild();
-      if (built)
+      if (built) {
+        for (auto& fix : fixes_) fix->pre_exchange(*this);
         rebuild(false);
-      else
+      } else {
         forward_ghosts();
+      }
     }
     // A stop signal (collective: every rank sees the same) makes this step the run's last.
     stopped_by_ = stop_requested(runtime_.comm());

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -74,6 +75,23 @@ struct AtomVariables {
   std::function<AtomValues(const std::string& name)> bind;
 };
 
+// The atom count a temperature's degrees of freedom come from, as LAMMPS's temperature computes
+// keep it: counted at each run's setup and held through the run, so that atoms a fix deposits
+// count from the next run on; at every evaluation with compute_modify dynamic/dof yes (and for
+// temp/region). Outside a run, the count now.
+class DofCount {
+ public:
+  void set_dynamic(bool dynamic) { dynamic_ = dynamic; }
+  void set_at_setup(double count) { at_setup_ = count; }
+  bool dynamic() const { return dynamic_; }
+  // The count to use when `now` atoms are counted.
+  double of(const Simulation& sim, double now) const;
+
+ private:
+  bool dynamic_ = false;
+  std::optional<double> at_setup_;
+};
+
 class Compute {
  public:
   Compute(std::string id, std::string group) : id_(std::move(id)), group_(std::move(group)) {}
@@ -109,6 +127,9 @@ class Compute {
   virtual std::array<bool, 3> thermal_components() const { return {true, true, true}; }
   // For a temperature: the degrees of freedom its scalar is over (collective).
   virtual double dof(Simulation& /*sim*/) { return 0; }
+  // At each run's and minimization's setup, once the forces are computed and before the fixes'
+  // setup (collective, host side; LAMMPS's Compute::setup): what it holds for the run.
+  virtual void setup(Simulation& /*sim*/) {}
   // Before per-atom values are read at a step (collective, host side): what peratom() needs
   // worked out first (compute chunk/atom lays its bins). Every reader of peratom() calls it.
   virtual void prepare_peratom(Simulation& /*sim*/) {}

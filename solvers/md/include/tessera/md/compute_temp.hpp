@@ -6,7 +6,8 @@
 //
 // compute ID GROUP temp/region REGION-ID: LAMMPS's ComputeTempRegion, the same over the group's
 // atoms inside the region now (positions as stored), its degrees of freedom counted from them at
-// each evaluation. LAMMPS treats the other atoms' velocities as a bias: fix langevin then acts
+// each evaluation (the others count at each run's setup unless compute_modify dynamic/dof yes:
+// DofCount). LAMMPS treats the other atoms' velocities as a bias: fix langevin then acts
 // only on the atoms inside the region (bias_region); md_ipu's other thermostats refuse it as
 // their temperature (removes_atom_bias).
 #pragma once
@@ -28,10 +29,12 @@ class ComputeTemp : public Compute {
   bool is_temperature() const override { return true; }
   double dof(Simulation& sim) override;
   std::size_t modify(const std::vector<std::string>& words, std::size_t at) override;
+  void setup(Simulation& sim) override;
   double scalar(Simulation& sim) override;
   std::vector<double> vector(Simulation& sim) override;
 
  protected:
+  DofCount count_;
   // The atoms counted: the group's, and only those inside `region` where one is set.
   std::shared_ptr<const Region> region_;
   // dimension * count - extra (compute_modify extra/dof, the dimension by default).

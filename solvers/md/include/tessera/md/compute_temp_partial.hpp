@@ -23,6 +23,7 @@ class ComputeTempPartial : public Compute {
   std::array<bool, 3> thermal_components() const override { return flags_; }
   double dof(Simulation& sim) override;
   std::size_t modify(const std::vector<std::string>& words, std::size_t at) override;
+  void setup(Simulation& sim) override;
   double scalar(Simulation& sim) override;
   std::vector<double> vector(Simulation& sim) override;
 
@@ -30,6 +31,8 @@ class ComputeTempPartial : public Compute {
   double dof_of(const Simulation& sim, double count) const;
   std::array<bool, 3> flags_{true, true, true};
   std::optional<double> extra_dof_;
+  DofCount count_;
+  double group_count(Simulation& sim) const;
 };
 
 }  // namespace tessera::md

@@ -9,6 +9,8 @@
 //   pre_integrate     before the step's first superstep (collective, host side);
 //   initial_integrate on each tile inside that superstep (first half-kick and drift);
 //   post_integrate    on each tile after every fix's initial_integrate (walls);
+//   pre_exchange      at a step whose neighbor lists are rebuilt, before atoms move to their
+//                     new tiles (collective, host side: where fix deposit adds atoms);
 //   post_force        on each tile once the forces are complete (also in a run's setup);
 //   final_integrate   on each tile after post_force (the second half-kick);
 //   end_of_step       after the step, when the kinetic energy is known (collective, host side).
@@ -143,8 +145,9 @@ class Fix {
   // step computes them as it does for thermo.
   virtual bool needs_energy() const { return false; }
 
-  // When the fix is added by the fix command (not from a restart file), on each tile: per-atom
-  // state it starts (fix langevin's noise streams).
+  // When the fix is added by the fix command (not from a restart file), on each tile, and for
+  // atoms added during a run (a view of those alone): per-atom state it starts (fix langevin's
+  // noise streams).
   virtual void start_atoms(FixTile& /*t*/) {}
   virtual void pre_force(Simulation& /*sim*/) {}
   virtual void setup(Simulation& /*sim*/) {}
@@ -153,6 +156,7 @@ class Fix {
   virtual void pre_integrate(Simulation& /*sim*/) {}
   virtual void initial_integrate(FixTile& /*t*/) {}
   virtual void post_integrate(FixTile& /*t*/) {}
+  virtual void pre_exchange(Simulation& /*sim*/) {}
   virtual void post_force(FixTile& /*t*/) {}
   virtual void final_integrate(FixTile& /*t*/) {}
   virtual void end_of_step(Simulation& /*sim*/) {}

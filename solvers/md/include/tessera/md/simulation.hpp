@@ -117,6 +117,10 @@ class Simulation {
   const Box& box() const { return box_; }
   // Adds atoms (positions inside the box); ids 0 are numbered after the largest id.
   void add_atoms(std::vector<AtomRecord> atoms);
+  // Atoms added during a run, by a fix's pre_exchange (fix deposit), as add_atoms adds them;
+  // then every fix starts its per-atom state for them alone (LAMMPS's create_attribute), and
+  // the rebuild that follows gives them their tiles, ghosts and forces. Collective.
+  void insert_atoms(std::vector<AtomRecord> atoms);
   // Throws ConfigError with the figures when `count` more atoms (`what` makes them) cannot fit
   // the host's memory or, on an IPU target and when `count` is exact (not a bound), the tiles'
   // (lower-bound estimates of what they need).

@@ -900,6 +900,10 @@ const Region& Input::find_region(const std::string& id, const std::string& comma
 void Input::create_box(const std::vector<std::string>& a) {
   need(a, 2, "create_box N region-ID");
   const Region& region = find_region(a[1], "create_box");
+  if (region.style() == "prism")
+    bad("a prism region makes a triclinic box, which md_ipu does not have yet (its "
+        "tile decomposition, ghost exchange and neighbor bins are orthogonal); use a block "
+        "region");
   if (region.style() != "block") bad("create_box needs a block region, not " + region.style());
   if (!region.interior()) bad("create_box needs a region with side in");
   const Box b = region.bounds();

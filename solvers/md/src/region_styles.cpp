@@ -118,6 +118,64 @@ class Cylinder final : public Region {
   double c1_ = 0, c2_ = 0, r_ = 0, lo_ = 0, hi_ = 0;
 };
 
+// prism xlo xhi ylo yhi zlo zhi xy xz yz: LAMMPS's RegPrism, the parallelepiped with edge
+// vectors (xhi-xlo, 0, 0), (xy, yhi-ylo, 0) and (xz, yz, zhi-zlo) from (xlo, ylo, zlo). A point is
+// inside when its fractional coordinates along them are within 0..1, by LAMMPS's inverse of that
+// matrix (the tilts scaled by the x, x and y lattice spacings).
+class Prism final : public Region {
+ public:
+  explicit Prism(const RegionArguments& a) {
+    need_words(a, 9, "prism xlo xhi ylo yhi zlo zhi xy xz yz [keyword value ...]");
+    const std::string what = "region " + a.id + " prism";
+    for (std::size_t d = 0; d < 3; ++d) {
+      lo_[d] = bound(a, a.args[2 * d], d, false);
+      hi_[d] = bound(a, a.args[2 * d + 1], d, true);
+      if (!(hi_[d] > lo_[d]))
+        arguments::bad(what + ": its " + "xyz"[d] + "lo must be below its " + "xyz"[d] + "hi");
+    }
+    xy_ = arguments::number(what, a.args[6]) * a.scale[0];
+    xz_ = arguments::number(what, a.args[7]) * a.scale[0];
+    yz_ = arguments::number(what, a.args[8]) * a.scale[1];
+    // As LAMMPS: a tilt needs the dimension it tilts along to be bounded.
+    const auto infinite = [&](std::size_t d) { return lo_[d] == -unbounded || hi_[d] == unbounded; };
+    if ((xy_ != 0 && infinite(1)) || (xz_ != 0 && infinite(2)) || (yz_ != 0 && infinite(2)))
+      arguments::bad(what + ": a tilt along an INF dimension is not allowed (LAMMPS's \"Illegal "
+                     "region prism\")");
+    const double hx = hi_[0] - lo_[0], hy = hi_[1] - lo_[1], hz = hi_[2] - lo_[2];
+    inv_xx_ = 1.0 / hx;
+    inv_xy_ = -xy_ / (hx * hy);
+    inv_xz_ = (xy_ * yz_ - xz_ * hy) / (hx * hy * hz);
+    inv_yy_ = 1.0 / hy;
+    inv_yz_ = -yz_ / (hy * hz);
+    inv_zz_ = 1.0 / hz;
+  }
+  std::string style() const override { return "prism"; }
+  bool inside(const std::array<double, 3>& p) const override {
+    const double dx = p[0] - lo_[0], dy = p[1] - lo_[1], dz = p[2] - lo_[2];
+    const double a = inv_xx_ * dx + inv_xy_ * dy + inv_xz_ * dz;
+    const double b = inv_yy_ * dy + inv_yz_ * dz;
+    const double c = inv_zz_ * dz;
+    return a >= 0.0 && a <= 1.0 && b >= 0.0 && b <= 1.0 && c >= 0.0 && c <= 1.0;
+  }
+  Box bounds() const override {
+    Box b;
+    b.lo[0] = std::min(lo_[0], lo_[0] + xy_);
+    b.lo[0] = std::min(b.lo[0], b.lo[0] + xz_);
+    b.hi[0] = std::max(hi_[0], hi_[0] + xy_);
+    b.hi[0] = std::max(b.hi[0], b.hi[0] + xz_);
+    b.lo[1] = std::min(lo_[1], lo_[1] + yz_);
+    b.hi[1] = std::max(hi_[1], hi_[1] + yz_);
+    b.lo[2] = lo_[2], b.hi[2] = hi_[2];
+    return b;
+  }
+  std::array<double, 3> tilts() const { return {xy_, xz_, yz_}; }
+
+ private:
+  std::array<double, 3> lo_{}, hi_{};
+  double xy_ = 0, xz_ = 0, yz_ = 0;
+  double inv_xx_ = 0, inv_xy_ = 0, inv_xz_ = 0, inv_yy_ = 0, inv_yz_ = 0, inv_zz_ = 0;
+};
+
 // union and intersect: of the regions named, each as it matches (its own side applied).
 class Combined final : public Region {
  public:
@@ -167,6 +225,7 @@ const Registry<Region, const RegionArguments&>& region_styles() {
     Registry<Region, const RegionArguments&> r("region style");
     r.add<Block>("block");
     r.add<Cylinder>("cylinder");
+    r.add<Prism>("prism");
     r.add("intersect", [](const RegionArguments& a) -> std::unique_ptr<Region> {
       return std::make_unique<Combined>(a, true);
     });

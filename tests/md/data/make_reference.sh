@@ -188,4 +188,6 @@ for f in vx speed pe temp press; do cp "$work/ave_histo_$f.txt" "ave_histo_$f.la
 for n in deposit deposit_keywords; do
   (cd "$work" && lmp -in "$here/in.$n" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > $n.lammps.out
 done
+# region prism in an orthogonal box.
+(cd "$work" && lmp -in "$here/in.prism" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > prism.lammps.out
 echo "reference files written"

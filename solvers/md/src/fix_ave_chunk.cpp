@@ -101,6 +101,7 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
       if (k + 1 >= a.args.size()) arguments::bad(what + ": keyword " + key + " needs a value");
       return a.args[++k];
     };
+    if (output_.take(key, value)) continue;
     if (key == "norm") {
       const std::string& v = value();
       if (v != "all" && v != "sample" && v != "none")
@@ -123,23 +124,15 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
       adof_ = arguments::number(what + " adof", value());
     } else if (key == "cdof") {
       cdof_ = arguments::number(what + " cdof", value());
-    } else if (key == "file") {
-      file_ = value();
-    } else if (key == "overwrite") {
-      overwrite_ = true;
     } else if (key == "format") {
       format_ = value();  // as LAMMPS: used as given, a leading space is the user's
-    } else if (key == "title1" || key == "title2" || key == "title3") {
-      const auto t = static_cast<std::size_t>(key[5] - '1');
-      titles_[t] = value();
-      titles_given_[t] = true;
     } else {
       arguments::bad(what + ": unknown keyword '" + key +
                      "'; supported: norm, ave, bias, adof, cdof, file, overwrite, format, "
                      "title1-3");
     }
   }
-  if (overwrite_ && !average_.running()) arguments::bad(what + ": overwrite needs ave running");
+  if (output_.overwrite() && !average_.running()) arguments::bad(what + ": overwrite needs ave running");
   average_.reset(0);
   const int conversions = arguments::float_conversions(format_);
   if (conversions != 1)
@@ -147,21 +140,15 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
 
   coordinates_ = static_cast<std::size_t>(chunk(*sim_).coordinates());
   // The file's first lines, as LAMMPS's.
-  header_ = (titles_given_[0] ? titles_[0]
-                              : "# Chunk-averaged data for fix " + id() + " and group " + group()) +
-            "\n";
-  header_ += (titles_given_[1] ? titles_[1] : "# Timestep Number-of-chunks Total-count") + "\n";
-  if (titles_given_[2]) {
-    header_ += titles_[2] + "\n";
-  } else {
-    const int coords = static_cast<int>(coordinates_);
-    header_ += "# Chunk";
-    for (int c = 1; c <= coords; ++c) header_ += " Coord" + std::to_string(c);
-    header_ += " Ncount";
-    for (const auto& v : values_) header_ += " " + v.text;
-    header_ += "\n";
-  }
-  if (!file_.empty() && sim_->runtime().rank() == 0) check_output_path(file_);
+  std::string columns = "# Chunk";
+  for (std::size_t c = 1; c <= coordinates_; ++c) columns += " Coord" + std::to_string(c);
+  columns += " Ncount";
+  for (const auto& v : values_) columns += " " + v.text;
+  output_.set_header(
+      output_.title_line(0, "# Chunk-averaged data for fix " + id() + " and group " + group()) +
+      output_.title_line(1, "# Timestep Number-of-chunks Total-count") +
+      output_.title_line(2, columns));
+  if (output_.given() && sim_->runtime().rank() == 0) check_output_path(output_.path());
   schedule_ = SampleSchedule(every_, repeat_, frequency_, 0, sim_->step());
 }
 
@@ -368,7 +355,7 @@ void FixAveChunk::end_of_step(Simulation& sim) {
   std::copy_n(count_sum_.begin(), nchunk, average.begin());
   std::copy_n(values_sum_.begin(), nchunk * nv, average.begin() + static_cast<std::ptrdiff_t>(n));
   average_.add(average);
-  if (!file_.empty() && sim.runtime().rank() == 0) write(chunks, step);
+  if (output_.given() && sim.runtime().rank() == 0) write(chunks, step);
 }
 
 // LAMMPS's FixAveChunk::compute_array.
@@ -404,7 +391,7 @@ void FixAveChunk::write(const ComputeChunkAtom& chunks, std::int64_t step) {
     }
     block += "\n";
   }
-  publish_averages(file_, header_, body_, block, overwrite_);
+  output_.publish(block);
 }
 
 }  // namespace tessera::md

@@ -26,14 +26,14 @@ FixAveCorrelate::FixAveCorrelate(const FixArguments& a) : Fix(a.id, a.group), va
     words.push_back(w);
   }
   if (words.empty()) arguments::bad(what + ": give at least one value (c_ID, f_ID or v_NAME)");
-  std::string type = "auto", title[3];
-  bool titled[3] = {false, false, false};
+  std::string type = "auto";
   for (; k < a.args.size(); ++k) {
     const std::string& key = a.args[k];
     auto value = [&]() -> const std::string& {
       if (k + 1 >= a.args.size()) arguments::bad(what + ": keyword " + key + " needs a value");
       return a.args[++k];
     };
+    if (output_.take(key, value)) continue;
     if (key == "type") {
       type = value();
       if (type != "auto" && type != "upper" && type != "lower" && type != "auto/upper" &&
@@ -47,14 +47,6 @@ FixAveCorrelate::FixAveCorrelate(const FixArguments& a) : Fix(a.id, a.group), va
       start_ = arguments::integer(what + " start", value(), 0, arguments::bigint_max);
     } else if (key == "prefactor") {
       prefactor_ = arguments::number(what + " prefactor", value());
-    } else if (key == "file") {
-      file_ = value();
-    } else if (key == "overwrite") {
-      overwrite_ = true;
-    } else if (key == "title1" || key == "title2" || key == "title3") {
-      const auto t = static_cast<std::size_t>(key[5] - '1');
-      title[t] = value();
-      titled[t] = true;
     } else {
       arguments::bad(what + ": unknown keyword '" + key +
                      "'; supported: type, ave, start, prefactor, file, overwrite, title1-3");
@@ -63,7 +55,7 @@ FixAveCorrelate::FixAveCorrelate(const FixArguments& a) : Fix(a.id, a.group), va
   if (frequency_ % every_ != 0) arguments::bad(what + ": NFREQ must be a multiple of NEVERY");
   if (!running_ && static_cast<long long>(repeat_ - 1) * every_ > frequency_)
     arguments::bad(what + ": with ave one, NFREQ must be at least (NREPEAT - 1) * NEVERY");
-  if (overwrite_ && !running_) arguments::bad(what + ": overwrite needs ave running");
+  if (output_.overwrite() && !running_) arguments::bad(what + ": overwrite needs ave running");
   Simulation* sim = a.sim;
   if (!sim) arguments::bad(what + ": needs the simulation it samples");
   for (const auto& w : words) {
@@ -117,16 +109,12 @@ FixAveCorrelate::FixAveCorrelate(const FixArguments& a) : Fix(a.id, a.group), va
   counts_.assign(rows, 0);
   saved_counts_.assign(rows, 0);
   restart_sampling(sim->step());
-  header_ = (titled[0] ? title[0] : "# Time-correlated data for fix " + id()) + "\n";
-  header_ += (titled[1] ? title[1] : "# Timestep Number-of-time-windows") + "\n";
-  if (titled[2]) {
-    header_ += title[2] + "\n";
-  } else {
-    header_ += "# Index TimeDelta Ncount";
-    for (const auto& [i, j] : pairs_) header_ += " " + values_[i].text + "*" + values_[j].text;
-    header_ += "\n";
-  }
-  if (!file_.empty() && sim->runtime().rank() == 0) check_output_path(file_);
+  std::string names;
+  for (const auto& [i, j] : pairs_) names += " " + values_[i].text + "*" + values_[j].text;
+  output_.set_header(output_.title_line(0, "# Time-correlated data for fix " + id()) +
+                     output_.title_line(1, "# Timestep Number-of-time-windows") +
+                     output_.title_line(2, "# Index TimeDelta Ncount" + names));
+  if (output_.given() && sim->runtime().rank() == 0) check_output_path(output_.path());
 }
 
 void FixAveCorrelate::restart_sampling(std::int64_t step) {
@@ -173,7 +161,7 @@ void FixAveCorrelate::end_of_step(Simulation& sim) {
       saved_[r * width + p] =
           counts_[r] ? prefactor_ * sums_[r * width + p] / static_cast<double>(counts_[r]) : 0.0;
   }
-  if (!file_.empty() && sim.runtime().rank() == 0) write(step);
+  if (output_.given() && sim.runtime().rank() == 0) write(step);
   if (!running_) {
     std::fill(sums_.begin(), sums_.end(), 0.0);
     std::fill(counts_.begin(), counts_.end(), 0);
@@ -210,7 +198,7 @@ void FixAveCorrelate::write(std::int64_t step) {
     }
     block += "\n";
   }
-  publish_averages(file_, header_, body_, block, overwrite_);
+  output_.publish(block);
 }
 
 }  // namespace tessera::md

@@ -41,14 +41,14 @@ FixAveHisto::FixAveHisto(const FixArguments& a)
     words.push_back(w);
   }
   if (words.empty()) arguments::bad(what + ": give at least one value");
-  std::string title[3], kind;
-  bool titled[3] = {false, false, false};
+  std::string kind;
   for (; k < a.args.size(); ++k) {
     const std::string& key = a.args[k];
     auto value = [&]() -> const std::string& {
       if (k + 1 >= a.args.size()) arguments::bad(what + ": keyword " + key + " needs a value");
       return a.args[++k];
     };
+    if (output_.take(key, value)) continue;
     if (key == "mode") {
       const std::string& v = value();
       if (v != "scalar" && v != "vector") arguments::bad(what + ": mode must be scalar or vector");
@@ -72,14 +72,6 @@ FixAveHisto::FixAveHisto(const FixArguments& a)
         beyond_ = Beyond::extra;
       else
         arguments::bad(what + ": beyond must be ignore, end or extra");
-    } else if (key == "file") {
-      file_ = value();
-    } else if (key == "overwrite") {
-      overwrite_ = true;
-    } else if (key == "title1" || key == "title2" || key == "title3") {
-      const auto t = static_cast<std::size_t>(key[5] - '1');
-      title[t] = value();
-      titled[t] = true;
     } else {
       arguments::bad(what + ": unknown keyword '" + key +
                      "'; supported: mode, kind, ave, start, beyond, file, overwrite, title1-3");
@@ -155,12 +147,12 @@ FixAveHisto::FixAveHisto(const FixArguments& a)
   sum_.assign(coord_.size() + 4, 0.0);
   average_.reset(coord_.size() + 2);
   schedule_ = SampleSchedule(every_, repeat_, frequency_, start_, sim->step());
-  header_ = (titled[0] ? title[0] : "# Histogrammed data for fix " + id()) + "\n";
-  header_ += (titled[1] ? title[1]
-                        : "# TimeStep Number-of-bins Total-counts Missing-counts Min-value Max-value") +
-             "\n";
-  header_ += (titled[2] ? title[2] : "# Bin Coord Count Count/Total") + "\n";
-  if (!file_.empty() && sim->runtime().rank() == 0) check_output_path(file_);
+  output_.set_header(
+      output_.title_line(0, "# Histogrammed data for fix " + id()) +
+      output_.title_line(
+          1, "# TimeStep Number-of-bins Total-counts Missing-counts Min-value Max-value") +
+      output_.title_line(2, "# Bin Coord Count Count/Total"));
+  if (output_.given() && sim->runtime().rank() == 0) check_output_path(output_.path());
 }
 
 void FixAveHisto::bin(double value, std::vector<double>& h) const {
@@ -301,7 +293,7 @@ void FixAveHisto::end_of_step(Simulation& sim) {
   }
   stats_[0] = average_.total()[n];
   stats_[1] = average_.total()[n + 1];
-  if (!file_.empty() && sim.runtime().rank() == 0) write(step);
+  if (output_.given() && sim.runtime().rank() == 0) write(step);
 }
 
 std::vector<double> FixAveHisto::vector(Simulation&) {
@@ -332,7 +324,7 @@ void FixAveHisto::write(std::int64_t step) {
       std::snprintf(buf, sizeof buf, "%zu %g %g %g\n", b + 1, coord_[b], 0.0, 0.0);
     block += buf;
   }
-  publish_averages(file_, header_, body_, block, overwrite_);
+  output_.publish(block);
 }
 
 }  // namespace tessera::md

@@ -33,6 +33,7 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
       if (k + 1 >= a.args.size()) arguments::bad(what + ": keyword " + key + " needs a value");
       return a.args[++k];
     };
+    if (output_.take(key, value)) continue;
     if (key == "mode") {
       const std::string& v = value();
       if (v != "scalar" && v != "vector") arguments::bad(what + ": mode must be scalar or vector");
@@ -41,16 +42,8 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
       k += average_.parse(what, a.args, k + 1);
     } else if (key == "start") {
       start_ = arguments::integer(what + " start", value(), 0, arguments::bigint_max);
-    } else if (key == "file") {
-      file_ = value();
-    } else if (key == "overwrite") {
-      overwrite_ = true;
     } else if (key == "format") {
       format_ = value();  // as LAMMPS: used as given, a leading space is the user's
-    } else if (key == "title1" || key == "title2" || key == "title3") {
-      const int t = key[5] - '1';
-      (t == 0 ? title1_ : t == 1 ? title2_ : title3_) = value();
-      titles_given_[t] = true;
     } else if (key == "off") {
       arguments::bad(what + ": keyword off is not supported");
     } else {
@@ -120,25 +113,13 @@ FixAveTime::FixAveTime(const FixArguments& a) : Fix(a.id, a.group), variable_(a.
   average_.reset(width);
   schedule_ = SampleSchedule(every_, repeat_, frequency_, start_, sim->step());
   // The file's first lines, as LAMMPS's.
-  header_ = (titles_given_[0] ? title1_ : "# Time-averaged data for fix " + id()) + "\n";
-  if (titles_given_[1])
-    header_ += title2_ + "\n";
-  else if (!vector_mode_) {
-    header_ += "# TimeStep";
-    for (const auto& v : values_) header_ += " " + v.text;
-    header_ += "\n";
-  } else
-    header_ += "# TimeStep Number-of-rows\n";
-  if (vector_mode_) {
-    if (titles_given_[2])
-      header_ += title3_ + "\n";
-    else {
-      header_ += "# Row";
-      for (const auto& v : values_) header_ += " " + v.text;
-      header_ += "\n";
-    }
-  }
-  if (!file_.empty() && sim->runtime().rank() == 0) check_output_path(file_);
+  std::string names;
+  for (const auto& v : values_) names += " " + v.text;
+  std::string header = output_.title_line(0, "# Time-averaged data for fix " + id());
+  header += output_.title_line(1, vector_mode_ ? "# TimeStep Number-of-rows" : "# TimeStep" + names);
+  if (vector_mode_) header += output_.title_line(2, "# Row" + names);
+  output_.set_header(std::move(header));
+  if (output_.given() && sim->runtime().rank() == 0) check_output_path(output_.path());
 }
 
 std::size_t FixAveTime::vector_size() const {
@@ -196,7 +177,7 @@ void FixAveTime::end_of_step(Simulation& sim) {
   if (!schedule_.sampled(step)) return;
   for (auto& v : sum_) v /= repeat_;
   average_.add(sum_);
-  if (!file_.empty() && sim.runtime().rank() == 0) {
+  if (output_.given() && sim.runtime().rank() == 0) {
     std::vector<double> average(average_.total().size());
     for (std::size_t i = 0; i < average.size(); ++i)
       average[i] = average_.total()[i] / average_.norm();
@@ -223,7 +204,7 @@ void FixAveTime::write(Simulation&, std::int64_t step, const std::vector<double>
       block += "\n";
     }
   }
-  publish_averages(file_, header_, body_, block, overwrite_);
+  output_.publish(block);
 }
 
 }  // namespace tessera::md

@@ -89,11 +89,23 @@ void TimeAverage::add(std::span<const double> average) {
   }
 }
 
-void publish_averages(const std::string& path, const std::string& header, std::string& body,
-                      const std::string& block, bool overwrite) {
-  body = overwrite ? block : body + block;
-  AtomicFile out(path, AtomicFile::Start::empty);
-  out.write(header + body);
+bool AveragesFile::take(const std::string& key, const std::function<const std::string&()>& value) {
+  if (key == "file") {
+    path_ = value();
+  } else if (key == "overwrite") {
+    overwrite_ = true;
+  } else if (key == "title1" || key == "title2" || key == "title3") {
+    titles_[static_cast<std::size_t>(key[5] - '1')] = value();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void AveragesFile::publish(const std::string& block) {
+  body_ = overwrite_ ? block : body_ + block;
+  AtomicFile out(path_, AtomicFile::Start::empty);
+  out.write(header_ + body_);
   out.commit();
 }
 

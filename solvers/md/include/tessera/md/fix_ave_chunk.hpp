@@ -79,8 +79,8 @@ class FixAveChunk final : public Fix {
   TimeAverage average_;         // over counts (a slot per allocated chunk) then values
   std::string bias_;            // a temperature compute's ID
   double adof_ = 3, cdof_ = 0;
-  std::string file_, format_ = " %g", titles_[3];
-  bool titles_given_[3] = {false, false, false}, overwrite_ = false;
+  std::string format_ = " %g";
+  AveragesFile output_;
   bool has_density_ = false;
   std::size_t coordinates_ = 0;       // the chunk compute's
   std::shared_ptr<const void> lock_;  // held while the chunks must not change (see chunk/atom)
@@ -96,7 +96,6 @@ class FixAveChunk final : public Fix {
     return average_.total()[static_cast<std::size_t>(allocated_) + m * values_.size() + j] /
            average_.norm();
   }
-  std::string header_, body_;  // the file's text
 };
 
 }  // namespace tessera::md

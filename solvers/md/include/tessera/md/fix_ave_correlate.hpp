@@ -26,6 +26,7 @@
 
 #include "tessera/md/fix.hpp"
 #include "tessera/md/output_reference.hpp"
+#include "tessera/md/time_average.hpp"
 
 namespace tessera::md {
 
@@ -63,8 +64,7 @@ class FixAveCorrelate final : public Fix {
   bool running_ = false;
   std::int64_t start_ = 0;
   double prefactor_ = 1.0;
-  std::string file_;
-  bool overwrite_ = false;
+  AveragesFile output_;
 
   // The ring of samples (NREPEAT x values), the newest at `last_`, `samples_` of them.
   std::vector<double> ring_;
@@ -74,7 +74,6 @@ class FixAveCorrelate final : public Fix {
   std::vector<std::int64_t> counts_;      // NREPEAT
   std::vector<double> saved_;             // the output: NREPEAT x pairs, normalised
   std::vector<std::int64_t> saved_counts_;
-  std::string header_, body_;  // the file's text
 };
 
 }  // namespace tessera::md

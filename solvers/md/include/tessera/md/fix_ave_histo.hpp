@@ -76,8 +76,7 @@ class FixAveHisto final : public Fix {
   // min (max) is never above (below) 0.
   std::array<double, 4> stats_{0, 0, 0, 0};
   std::int64_t start_ = 0;
-  std::string file_, header_, body_;
-  bool overwrite_ = false;
+  AveragesFile output_;
   SampleSchedule schedule_;
   std::vector<double> sum_;  // this NFREQ's histogram so far
 };

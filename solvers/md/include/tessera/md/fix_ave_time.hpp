@@ -56,13 +56,12 @@ class FixAveTime final : public Fix {
   bool vector_mode_ = false;
   TimeAverage average_;
   std::int64_t start_ = 0;
-  std::string file_, format_ = " %g", title1_, title2_, title3_;
-  bool overwrite_ = false, titles_given_[3] = {false, false, false};
+  std::string format_ = " %g";
+  AveragesFile output_;
   std::vector<bool> extensive_;
 
   SampleSchedule schedule_;
   std::vector<double> sum_;
-  std::string header_, body_;  // the file's text
 };
 
 }  // namespace tessera::md

@@ -4,8 +4,11 @@
 // LAMMPS's order, so the digits are LAMMPS's. Not thread-safe (host side, one per fix).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,11 +46,31 @@ class SampleSchedule {
   int sampled_ = 0;
 };
 
-// An averaging fix's file (file FILE [overwrite]): `block`, one output's lines, goes after the
-// earlier ones in `body` (replaces them with overwrite), and the file is rewritten whole as
-// `header` + `body` (atomic_file.hpp), so that a reader never sees half a block. Rank 0 only.
-void publish_averages(const std::string& path, const std::string& header, std::string& body,
-                      const std::string& block, bool overwrite);
+// An averaging fix's file, from the keywords the four of them (ave/time, ave/chunk, ave/histo,
+// ave/correlate) take alike: file FILE, overwrite, title1 T, title2 T, title3 T. Each output's
+// lines (a block) go after the earlier ones (replace them with overwrite), and the file is
+// rewritten whole as header + blocks (atomic_file.hpp), so that a reader never sees half a block.
+// Host side; rank 0 publishes.
+class AveragesFile {
+ public:
+  // Takes `key` when it is one of the keywords, reading its value through `value`.
+  bool take(const std::string& key, const std::function<const std::string&()>& value);
+  // Whether a file was asked for, and its path.
+  bool given() const { return !path_.empty(); }
+  const std::string& path() const { return path_; }
+  bool overwrite() const { return overwrite_; }
+  // Title line n (0..2) as the keyword gave it, or `fallback`, with its newline.
+  std::string title_line(std::size_t n, const std::string& fallback) const {
+    return (titles_[n] ? *titles_[n] : fallback) + "\n";
+  }
+  void set_header(std::string header) { header_ = std::move(header); }
+  void publish(const std::string& block);
+
+ private:
+  std::string path_, header_, body_;
+  bool overwrite_ = false;
+  std::array<std::optional<std::string>, 3> titles_;
+};
 
 class TimeAverage {
  public:

@@ -147,6 +147,15 @@ std::int64_t FixDeposit::largest_id(Simulation& sim) const {
   return static_cast<std::int64_t>(most[0]);
 }
 
+bool FixDeposit::has_atom(Simulation& sim, std::int64_t id) const {
+  const auto found = sim.reduce_atoms("md.fix_deposit_id_taken", ReduceOp::max, 1,
+                                      [id](const AtomsView& a, std::span<double> out) {
+                                        for (const std::int64_t own : a.id)
+                                          if (own == id) out[0] = 1;
+                                      });
+  return found[0] > 0;
+}
+
 std::array<double, 3> FixDeposit::draw_position() {
   std::array<double, 3> p{};
   do {
@@ -214,7 +223,15 @@ void FixDeposit::pre_exchange(Simulation& sim) {
   const std::size_t dim = sim.dimension() == 2 ? 1 : 2;
   const double offset =
       rate_given_ ? static_cast<double>(sim.step() - first_) * sim.timestep() * rate_ : 0.0;
-  if (!id_next_) max_id_ = largest_id(sim);
+  if (!id_next_) {
+    max_id_ = largest_id(sim);
+  } else if (const std::int64_t id = max_id_ + 1; has_atom(sim, id)) {
+    // LAMMPS would make a second atom with this id; its pair rules, and md_ipu's, assume ids
+    // are unique.
+    arguments::bad(what_ + ": id next gives the atom id " + std::to_string(id) +
+                   ", which an atom made since the fix was defined has (another fix deposit or "
+                   "create_atoms); use id max");
+  }
   bool success = false;
   for (int attempt = 0; attempt < attempts_ && !success; ++attempt) {
     std::array<double, 3> p = draw_position();

@@ -7,7 +7,8 @@
 // unit time; near R retries (up to attempt Q times, default 10) when an atom is closer than R;
 // its velocity is uniform in vx, vy, vz LO HI (default 0), or aimed at target X Y Z at that
 // speed. The atom is in groups all and GROUP, with id max (default: after the largest id now)
-// or id next (after the largest id when the fix was defined, then counting on). Distances and
+// or id next (after the largest id when the fix was defined, then counting on; an id that an atom
+// made since then has stops the run, where LAMMPS would make two atoms with one id). Distances and
 // velocities are in lattice units unless units box. Draws follow LAMMPS's (a Park-Miller stream
 // from SEED, warmed up by 30 draws; the same on every rank), so positions and velocities are
 // LAMMPS's to the last digit. f_ID is the number inserted (newer LAMMPS's scalar).
@@ -53,6 +54,7 @@ class FixDeposit final : public Fix {
   // Whether any atom is closer than near to `at` (periodic images as LAMMPS's minimum_image).
   bool crowded(Simulation& sim, const std::array<double, 3>& at) const;
   std::int64_t largest_id(Simulation& sim) const;
+  bool has_atom(Simulation& sim, std::int64_t id) const;
 
   std::string what_;
   std::int64_t count_ = 0, every_ = 0;

@@ -359,6 +359,14 @@ void write_restart(Simulation& sim, const std::string& path) {
     fixes.push_back(section);
   }
   h["fixes"] = fixes;
+  // What the script's own definitions of the other fixes continue from (LAMMPS's
+  // restart_global).
+  nlohmann::json states = nlohmann::json::array();
+  for (const auto& fix : sim.fixes())
+    if (!fix->restartable())
+      if (nlohmann::json state = fix->global_state(); !state.is_null())
+        states.push_back({{"id", fix->id()}, {"style", fix->style()}, {"state", state}});
+  h["fix_states"] = states;
   h["atoms"] = atoms.size();
   h["atom_record_bytes"] = sizeof(AtomRecord);
   std::string out = std::string(restart_magic) + " " + std::to_string(restart_version) + "\n";
@@ -584,6 +592,20 @@ void read_restart(Simulation& sim, const std::string& path) {
     fixes.push_back(std::move(fix));
   }
 
+  // The states the script's own fix definitions continue from (absent from older files).
+  std::map<std::string, Simulation::FixState> fix_states;
+  if (h.contains("fix_states")) {
+    const auto& states = h["fix_states"];
+    if (!states.is_array()) r.fail("has fix_states that are not a JSON array");
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      const std::string where = "fix_states[" + std::to_string(k) + "]";
+      const std::string id = r.text(r.at(states[k], "id", where + ".id"), where + ".id");
+      const std::string style =
+          r.text(r.at(states[k], "style", where + ".style"), where + ".style");
+      fix_states[id] = {style, r.at(states[k], "state", where + ".state")};
+    }
+  }
+
   // The atoms, as read_data checks them, and their noise state.
   std::vector<AtomRecord> atoms(natoms);
   if (natoms > 0) std::memcpy(atoms.data(), data.data() + at, natoms * sizeof(AtomRecord));
@@ -630,6 +652,7 @@ void read_restart(Simulation& sim, const std::string& path) {
   sim.add_atoms(std::move(atoms));
   // The atoms carry the fixes' per-atom state (fix langevin's noise streams).
   for (auto& fix : fixes) sim.add_fix(std::move(fix), /*start_atoms=*/false);
+  sim.set_fix_states(std::move(fix_states));
 }
 
 }  // namespace tessera::md

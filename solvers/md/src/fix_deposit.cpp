@@ -122,11 +122,25 @@ FixDeposit::FixDeposit(const FixArguments& a)
   first_ = next_ - every_;
 }
 
-std::string FixDeposit::restart_refusal() const {
-  if (inserted_ >= count_) return {};
-  return std::string("a restart file cannot keep its region and insertion state while insertions ") +
-         "remain (" + std::to_string(count_ - inserted_) +
-         " to go); write the restart after its last insertion, or unfix it first";
+// LAMMPS's write_restart list: the generator's state, the count and the schedule.
+nlohmann::json FixDeposit::global_state() const {
+  return {{"random", random_.state()}, {"inserted", inserted_}, {"first", first_}, {"next", next_}};
+}
+
+void FixDeposit::restore_state(const nlohmann::json& state, const std::string& where) {
+  const auto integer = [&](const char* key) -> std::int64_t {
+    if (!state.is_object() || !state.contains(key) || !state[key].is_number_integer())
+      arguments::bad(where + ": " + key + " is missing or not an integer");
+    return state[key].get<std::int64_t>();
+  };
+  const std::int64_t random = integer("random");
+  if (random < 1 || random > 2147483646)
+    arguments::bad(where + ": the random state " + std::to_string(random) +
+                   " is outside 1..2147483646");
+  random_.reset(static_cast<int>(random));
+  inserted_ = integer("inserted");
+  first_ = integer("first");
+  next_ = integer("next");
 }
 
 // LAMMPS's setup_pre_exchange: the next insertion on the schedule from the first.

@@ -1193,6 +1193,9 @@ void Input::fix(const std::vector<std::string>& a) {
         it->second.values = {text};
       }};
   sim().add_fix(fix_styles().make(a[2], args));
+  if (sim().fix_state_restored())
+    console_.print("Resetting global fix info from restart file:\n  fix style: " + a[2] +
+                   ", fix ID: " + a[0] + "\n");
 }
 
 // compute ID GROUP STYLE ARGS...

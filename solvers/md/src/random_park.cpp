@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <sstream>
 
 #include "tessera/core/error.hpp"
 
@@ -11,6 +12,19 @@ RandomPark::RandomPark(int seed) : engine_(1) {
   if (seed <= 0)
     throw ConfigError("random seed must be a positive integer, not " + std::to_string(seed));
   engine_.seed(static_cast<boost::random::minstd_rand0::result_type>(seed));
+}
+
+int RandomPark::state() const {
+  std::ostringstream text;
+  text << engine_;  // Boost writes a linear congruential engine's state as its one number
+  return std::stoi(text.str());
+}
+
+void RandomPark::reset(int state) {
+  if (state <= 0)
+    throw ConfigError("random state must be a positive integer, not " + std::to_string(state));
+  engine_.seed(static_cast<boost::random::minstd_rand0::result_type>(state));
+  saved_ = false;
 }
 
 double RandomPark::uniform() { return (1.0 / 2147483647) * static_cast<double>(engine_()); }

@@ -387,6 +387,13 @@ void Simulation::add_fix(std::unique_ptr<Fix> fix, bool start_atoms) {
       throw ConfigError(what + ": fix " + existing->id() + " " + existing->style() +
                         " already integrates the group " + fix->group() + "; unfix it first");
   }
+  fix_state_restored_ = false;
+  if (const auto saved = fix_states_.find(id);
+      saved != fix_states_.end() && saved->second.style == fix->style()) {
+    fix->restore_state(saved->second.state, what + " (its state in the restart file)");
+    fix_states_.erase(saved);
+    fix_state_restored_ = true;
+  }
   if (start_atoms)
     runtime_.superstep("md.fix_start_atoms", [&](Tile& t) {
       FixTile view = fix_view(t, step_);

@@ -185,7 +185,7 @@ for f in vx speed pe temp press; do cp "$work/ave_histo_$f.txt" "ave_histo_$f.la
 # clear between systems in a loop, then in other units and dimensions.
 (cd "$work" && lmp -in "$here/in.clear" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > clear.lammps.out
 # fix deposit.
-for n in deposit deposit_keywords; do
+for n in deposit deposit_keywords deposit_restart; do
   (cd "$work" && lmp -in "$here/in.$n" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > $n.lammps.out
 done
 # region prism in an orthogonal box.

@@ -176,6 +176,12 @@ class Fix {
   virtual nlohmann::json restart_section() const { return nlohmann::json::object(); }
   virtual void restore(const nlohmann::json& /*section*/, const detail::RestartHeader& /*header*/,
                        const std::string& /*where*/) {}
+  // For a fix a restart file cannot keep whole (restartable() false) but whose state a run
+  // continues from (fix deposit's random stream and schedule): that state, null when none. As
+  // LAMMPS's restart_global, it is given back to the fix of the same ID and style that the
+  // script defines after read_restart (restore_state, throwing ConfigError naming `where`).
+  virtual nlohmann::json global_state() const { return nullptr; }
+  virtual void restore_state(const nlohmann::json& /*state*/, const std::string& /*where*/) {}
 
  private:
   std::string id_, group_;

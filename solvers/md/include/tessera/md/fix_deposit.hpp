@@ -15,8 +15,9 @@
 //
 // Molecule templates (mol, molfrac, rigid, shake, orient) need atom styles md_ipu lacks and are
 // refused, as are per-atom vectors of other fixes and computes (compute msd's origins), which
-// md_ipu cannot start for an atom that arrives mid-run. A restart file cannot keep the region:
-// write_restart refuses while insertions remain, and drops the fix once they are done.
+// md_ipu cannot start for an atom that arrives mid-run. As LAMMPS's, a restart file keeps its
+// random stream, count and schedule (not its region): the same fix defined again after
+// read_restart continues from them.
 #pragma once
 
 #include <array>
@@ -36,7 +37,8 @@ class FixDeposit final : public Fix {
   explicit FixDeposit(const FixArguments& a);
   std::string style() const override { return "deposit"; }
   bool restartable() const override { return false; }
-  std::string restart_refusal() const override;
+  nlohmann::json global_state() const override;
+  void restore_state(const nlohmann::json& state, const std::string& where) override;
   void setup(Simulation& sim) override;
   bool rebuilds_at(std::int64_t step) const override {
     return next_ != 0 && step == next_;

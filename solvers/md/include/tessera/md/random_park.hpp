@@ -19,6 +19,10 @@ class RandomPark {
   double uniform();
   double gaussian();
   void reseed(int seed, const std::array<double, 3>& xyz);
+  // The generator's state (LAMMPS's RanPark::state), and a generator continued from one
+  // (RanPark::reset(seed): the saved second gaussian is dropped, as LAMMPS drops it).
+  int state() const;
+  void reset(int state);
 
  private:
   boost::random::minstd_rand0 engine_;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <optional>
 #include <span>
@@ -200,6 +201,15 @@ class Simulation {
   // The group names by bit, from a restart file (the atoms carry their masks).
   void set_groups(std::vector<std::string> names) { changed(), groups_ = std::move(names); }
   void unfix(const std::string& id);
+  // Fixes' global states from a restart file (Fix::global_state), by ID, each with its style:
+  // add_fix gives one to the fix of that ID and style, once; read_restart sets them.
+  struct FixState {
+    std::string style;
+    nlohmann::json state;
+  };
+  void set_fix_states(std::map<std::string, FixState> states) { fix_states_ = std::move(states); }
+  // Whether add_fix gave the last fix a state from the restart file.
+  bool fix_state_restored() const { return fix_state_restored_; }
   const std::vector<std::unique_ptr<Fix>>& fixes() const { return fixes_; }
 
   // Computes (compute.hpp), by ID, as LAMMPS's: a new compute may not take the ID of one that
@@ -440,6 +450,8 @@ class Simulation {
   std::int64_t builds_ = 0;
 
   std::vector<std::unique_ptr<Fix>> fixes_;
+  std::map<std::string, FixState> fix_states_;
+  bool fix_state_restored_ = false;
   std::vector<std::unique_ptr<Compute>> computes_;
   std::vector<std::string> groups_{"all"};
   std::size_t per_atom_width_ = 0;

@@ -46,23 +46,18 @@ double ComputeTemp::dof_of(const Simulation& sim, double count) const {
   return sim.dimension() * count - extra;
 }
 
-double ComputeTemp::dof(Simulation& sim) {
-  const auto count = sim.reduce_atoms("md.compute_temp_count", ReduceOp::sum, 1,
-                                      [&](const AtomsView& a, std::span<double> out) {
-                                        for (std::size_t i = 0; i < a.id.size(); ++i)
-                                          if (counted(a, i)) out[0] += 1;
-                                      });
-  return dof_of(sim, count_.of(sim, count[0]));
+double ComputeTemp::count(Simulation& sim) const {
+  return sim.reduce_atoms("md.compute_temp_count", ReduceOp::sum, 1,
+                          [&](const AtomsView& a, std::span<double> out) {
+                            for (std::size_t i = 0; i < a.id.size(); ++i)
+                              if (counted(a, i)) out[0] += 1;
+                          })[0];
 }
 
+double ComputeTemp::dof(Simulation& sim) { return dof_of(sim, count_.of(sim, count(sim))); }
+
 void ComputeTemp::setup(Simulation& sim) {
-  if (count_.dynamic()) return;
-  const auto count = sim.reduce_atoms("md.compute_temp_setup_count", ReduceOp::sum, 1,
-                                      [&](const AtomsView& a, std::span<double> out) {
-                                        for (std::size_t i = 0; i < a.id.size(); ++i)
-                                          if (counted(a, i)) out[0] += 1;
-                                      });
-  count_.set_at_setup(count[0]);
+  if (!count_.dynamic()) count_.set_at_setup(count(sim));
 }
 
 double ComputeTemp::scalar(Simulation& sim) {

@@ -180,16 +180,6 @@ std::array<double, 3> FixDeposit::draw_position() {
   return p;
 }
 
-namespace {
-
-// LAMMPS's Domain::minimum_image along one periodic dimension of length `length`.
-double nearest_image(double delta, double length) {
-  if (std::fabs(delta) > 0.5 * length) delta += delta < 0 ? length : -length;
-  return delta;
-}
-
-}  // namespace
-
 double FixDeposit::highest(Simulation& sim, const std::array<double, 3>& at,
                            std::size_t dim) const {
   const Box box = sim.box();
@@ -202,8 +192,8 @@ double FixDeposit::highest(Simulation& sim, const std::array<double, 3>& at,
         for (std::size_t i = 0; i < a.id.size(); ++i) {
           if (local) {
             double dx = at[0] - a.x[3 * i], dy = at[1] - a.x[3 * i + 1];
-            if (bc.periodic(0)) dx = nearest_image(dx, box.length(0));
-            if (bc.periodic(1)) dy = nearest_image(dy, box.length(1));
+            if (bc.periodic(0)) dx = minimum_image(dx, box.length(0));
+            if (bc.periodic(1)) dy = minimum_image(dy, box.length(1));
             if ((flat ? dx * dx : dx * dx + dy * dy) > delta_sq) continue;
           }
           out[0] = std::max(out[0], a.x[3 * i + dim]);
@@ -222,7 +212,7 @@ bool FixDeposit::crowded(Simulation& sim, const std::array<double, 3>& at) const
           double r_sq = 0;
           for (std::size_t d = 0; d < 3; ++d) {
             double delta = at[d] - a.x[3 * i + d];
-            if (bc.periodic(d)) delta = nearest_image(delta, box.length(static_cast<int>(d)));
+            if (bc.periodic(d)) delta = minimum_image(delta, box.length(static_cast<int>(d)));
             r_sq += delta * delta;
           }
           if (r_sq < near_sq) out[0] = 1;

@@ -147,9 +147,7 @@ void FixIndent::post_force(FixTile& t) {
     std::array<double, 3> del{};
     for (std::size_t d = 0; d < 3; ++d) {
       del[d] = shape_ == Shape::cylinder && static_cast<int>(d) == axis_ ? 0.0 : x[d] - centre_[d];
-      // The nearest image (LAMMPS's Domain::minimum_image).
-      if (periodic_[d] && std::fabs(del[d]) > 0.5 * length_[d])
-        del[d] += del[d] < 0.0 ? length_[d] : -length_[d];
+      if (periodic_[d]) del[d] = minimum_image(del[d], length_[d]);
     }
     const double r = std::sqrt(del[0] * del[0] + del[1] * del[1] + del[2] * del[2]);
     double dr, fmag;

@@ -115,8 +115,7 @@ double Minimizer::alpha_step(double alpha, bool reset) {
           double& x0 = t.per_atom[t.per_atom_width * i + b + x0_at + d];
           const double l = box.hi[d] - box.lo[d];
           const double dx0 = t.x[3 * i + d] - x0;
-          double dx = dx0;
-          if (std::fabs(dx) > 0.5 * l) dx += dx < 0 ? l : -l;
+          const double dx = minimum_image(dx0, l);
           if (dx != dx0) x0 = t.x[3 * i + d] - dx;
         }
     });

@@ -42,6 +42,8 @@ class ComputeTemp : public Compute {
 
  private:
   bool counted(const AtomsView& a, std::size_t i) const;
+  // How many atoms are counted now (collective).
+  double count(Simulation& sim) const;
   std::optional<double> extra_dof_;  // compute_modify extra/dof; the dimension by default
 };
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -33,6 +34,13 @@ struct Box {
 // an upper face, each p (periodic, both faces or neither), f (fixed: an atom that crosses it is
 // lost), s (shrink-wrapped: at every reneighboring the face moves to the outermost atom, 1e-4
 // of the first box length beyond it) or m (shrink-wrapped, never inside where it was set).
+// A separation along one periodic dimension of length `length`, moved to the nearest image when
+// it is longer than half the box (LAMMPS's Domain::minimum_image: one shift, no more).
+inline double minimum_image(double delta, double length) {
+  if (std::fabs(delta) > 0.5 * length) delta += delta < 0.0 ? length : -length;
+  return delta;
+}
+
 struct Boundary {
   std::array<std::array<char, 2>, 3> face{{{'p', 'p'}, {'p', 'p'}, {'p', 'p'}}};
   bool periodic(std::size_t d) const { return face[d][0] == 'p'; }

@@ -66,6 +66,9 @@ std::size_t PressureSettings::parse(const std::vector<std::string>& w, std::size
 
 void PressureSettings::check(const Simulation* sim, int dimension, const std::string& what) const {
   using arguments::bad;
+  if (dimensions() > 0 && sim && sim->has_box() && sim->box().triclinic)
+    bad(what + ": md_ipu's barostats change orthogonal boxes only (this one is triclinic; "
+               "LAMMPS's tri, xy, xz, yz settings are not supported)");
   if (dimension == 2 && (coupling == PressureCoupling::yz || coupling == PressureCoupling::xz))
     bad(what + ": couple yz or xz in a 2-d simulation");
   auto same = [&](std::size_t i, std::size_t j) {

@@ -148,6 +148,9 @@ int ComputeChunkAtom::setup_chunks(Simulation& sim) {
 // LAMMPS's setup_xyz_bins: from the origin, whole bins out to the box (or the bounds).
 void ComputeChunkAtom::lay_bins(Simulation& sim) {
   const Box& box = sim.box();
+  if (box.triclinic && scale_ != Scale::reduced)
+    throw ConfigError("compute " + id() +
+                      " chunk/atom: bins in a triclinic box need units reduced (as LAMMPS's)");
   std::array<double, 3> lo{}, hi{};
   for (std::size_t d = 0; d < 3; ++d) {
     lo[d] = scale_ == Scale::reduced ? 0.0 : box.lo[d];
@@ -221,7 +224,13 @@ int ComputeChunkAtom::bin_of(const AtomsView& a, std::size_t i) const {
     double x = a.x[3 * i + d];
     double lo = box.lo[d], hi = box.hi[d], length = box.length(dim_[m]);
     if (scale_ == Scale::reduced) {
-      x = (x - box.lo[d]) * (1.0 / length);  // LAMMPS's x2lamda for an orthogonal box
+      if (box.triclinic) {
+        double fraction[3];
+        BoxMatrix(box).to_fraction(&a.x[3 * i], fraction);
+        x = fraction[d];
+      } else {
+        x = (x - box.lo[d]) * (1.0 / length);  // LAMMPS's x2lamda for an orthogonal box
+      }
       lo = 0.0, hi = 1.0, length = 1.0;
     }
     if (a.boundary->periodic(d)) {

@@ -34,7 +34,7 @@ ComputeMSD::ComputeMSD(const ComputeArguments& a) : Compute(a.id, a.group) {
       if (!(t.mask[i] & mask)) continue;
       double* x0 = &t.per_atom[t.per_atom_width * i + at];
       for (std::size_t d = 0; d < 3; ++d)
-        x0[d] = t.x[3 * i + d] + t.image[3 * i + d] * (box.hi[d] - box.lo[d]) - cm[d];
+        x0[d] = box.unwrapped(&t.x[3 * i], &t.image[3 * i], d) - cm[d];
     }
   });
 }

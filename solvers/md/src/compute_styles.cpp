@@ -15,6 +15,7 @@
 #include "tessera/md/compute_stress_atom.hpp"
 #include "tessera/md/compute_temp.hpp"
 #include "tessera/md/compute_temp_partial.hpp"
+#include "tessera/md/compute_temp_deform.hpp"
 #include "tessera/md/compute_temp_ramp.hpp"
 #include "tessera/md/compute_vacf.hpp"
 
@@ -38,6 +39,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputeStressAtom>("stress/atom");
     r.add<ComputeTemp>("temp");
     r.add<ComputeTempPartial>("temp/partial");
+    r.add<ComputeTempDeform>("temp/deform");
     r.add<ComputeTempRamp>("temp/ramp");
     r.add<ComputeTempRegion>("temp/region");
     r.add<ComputeVACF>("vacf");

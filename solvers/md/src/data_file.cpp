@@ -139,8 +139,9 @@ void read_data(Simulation& sim, const std::string& path) {
                                  w.back() == "dihedrals" || w.back() == "impropers")) {
       if (to_int(r, w[0], bigint_min, bigint_max) != 0)
         r.fail("this file has " + w.back() + ", but atom_style atomic has none");
-    } else if (w.size() == 6 && w[3] == "xy") {
-      r.fail("triclinic boxes are not supported");
+    } else if (w.size() == 6 && w[3] == "xy" && w[4] == "xz" && w[5] == "yz") {
+      box.xy = to_double(r, w[0]), box.xz = to_double(r, w[1]), box.yz = to_double(r, w[2]);
+      box.triclinic = true;
     } else if (w.size() >= 3 &&
                (w[1] == "bond" || w[1] == "angle" || w[1] == "dihedral" || w[1] == "improper")) {
       continue;  // "N bond types" and the like: fine when there are none of them
@@ -262,12 +263,15 @@ void read_data(Simulation& sim, const std::string& path) {
                       " atoms but the Atoms section has " + std::to_string(atoms.size()));
   std::vector<AtomRecord> list;
   list.reserve(atoms.size());
+  const BoxMatrix matrix(box);
   for (auto& [id, a] : atoms) {
     auto v = velocities.find(id);
     if (v != velocities.end()) a.v = v->second;
+    // LAMMPS's read_data remaps every atom, through fractional coordinates in a triclinic box.
+    if (box.triclinic) matrix.to_fraction(a.x.data(), a.x.data()), matrix.to_cartesian(a.x.data(), a.x.data());
     // Atoms exactly on the upper box face belong to the lower one, as in LAMMPS.
     int image[3] = {a.image[0], a.image[1], a.image[2]};
-    for (std::size_t d = 0; d < 3; ++d) {
+    for (std::size_t d = 0; d < 3 && !box.triclinic; ++d) {
       const double l = box.hi[d] - box.lo[d];
       if (a.x[d] >= box.hi[d] && a.x[d] < box.hi[d] + 1e-9 * l && image[d] < int_max)
         a.x[d] -= l, ++image[d];
@@ -292,6 +296,10 @@ void write_data(Simulation& sim, const std::string& path) {
   for (std::size_t d = 0; d < 3; ++d) {
     std::snprintf(buf, sizeof buf, "%.17g %.17g %clo %chi\n", b.lo[d], b.hi[d],
                   static_cast<char>('x' + d), static_cast<char>('x' + d));
+    out << buf;
+  }
+  if (b.triclinic) {
+    std::snprintf(buf, sizeof buf, "%.17g %.17g %.17g xy xz yz\n", b.xy, b.xz, b.yz);
     out << buf;
   }
   out << "\nMasses\n\n";
@@ -332,6 +340,8 @@ void write_restart(Simulation& sim, const std::string& path) {
   h["timestep"] = sim.timestep();
   h["types"] = sim.types();
   h["box"] = {{"lo", sim.box().lo}, {"hi", sim.box().hi}};
+  if (sim.box().triclinic)
+    h["box"]["tilt"] = std::array<double, 3>{sim.box().xy, sim.box().xz, sim.box().yz};
   const Boundary& bc = sim.boundary();
   const auto& shrink = sim.shrink_state();
   h["boundary"] = {{"faces", {bc.letters(0), bc.letters(1), bc.letters(2)}},
@@ -480,6 +490,10 @@ void read_restart(Simulation& sim, const std::string& path) {
   const auto& hb = r.at(h, "box", "box");
   box.lo = r.triple(r.at(hb, "lo", "box.lo"), "box.lo");
   box.hi = r.triple(r.at(hb, "hi", "box.hi"), "box.hi");
+  if (hb.contains("tilt")) {
+    const auto tilt = r.triple(hb["tilt"], "box.tilt");
+    box.xy = tilt[0], box.xz = tilt[1], box.yz = tilt[2], box.triclinic = true;
+  }
   double volume = 1;
   for (int d = 0; d < 3; ++d) {
     if (!(box.length(d) > 0) || !std::isfinite(box.length(d)))
@@ -622,9 +636,11 @@ void read_restart(Simulation& sim, const std::string& path) {
     for (std::size_t d = 0; d < 3; ++d)
       if (!std::isfinite(a.x[d]) || !std::isfinite(a.v[d]))
         r.fail("has " + which + ": a position or velocity that is not finite");
-    for (int d = 0; d < 3; ++d) {
-      const auto i = static_cast<std::size_t>(d);
-      if (a.x[i] < box.lo[i] - box.length(d) || a.x[i] >= box.hi[i] + box.length(d))
+    std::array<double, 3> c = a.x, c_lo = box.lo, c_hi = box.hi;
+    if (box.triclinic) BoxMatrix(box).to_fraction(a.x.data(), c.data()), c_lo = {0, 0, 0}, c_hi = {1, 1, 1};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const double l = c_hi[i] - c_lo[i];
+      if (c[i] < c_lo[i] - l || c[i] >= c_hi[i] + l)
         r.fail("has " + which + " outside the box by more than a box length");
     }
     if (!has_masks) atoms[k].mask = 1;  // version 2: every atom is in all only

@@ -106,7 +106,7 @@ void displace_atoms(Simulation& sim, const std::vector<std::string>& a, const Di
       // About the atom's unwrapped position, its images then counted anew (LAMMPS's).
       std::array<double, 3> d{};
       for (std::size_t k = 0; k < 3; ++k)
-        d[k] = c.x[k] + c.image[k] * (box.hi[k] - box.lo[k]) - point[k];
+        d[k] = box.unwrapped(c.x.data(), c.image.data(), k) - point[k];
       const double along = d[0] * r[0] + d[1] * r[1] + d[2] * r[2];
       std::array<double, 3> p{}, b{};
       for (std::size_t k = 0; k < 3; ++k) p[k] = d[k] - along * r[k];

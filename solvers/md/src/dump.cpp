@@ -22,10 +22,14 @@ double field_value(const std::string& f, const AtomRecord& a, const Simulation& 
   const Box& b = sim.box();
   auto d = [](char c) { return static_cast<std::size_t>(c - 'x'); };
   if (f == "x" || f == "y" || f == "z") return a.x[d(f[0])];
-  if (f == "xs" || f == "ys" || f == "zs")
-    return (a.x[d(f[0])] - b.lo[d(f[0])]) / b.length(static_cast<int>(d(f[0])));
+  if (f == "xs" || f == "ys" || f == "zs") {
+    if (!b.triclinic) return (a.x[d(f[0])] - b.lo[d(f[0])]) / b.length(static_cast<int>(d(f[0])));
+    double fraction[3];
+    BoxMatrix(b).to_fraction(a.x.data(), fraction);
+    return fraction[d(f[0])];
+  }
   if (f == "xu" || f == "yu" || f == "zu")
-    return a.x[d(f[0])] + a.image[d(f[0])] * b.length(static_cast<int>(d(f[0])));
+    return b.unwrapped(a.x.data(), a.image.data(), d(f[0]));
   if (f == "ix" || f == "iy" || f == "iz") return a.image[static_cast<std::size_t>(f[1] - 'x')];
   if (f == "vx" || f == "vy" || f == "vz") return a.v[static_cast<std::size_t>(f[1] - 'x')];
   if (f == "fx" || f == "fy" || f == "fz") return a.f[static_cast<std::size_t>(f[1] - 'x')];
@@ -54,10 +58,18 @@ class TextDump final : public Dump {
       }
     } else {
       const Boundary& bc = sim.boundary();
-      out.print("ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%zu\nITEM: BOX BOUNDS %s %s %s\n",
-                static_cast<long long>(sim.step()), atoms.size(), bc.letters(0).c_str(),
-                bc.letters(1).c_str(), bc.letters(2).c_str());
-      for (std::size_t d = 0; d < 3; ++d) out.print("%-1.16e %-1.16e\n", b.lo[d], b.hi[d]);
+      out.print("ITEM: TIMESTEP\n%lld\nITEM: NUMBER OF ATOMS\n%zu\nITEM: BOX BOUNDS %s%s %s %s\n",
+                static_cast<long long>(sim.step()), atoms.size(), b.triclinic ? "xy xz yz " : "",
+                bc.letters(0).c_str(), bc.letters(1).c_str(), bc.letters(2).c_str());
+      if (b.triclinic) {
+        // LAMMPS's: the bounding box and the tilt factors.
+        const auto lo = b.bound_lo(), hi = b.bound_hi();
+        const double tilt[3] = {b.xy, b.xz, b.yz};
+        for (std::size_t d = 0; d < 3; ++d)
+          out.print("%-1.16e %-1.16e %-1.16e\n", lo[d], hi[d], tilt[d]);
+      } else {
+        for (std::size_t d = 0; d < 3; ++d) out.print("%-1.16e %-1.16e\n", b.lo[d], b.hi[d]);
+      }
       out.write("ITEM: ATOMS");
       for (const auto& f : fields_) out.print(" %s", f.c_str());
       out.write("\n");
@@ -188,7 +200,8 @@ class NetcdfDump final : public Dump {
           nc_check(nc_put_vara_float(ncid_, v.var, at, count, reals.data()));
         }
       }
-      const double lengths[3] = {b.length(0), b.length(1), b.length(2)}, angles[3] = {90, 90, 90};
+      const auto cell = b.cell();
+      const double lengths[3] = {cell[0], cell[1], cell[2]}, angles[3] = {cell[3], cell[4], cell[5]};
       nc_check(nc_put_vara_double(ncid_, cell_lengths_var_, at, per_cell, lengths));
       nc_check(nc_put_vara_double(ncid_, cell_angles_var_, at, per_cell, angles));
       nc_check(nc_sync(ncid_));

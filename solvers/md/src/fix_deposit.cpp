@@ -23,6 +23,8 @@ FixDeposit::FixDeposit(const FixArguments& a)
   arguments::need(a.args, 4, usage);
   if (!a.sim) arguments::bad(what_ + ": needs the simulation box");
   Simulation& sim = *a.sim;
+  if (sim.box().triclinic)
+    arguments::bad(what_ + ": md_ipu deposits into orthogonal boxes only (this one is triclinic)");
   count_ = arguments::integer(what_ + " N", a.args[0], 0, arguments::int_max);
   type_ = static_cast<int>(arguments::integer(what_ + " TYPE", a.args[1], 1, sim.types()));
   every_ = arguments::integer(what_ + " M", a.args[2], 1, arguments::int_max);

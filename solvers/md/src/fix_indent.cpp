@@ -100,11 +100,9 @@ double FixIndent::value(const Value& v) const {
 }
 
 void FixIndent::pre_force(Simulation& sim) {
-  const Box& box = sim.box();
-  for (std::size_t d = 0; d < 3; ++d) {
-    length_[d] = box.length(static_cast<int>(d));
-    periodic_[d] = sim.boundary().periodic(d);
-  }
+  box_ = sim.box();
+  const Box& box = box_;
+  for (std::size_t d = 0; d < 3; ++d) periodic_[d] = sim.boundary().periodic(d);
   if (shape_ == Shape::sphere) {
     for (std::size_t d = 0; d < 3; ++d) centre_[d] = value(geometry_[d]);
     radius_ = value(geometry_[3]);
@@ -116,14 +114,21 @@ void FixIndent::pre_force(Simulation& sim) {
   } else {
     centre_[static_cast<std::size_t>(axis_)] = value(geometry_[0]);
   }
-  // The centre into the periodic box (LAMMPS's Domain::remap).
-  if (shape_ != Shape::plane)
+  // The centre into the periodic box (LAMMPS's Domain::remap, through fractional coordinates
+  // in a triclinic box).
+  if (shape_ != Shape::plane) {
+    const BoxMatrix m(box);
+    std::array<double, 3> c = centre_, lo = box.lo, hi = box.hi, length{};
+    if (box.triclinic) m.to_fraction(centre_.data(), c.data()), lo = {0, 0, 0}, hi = {1, 1, 1};
     for (std::size_t d = 0; d < 3; ++d) {
+      length[d] = hi[d] - lo[d];
       if (!periodic_[d]) continue;
-      while (centre_[d] < box.lo[d]) centre_[d] += length_[d];
-      while (centre_[d] >= box.hi[d]) centre_[d] -= length_[d];
-      centre_[d] = std::max(centre_[d], box.lo[d]);
+      while (c[d] < lo[d]) c[d] += length[d];
+      while (c[d] >= hi[d]) c[d] -= length[d];
+      c[d] = std::max(c[d], lo[d]);
     }
+    if (box.triclinic) m.to_cartesian(c.data(), centre_.data()); else centre_ = c;
+  }
   tally_.resize(sim.runtime(), 4);
 }
 
@@ -145,10 +150,9 @@ void FixIndent::post_force(FixTile& t) {
       continue;
     }
     std::array<double, 3> del{};
-    for (std::size_t d = 0; d < 3; ++d) {
+    for (std::size_t d = 0; d < 3; ++d)
       del[d] = shape_ == Shape::cylinder && static_cast<int>(d) == axis_ ? 0.0 : x[d] - centre_[d];
-      if (periodic_[d]) del[d] = minimum_image(del[d], length_[d]);
-    }
+    minimum_image(box_, periodic_, del.data());
     const double r = std::sqrt(del[0] * del[0] + del[1] * del[1] + del[2] * del[2]);
     double dr, fmag;
     if (outside_) {

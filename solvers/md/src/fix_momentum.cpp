@@ -76,7 +76,7 @@ void FixMomentum::end_of_step(Simulation& sim) {
         if (!in_group(t, i)) continue;
         std::array<double, 3> r{};
         for (std::size_t d = 0; d < 3; ++d)
-          r[d] = t.x[3 * i + d] + t.image[3 * i + d] * (box.hi[d] - box.lo[d]) - xcm[d];
+          r[d] = box.unwrapped(&t.x[3 * i], &t.image[3 * i], d) - xcm[d];
         double* v = &t.v[3 * i];
         v[0] -= omega[1] * r[2] - omega[2] * r[1];
         v[1] -= omega[2] * r[0] - omega[0] * r[2];

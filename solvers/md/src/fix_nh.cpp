@@ -6,6 +6,8 @@
 #include "arguments.hpp"
 #include "restart_header.hpp"
 #include "tessera/md/barostat.hpp"
+#include "tessera/md/compute_temp_deform.hpp"
+#include "tessera/md/fix_deform.hpp"
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/simulation.hpp"
 
@@ -22,7 +24,8 @@ FixNH::FixNH(const FixArguments& a, std::string style)
     check(a);
   }
   if (style_ != "nph") thermostat_ = true;
-  barostat_ = style_ != "nvt";
+  sllod_ = style_ == "nvt/sllod";
+  barostat_ = style_ == "npt" || style_ == "nph";
   eta_.assign(static_cast<std::size_t>(mtchain_), 0.0);
   eta_dot_.assign(static_cast<std::size_t>(mtchain_) + 1, 0.0);
   eta_dotdot_ = eta_mass_ = eta_;
@@ -84,12 +87,15 @@ void FixNH::parse(const FixArguments& a) {
       bad(what + ": unknown keyword '" + key + "'");
     }
   }
+  const bool nvt = style_ == "nvt" || style_ == "nvt/sllod";
   if (style_ == "nph" && temp_given) bad(what + ": nph takes no temp keyword (use npt)");
   if (style_ != "nph" && !temp_given) bad(what + ": " + style_ + " needs temp T0 T1 TDAMP");
-  if (style_ == "nvt" && (pressure_.flag[0] || pressure_.flag[1] || pressure_.flag[2]))
-    bad(what + ": nvt takes no pressure settings (use npt)");
-  if (style_ != "nvt" && !(pressure_.flag[0] || pressure_.flag[1] || pressure_.flag[2]))
+  if (nvt && (pressure_.flag[0] || pressure_.flag[1] || pressure_.flag[2]))
+    bad(what + ": " + style_ + " takes no pressure settings (use npt)");
+  if (!nvt && !(pressure_.flag[0] || pressure_.flag[1] || pressure_.flag[2]))
     bad(what + ": " + style_ + " needs pressure settings (iso, aniso, or x, y, z)");
+  if (style_ == "nvt/sllod" && nc_tchain_ != 1)
+    bad(what + ": md_ipu's nvt/sllod takes tloop 1 only");
 }
 
 void FixNH::check(const FixArguments& a) const {
@@ -182,7 +188,20 @@ void FixNH::init_masses(const Simulation& sim, double t_current) {
 
 void FixNH::setup(Simulation& sim) {
   iso_ = pressure_.iso(sim.dimension());
-  t_current_ = sim.temperature_now();
+  if (sllod_) {
+    // LAMMPS's FixNVTSllod::init: a fix deform that gives crossing atoms the faces' velocities.
+    const FixDeform* deform = nullptr;
+    for (const auto& fix : sim.fixes())
+      if (const auto* d = dynamic_cast<const FixDeform*>(fix.get())) deform = d;
+    if (!deform) throw ConfigError("fix " + id() + " nvt/sllod: no fix deform is defined");
+    if (!deform->remaps_velocities())
+      throw ConfigError("fix " + id() + " nvt/sllod: its fix deform must have remap v");
+    // Its temperature needs the box's rates, which fix deform sets at its own setup: taken at the
+    // first step, before anything moves.
+    t_current_pending_ = true;
+  } else {
+    t_current_ = sim.temperature_now();
+  }
   if (barostat_ && vol0_ == 0.0) {
     // The reference cell, at the first run (LAMMPS's FixNH::init).
     vol0_ = sim.volume();
@@ -351,7 +370,60 @@ Box FixNH::remapped(const Box& box, double dt) {
   return next;
 }
 
+// LAMMPS's ComputeTempDeform::compute_scalar over all atoms: the temperature of the velocities
+// less the deforming box's streaming velocity.
+double FixNH::deform_temperature(Simulation& sim) const {
+  const BoxMatrix box(sim.box());
+  const auto rate = sim.box_rate();
+  const auto sums = sim.reduce_atoms(
+      "md.nvt_sllod_temperature", ReduceOp::sum, 1, [&](const AtomsView& a, std::span<double> out) {
+        for (std::size_t i = 0; i < a.id.size(); ++i) {
+          const auto stream = streaming_velocity(box, rate.h_rate, rate.h_ratelo, &a.x[3 * i]);
+          const double v0 = a.v[3 * i] - stream[0], v1 = a.v[3 * i + 1] - stream[1],
+                       v2 = a.v[3 * i + 2] - stream[2];
+          out[0] += (v0 * v0 + v1 * v1 + v2 * v2) * a.mass[static_cast<std::size_t>(a.type[i])];
+        }
+      });
+  const double dof = sim.dof();
+  return dof > 0 ? sums[0] * sim.units().mvv2e / (dof * sim.units().boltz) : 0.0;
+}
+
+// The box's shape and rates for the SLLOD half-steps of this step (LAMMPS's h_two = h_rate h_inv,
+// MathExtra::multiply_shape_shape).
+void FixNH::prepare_sllod(const Simulation& sim) {
+  sllod_box_ = sim.box();
+  const BoxMatrix m(sllod_box_);
+  const auto& r = sim.box_rate().h_rate;
+  const auto& hi = m.h_inv;
+  sllod_rate_ = sim.box_rate();
+  h_two_ = {r[0] * hi[0], r[1] * hi[1], r[2] * hi[2], r[1] * hi[3] + r[3] * hi[2],
+            r[0] * hi[4] + r[5] * hi[3] + r[4] * hi[2], r[0] * hi[5] + r[5] * hi[1]};
+}
+
+// LAMMPS's FixNVTSllod::nh_v_temp on one tile: the thermal velocity scaled and given the SLLOD
+// correction, the streaming velocity kept.
+void FixNH::sllod_velocities(FixTile& t) const {
+  const BoxMatrix box(sllod_box_);
+  const double dthalf = 0.5 * t.dt;
+  const auto& h = h_two_;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+    if (!in_group(t, i)) continue;
+    const auto stream =
+        streaming_velocity(box, sllod_rate_.h_rate, sllod_rate_.h_ratelo, &t.x[3 * i]);
+    double* v = &t.v[3 * i];
+    for (std::size_t d = 0; d < 3; ++d) v[d] -= stream[d];
+    const double vdelu[3] = {h[0] * v[0] + h[5] * v[1] + h[4] * v[2], h[1] * v[1] + h[3] * v[2],
+                             h[2] * v[2]};
+    for (std::size_t d = 0; d < 3; ++d) {
+      v[d] = v[d] * factor_eta_ - dthalf * vdelu[d];
+      v[d] += stream[d];
+    }
+  }
+}
+
 void FixNH::pre_integrate(Simulation& sim) {
+  if (t_current_pending_) t_current_ = deform_temperature(sim), t_current_pending_ = false;
+  if (sllod_) prepare_sllod(sim);
   if (barostat_ && mpchain_ > 0) nhc_press_integrate(sim);
   factor_eta_ = 1.0;
   if (thermostat_) {
@@ -376,6 +448,11 @@ void FixNH::pre_integrate(Simulation& sim) {
 }
 
 void FixNH::initial_integrate(FixTile& t) {
+  if (sllod_) {
+    sllod_velocities(t);
+    kick_and_drift(*this, t, 1.0);
+    return;
+  }
   if (!barostat_) {
     kick_and_drift(*this, t, factor_eta_);
     return;
@@ -418,12 +495,17 @@ void FixNH::end_of_step(Simulation& sim) {
     couple(sim, th.ke_tensor, th.virial);
     nh_omega_dot(sim);
   } else {
-    t_current_ = sim.step_temperature();
+    t_current_ = sllod_ ? deform_temperature(sim) : sim.step_temperature();
     tdof_ = sim.dof();
   }
   if (thermostat_) {
     nhc_temp_integrate(sim);
-    sim.scale_velocities(factor_eta_);
+    if (sllod_) {
+      prepare_sllod(sim);
+      sim.for_each_tile("md.nvt_sllod", [&](FixTile& t) { sllod_velocities(t); });
+    } else {
+      sim.scale_velocities(factor_eta_);
+    }
   }
   if (barostat_ && mpchain_ > 0) nhc_press_integrate(sim);
 }

@@ -69,9 +69,8 @@ void FixRecenter::setup(Simulation& sim) {
 }
 
 void FixRecenter::pre_integrate(Simulation& sim) {
-  const Box& box = sim.box();
-  for (std::size_t d = 0; d < 3; ++d)
-    length_[d] = box.length(static_cast<int>(d)), lo_[d] = box.lo[d], hi_[d] = box.hi[d];
+  box_ = sim.box();
+  for (std::size_t d = 0; d < 3; ++d) lo_[d] = box_.lo[d], hi_[d] = box_.hi[d];
 }
 
 void FixRecenter::sum_initial_integrate(const FixTile& t, std::span<double> out) const {
@@ -79,7 +78,7 @@ void FixRecenter::sum_initial_integrate(const FixTile& t, std::span<double> out)
     if (!in_group(t, i)) continue;
     const double m = t.mass[static_cast<std::size_t>(t.type[i])];
     for (std::size_t d = 0; d < 3; ++d)
-      out[d] += m * (t.x[3 * i + d] + t.image[3 * i + d] * length_[d]);
+      out[d] += m * box_.unwrapped(&t.x[3 * i], &t.image[3 * i], d);
   }
 }
 

@@ -36,7 +36,7 @@ FixSpring::FixSpring(const FixArguments& a) : Fix(a.id, a.group) {
 }
 
 void FixSpring::pre_force(Simulation& sim) {
-  for (int d = 0; d < 3; ++d) length_[static_cast<std::size_t>(d)] = sim.box().length(d);
+  box_ = sim.box();
 }
 
 void FixSpring::sum_post_force(const FixTile& t, std::span<double> out) const {
@@ -45,7 +45,7 @@ void FixSpring::sum_post_force(const FixTile& t, std::span<double> out) const {
     for (std::size_t g = 0; g < 2; ++g) {
       if (!(g == 0 ? in_group(t, i) : (t.mask[i] & group2_mask_) != 0)) continue;
       for (std::size_t d = 0; d < 3; ++d)
-        out[4 * g + d] += m * (t.x[3 * i + d] + t.image[3 * i + d] * length_[d]);
+        out[4 * g + d] += m * box_.unwrapped(&t.x[3 * i], &t.image[3 * i], d);
       out[4 * g + 3] += m;
     }
   }

@@ -18,6 +18,7 @@
 #include "tessera/md/fix_nve.hpp"
 #include "tessera/md/fix_press_berendsen.hpp"
 #include "tessera/md/fix_print.hpp"
+#include "tessera/md/fix_deform.hpp"
 #include "tessera/md/fix_deposit.hpp"
 #include "tessera/md/fix_recenter.hpp"
 #include "tessera/md/fix_property_atom.hpp"
@@ -47,7 +48,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
   static const Registry<Fix, const FixArguments&> styles = [] {
     Registry<Fix, const FixArguments&> r("fix style");
     r.add<FixNVE>("nve");
-    for (const char* nh : {"nvt", "npt", "nph"})
+    for (const char* nh : {"nvt", "npt", "nph", "nvt/sllod"})
       r.add(nh, [nh](const FixArguments& a) -> std::unique_ptr<Fix> {
         return std::make_unique<FixNH>(a, nh);
       });
@@ -75,6 +76,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixPressBerendsen>("press/berendsen");
     r.add<FixPrint>("print");
     r.add<FixRecenter>("recenter");
+    r.add<FixDeform>("deform");
     r.add<FixDeposit>("deposit");
     r.add<FixPropertyAtom>("property/atom");
     r.add<FixSpring>("spring");

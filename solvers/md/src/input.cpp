@@ -900,21 +900,25 @@ const Region& Input::find_region(const std::string& id, const std::string& comma
 void Input::create_box(const std::vector<std::string>& a) {
   need(a, 2, "create_box N region-ID");
   const Region& region = find_region(a[1], "create_box");
-  if (region.style() == "prism")
-    bad("a prism region makes a triclinic box, which md_ipu does not have yet (its "
-        "tile decomposition, ghost exchange and neighbor bins are orthogonal); use a block "
-        "region");
-  if (region.style() != "block") bad("create_box needs a block region, not " + region.style());
+  const auto shape = region.as_box();
+  if (!shape)
+    bad("create_box needs a block or prism region, not " + region.style());
   if (!region.interior()) bad("create_box needs a region with side in");
-  const Box b = region.bounds();
+  const Box b = *shape;
   for (std::size_t d = 0; d < 3; ++d)
     if (b.lo[d] <= -unbounded || b.hi[d] >= unbounded)
       bad("create_box: region " + a[1] + " is unbounded (INF); give the box finite bounds");
   sim().create_box(static_cast<int>(integer("create_box", a[0], 1, int_max)), b);
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "Created orthogonal box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)\n",
-                b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]);
+  char buf[300];
+  std::snprintf(buf, sizeof buf, "Created %s box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)",
+                b.triclinic ? "triclinic" : "orthogonal", b.lo[0], b.lo[1], b.lo[2], b.hi[0],
+                b.hi[1], b.hi[2]);
   console_.print(buf);
+  if (b.triclinic) {
+    std::snprintf(buf, sizeof buf, " with tilt (%.8g %.8g %.8g)", b.xy, b.xz, b.yz);
+    console_.print(buf);
+  }
+  console_.print("\n");
 }
 
 void Input::create_atoms(const std::vector<std::string>& a) {
@@ -926,15 +930,19 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   // As LAMMPS's CreateAtoms: a point is in the box when inside [lo - eps, hi - 2 eps) with
   // eps = 1e-6 of the box length in each periodic dimension (so that a point on the upper face
   // is not made twice; [lo, hi) in the others), and in a block region when inside it faces
-  // included.
+  // included. In a triclinic box the same in fractional coordinates, eps = 1e-6, over the
+  // lattice points of the box's bounding box.
   const Box& box = sim().box();
+  const BoxMatrix matrix(box);
   std::array<double, 3> box_lo{}, box_hi{};
   for (std::size_t d = 0; d < 3; ++d) {
-    const double eps = sim().boundary().periodic(d) ? box.length(static_cast<int>(d)) * 1e-6 : 0.0;
-    box_lo[d] = box.lo[d] - eps;
-    box_hi[d] = box.hi[d] - 2.0 * eps;
+    const double length = box.triclinic ? 1.0 : box.length(static_cast<int>(d));
+    const double eps = sim().boundary().periodic(d) ? length * 1e-6 : 0.0;
+    box_lo[d] = (box.triclinic ? 0.0 : box.lo[d]) - eps;
+    box_hi[d] = (box.triclinic ? 1.0 : box.hi[d]) - 2.0 * eps;
   }
   Box where = box;
+  if (box.triclinic) matrix.bounding_box({0, 0, 0}, {1, 1, 1}, where.lo, where.hi);
   const Region* region = nullptr;
   if (a[1] == "region") {
     need(a, 3, "create_atoms TYPE region ID");
@@ -950,8 +958,10 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   sim().require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
                               "create_atoms on this lattice and region", false);
   const auto accept = [&](const std::array<double, 3>& p) {
+    std::array<double, 3> c = p;
+    if (box.triclinic) matrix.to_fraction(p.data(), c.data());
     for (std::size_t d = 0; d < 3; ++d)
-      if (!(p[d] >= box_lo[d] && p[d] < box_hi[d])) return false;
+      if (!(c[d] >= box_lo[d] && c[d] < box_hi[d])) return false;
     return !region || region->matches(p);
   };
   std::vector<AtomRecord> atoms;

@@ -108,16 +108,16 @@ double Minimizer::alpha_step(double alpha, bool reset) {
     // reset_coords), so that x - x0 stays the move.
     const Box box = sim_.box();
     const Boundary bc = sim_.boundary();
+    const std::array<bool, 3> periodic{bc.periodic(0), bc.periodic(1), bc.periodic(2)};
     sim_.for_each_tile("md.min_reset_coords", [&](FixTile& t) {
-      for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i)
-        for (std::size_t d = 0; d < 3; ++d) {
-          if (!bc.periodic(d)) continue;
-          double& x0 = t.per_atom[t.per_atom_width * i + b + x0_at + d];
-          const double l = box.hi[d] - box.lo[d];
-          const double dx0 = t.x[3 * i + d] - x0;
-          const double dx = minimum_image(dx0, l);
-          if (dx != dx0) x0 = t.x[3 * i + d] - dx;
-        }
+      for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
+        double* x0 = &t.per_atom[t.per_atom_width * i + b + x0_at];
+        double dx0[3], dx[3];
+        for (std::size_t d = 0; d < 3; ++d) dx[d] = dx0[d] = t.x[3 * i + d] - x0[d];
+        minimum_image(box, periodic, dx);
+        for (std::size_t d = 0; d < 3; ++d)
+          if (dx[d] != dx0[d]) x0[d] = t.x[3 * i + d] - dx[d];
+      }
     });
   }
   return normalized(result.energy);

@@ -51,6 +51,7 @@ class Block final : public Region {
     return true;
   }
   Box bounds() const override { return box_; }
+  std::optional<Box> as_box() const override { return box_; }
 
  private:
   Box box_;
@@ -168,7 +169,11 @@ class Prism final : public Region {
     b.lo[2] = lo_[2], b.hi[2] = hi_[2];
     return b;
   }
-  std::array<double, 3> tilts() const { return {xy_, xz_, yz_}; }
+  std::optional<Box> as_box() const override {
+    Box b;
+    b.lo = lo_, b.hi = hi_, b.xy = xy_, b.xz = xz_, b.yz = yz_, b.triclinic = true;
+    return b;
+  }
 
  private:
   std::array<double, 3> lo_{}, hi_{};

@@ -50,8 +50,9 @@ std::string replicate(Simulation& sim, const std::vector<std::string>& a) {
       values.push_back(static_cast<double>(atom.id));
       values.push_back(atom.type);
       values.push_back(static_cast<double>(atom.mask));
-      for (std::size_t d = 0; d < 3; ++d)
-        values.push_back(atom.x[d] + (bondlist ? 0 : atom.image[d]) * old.length(static_cast<int>(d)));
+      const int none[3] = {0, 0, 0};
+      const auto x = old.unwrap(atom.x.data(), bondlist ? none : atom.image.data());
+      values.insert(values.end(), x.begin(), x.end());
       for (std::size_t d = 0; d < 3; ++d) values.push_back(atom.v[d]);
     }
     out.put(values);
@@ -62,6 +63,8 @@ std::string replicate(Simulation& sim, const std::vector<std::string>& a) {
   const std::vector<double> values = in.get_vector();
   Box box = old;
   for (std::size_t d = 0; d < 3; ++d) box.hi[d] = old.lo[d] + static_cast<double>(n[d]) * old.length(static_cast<int>(d));
+  // LAMMPS's: the tilts grow with the copies along the dimension they tilt along.
+  box.xy *= static_cast<double>(n[1]), box.xz *= static_cast<double>(n[2]), box.yz *= static_cast<double>(n[2]);
   std::vector<AtomRecord> atoms;
   atoms.reserve(count * static_cast<std::size_t>(copies));
   for (long long ix = 0; ix < n[0]; ++ix)
@@ -79,6 +82,10 @@ std::string replicate(Simulation& sim, const std::vector<std::string>& a) {
             atom.x[d] = v[3 + d] + static_cast<double>(shift[d]) * old.length(static_cast<int>(d));
             atom.v[d] = v[6 + d];
           }
+          if (old.triclinic) {  // LAMMPS's sums, term by term
+            atom.x[0] += static_cast<double>(iy) * old.xy, atom.x[0] += static_cast<double>(iz) * old.xz;
+            atom.x[1] += static_cast<double>(iz) * old.yz;
+          }
           atoms.push_back(atom);
         }
       }
@@ -88,9 +95,15 @@ std::string replicate(Simulation& sim, const std::vector<std::string>& a) {
   for (const auto& fix : sim.fixes())
     sim.for_each_tile("md.replicate_start_atoms", [&](FixTile& t) { fix->start_atoms(t); });
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  orthogonal box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)\n",
-                box.lo[0], box.lo[1], box.lo[2], box.hi[0], box.hi[1], box.hi[2]);
+  std::snprintf(buf, sizeof buf, "  %s box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)",
+                box.triclinic ? "triclinic" : "orthogonal", box.lo[0], box.lo[1], box.lo[2],
+                box.hi[0], box.hi[1], box.hi[2]);
   text += buf;
+  if (box.triclinic) {
+    std::snprintf(buf, sizeof buf, " with tilt (%.8g %.8g %.8g)", box.xy, box.xz, box.yz);
+    text += buf;
+  }
+  text += "\n";
   text += "  " + std::to_string(sim.natoms()) + " atoms\n";
   std::snprintf(buf, sizeof buf, "  replicate CPU = %.3f seconds\n",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

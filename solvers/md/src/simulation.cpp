@@ -149,6 +149,21 @@ void Simulation::create_box(int types, const Box& box_in, bool expand) {
     if (!(box.length(d) > 0)) throw ConfigError("create_box: the box has zero or negative extent");
   if (!std::isfinite(box.volume()))
     throw ConfigError("create_box: the box's volume is not finite; check the region's bounds");
+  if (box.triclinic) {
+    // LAMMPS's Domain::set_initial_box checks.
+    if (dimension_ == 2 && (box.xz != 0.0 || box.yz != 0.0))
+      throw ConfigError("a 2-d box cannot be tilted in z (xz and yz must be 0)");
+    if ((std::fabs(box.xy / box.length(0)) > 0.5 && boundary_.periodic(0)) ||
+        (std::fabs(box.xz / box.length(0)) > 0.5 && boundary_.periodic(0)) ||
+        (std::fabs(box.yz / box.length(1)) > 0.5 && boundary_.periodic(1)))
+      throw ConfigError(
+          "the triclinic box's skew is too large (xy and xz at most half of lx, yz "
+          "at most half of ly in periodic dimensions, LAMMPS's limit); use an equivalent box "
+          "with smaller tilt factors");
+    if (boundary_.any_shrinks())
+      throw ConfigError(
+          "md_ipu does not shrink-wrap a triclinic box; use boundary p or f");
+  }
   // Tables per type pair, as lj/cut keeps them: the coefficients and what pair_coeff set, (N+1)^2
   // each, and the masses; refused up front rather than allocated until killed.
   const double n1 = static_cast<double>(types) + 1;
@@ -220,18 +235,21 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
     // Periodic boundaries: atoms just outside the box (within one box length, as a
     // previous run leaves them) are wrapped in, as LAMMPS does; farther away is an error.
     // A shrink-wrapped face follows the atoms (at the next run's setup); a fixed one does not.
+    // In a triclinic box, in fractional coordinates.
+    std::array<double, 3> c = a.x, c_lo = box_.lo, c_hi = box_.hi;
+    if (box_.triclinic) BoxMatrix(box_).to_fraction(a.x.data(), c.data()), c_lo = {0, 0, 0}, c_hi = {1, 1, 1};
     for (int d = 0; d < 3; ++d) {
       const auto i = static_cast<std::size_t>(d);
-      const double l = box_.length(d);
-      if ((boundary_.face[i][0] == 'f' && a.x[i] < box_.lo[i]) ||
-          (boundary_.face[i][1] == 'f' && a.x[i] >= box_.hi[i]))
+      const double l = c_hi[i] - c_lo[i];
+      if ((boundary_.face[i][0] == 'f' && c[i] < c_lo[i]) ||
+          (boundary_.face[i][1] == 'f' && c[i] >= c_hi[i]))
         throw ConfigError("atom " + fmt_id(a.id) + " is outside the box's fixed " + "xyz"[d] +
                           " faces (" + fmt_double(box_.lo[i]) + " " + fmt_double(box_.hi[i]) +
                           ") at " + "xyz"[d] + " = " + fmt_double(a.x[i]) +
                           "; LAMMPS would lose it: check the coordinates or the boundary");
       const double below = boundary_.shrinks(i, 0) ? 1e300 : l;
       const double above = boundary_.shrinks(i, 1) ? 1e300 : l;
-      if (!std::isfinite(a.x[i]) || a.x[i] < box_.lo[i] - below || a.x[i] >= box_.hi[i] + above) {
+      if (!std::isfinite(c[i]) || c[i] < c_lo[i] - below || c[i] >= c_hi[i] + above) {
         std::ostringstream msg;
         msg << "atom " << a.id << " at (" << a.x[0] << ", " << a.x[1] << ", " << a.x[2]
             << ") is outside the box (" << box_.lo[0] << " " << box_.hi[0] << ", " << box_.lo[1]
@@ -260,7 +278,7 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
   // Bucket by owner on the host, then every tile appends its bucket.
   std::vector<std::vector<AtomRecord>> buckets(
       static_cast<std::size_t>(runtime_.target().total_tiles()));
-  for (const auto& a : atoms) buckets[static_cast<std::size_t>(domain_.owner(a.x))].push_back(a);
+  for (const auto& a : atoms) buckets[static_cast<std::size_t>(domain_.owner_of_position(a.x))].push_back(a);
   runtime_.superstep("md.add_atoms", [&](Tile& t) {
     TileAtoms& s = state(t);
     const auto& bucket = buckets[static_cast<std::size_t>(t.id())];
@@ -1144,13 +1162,31 @@ bool Simulation::decide_rebuild() {
   for (const auto& fix : fixes_) box_may_change = box_may_change || fix->changes_box();
   const auto periodic = periodicity();
   if (box_may_change && (periodic[0] || periodic[1] || (dimension_ == 3 && periodic[2]))) {
-    double lo_sq = 0, hi_sq = 0;
-    for (std::size_t d = 0; d < 3; ++d) {
-      const double dlo = box_.lo[d] - box_at_build_.lo[d], dhi = box_.hi[d] - box_at_build_.hi[d];
-      lo_sq += dlo * dlo, hi_sq += dhi * dhi;
+    double delta1 = 0, delta2 = 0;
+    if (box_.triclinic || box_at_build_.triclinic) {
+      // The two largest moves of the box's eight corners, found as LAMMPS finds them (its
+      // `else if` keeps a corner that equals the largest out of the second place).
+      const BoxMatrix now(box_), then(box_at_build_);
+      for (int corner = 0; corner < 8; ++corner) {
+        const double f[3] = {static_cast<double>(corner & 1), static_cast<double>((corner >> 1) & 1),
+                             static_cast<double>((corner >> 2) & 1)};
+        double a[3], b[3];
+        now.to_cartesian(f, a);
+        then.to_cartesian(f, b);
+        const double moved = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) +
+                                       (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+        if (moved > delta1) delta1 = moved;
+        else if (moved > delta2) delta2 = moved;
+      }
+    } else {
+      double lo_sq = 0, hi_sq = 0;
+      for (std::size_t d = 0; d < 3; ++d) {
+        const double dlo = box_.lo[d] - box_at_build_.lo[d], dhi = box_.hi[d] - box_at_build_.hi[d];
+        lo_sq += dlo * dlo, hi_sq += dhi * dhi;
+      }
+      delta1 = std::sqrt(lo_sq), delta2 = std::sqrt(hi_sq);
     }
-    const double delta =
-        std::max(0.0, 0.5 * (neighbor_.skin - (std::sqrt(lo_sq) + std::sqrt(hi_sq))));
+    const double delta = std::max(0.0, 0.5 * (neighbor_.skin - (delta1 + delta2)));
     trigger_sq = delta * delta;
   }
   return moved > trigger_sq;
@@ -1160,6 +1196,30 @@ void Simulation::change_box(const Box& box) {
   box_ = box;
   domain_.rescale(box);
   box_changed_ = true;
+}
+
+void Simulation::flip_box(const Box& box, const std::array<int, 3>& flips) {
+  change_box(box);
+  const auto [m, n, p] = flips;
+  const BoxMatrix matrix(box);
+  runtime_.superstep("md.flip_box", [&](Tile& t) {
+    TileAtoms& s = state(t);
+    auto x = t.get(x_);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
+      int* image = &s.image[3 * i];
+      image[1] -= p * image[2];
+      image[0] -= m * image[1] + n * image[2];
+      double* xi = &x[3 * i];
+      matrix.to_fraction(xi, xi);
+      if (!domain_.wrap_rebuild(xi, image))
+        throw Error("atom " + fmt_id(s.id[i]) + " cannot be mapped into the flipped box at step " +
+                    std::to_string(step_) + ": the system blew up");
+      matrix.to_cartesian(xi, xi);
+      matrix.to_fraction(xi, xi);
+      matrix.to_cartesian(xi, xi);
+    }
+    t.charge(pack_work, static_cast<std::uint64_t>(s.nlocal));
+  });
 }
 
 void Simulation::run(std::int64_t steps, const RunOptions& options) {
@@ -1178,6 +1238,7 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
   if (minimizing_) throw std::logic_error("run during a minimization");
   const auto wall_start = std::chrono::steady_clock::now();
   const Running running(running_);  // in_run() for the run's length, however it ends
+  run_first_ = step_;
   run_begin_ = options.ramp_begin.value_or(step_);
   run_end_ = options.ramp_end.value_or(step_ + steps);
   stopped_by_ = 0;
@@ -1304,14 +1365,14 @@ void Simulation::integrate_first(bool pack) {
            : std::initializer_list<const ExchangePlan*>{});
 }
 
-void Simulation::pack_ghost_positions(Tile& t) {
+void Simulation::pack_ghost_positions(Tile& t, bool rebuild_coordinates) {
   TileAtoms& s = state(t);
   const auto x = t.get(x_);
   auto out = t.get(send_x_);
   const auto& segments = domain_.segments(t.id());
   std::size_t k = 0;
   for (std::size_t seg = 0; seg < segments.size(); ++seg) {
-    const auto& shift = segments[seg].shift;
+    const auto& shift = rebuild_coordinates ? segments[seg].rebuild_shift : segments[seg].shift;
     for (int n = s.send_begin[seg]; n < s.send_begin[seg + 1]; ++n) {
       const auto i = static_cast<std::size_t>(s.send_atom[static_cast<std::size_t>(n)]);
       out[k++] = x[3 * i] + shift[0];
@@ -1358,6 +1419,10 @@ void Simulation::rebuild(bool canonical_order) {
   if (boundary_.any_shrinks()) shrink_wrap();
   if (box_changed_) domain_ = domain_.resized(box_), box_changed_ = false;
   box_at_build_ = box_;
+  // In a triclinic box the positions are fractional from here until the ghosts have arrived
+  // (rebuild coordinates, domain.hpp), as LAMMPS's are between its x2lamda and lamda2x.
+  const bool triclinic = box_.triclinic;
+  const BoxMatrix matrix(box_);
   // 1. Wrap positions into the box and send atoms that left their tile to their new owner.
   runtime_.superstep("md.migrate", [&](Tile& t) {
     TileAtoms& s = state(t);
@@ -1380,19 +1445,32 @@ void Simulation::rebuild(bool canonical_order) {
             ": the system blew up (overlapping atoms or too large a timestep); check the input "
             "coordinates and velocities, minimise first or reduce the timestep");
       int image[3] = {s.image[3 * u], s.image[3 * u + 1], s.image[3 * u + 2]};
-      if (!domain_.wrap(xi, image))
+      if (triclinic) matrix.to_fraction(xi, xi);
+      if (!domain_.wrap_rebuild(xi, image))
         throw Error("atom " + fmt_id(s.id[u]) + " moved more than 2^31 box lengths by step " +
                     std::to_string(step_) +
                     ": the system blew up (a huge velocity or force); check the input velocities "
                     "or reduce the timestep");
+      // fix deform remap v: an atom that crossed a periodic face takes on the velocity of the
+      // face it now sits by (LAMMPS's Domain::pbc with deform_vremap).
+      if (box_rate_.vremap_mask & s.mask[u]) {
+        const auto& r = box_rate_.h_rate;
+        const double n0 = image[0] - s.image[3 * u], n1 = image[1] - s.image[3 * u + 1],
+                     n2 = image[2] - s.image[3 * u + 2];
+        s.v[3 * u] -= n0 * r[0] + n1 * r[5] + n2 * r[4];
+        s.v[3 * u + 1] -= n1 * r[1] + n2 * r[3];
+        s.v[3 * u + 2] -= n2 * r[2];
+      }
+      const auto face_lo = [&](std::size_t d) { return triclinic ? 0.0 : box_.lo[d]; };
+      const auto face_hi = [&](std::size_t d) { return triclinic ? 1.0 : box_.hi[d]; };
       for (std::size_t d = 0; d < 3; ++d) {
         s.image[3 * u + d] = image[d];
         // LAMMPS's Lost atoms (its default, thermo_modify lost error), at the rebuild.
-        if (boundary_.face[d][0] == 'f' && xi[d] < box_.lo[d])
+        if (boundary_.face[d][0] == 'f' && xi[d] < face_lo(d))
           throw Error("atom " + fmt_id(s.id[u]) + " is lost: it left the box through its fixed " +
                       "xyz"[d] + "lo face by step " + std::to_string(step_) +
                       "; keep atoms in with a wall fix (fix wall/reflect) or use boundary s");
-        if (boundary_.face[d][1] == 'f' && xi[d] >= box_.hi[d])
+        if (boundary_.face[d][1] == 'f' && xi[d] >= face_hi(d))
           throw Error("atom " + fmt_id(s.id[u]) + " is lost: it left the box through its fixed " +
                       "xyz"[d] + "hi face by step " + std::to_string(step_) +
                       "; keep atoms in with a wall fix (fix wall/reflect) or use boundary s");
@@ -1433,7 +1511,7 @@ void Simulation::rebuild(bool canonical_order) {
 
   // 2. Take in the arrivals, and list the atoms each ghost segment sends.
   const int nseg = domain_.segments_per_tile();
-  const double rg = domain_.ghost_cutoff();
+  const auto& reach = domain_.reach();
   runtime_.superstep("md.arrive", [&](Tile& t) {
     TileAtoms& s = state(t);
     const std::size_t w = per_atom_width_;
@@ -1474,7 +1552,7 @@ void Simulation::rebuild(bool canonical_order) {
       const auto lo = domain_.sub_lo(t.id()), hi = domain_.sub_hi(t.id());
       std::array<int, 3> bins{};
       for (std::size_t d = 0; d < 3; ++d)
-        bins[d] = std::max(1, static_cast<int>((hi[d] - lo[d]) / (0.5 * rg)));
+        bins[d] = std::max(1, static_cast<int>((hi[d] - lo[d]) / (0.5 * reach[d])));
       std::vector<std::pair<long long, std::int64_t>> key(n);
       for (std::size_t i = 0; i < n; ++i) {
         long long cell = 0;
@@ -1508,8 +1586,8 @@ void Simulation::rebuild(bool canonical_order) {
         const auto u = static_cast<std::size_t>(i);
         bool inside = true;
         for (std::size_t d = 0; d < 3 && inside; ++d) {
-          const double p = x[3 * u + d] + seg.shift[d];
-          inside = p >= lo[d] - rg && p < hi[d] + rg;
+          const double p = x[3 * u + d] + seg.rebuild_shift[d];
+          inside = p >= lo[d] - reach[d] && p < hi[d] + reach[d];
         }
         if (inside) s.send_atom.push_back(i);
       }
@@ -1596,7 +1674,7 @@ void Simulation::rebuild(bool canonical_order) {
                        t.resize(send_extra_, extra * s.send_atom.size());
                        t.resize(ghost_tally_, tally * ghosts_here);
                        t.resize(send_tally_, tally * s.send_atom.size());
-                       pack_ghost_positions(t);
+                       pack_ghost_positions(t, true);
                        const auto type = t.get(type_);
                        auto out = t.get(send_type_);
                        auto tags = t.get(send_tag_);
@@ -1607,6 +1685,14 @@ void Simulation::rebuild(bool canonical_order) {
                        }
                      },
                      {&*plan_x_, &*plan_type_, &*plan_tag_});
+  if (triclinic)
+    runtime_.superstep("md.to_cartesian", [&](Tile& t) {
+      TileAtoms& s = state(t);
+      auto x = t.get(x_);
+      const std::size_t n = static_cast<std::size_t>(s.nlocal + s.nghost);
+      for (std::size_t i = 0; i < n; ++i) matrix.to_cartesian(&x[3 * i], &x[3 * i]);
+      t.charge(pack_work, n);
+    });
 }
 
 void Simulation::build_neighbor_list(Tile& t, bool full) {
@@ -1615,21 +1701,24 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   const auto tag = t.get(ghost_tag_);
   const double rg = domain_.ghost_cutoff();
   const double rgsq = rg * rg;
-  const auto sub_lo = domain_.sub_lo(t.id()), sub_hi = domain_.sub_hi(t.id());
   // Bins of at least half the neighbor cutoff (LAMMPS's default binsize) over the sub-box and
-  // its ghost shell, padded by the stencil's reach so that no stencil bin needs a bounds check.
-  std::array<double, 3> lo{}, width{};
+  // its ghost shell (their bounding box when triclinic), padded by the stencil's reach so that
+  // no stencil bin needs a bounds check.
+  std::array<double, 3> lo{}, hi{}, width{};
+  domain_.ghost_bounds(t.id(), lo, hi);
   std::array<int, 3> bins{}, reach{}, padded{}, inner_lo{}, inner_hi{};
   for (std::size_t d = 0; d < 3; ++d) {
-    lo[d] = sub_lo[d] - rg;
-    const double extent = sub_hi[d] + rg - lo[d];
+    const double extent = hi[d] - lo[d];
     bins[d] = std::max(1, static_cast<int>(extent / (0.5 * rg)));
     width[d] = extent / bins[d];
     reach[d] = static_cast<int>(std::ceil(rg / width[d]));
     padded[d] = bins[d] + 2 * reach[d];
-    // Bins wholly inside the sub-box, one bin in from its faces: they hold no ghosts.
+    // Bins wholly inside the sub-box, one bin in from its faces: they hold no ghosts (in a
+    // triclinic box no bin is known to be free of them).
     inner_lo[d] = static_cast<int>(std::ceil(rg / width[d])) + 1;
-    inner_hi[d] = static_cast<int>(std::floor((sub_hi[d] - lo[d]) / width[d])) - 2;
+    inner_hi[d] = domain_.triclinic()
+                      ? -1
+                      : static_cast<int>(std::floor((domain_.sub_hi(t.id())[d] - lo[d]) / width[d])) - 2;
   }
   const std::size_t nall = static_cast<std::size_t>(s.nlocal + s.nghost);
   auto bin_of = [&](std::size_t i) {
@@ -1680,7 +1769,7 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
   if (s.neigh.empty()) {
     double volume = 1;
-    for (std::size_t d = 0; d < 3; ++d) volume *= sub_hi[d] - sub_lo[d] + 2 * rg;
+    for (std::size_t d = 0; d < 3; ++d) volume *= hi[d] - lo[d];
     const double pairs_per_atom = (full ? 1.0 : 0.5) * 4.18879 * rgsq * rg * nall / volume;
     s.neigh.resize(static_cast<std::size_t>(1.2 * pairs_per_atom * nlocal) + nall);
   }

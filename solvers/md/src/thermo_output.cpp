@@ -1,5 +1,6 @@
 #include "tessera/md/thermo_output.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -26,6 +27,10 @@ const std::map<std::string, std::pair<const char*, bool>>& keywords() {
       {"pxx", {"Pxx", false}},       {"pyy", {"Pyy", false}},     {"pzz", {"Pzz", false}},
       {"pxy", {"Pxy", false}},       {"pxz", {"Pxz", false}},     {"pyz", {"Pyz", false}},
       {"nbuild", {"Nbuild", false}},
+      {"xy", {"Xy", false}},         {"xz", {"Xz", false}},       {"yz", {"Yz", false}},
+      {"cella", {"Cella", false}},   {"cellb", {"Cellb", false}}, {"cellc", {"Cellc", false}},
+      {"cellalpha", {"CellAlpha", false}}, {"cellbeta", {"CellBeta", false}},
+      {"cellgamma", {"CellGamma", false}},
   };
   return k;
 }
@@ -206,6 +211,13 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   if (k == "yhi") return box.hi[1];
   if (k == "zlo") return box.lo[2];
   if (k == "zhi") return box.hi[2];
+  // The tilt factors and LAMMPS's cell lengths and angles (degrees) of its edge vectors.
+  if (k == "xy") return box.xy;
+  if (k == "xz") return box.xz;
+  if (k == "yz") return box.yz;
+  static const std::map<std::string, std::size_t> cell_keywords{
+      {"cella", 0}, {"cellb", 1}, {"cellc", 2}, {"cellalpha", 3}, {"cellbeta", 4}, {"cellgamma", 5}};
+  if (const auto it = cell_keywords.find(k); it != cell_keywords.end()) return box.cell()[it->second];
   if (k == "pxx") return pressure_component(0);
   if (k == "pyy") return pressure_component(1);
   if (k == "pzz") return pressure_component(2);

@@ -63,7 +63,7 @@ void rescale(Simulation& sim, std::uint32_t mask, double t_old, double t_new, co
 
 double unwrapped(const Box& box, std::span<const double> x, std::span<const std::int32_t> image,
                  std::size_t d) {
-  return x[d] + image[d] * (box.hi[d] - box.lo[d]);
+  return box.unwrapped(x.data(), image.data(), d);
 }
 
 // LAMMPS's Velocity::zero_momentum: the group's centre-of-mass velocity subtracted.

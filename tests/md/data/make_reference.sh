@@ -190,4 +190,10 @@ for n in deposit deposit_keywords deposit_restart; do
 done
 # region prism in an orthogonal box.
 (cd "$work" && lmp -in "$here/in.prism" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > prism.lammps.out
+# A triclinic box, its data file and replicate.
+(cd "$work" && lmp -in "$here/in.triclinic" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > triclinic.lammps.out
+# fix deform's styles, and shear flow with fix nvt/sllod and compute temp/deform.
+for n in deform nemd_sllod; do
+  (cd "$work" && lmp -in "$here/in.$n" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > $n.lammps.out
+done
 echo "reference files written"

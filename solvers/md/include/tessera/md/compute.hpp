@@ -58,7 +58,7 @@ struct AtomsView {
   std::span<const double> eatom, vatom;
   // Coordinate d of atom i with its images counted on (LAMMPS's Domain::unmap).
   double unwrapped(std::size_t i, std::size_t d) const {
-    return x[3 * i + d] + image[3 * i + d] * (box->hi[d] - box->lo[d]);
+    return box->unwrapped(&x[3 * i], &image[3 * i], d);
   }
 };
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
 #include "tessera/md/tile_tally.hpp"
 
@@ -61,7 +62,7 @@ class FixIndent final : public Fix {
   // This force computation's geometry (centre, radius) and the box it is measured in.
   std::array<double, 3> centre_{};
   double radius_ = 0;
-  std::array<double, 3> length_{};
+  Box box_;
   std::array<bool, 3> periodic_{};
   // Per tile: energy and the force on the indenter (x, y, z), from its last post_force.
   TileTally tally_;

@@ -1,14 +1,18 @@
-// fix ID all nvt|npt|nph ...: Nose-Hoover thermostat and barostat chains (Martyna, Tobias and
+// fix ID all nvt|npt|nph|nvt/sllod ...: Nose-Hoover thermostat and barostat chains (Martyna, Tobias and
 // Klein 1994; Martyna, Tuckerman, Tobias and Klein 1996, Mol. Phys. 87, 1117; Shinoda, Shiga
 // and Mikami 2004) integrated as LAMMPS's FixNH does, with velocity Verlet, so that its thermo
 // digits are LAMMPS's:
 //   nvt  temp T0 T1 TDAMP
 //   npt  temp T0 T1 TDAMP  and a barostat (iso|aniso P0 P1 PDAMP, or x|y|z P0 P1 PDAMP each)
 //   nph  a barostat alone (its masses from the temperature at the first run's setup)
+//   nvt/sllod  temp T0 T1 TDAMP: LAMMPS's FixNVTSllod for shear flow under fix deform (remap v):
+//        the thermostat acts on the velocities less the box's streaming velocity (compute
+//        temp/deform's bias), with the SLLOD correction -dt/2 h_rate h^-1 v_thermal at each
+//        half-step (Evans and Morriss 1984, Phys. Rev. A 30, 1528), tloop 1
 // with LAMMPS's keywords couple xyz|xy|yz|xz|none, drag, dilate all, tchain, pchain, mtk,
 // tloop, ploop (nreset, fixedpoint, update, ext, ptemp and disc are refused). Targets ramp
-// from the start to the stop value over the run (or its start/stop span). The box stays
-// orthogonal: tri, xy, xz, yz (triclinic cells) are refused.
+// from the start to the stop value over the run (or its start/stop span). Barostats need an
+// orthogonal box: tri, xy, xz, yz (triclinic cells) are refused.
 //
 // Units: temperatures in temperature units, pressures in pressure units, damping periods in
 // time units (units.hpp). The fix's global scalar (f_ID) is the energy of its chains and
@@ -30,6 +34,7 @@
 #include "tessera/md/barostat.hpp"
 #include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
+#include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
 
@@ -76,9 +81,18 @@ class FixNH final : public Fix {
   Box remapped(const Box& box, double dt);
   void compute_sigma(const Simulation& sim);
   double strain_energy(const Simulation& sim) const;
+  // nvt/sllod (LAMMPS's FixNVTSllod): the temperature less the streaming velocity of fix
+  // deform's box, and the SLLOD velocity half-steps.
+  double deform_temperature(Simulation& sim) const;
+  void prepare_sllod(const Simulation& sim);
+  void sllod_velocities(FixTile& t) const;
 
   std::string style_;
-  bool thermostat_ = false, barostat_ = false;
+  bool thermostat_ = false, barostat_ = false, sllod_ = false;
+  bool t_current_pending_ = false;  // nvt/sllod: its temperature taken at the first step
+  Box sllod_box_;
+  Simulation::BoxRate sllod_rate_;
+  std::array<double, 6> h_two_{};
   double t_start_ = 0, t_stop_ = 0, t_period_ = 0;
   PressureSettings pressure_;
   bool iso_ = false;  // LAMMPS's pstyle ISO (PressureSettings::iso)

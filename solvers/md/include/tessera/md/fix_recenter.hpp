@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
 
 namespace tessera::md {
@@ -44,7 +45,8 @@ class FixRecenter final : public Fix {
   std::uint32_t group2_mask_ = 0;
   std::function<void(const std::string&)> print_;
   double mass_ = 0;
-  std::array<double, 3> init_{}, length_{}, lo_{}, hi_{}, shift_{};
+  std::array<double, 3> init_{}, lo_{}, hi_{}, shift_{};
+  Box box_;  // for unwrapping
   double distance_ = 0;
 };
 

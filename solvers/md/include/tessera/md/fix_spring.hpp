@@ -14,6 +14,7 @@
 #include <array>
 #include <optional>
 
+#include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
 
 namespace tessera::md {
@@ -47,7 +48,7 @@ class FixSpring final : public Fix {
   std::uint32_t group2_mask_ = 0;
   double k_ = 0, r0_ = 0;
   std::array<std::optional<double>, 3> target_;
-  std::array<double, 3> length_{};  // the box lengths, for unwrapping
+  Box box_;  // for unwrapping
   // This force computation's per-mass forces on the group's and GROUP2's atoms.
   std::array<double, 3> per_mass_{}, per_mass2_{};
   double energy_ = 0;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,6 +31,9 @@ class Region {
   virtual bool inside(const std::array<double, 3>& p) const = 0;
   // A box that holds every point inside (+-1e20 where unbounded).
   virtual Box bounds() const = 0;
+  // The simulation box create_box makes of the region, as LAMMPS's: a block's bounds, a prism's
+  // corners and tilts (a triclinic box); nullopt for the other styles.
+  virtual std::optional<Box> as_box() const { return std::nullopt; }
 
   bool matches(const std::array<double, 3>& p) const { return inside(p) == interior_; }
   // The box that holds every point that matches: everything for side out.

@@ -114,8 +114,24 @@ class Simulation {
   // rebuild, and rebuilds are decided as LAMMPS's Neighbor::check_distance does for a box that
   // changes (the skin less how far the box's corners moved).
   void change_box(const Box& box);
+  // fix deform's flip of a triclinic box (LAMMPS's FixDeform::pre_exchange, collective): the box
+  // with its new tilts; each atom's image flags renumbered for the new edge vectors, so that its
+  // unwrapped position stays (Domain::image_flip: with flips m, n, p of xy, xz, yz, b' = b + m a
+  // and c' = c + p b + n a), then mapped into the new box through fractional coordinates, as
+  // LAMMPS's remap and migration do.
+  void flip_box(const Box& box, const std::array<int, 3>& flips);
   int types() const { return types_; }
   const Box& box() const { return box_; }
+  // How fast fix deform changes the box (LAMMPS's Domain::h_rate, Voigt order xx yy zz yz xz
+  // xy, and h_ratelo, per time unit), and the groups (a mask) whose atoms take a face's velocity
+  // when they cross it (fix deform remap v). Zero without fix deform.
+  struct BoxRate {
+    std::array<double, 6> h_rate{};
+    std::array<double, 3> h_ratelo{};
+    std::uint32_t vremap_mask = 0;
+  };
+  const BoxRate& box_rate() const { return box_rate_; }
+  void set_box_rate(const BoxRate& rate) { box_rate_ = rate; }
   // Adds atoms (positions inside the box); ids 0 are numbered after the largest id.
   void add_atoms(std::vector<AtomRecord> atoms);
   // Atoms added during a run, by a fix's pre_exchange (fix deposit), as add_atoms adds them;
@@ -361,6 +377,11 @@ class Simulation {
   double step_temperature();
   // How far the current step is through the run's ramp (LAMMPS's delta, 0..1).
   double ramp_fraction() const;
+  // The ramp's span (LAMMPS's beginstep and endstep: the run's start and stop values, or its
+  // own first and last steps) and the run's first step (LAMMPS's firststep).
+  std::int64_t ramp_begin() const { return run_begin_; }
+  std::int64_t ramp_end() const { return run_end_; }
+  std::int64_t run_first() const { return run_first_; }
   // Scales every velocity by `factor`, lazily: the next superstep that reads the velocities
   // applies it (thermo and gather_atoms count it in before).
   void scale_velocities(double factor) { pending_scale_ *= factor; }
@@ -404,7 +425,8 @@ class Simulation {
                          std::size_t added);
   std::array<bool, 3> periodicity() const;
   void forward_ghosts();
-  void pack_ghost_positions(Tile& t);
+  // rebuild_coordinates: the segments' shifts in rebuild coordinates (domain.hpp), at a rebuild.
+  void pack_ghost_positions(Tile& t, bool rebuild_coordinates = false);
   void build_neighbor_list(Tile& t, bool full);
   void integrate_first(bool pack);
   void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial, bool defer);
@@ -434,6 +456,7 @@ class Simulation {
   Box box_;
   Box box_at_build_;          // the box at the last rebuild (for the rebuild decision)
   bool box_changed_ = false;  // change_box since the last rebuild
+  BoxRate box_rate_;
   Boundary boundary_;
   ShrinkState shrink_;
   double ghost_cutoff_ = 0, force_cutoff_ = 0;
@@ -486,7 +509,7 @@ class Simulation {
     std::int64_t step = 0;
   };
   Deferred deferred_;
-  std::int64_t run_begin_ = 0, run_end_ = 0;
+  std::int64_t run_begin_ = 0, run_end_ = 0, run_first_ = 0;
   // True from the end of a run until anything changes the system: the next run then continues
   // the previous one without a setup of its own.
   bool continuable_ = false;

@@ -210,6 +210,22 @@ bool Domain::wrap_rebuild(double* x, int* image) const {
   return true;
 }
 
+Boundary Boundary::from_words(const std::string* words, const std::string& what) {
+  Boundary b;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const std::string& w = words[d];
+    const bool letters_ok =
+        (w.size() == 1 || w.size() == 2) && w.find_first_not_of("pfsm") == std::string::npos;
+    if (!letters_ok)
+      throw ConfigError(what + " " + w +
+                        ": use p, f, s or m, or two of f, s and m (lower and upper face)");
+    b.face[d] = {w[0], w.size() == 2 ? w[1] : w[0]};
+    if ((b.face[d][0] == 'p') != (b.face[d][1] == 'p'))
+      throw ConfigError(what + " " + w + ": a periodic dimension is periodic at both faces");
+  }
+  return b;
+}
+
 std::array<double, 6> Box::cell() const {
   const double ly = length(1), lz = length(2);
   const double b_sq = ly * ly + xy * xy, c_sq = lz * lz + yz * yz + xz * xz;

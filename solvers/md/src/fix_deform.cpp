@@ -259,7 +259,8 @@ void FixDeform::pre_exchange(Simulation& sim) {
   box.yz = set_[3].tilt_target = set_[3].tilt_flip;
   box.xz = set_[4].tilt_target = set_[4].tilt_flip;
   box.xy = set_[5].tilt_target = set_[5].tilt_flip;
-  sim.flip_box(box, flips_);
+  sim.change_box(box);
+  sim.remap_atoms(/*migrate=*/true, flips_);
 }
 
 // LAMMPS's FixDeform::end_of_step.

@@ -16,6 +16,7 @@
 #include "arguments.hpp"
 #include "balance_weights.hpp"
 #include "checked_integer.hpp"
+#include "change_box.hpp"
 #include "displace_atoms.hpp"
 #include "read_dump.hpp"
 #include "replicate.hpp"
@@ -632,6 +633,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"run", &Input::run},
       {"set", &Input::set},
       {"displace_atoms", &Input::displace_atoms},
+      {"change_box", &Input::change_box},
       {"balance", &Input::balance},
       {"clear", &Input::clear},
       {"comm_style", &Input::comm_style},
@@ -669,18 +671,7 @@ void Input::dimension(const std::vector<std::string>& a) {
 void Input::boundary(const std::vector<std::string>& a) {
   need(a, 3, "boundary X Y Z (each p, f, s, m, or two of f s m: lower and upper face)");
   if (a.size() != 3) bad("boundary takes three words, one per dimension");
-  Boundary b;
-  for (std::size_t d = 0; d < 3; ++d) {
-    const std::string& w = a[d];
-    const bool letters_ok =
-        (w.size() == 1 || w.size() == 2) && w.find_first_not_of("pfsm") == std::string::npos;
-    if (!letters_ok)
-      bad("boundary " + w + ": use p, f, s or m, or two of f, s and m (lower and upper face)");
-    b.face[d] = {w[0], w.size() == 2 ? w[1] : w[0]};
-    if ((b.face[d][0] == 'p') != (b.face[d][1] == 'p'))
-      bad("boundary " + w + ": a periodic dimension is periodic at both faces");
-  }
-  sim().set_boundary(b);
+  sim().set_boundary(Boundary::from_words(a.data(), "boundary"));
 }
 
 void Input::atom_style(const std::vector<std::string>& a) {
@@ -876,12 +867,7 @@ void Input::region(const std::vector<std::string>& a) {
       bad("region " + a[0] + ": keyword " + a[k] + " is not supported; use side and units");
     }
   }
-  // Lattice units need a lattice where there are coordinates to scale (not INF or EDGE).
-  bool scaled = false;
-  if (style != "union" && style != "intersect")
-    for (const auto& w : args.args) scaled = scaled || (w != "INF" && w != "EDGE");
-  if (lattice_units && scaled && lattice_.style == "none")
-    bad("region in lattice units needs a lattice command first, or add units box");
+  // Lattice units without a lattice command are LAMMPS's default lattice's, "none 1.0": spacing 1.
   if (lattice_units)
     for (int d = 0; d < 3; ++d) args.scale[static_cast<std::size_t>(d)] = lattice_.spacing(d);
   if (sim().has_box()) args.box = &sim().box();
@@ -995,8 +981,6 @@ void Input::create_single_atom(std::int32_t type, const std::vector<std::string>
       bad("create_atoms single: keyword " + a[k] + " is not supported; usage: " + usage);
     }
   }
-  if (lattice_units && lattice_.style == "none")
-    bad("create_atoms single in lattice units needs a lattice command first, or add units box");
   const Box& box = sim().box();
   AtomRecord r;
   r.type = type;
@@ -1636,6 +1620,11 @@ void Input::displace_atoms(const std::vector<std::string>& a) {
     return number("variable " + name, variable_text(name));
   };
   tessera::md::displace_atoms(sim(), a, in);
+}
+
+void Input::change_box(const std::vector<std::string>& a) {
+  const std::array<double, 3> lattice{lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)};
+  console_.print(tessera::md::change_box(sim(), a, lattice, !dumps_.empty()));
 }
 
 // A set keyword's value: a number, or v_NAME, an atom-style variable evaluated for every atom

@@ -1198,11 +1198,12 @@ void Simulation::change_box(const Box& box) {
   box_changed_ = true;
 }
 
-void Simulation::flip_box(const Box& box, const std::array<int, 3>& flips) {
-  change_box(box);
+void Simulation::remap_atoms(bool migrate, const std::array<int, 3>& flips) {
+  changed();
   const auto [m, n, p] = flips;
-  const BoxMatrix matrix(box);
-  runtime_.superstep("md.flip_box", [&](Tile& t) {
+  const BoxMatrix matrix(box_);
+  const bool triclinic = box_.triclinic;
+  runtime_.superstep("md.remap_atoms", [&](Tile& t) {
     TileAtoms& s = state(t);
     auto x = t.get(x_);
     for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
@@ -1210,16 +1211,42 @@ void Simulation::flip_box(const Box& box, const std::array<int, 3>& flips) {
       image[1] -= p * image[2];
       image[0] -= m * image[1] + n * image[2];
       double* xi = &x[3 * i];
-      matrix.to_fraction(xi, xi);
+      if (triclinic) matrix.to_fraction(xi, xi);
       if (!domain_.wrap_rebuild(xi, image))
-        throw Error("atom " + fmt_id(s.id[i]) + " cannot be mapped into the flipped box at step " +
-                    std::to_string(step_) + ": the system blew up");
-      matrix.to_cartesian(xi, xi);
-      matrix.to_fraction(xi, xi);
-      matrix.to_cartesian(xi, xi);
+        throw Error("atom " + fmt_id(s.id[i]) + " cannot be mapped into the box: its position is "
+                    "not finite or too far away");
+      for (std::size_t d = 0; d < 3; ++d) {
+        const double lo = triclinic ? 0.0 : box_.lo[d], hi = triclinic ? 1.0 : box_.hi[d];
+        if ((boundary_.face[d][0] == 'f' && xi[d] < lo) || (boundary_.face[d][1] == 'f' && xi[d] >= hi))
+          throw ConfigError("atom " + fmt_id(s.id[i]) + " is outside the box's fixed " + "xyz"[d] +
+                            " faces after the box changed; LAMMPS would lose it");
+      }
+      if (triclinic) {
+        matrix.to_cartesian(xi, xi);
+        if (migrate) matrix.to_fraction(xi, xi), matrix.to_cartesian(xi, xi);
+      }
     }
     t.charge(pack_work, static_cast<std::uint64_t>(s.nlocal));
   });
+}
+
+bool Simulation::change_boundary(const Boundary& boundary) {
+  changed();
+  if (dimension_ == 2 && !boundary.periodic(2))
+    throw ConfigError("a 2-d simulation must be periodic in z");
+  if (boundary.any_shrinks())
+    throw ConfigError("md_ipu changes boundaries to p or f only (not s or m)");
+  boundary_ = boundary;
+  domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff_, dimension_, periodicity());
+  box_changed_ = true;
+  const double reset = runtime_.all_reduce<double>("md.change_boundary", ReduceOp::sum, [&](Tile& t) {
+    TileAtoms& s = state(t);
+    double n = 0;
+    for (std::size_t k = 0; k < s.image.size(); ++k)
+      if (!boundary_.periodic(k % 3) && s.image[k] != 0) s.image[k] = 0, ++n;
+    return n;
+  });
+  return reset > 0;
 }
 
 void Simulation::run(std::int64_t steps, const RunOptions& options) {

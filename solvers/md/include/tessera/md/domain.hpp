@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/error.hpp"
+
 namespace tessera::md {
 
 struct Box {
@@ -121,6 +123,9 @@ struct Boundary {
   }
   // "pp", "fs": as LAMMPS's dumps print them.
   std::string letters(std::size_t d) const { return {face[d][0], face[d][1]}; }
+  // From the boundary command's three words (each p, f, s, m, or two of f s m); throws
+  // ConfigError naming `what`.
+  static Boundary from_words(const std::string* words, const std::string& what);
 };
 
 class Domain {

@@ -152,6 +152,7 @@ class Input {
   void group(const std::vector<std::string>& a);
   void set(const std::vector<std::string>& a);
   void displace_atoms(const std::vector<std::string>& a);
+  void change_box(const std::vector<std::string>& a);
   void read_dump(const std::vector<std::string>& a);
   void rerun(const std::vector<std::string>& a);
   void replicate(const std::vector<std::string>& a);

@@ -114,12 +114,18 @@ class Simulation {
   // rebuild, and rebuilds are decided as LAMMPS's Neighbor::check_distance does for a box that
   // changes (the skin less how far the box's corners moved).
   void change_box(const Box& box);
-  // fix deform's flip of a triclinic box (LAMMPS's FixDeform::pre_exchange, collective): the box
-  // with its new tilts; each atom's image flags renumbered for the new edge vectors, so that its
-  // unwrapped position stays (Domain::image_flip: with flips m, n, p of xy, xz, yz, b' = b + m a
-  // and c' = c + p b + n a), then mapped into the new box through fractional coordinates, as
-  // LAMMPS's remap and migration do.
-  void flip_box(const Box& box, const std::array<int, 3>& flips);
+  // Maps every owned atom into the box (collective), counting crossings in its image flags, as
+  // LAMMPS's Domain::remap does after change_box and fix deform's flip: in a triclinic box
+  // through fractional coordinates even for an atom inside, and there and back once more with
+  // `migrate` (LAMMPS's migration in fractional coordinates), so that positions are LAMMPS's to
+  // the last bit. `flips` (fix deform's, of xy, xz and yz: m, n, p) first renumbers the image
+  // flags for the flipped edge vectors b' = b + m a, c' = c + p b + n a, so that unwrapped
+  // positions stay (Domain::image_flip). Refuses an atom beyond a fixed face.
+  void remap_atoms(bool migrate, const std::array<int, 3>& flips = {0, 0, 0});
+  // boundary on an existing box (change_box boundary; collective): periodic and fixed faces.
+  // Image flags in dimensions no longer periodic are reset to 0, as LAMMPS's Domain::
+  // set_boundary does; returns whether any was not 0 (LAMMPS then warns).
+  bool change_boundary(const Boundary& boundary);
   int types() const { return types_; }
   const Box& box() const { return box_; }
   // How fast fix deform changes the box (LAMMPS's Domain::h_rate, Voigt order xx yy zz yz xz

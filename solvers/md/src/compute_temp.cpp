@@ -1,5 +1,7 @@
 #include "tessera/md/compute_temp.hpp"
 
+#include <algorithm>
+
 #include "arguments.hpp"
 #include "tessera/md/barostat.hpp"
 #include "tessera/md/region.hpp"
@@ -82,6 +84,48 @@ double ComputeTemp::scalar(Simulation& sim) {
 std::vector<double> ComputeTemp::vector(Simulation& sim) {
   const auto t = kinetic_tensor(sim, group_mask(), region_.get());
   return {t.begin(), t.end()};
+}
+
+
+std::array<double, 7> ComputeTempProfile::thermal_sums(Simulation& sim) const {
+  const Unbias remove = unbias(sim);
+  const auto sums = sim.reduce_atoms(
+      "md.compute_temp_profile", ReduceOp::sum, 7, [&](const AtomsView& a, std::span<double> out) {
+        for (std::size_t i = 0; i < a.id.size(); ++i) {
+          if (!in_group(a, i)) continue;
+          double v[3] = {a.v[3 * i], a.v[3 * i + 1], a.v[3 * i + 2]};
+          remove(a, i, v);
+          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
+          out[0] += m * v[0] * v[0];
+          out[1] += m * v[1] * v[1];
+          out[2] += m * v[2] * v[2];
+          out[3] += m * v[0] * v[1];
+          out[4] += m * v[0] * v[2];
+          out[5] += m * v[1] * v[2];
+          out[6] += 1;
+        }
+      });
+  std::array<double, 7> out{};
+  std::copy(sums.begin(), sums.end(), out.begin());
+  return out;
+}
+
+double ComputeTempProfile::dof(Simulation& sim) {
+  return dof_of(sim, count_.of(sim, thermal_sums(sim)[6]));
+}
+
+double ComputeTempProfile::scalar(Simulation& sim) {
+  const auto s = thermal_sums(sim);
+  const double dof_value = dof_of(sim, count_.of(sim, s[6]));
+  if (dof_value <= 0) return 0.0;
+  return (s[0] + s[1] + s[2]) * sim.units().mvv2e / (dof_value * sim.units().boltz);
+}
+
+std::vector<double> ComputeTempProfile::vector(Simulation& sim) {
+  const auto s = thermal_sums(sim);
+  std::vector<double> t(6);
+  for (std::size_t k = 0; k < 6; ++k) t[k] = s[k] * sim.units().mvv2e;
+  return t;
 }
 
 }  // namespace tessera::md

@@ -196,8 +196,11 @@ void FixNH::setup(Simulation& sim) {
     if (!deform) throw ConfigError("fix " + id() + " nvt/sllod: no fix deform is defined");
     if (!deform->remaps_velocities())
       throw ConfigError("fix " + id() + " nvt/sllod: its fix deform must have remap v");
-    // Its temperature needs the box's rates, which fix deform sets at its own setup: taken at the
-    // first step, before anything moves.
+    // Its temperature is a compute temp/deform of its own, as LAMMPS's (ID_temp). It needs the
+    // box's rates, which fix deform sets at its own setup: taken at the first step, before
+    // anything moves.
+    deform_temp_ = std::make_unique<ComputeTempDeform>(ComputeArguments{id() + "_temp", "all", {}, &sim});
+    deform_temp_->setup(sim);
     t_current_pending_ = true;
   } else {
     t_current_ = sim.temperature_now();
@@ -370,23 +373,6 @@ Box FixNH::remapped(const Box& box, double dt) {
   return next;
 }
 
-// LAMMPS's ComputeTempDeform::compute_scalar over all atoms: the temperature of the velocities
-// less the deforming box's streaming velocity.
-double FixNH::deform_temperature(Simulation& sim) const {
-  const BoxMatrix box(sim.box());
-  const auto rate = sim.box_rate();
-  const auto sums = sim.reduce_atoms(
-      "md.nvt_sllod_temperature", ReduceOp::sum, 1, [&](const AtomsView& a, std::span<double> out) {
-        for (std::size_t i = 0; i < a.id.size(); ++i) {
-          const auto stream = streaming_velocity(box, rate.h_rate, rate.h_ratelo, &a.x[3 * i]);
-          const double v0 = a.v[3 * i] - stream[0], v1 = a.v[3 * i + 1] - stream[1],
-                       v2 = a.v[3 * i + 2] - stream[2];
-          out[0] += (v0 * v0 + v1 * v1 + v2 * v2) * a.mass[static_cast<std::size_t>(a.type[i])];
-        }
-      });
-  const double dof = sim.dof();
-  return dof > 0 ? sums[0] * sim.units().mvv2e / (dof * sim.units().boltz) : 0.0;
-}
 
 // The box's shape and rates for the SLLOD half-steps of this step (LAMMPS's h_two = h_rate h_inv,
 // MathExtra::multiply_shape_shape).
@@ -422,7 +408,7 @@ void FixNH::sllod_velocities(FixTile& t) const {
 }
 
 void FixNH::pre_integrate(Simulation& sim) {
-  if (t_current_pending_) t_current_ = deform_temperature(sim), t_current_pending_ = false;
+  if (t_current_pending_) t_current_ = deform_temp_->scalar(sim), t_current_pending_ = false;
   if (sllod_) prepare_sllod(sim);
   if (barostat_ && mpchain_ > 0) nhc_press_integrate(sim);
   factor_eta_ = 1.0;
@@ -495,7 +481,7 @@ void FixNH::end_of_step(Simulation& sim) {
     couple(sim, th.ke_tensor, th.virial);
     nh_omega_dot(sim);
   } else {
-    t_current_ = sllod_ ? deform_temperature(sim) : sim.step_temperature();
+    t_current_ = sllod_ ? deform_temp_->scalar(sim) : sim.step_temperature();
     tdof_ = sim.dof();
   }
   if (thermostat_) {

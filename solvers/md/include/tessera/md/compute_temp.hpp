@@ -12,6 +12,8 @@
 // their temperature (removes_atom_bias).
 #pragma once
 
+#include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -45,6 +47,30 @@ class ComputeTemp : public Compute {
   // How many atoms are counted now (collective).
   double count(Simulation& sim) const;
   std::optional<double> extra_dof_;  // compute_modify extra/dof; the dimension by default
+};
+
+// A temperature of the velocities less a profile that differs from atom to atom (temp/ramp's
+// shear profile, temp/deform's streaming velocity): its sums, dof, scalar and kinetic tensor
+// (xx yy zz xy xz yz, energy units, extensive) once for every such style. The profile is a
+// per-atom bias: thermo_modify temp and compute pressure take it.
+class ComputeTempProfile : public ComputeTemp {
+ public:
+  using ComputeTemp::ComputeTemp;
+  bool removes_atom_bias() const override { return true; }
+  double dof(Simulation& sim) override;
+  double scalar(Simulation& sim) override;
+  std::vector<double> vector(Simulation& sim) override;
+
+ protected:
+  // Subtracts the profile from atom i's velocity v (3 components), for the simulation's state
+  // now (called on each tile, concurrently).
+  using Unbias = std::function<void(const AtomsView&, std::size_t i, double* v)>;
+  virtual Unbias unbias(Simulation& sim) const = 0;
+
+ private:
+  // Sums over the group's atoms of m v_a v_b of the velocities less the profile, and the count
+  // (collective).
+  std::array<double, 7> thermal_sums(Simulation& sim) const;
 };
 
 class ComputeTempRegion final : public ComputeTemp {

@@ -13,19 +13,13 @@
 
 namespace tessera::md {
 
-class ComputeTempDeform final : public ComputeTemp {
+class ComputeTempDeform final : public ComputeTempProfile {
  public:
   explicit ComputeTempDeform(const ComputeArguments& args);
   std::string style() const override { return "temp/deform"; }
-  bool removes_atom_bias() const override { return true; }
-  double dof(Simulation& sim) override;
-  double scalar(Simulation& sim) override;
-  std::vector<double> vector(Simulation& sim) override;
 
  private:
-  // Sums over the group's atoms of m v_a v_b of the thermal velocities (xx yy zz xy xz yz), and
-  // the count (collective).
-  std::array<double, 7> thermal_sums(Simulation& sim) const;
+  Unbias unbias(Simulation& sim) const override;
 };
 
 // The streaming velocity at Cartesian position x of a box deforming at `rate` (LAMMPS's

@@ -14,19 +14,13 @@
 
 namespace tessera::md {
 
-class ComputeTempRamp final : public ComputeTemp {
+class ComputeTempRamp final : public ComputeTempProfile {
  public:
   explicit ComputeTempRamp(const ComputeArguments& args);
   std::string style() const override { return "temp/ramp"; }
-  bool removes_atom_bias() const override { return true; }
-  double dof(Simulation& sim) override;
-  double scalar(Simulation& sim) override;
-  std::vector<double> vector(Simulation& sim) override;
 
  private:
-  // Sums over the group's atoms of m v_a v_b of the velocities less the ramp (xx yy zz xy xz
-  // yz), and the count (collective).
-  std::array<double, 7> thermal_sums(Simulation& sim) const;
+  Unbias unbias(Simulation& sim) const override;
   std::size_t velocity_dim_ = 0, coord_dim_ = 1;
   double v_lo_ = 0, v_hi_ = 0, c_lo_ = 0, c_hi_ = 1;
 };

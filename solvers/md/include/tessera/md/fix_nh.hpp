@@ -28,10 +28,12 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tessera/md/barostat.hpp"
+#include "tessera/md/compute_temp_deform.hpp"
 #include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
 #include "tessera/md/simulation.hpp"
@@ -81,15 +83,14 @@ class FixNH final : public Fix {
   Box remapped(const Box& box, double dt);
   void compute_sigma(const Simulation& sim);
   double strain_energy(const Simulation& sim) const;
-  // nvt/sllod (LAMMPS's FixNVTSllod): the temperature less the streaming velocity of fix
-  // deform's box, and the SLLOD velocity half-steps.
-  double deform_temperature(Simulation& sim) const;
+  // nvt/sllod (LAMMPS's FixNVTSllod): the SLLOD velocity half-steps.
   void prepare_sllod(const Simulation& sim);
   void sllod_velocities(FixTile& t) const;
 
   std::string style_;
   bool thermostat_ = false, barostat_ = false, sllod_ = false;
   bool t_current_pending_ = false;  // nvt/sllod: its temperature taken at the first step
+  std::unique_ptr<ComputeTempDeform> deform_temp_;  // nvt/sllod's temperature
   Box sllod_box_;
   Simulation::BoxRate sllod_rate_;
   std::array<double, 6> h_two_{};

@@ -99,14 +99,7 @@ std::array<double, 6> kinetic_tensor(Simulation& sim, std::uint32_t mask, const 
         for (std::size_t i = 0; i < a.id.size(); ++i) {
           if (!(a.mask[i] & mask)) continue;
           if (region && !region->matches({a.x[3 * i], a.x[3 * i + 1], a.x[3 * i + 2]})) continue;
-          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-          const double* v = &a.v[3 * i];
-          out[0] += m * v[0] * v[0];
-          out[1] += m * v[1] * v[1];
-          out[2] += m * v[2] * v[2];
-          out[3] += m * v[0] * v[1];
-          out[4] += m * v[0] * v[2];
-          out[5] += m * v[1] * v[2];
+          add_kinetic_tensor(out.data(), a.mass[static_cast<std::size_t>(a.type[i])], &a.v[3 * i]);
         }
       });
   std::array<double, 6> k{};

@@ -95,13 +95,7 @@ std::array<double, 7> ComputeTempProfile::thermal_sums(Simulation& sim) const {
           if (!in_group(a, i)) continue;
           double v[3] = {a.v[3 * i], a.v[3 * i + 1], a.v[3 * i + 2]};
           remove(a, i, v);
-          const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-          out[0] += m * v[0] * v[0];
-          out[1] += m * v[1] * v[1];
-          out[2] += m * v[2] * v[2];
-          out[3] += m * v[0] * v[1];
-          out[4] += m * v[0] * v[2];
-          out[5] += m * v[1] * v[2];
+          add_kinetic_tensor(out.data(), a.mass[static_cast<std::size_t>(a.type[i])], v);
           out[6] += 1;
         }
       });

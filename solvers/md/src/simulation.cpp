@@ -2031,10 +2031,7 @@ void Simulation::sum_kinetic(Tile& t) {
   const auto type = t.get(type_);
   std::array<double, 6> kt{};
   for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
-    const double m = mass_[static_cast<std::size_t>(type[i])];
-    const double* v = &s.v[3 * i];
-    kt[0] += m * v[0] * v[0], kt[1] += m * v[1] * v[1], kt[2] += m * v[2] * v[2];
-    kt[3] += m * v[0] * v[1], kt[4] += m * v[0] * v[2], kt[5] += m * v[1] * v[2];
+    add_kinetic_tensor(kt.data(), mass_[static_cast<std::size_t>(type[i])], &s.v[3 * i]);
   }
   for (auto& k : kt) k *= units_.mvv2e;
   s.ke_tensor = kt;

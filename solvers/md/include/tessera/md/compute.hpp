@@ -62,6 +62,12 @@ struct AtomsView {
   }
 };
 
+// Adds an atom's m v_a v_b to a kinetic tensor (xx yy zz xy xz yz).
+inline void add_kinetic_tensor(double* out, double m, const double* v) {
+  out[0] += m * v[0] * v[0], out[1] += m * v[1] * v[1], out[2] += m * v[2] * v[2];
+  out[3] += m * v[0] * v[1], out[4] += m * v[0] * v[2], out[5] += m * v[1] * v[2];
+}
+
 // Per-atom values filled for one tile's atoms (out[i] for its atom i), as an atom-style variable
 // or a per-atom compute gives them; called concurrently over tiles.
 using AtomValues = std::function<void(const AtomsView&, std::span<double>)>;

@@ -1447,8 +1447,12 @@ void Simulation::rebuild(bool canonical_order) {
   if (box_changed_) domain_ = domain_.resized(box_), box_changed_ = false;
   box_at_build_ = box_;
   // In a triclinic box the positions are fractional from here until the ghosts have arrived
-  // (rebuild coordinates, domain.hpp), as LAMMPS's are between its x2lamda and lamda2x.
+  // (rebuild coordinates, domain.hpp), as LAMMPS's are between its x2lamda and lamda2x. Not at
+  // a run's setup (canonical_order): there positions stay Cartesian unless they wrap (their
+  // fractions are worked out beside them), so that a run continued from a restart file, which
+  // sets up, repeats the uninterrupted run bit for bit, as in an orthogonal box.
   const bool triclinic = box_.triclinic;
+  const bool fractional = triclinic && !canonical_order;
   const BoxMatrix matrix(box_);
   // 1. Wrap positions into the box and send atoms that left their tile to their new owner.
   runtime_.superstep("md.migrate", [&](Tile& t) {
@@ -1472,8 +1476,12 @@ void Simulation::rebuild(bool canonical_order) {
             ": the system blew up (overlapping atoms or too large a timestep); check the input "
             "coordinates and velocities, minimise first or reduce the timestep");
       int image[3] = {s.image[3 * u], s.image[3 * u + 1], s.image[3 * u + 2]};
-      if (triclinic) matrix.to_fraction(xi, xi);
-      if (!domain_.wrap_rebuild(xi, image))
+      // c: the position in rebuild coordinates (xi itself unless set up triclinic).
+      double setup_fraction[3];
+      double* c = xi;
+      if (fractional) matrix.to_fraction(xi, xi);
+      if (triclinic && !fractional) matrix.to_fraction(xi, setup_fraction), c = setup_fraction;
+      if (!domain_.wrap_rebuild(c, image))
         throw Error("atom " + fmt_id(s.id[u]) + " moved more than 2^31 box lengths by step " +
                     std::to_string(step_) +
                     ": the system blew up (a huge velocity or force); check the input velocities "
@@ -1488,21 +1496,24 @@ void Simulation::rebuild(bool canonical_order) {
         s.v[3 * u + 1] -= n1 * r[1] + n2 * r[3];
         s.v[3 * u + 2] -= n2 * r[2];
       }
+      if (c != xi && (image[0] != s.image[3 * u] || image[1] != s.image[3 * u + 1] ||
+                      image[2] != s.image[3 * u + 2]))
+        matrix.to_cartesian(c, xi);  // wrapped at the setup: back to Cartesian, moved
       const auto face_lo = [&](std::size_t d) { return triclinic ? 0.0 : box_.lo[d]; };
       const auto face_hi = [&](std::size_t d) { return triclinic ? 1.0 : box_.hi[d]; };
       for (std::size_t d = 0; d < 3; ++d) {
         s.image[3 * u + d] = image[d];
         // LAMMPS's Lost atoms (its default, thermo_modify lost error), at the rebuild.
-        if (boundary_.face[d][0] == 'f' && xi[d] < face_lo(d))
+        if (boundary_.face[d][0] == 'f' && c[d] < face_lo(d))
           throw Error("atom " + fmt_id(s.id[u]) + " is lost: it left the box through its fixed " +
                       "xyz"[d] + "lo face by step " + std::to_string(step_) +
                       "; keep atoms in with a wall fix (fix wall/reflect) or use boundary s");
-        if (boundary_.face[d][1] == 'f' && xi[d] >= face_hi(d))
+        if (boundary_.face[d][1] == 'f' && c[d] >= face_hi(d))
           throw Error("atom " + fmt_id(s.id[u]) + " is lost: it left the box through its fixed " +
                       "xyz"[d] + "hi face by step " + std::to_string(step_) +
                       "; keep atoms in with a wall fix (fix wall/reflect) or use boundary s");
       }
-      const int owner = domain_.owner({xi[0], xi[1], xi[2]});
+      const int owner = domain_.owner({c[0], c[1], c[2]});
       if (owner != t.id()) leaving.emplace_back(owner, i);
     }
     std::stable_sort(leaving.begin(), leaving.end(),
@@ -1571,6 +1582,15 @@ void Simulation::rebuild(bool canonical_order) {
       }
     }
     s.nlocal = static_cast<int>(n);
+    // The positions in rebuild coordinates: x, or at a triclinic setup their fractions beside.
+    std::vector<double> setup_fractions;
+    const auto rebuild_positions = [&]() -> const double* {
+      if (!triclinic || fractional) return x.data();
+      setup_fractions.resize(3 * n);
+      for (std::size_t i = 0; i < n; ++i) matrix.to_fraction(&x[3 * i], &setup_fractions[3 * i]);
+      return setup_fractions.data();
+    };
+    const double* rc = rebuild_positions();
     if (canonical_order) {
       // A canonical order at the start of a run, so that a run continued from a
       // restart file does the same arithmetic in the same order as an uninterrupted
@@ -1585,7 +1605,7 @@ void Simulation::rebuild(bool canonical_order) {
         long long cell = 0;
         for (std::size_t d = 3; d-- > 0;) {
           const int b = std::clamp(
-              static_cast<int>((x[3 * i + d] - lo[d]) / (hi[d] - lo[d]) * bins[d]), 0, bins[d] - 1);
+              static_cast<int>((rc[3 * i + d] - lo[d]) / (hi[d] - lo[d]) * bins[d]), 0, bins[d] - 1);
           cell = cell * bins[d] + b;
         }
         key[i] = {cell, s.id[i]};
@@ -1604,6 +1624,7 @@ void Simulation::rebuild(bool canonical_order) {
       permute(x, 3), permute(type, 1), permute(s.v, 3), permute(s.image, 3), permute(s.id, 1),
           permute(s.noise, 1), permute(s.mask, 1);
       if (w > 0) permute(s.extra, w);
+      rc = rebuild_positions();
     }
     s.send_atom.clear();
     s.send_begin.assign(1, 0);
@@ -1613,7 +1634,7 @@ void Simulation::rebuild(bool canonical_order) {
         const auto u = static_cast<std::size_t>(i);
         bool inside = true;
         for (std::size_t d = 0; d < 3 && inside; ++d) {
-          const double p = x[3 * u + d] + seg.rebuild_shift[d];
+          const double p = rc[3 * u + d] + seg.rebuild_shift[d];
           inside = p >= lo[d] - reach[d] && p < hi[d] + reach[d];
         }
         if (inside) s.send_atom.push_back(i);
@@ -1701,7 +1722,7 @@ void Simulation::rebuild(bool canonical_order) {
                        t.resize(send_extra_, extra * s.send_atom.size());
                        t.resize(ghost_tally_, tally * ghosts_here);
                        t.resize(send_tally_, tally * s.send_atom.size());
-                       pack_ghost_positions(t, true);
+                       pack_ghost_positions(t, fractional);
                        const auto type = t.get(type_);
                        auto out = t.get(send_type_);
                        auto tags = t.get(send_tag_);
@@ -1712,7 +1733,7 @@ void Simulation::rebuild(bool canonical_order) {
                        }
                      },
                      {&*plan_x_, &*plan_type_, &*plan_tag_});
-  if (triclinic)
+  if (fractional)
     runtime_.superstep("md.to_cartesian", [&](Tile& t) {
       TileAtoms& s = state(t);
       auto x = t.get(x_);

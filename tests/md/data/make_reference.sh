@@ -192,6 +192,7 @@ done
 (cd "$work" && lmp -in "$here/in.prism" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > prism.lammps.out
 # A triclinic box, its data file and replicate.
 (cd "$work" && lmp -in "$here/in.triclinic" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > triclinic.lammps.out
+cp "$work/triclinic.dump" triclinic.lammps.dump
 # fix deform's styles, and shear flow with fix nvt/sllod and compute temp/deform.
 for n in deform nemd_sllod change_box; do
   (cd "$work" && lmp -in "$here/in.$n" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > $n.lammps.out

@@ -343,7 +343,12 @@ void Dump::observe(Simulation& sim, bool, bool) {
   if (sim.step() == last_step_ || sim.step() % every_ != 0) return;
   // Sorted by id on rank 0; positions as LAMMPS's dumps write them, not wrapped since the last
   // rebuild.
-  const std::vector<AtomRecord> atoms = sim.gather_atoms(Simulation::Positions::as_stored);
+  std::vector<AtomRecord> atoms = sim.gather_atoms(Simulation::Positions::as_stored);
+  if (group_ != "all") {
+    const int bit = sim.group_bit(group_);
+    if (bit < 0) throw Error("dump " + id_ + ": its group " + group_ + " no longer exists");
+    std::erase_if(atoms, [mask = 1u << bit](const AtomRecord& a) { return (a.mask & mask) == 0; });
+  }
   int rank = 0;
   MPI_Comm_rank(sim.runtime().comm(), &rank);
   if (rank == 0) {

@@ -1281,12 +1281,15 @@ void Input::thermo_modify(const std::vector<std::string>& a) {
 }
 
 void Input::dump(const std::vector<std::string>& a) {
-  need(a, 5, "dump ID all STYLE N FILE [fields...]");
-  if (a[1] != "all") bad("dump " + a[0] + ": Tessera supports the group all");
+  need(a, 5, "dump ID GROUP STYLE N FILE [fields...]");
+  if (sim().group_bit(a[1]) < 0) bad("dump " + a[0] + ": there is no group " + a[1]);
+  if (a[1] != "all" && a[2] == "netcdf")
+    bad("dump " + a[0] + ": md_ipu's NetCDF dumps hold the group all (a fixed atom count)");
   if (dumps_.count(a[0])) bad("dump ID " + a[0] + " is already in use; undump it first");
   const long long every = integer("dump", a[3], 1, int_max);
   auto d = Dump::make(a[0], a[2], static_cast<int>(every), a[4],
                       std::vector<std::string>(a.begin() + 5, a.end()));
+  d->set_group(a[1]);
   dumps_[a[0]] = d;
   sim().add_observer(d);
 }

@@ -197,4 +197,7 @@ cp "$work/triclinic.dump" triclinic.lammps.dump
 for n in deform nemd_sllod change_box; do
   (cd "$work" && lmp -in "$here/in.$n" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > $n.lammps.out
 done
+# Dumps of a group.
+(cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
+for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done
 echo "reference files written"

@@ -42,6 +42,8 @@ class Dump : public Observer {
 
   // dump_modify format float FMT.
   void set_float_format(const std::string& format);
+  // The group whose atoms each frame holds (all by default), as LAMMPS's dump GROUP.
+  void set_group(std::string group) { group_ = std::move(group); }
   const std::string& id() const { return id_; }
   const std::string& file() const { return file_; }
   // Whether a write of this dump failed during the current run.
@@ -70,6 +72,7 @@ class Dump : public Observer {
   int every_;
   std::string file_;
   std::vector<std::string> fields_;
+  std::string group_ = "all";
   std::string float_format_;
   std::int64_t last_step_ = -1;
   std::unique_ptr<AtomicFile> out_;

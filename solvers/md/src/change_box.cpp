@@ -86,9 +86,7 @@ std::string change_box(Simulation& sim, const std::vector<std::string>& a,
     if (b.triclinic) {
       if (dimension == 2 && (b.xz != 0.0 || b.yz != 0.0))
         bad("change_box: a 2-d box cannot be tilted in z");
-      if ((std::fabs(b.xy / b.length(0)) > 0.5 && boundary.periodic(0)) ||
-          (std::fabs(b.xz / b.length(0)) > 0.5 && boundary.periodic(0)) ||
-          (std::fabs(b.yz / b.length(1)) > 0.5 && boundary.periodic(1)))
+      if (skew_too_large(b, {boundary.periodic(0), boundary.periodic(1), boundary.periodic(2)}))
         bad("change_box: the triclinic box's skew would be too large (xy and xz at most half of "
             "lx, yz at most half of ly in periodic dimensions)");
     }

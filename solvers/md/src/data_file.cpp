@@ -636,8 +636,7 @@ void read_restart(Simulation& sim, const std::string& path) {
     for (std::size_t d = 0; d < 3; ++d)
       if (!std::isfinite(a.x[d]) || !std::isfinite(a.v[d]))
         r.fail("has " + which + ": a position or velocity that is not finite");
-    std::array<double, 3> c = a.x, c_lo = box.lo, c_hi = box.hi;
-    if (box.triclinic) BoxMatrix(box).to_fraction(a.x.data(), c.data()), c_lo = {0, 0, 0}, c_hi = {1, 1, 1};
+    const auto [c, c_lo, c_hi] = face_coordinates(box, a.x);
     for (std::size_t i = 0; i < 3; ++i) {
       const double l = c_hi[i] - c_lo[i];
       if (c[i] < c_lo[i] - l || c[i] >= c_hi[i] + l)

@@ -264,6 +264,19 @@ void BoxMatrix::bounding_box(const std::array<double, 3>& flo, const std::array<
   lo_out = lo_new, hi_out = hi_new;
 }
 
+FaceCoordinates face_coordinates(const Box& box, const std::array<double, 3>& x) {
+  if (!box.triclinic) return {x, box.lo, box.hi};
+  FaceCoordinates f{{}, {0, 0, 0}, {1, 1, 1}};
+  BoxMatrix(box).to_fraction(x.data(), f.c.data());
+  return f;
+}
+
+bool skew_too_large(const Box& box, const std::array<bool, 3>& periodic) {
+  return box.triclinic && ((std::fabs(box.xy / box.length(0)) > 0.5 && periodic[0]) ||
+                           (std::fabs(box.xz / box.length(0)) > 0.5 && periodic[0]) ||
+                           (std::fabs(box.yz / box.length(1)) > 0.5 && periodic[1]));
+}
+
 void minimum_image(const Box& box, const std::array<bool, 3>& periodic, double* delta) {
   if (!box.triclinic) {
     for (int d = 0; d < 3; ++d)

@@ -117,17 +117,15 @@ void FixIndent::pre_force(Simulation& sim) {
   // The centre into the periodic box (LAMMPS's Domain::remap, through fractional coordinates
   // in a triclinic box).
   if (shape_ != Shape::plane) {
-    const BoxMatrix m(box);
-    std::array<double, 3> c = centre_, lo = box.lo, hi = box.hi, length{};
-    if (box.triclinic) m.to_fraction(centre_.data(), c.data()), lo = {0, 0, 0}, hi = {1, 1, 1};
+    auto [c, lo, hi] = face_coordinates(box, centre_);
     for (std::size_t d = 0; d < 3; ++d) {
-      length[d] = hi[d] - lo[d];
       if (!periodic_[d]) continue;
-      while (c[d] < lo[d]) c[d] += length[d];
-      while (c[d] >= hi[d]) c[d] -= length[d];
+      const double length = hi[d] - lo[d];
+      while (c[d] < lo[d]) c[d] += length;
+      while (c[d] >= hi[d]) c[d] -= length;
       c[d] = std::max(c[d], lo[d]);
     }
-    if (box.triclinic) m.to_cartesian(c.data(), centre_.data()); else centre_ = c;
+    if (box.triclinic) BoxMatrix(box).to_cartesian(c.data(), centre_.data()); else centre_ = c;
   }
   tally_.resize(sim.runtime(), 4);
 }

@@ -153,9 +153,7 @@ void Simulation::create_box(int types, const Box& box_in, bool expand) {
     // LAMMPS's Domain::set_initial_box checks.
     if (dimension_ == 2 && (box.xz != 0.0 || box.yz != 0.0))
       throw ConfigError("a 2-d box cannot be tilted in z (xz and yz must be 0)");
-    if ((std::fabs(box.xy / box.length(0)) > 0.5 && boundary_.periodic(0)) ||
-        (std::fabs(box.xz / box.length(0)) > 0.5 && boundary_.periodic(0)) ||
-        (std::fabs(box.yz / box.length(1)) > 0.5 && boundary_.periodic(1)))
+    if (skew_too_large(box, periodicity()))
       throw ConfigError(
           "the triclinic box's skew is too large (xy and xz at most half of lx, yz "
           "at most half of ly in periodic dimensions, LAMMPS's limit); use an equivalent box "
@@ -236,8 +234,7 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
     // previous run leaves them) are wrapped in, as LAMMPS does; farther away is an error.
     // A shrink-wrapped face follows the atoms (at the next run's setup); a fixed one does not.
     // In a triclinic box, in fractional coordinates.
-    std::array<double, 3> c = a.x, c_lo = box_.lo, c_hi = box_.hi;
-    if (box_.triclinic) BoxMatrix(box_).to_fraction(a.x.data(), c.data()), c_lo = {0, 0, 0}, c_hi = {1, 1, 1};
+    const auto [c, c_lo, c_hi] = face_coordinates(box_, a.x);
     for (int d = 0; d < 3; ++d) {
       const auto i = static_cast<std::size_t>(d);
       const double l = c_hi[i] - c_lo[i];
@@ -1216,8 +1213,8 @@ void Simulation::remap_atoms(bool migrate, const std::array<int, 3>& flips) {
         throw Error("atom " + fmt_id(s.id[i]) + " cannot be mapped into the box: its position is "
                     "not finite or too far away");
       for (std::size_t d = 0; d < 3; ++d) {
-        const double lo = triclinic ? 0.0 : box_.lo[d], hi = triclinic ? 1.0 : box_.hi[d];
-        if ((boundary_.face[d][0] == 'f' && xi[d] < lo) || (boundary_.face[d][1] == 'f' && xi[d] >= hi))
+        if ((boundary_.face[d][0] == 'f' && xi[d] < domain_.lo_1d(d)) ||
+            (boundary_.face[d][1] == 'f' && xi[d] >= domain_.hi_1d(d)))
           throw ConfigError("atom " + fmt_id(s.id[i]) + " is outside the box's fixed " + "xyz"[d] +
                             " faces after the box changed; LAMMPS would lose it");
       }
@@ -1499,16 +1496,14 @@ void Simulation::rebuild(bool canonical_order) {
       if (c != xi && (image[0] != s.image[3 * u] || image[1] != s.image[3 * u + 1] ||
                       image[2] != s.image[3 * u + 2]))
         matrix.to_cartesian(c, xi);  // wrapped at the setup: back to Cartesian, moved
-      const auto face_lo = [&](std::size_t d) { return triclinic ? 0.0 : box_.lo[d]; };
-      const auto face_hi = [&](std::size_t d) { return triclinic ? 1.0 : box_.hi[d]; };
       for (std::size_t d = 0; d < 3; ++d) {
         s.image[3 * u + d] = image[d];
         // LAMMPS's Lost atoms (its default, thermo_modify lost error), at the rebuild.
-        if (boundary_.face[d][0] == 'f' && c[d] < face_lo(d))
+        if (boundary_.face[d][0] == 'f' && c[d] < domain_.lo_1d(d))
           throw Error("atom " + fmt_id(s.id[u]) + " is lost: it left the box through its fixed " +
                       "xyz"[d] + "lo face by step " + std::to_string(step_) +
                       "; keep atoms in with a wall fix (fix wall/reflect) or use boundary s");
-        if (boundary_.face[d][1] == 'f' && c[d] >= face_hi(d))
+        if (boundary_.face[d][1] == 'f' && c[d] >= domain_.hi_1d(d))
           throw Error("atom " + fmt_id(s.id[u]) + " is lost: it left the box through its fixed " +
                       "xyz"[d] + "hi face by step " + std::to_string(step_) +
                       "; keep atoms in with a wall fix (fix wall/reflect) or use boundary s");

@@ -95,6 +95,16 @@ struct BoxMatrix {
                     std::array<double, 3>& lo_out, std::array<double, 3>& hi_out) const;
 };
 
+// A position in the coordinates whose constant planes are the box's faces (Cartesian in an
+// orthogonal box, fractional in a triclinic one), with the faces' values there.
+struct FaceCoordinates {
+  std::array<double, 3> c, lo, hi;
+};
+FaceCoordinates face_coordinates(const Box& box, const std::array<double, 3>& x);
+// Whether a triclinic box's tilts pass LAMMPS's limit (Domain::set_initial_box): xy or xz beyond
+// half of lx with x periodic, yz beyond half of ly with y periodic.
+bool skew_too_large(const Box& box, const std::array<bool, 3>& periodic);
+
 // LAMMPS's Domain::minimum_image: each periodic component of a separation moved to its nearest
 // image (one shift, no more), z first so that a triclinic box's tilts carry into y and x.
 void minimum_image(const Box& box, const std::array<bool, 3>& periodic, double* delta);
@@ -157,6 +167,9 @@ class Domain {
   const std::array<double, 3>& reach() const { return reach_; }
   int tiles() const { return grid_[0] * grid_[1] * grid_[2]; }
 
+  // The box's lower and upper faces in rebuild coordinates (0 and 1 when triclinic).
+  double lo_1d(std::size_t d) const { return box_.triclinic ? 0.0 : box_.lo[d]; }
+  double hi_1d(std::size_t d) const { return box_.triclinic ? 1.0 : box_.hi[d]; }
   // A tile's sub-box in rebuild coordinates.
   std::array<double, 3> sub_lo(int tile) const;
   std::array<double, 3> sub_hi(int tile) const;
@@ -186,9 +199,6 @@ class Domain {
   std::array<int, 3> coords(int tile) const;
   void build_segments();
   void set_shifts();
-  // The lower and upper rebuild coordinates of the box (0 and 1 when triclinic).
-  double lo_1d(std::size_t d) const { return box_.triclinic ? 0.0 : box_.lo[d]; }
-  double hi_1d(std::size_t d) const { return box_.triclinic ? 1.0 : box_.hi[d]; }
   double length_1d(std::size_t d) const { return box_.triclinic ? 1.0 : box_.length(static_cast<int>(d)); }
   double sub_lo_1d(int d, int k) const {
     const auto i = static_cast<std::size_t>(d);

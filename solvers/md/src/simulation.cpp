@@ -1197,7 +1197,7 @@ void Simulation::change_box(const Box& box) {
 
 void Simulation::remap_atoms(bool migrate, const std::array<int, 3>& flips) {
   changed();
-  const auto [m, n, p] = flips;
+  const int m = flips[0], n = flips[1], p = flips[2];
   const BoxMatrix matrix(box_);
   const bool triclinic = box_.triclinic;
   runtime_.superstep("md.remap_atoms", [&](Tile& t) {

@@ -66,9 +66,6 @@ std::size_t PressureSettings::parse(const std::vector<std::string>& w, std::size
 
 void PressureSettings::check(const Simulation* sim, int dimension, const std::string& what) const {
   using arguments::bad;
-  if (dimensions() > 0 && sim && sim->has_box() && sim->box().triclinic)
-    bad(what + ": md_ipu's barostats change orthogonal boxes only (this one is triclinic; "
-               "LAMMPS's tri, xy, xz, yz settings are not supported)");
   if (dimension == 2 && (coupling == PressureCoupling::yz || coupling == PressureCoupling::xz))
     bad(what + ": couple yz or xz in a 2-d simulation");
   auto same = [&](std::size_t i, std::size_t j) {
@@ -161,11 +158,18 @@ std::array<double, 3> coupled_pressure(const Simulation& sim, bool iso, Pressure
   return p;
 }
 
-void dilate(double* x, const Box& from, const Box& to) {
-  for (std::size_t d = 0; d < 3; ++d) {
-    const double lamda = (1.0 / (from.hi[d] - from.lo[d])) * (x[d] - from.lo[d]);
-    x[d] = (to.hi[d] - to.lo[d]) * lamda + to.lo[d];
-  }
+std::array<double, 3> shear_pressure(const Simulation& sim, const std::array<double, 6>& ke,
+                                     const std::array<double, 6>& virial) {
+  const double inv_volume = 1.0 / sim.volume(), nktv2p = sim.units().nktv2p;
+  std::array<double, 3> p{};
+  for (std::size_t k = 0; k < (sim.dimension() == 3 ? 3u : 1u); ++k)
+    p[k] = (ke[3 + k] + virial[3 + k]) * inv_volume * nktv2p;
+  return p;
+}
+
+void dilate(double* x, const BoxMatrix& from, const BoxMatrix& to) {
+  from.to_fraction(x, x);
+  to.to_cartesian(x, x);
 }
 
 }  // namespace tessera::md

@@ -19,6 +19,18 @@ FixNH::FixNH(const FixArguments& a, std::string style)
   const std::string what = "fix " + a.id + " " + style_;
   // Its temperature is all atoms' (compute temp of group all) and it dilates them all.
   if (a.group != "all") throw ConfigError(what + ": md_ipu thermostats the group all only");
+  // The defaults LAMMPS takes from the box at the fix's creation: the fixed point at its centre,
+  // tilts that are not zero scaled with their lengths along periodic dimensions.
+  const bool boxed = a.sim && a.sim->has_box();
+  if (boxed) {
+    const Box& box = a.sim->box();
+    const Boundary& boundary = a.sim->boundary();
+    for (std::size_t d = 0; d < 3; ++d) fixedpoint_[d] = 0.5 * (box.lo[d] + box.hi[d]);
+    const bool three = a.sim->dimension() == 3;
+    scale_ = {three && boundary.periodic(2) && box.yz != 0.0,
+              three && boundary.periodic(2) && box.xz != 0.0,
+              boundary.periodic(1) && box.xy != 0.0};
+  }
   if (!a.from_restart) {
     parse(a);
     check(a);
@@ -33,9 +45,11 @@ FixNH::FixNH(const FixArguments& a, std::string style)
   etap_dot_.assign(static_cast<std::size_t>(mpchain_) + 1, 0.0);
   etap_dotdot_ = etap_mass_ = etap_;
   iso_ = pressure_.iso(a.sim ? a.sim->dimension() : 3);
-  if (a.sim && a.sim->has_box())
-    for (std::size_t d = 0; d < 3; ++d)
-      fixedpoint_[d] = 0.5 * (a.sim->box().lo[d] + a.sim->box().hi[d]);
+  triclinic_ = tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
+  // LAMMPS's pre_exchange_flag: flips are watched for where tilts are steered or not zero.
+  flip_watch_ = flip_allowed_ && (triclinic_ || (boxed && (a.sim->box().xy != 0.0 ||
+                                                           a.sim->box().xz != 0.0 ||
+                                                           a.sim->box().yz != 0.0)));
 }
 
 void FixNH::parse(const FixArguments& a) {
@@ -59,9 +73,47 @@ void FixNH::parse(const FixArguments& a) {
       t_stop_ = number(what + " temp", w[at + 2]);
       t_period_ = number(what + " temp", w[at + 3]);
       at += 4;
-    } else if (key == "tri" || key == "xy" || key == "xz" || key == "yz" || key == "scalexy" ||
-               key == "scalexz" || key == "scaleyz" || key == "flip") {
-      bad(what + ": " + key + " needs a triclinic box, which md_ipu does not have yet");
+    } else if (key == "tri") {
+      // x, y, z at P and every shear stress at zero, uncoupled (LAMMPS's tri).
+      need_values(at, 3);
+      const double p0 = real(at + 1), p1 = real(at + 2), damp = real(at + 3);
+      pressure_.coupling = PressureCoupling::none;
+      scale_ = {0, 0, 0};
+      for (std::size_t d = 0; d < 3; ++d) {
+        pressure_.start[d] = p0, pressure_.stop[d] = p1, pressure_.period[d] = damp;
+        pressure_.flag[d] = 1;
+        tilt_.start[d] = tilt_.stop[d] = 0, tilt_.period[d] = damp, tilt_.flag[d] = 1;
+      }
+      if (dimension == 2) {
+        pressure_.start[2] = pressure_.stop[2] = pressure_.period[2] = 0, pressure_.flag[2] = 0;
+        for (std::size_t k = 0; k < 2; ++k)
+          tilt_.start[k] = tilt_.stop[k] = tilt_.period[k] = 0, tilt_.flag[k] = 0;
+      }
+      at += 4;
+    } else if (key == "yz" || key == "xz" || key == "xy") {
+      need_values(at, 3);
+      const std::size_t k = key == "yz" ? 0 : key == "xz" ? 1 : 2;
+      if (dimension == 2 && k < 2) bad(what + ": " + key + " has no stress in a 2-d simulation");
+      tilt_.start[k] = real(at + 1);
+      tilt_.stop[k] = real(at + 2);
+      tilt_.period[k] = real(at + 3);
+      tilt_.flag[k] = 1;
+      scale_[k] = 0;
+      pressure_.per_dimension = true;
+      at += 4;
+    } else if (key == "scaleyz" || key == "scalexz" || key == "scalexy") {
+      need_values(at, 1);
+      const std::size_t k = key == "scaleyz" ? 0 : key == "scalexz" ? 1 : 2;
+      scale_[k] = yes_no(what + " " + key, w[at + 1]);
+      at += 2;
+    } else if (key == "flip") {
+      need_values(at, 1);
+      flip_allowed_ = yes_no(what + " flip", w[at + 1]);
+      at += 2;
+    } else if (key == "fixedpoint") {
+      need_values(at, 3);
+      for (std::size_t d = 0; d < 3; ++d) fixedpoint_[d] = real(at + 1 + d);
+      at += 4;
     } else if (key == "drag") {
       need_values(at, 1);
       drag_ = real(at + 1);
@@ -80,7 +132,7 @@ void FixNH::parse(const FixArguments& a) {
       need_values(at, 1);
       mtk_ = yes_no(what + " mtk", w[at + 1]);
       at += 2;
-    } else if (key == "nreset" || key == "fixedpoint" || key == "update" || key == "ext" ||
+    } else if (key == "nreset" || key == "update" || key == "ext" ||
                key == "ptemp" || key == "disc") {
       bad(what + ": the keyword " + key + " is not supported by md_ipu");
     } else {
@@ -90,10 +142,10 @@ void FixNH::parse(const FixArguments& a) {
   const bool nvt = style_ == "nvt" || style_ == "nvt/sllod";
   if (style_ == "nph" && temp_given) bad(what + ": nph takes no temp keyword (use npt)");
   if (style_ != "nph" && !temp_given) bad(what + ": " + style_ + " needs temp T0 T1 TDAMP");
-  if (nvt && (pressure_.flag[0] || pressure_.flag[1] || pressure_.flag[2]))
-    bad(what + ": " + style_ + " takes no pressure settings (use npt)");
-  if (!nvt && !(pressure_.flag[0] || pressure_.flag[1] || pressure_.flag[2]))
-    bad(what + ": " + style_ + " needs pressure settings (iso, aniso, or x, y, z)");
+  const bool steers = pressure_.dimensions() > 0 || tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
+  if (nvt && steers) bad(what + ": " + style_ + " takes no pressure settings (use npt)");
+  if (!nvt && !steers)
+    bad(what + ": " + style_ + " needs pressure settings (iso, aniso, tri, or x, y, z, xy, xz, yz)");
   if (style_ == "nvt/sllod" && nc_tchain_ != 1)
     bad(what + ": md_ipu's nvt/sllod takes tloop 1 only");
 }
@@ -105,6 +157,35 @@ void FixNH::check(const FixArguments& a) const {
     bad(what + ": temperatures must be positive");
   if (style_ != "nph" && !(t_period_ > 0)) bad(what + ": Tdamp must be positive");
   pressure_.check(a.sim, dimension, what);
+  // LAMMPS's checks of the shape's settings.
+  static const char* tilt_name[3] = {"yz", "xz", "xy"};
+  if (dimension == 2 && (scale_[0] || scale_[1]))
+    bad(what + ": scaleyz or scalexz in a 2-d simulation");
+  const bool any_tilt = tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
+  if (any_tilt && a.sim && a.sim->has_box() && !a.sim->box().triclinic)
+    bad(what + ": xy, xz, yz and tri need a triclinic box (this one is orthogonal)");
+  for (std::size_t k = 0; k < 3; ++k) {
+    // yz and xz tilt along z, xy along y: that dimension must be periodic.
+    const std::size_t along = k == 2 ? 1 : 2;
+    const std::string dim(1, static_cast<char>('x' + along));
+    if (a.sim && !a.sim->boundary().periodic(along)) {
+      if (tilt_.flag[k])
+        bad(what + ": " + tilt_name[k] + " needs " + dim + " periodic (it is not)");
+      if (scale_[k])
+        bad(what + ": scale" + tilt_name[k] + " needs " + dim + " periodic (it is not)");
+    }
+    if (tilt_.flag[k] && scale_[k])
+      bad(what + ": " + tilt_name[k] + " is both steered and scaled (scale" + tilt_name[k] +
+          " no)");
+    if (tilt_.flag[k] && !(tilt_.period[k] > 0)) bad(what + ": Pdamp must be positive");
+  }
+}
+
+double FixNH::p_freq_max() const {
+  double most = 0;
+  for (std::size_t i = 0; i < omegas(); ++i)
+    if (steered(i)) most = std::max(most, p_freq(i));
+  return most;
 }
 
 void FixNH::compute_temp_target(const Simulation& sim) {
@@ -120,32 +201,67 @@ void FixNH::compute_press_target(const Simulation& sim) {
       p_target_[i] = pressure_.start[i] + delta * (pressure_.stop[i] - pressure_.start[i]);
       p_hydro_ += p_target_[i];
     }
-  p_hydro_ /= pressure_.dimensions();
-  if (pressure_.per_dimension) compute_sigma(sim);
+  if (pressure_.dimensions() > 0) p_hydro_ /= pressure_.dimensions();
+  if (triclinic_)
+    for (std::size_t k = 0; k < 3; ++k)
+      p_target_[3 + k] = tilt_.start[k] + delta * (tilt_.stop[k] - tilt_.start[k]);
+  if (pressure_.per_dimension) compute_sigma();
 }
 
-// LAMMPS's FixNH::compute_sigma for an orthogonal cell: sigma = vol0 h0^-1 (p_target - p_hydro)
-// h0^-T, whose off-diagonal terms are zero.
-void FixNH::compute_sigma(const Simulation&) {
-  for (std::size_t i = 0; i < 3; ++i)
-    sigma_[i] = vol0_ * (h0_inv_[i] * ((p_target_[i] - p_hydro_) * h0_inv_[i]));
+// LAMMPS's FixNH::compute_sigma: the upper triangle of sigma = vol0 h0^-1 (p_target - p_hydro)
+// h0^-T (Voigt), in pressure x volume / length^2, with its grouping of terms.
+void FixNH::compute_sigma() {
+  const auto& hi = h0_inv_;
+  const auto& p = p_target_;
+  const double p0 = p[0] - p_hydro_, p1 = p[1] - p_hydro_, p2 = p[2] - p_hydro_;
+  sigma_[0] = vol0_ * (hi[0] * (p0 * hi[0] + p[5] * hi[5] + p[4] * hi[4]) +
+                       hi[5] * (p[5] * hi[0] + p1 * hi[5] + p[3] * hi[4]) +
+                       hi[4] * (p[4] * hi[0] + p[3] * hi[5] + p2 * hi[4]));
+  sigma_[1] = vol0_ * (hi[1] * (p1 * hi[1] + p[3] * hi[3]) + hi[3] * (p[3] * hi[1] + p2 * hi[3]));
+  sigma_[2] = vol0_ * (hi[2] * (p2 * hi[2]));
+  sigma_[3] = vol0_ * (hi[1] * (p[3] * hi[2]) + hi[3] * (p2 * hi[2]));
+  sigma_[4] = vol0_ * (hi[0] * (p[4] * hi[2]) + hi[5] * (p[3] * hi[2]) + hi[4] * (p2 * hi[2]));
+  sigma_[5] = vol0_ * (hi[0] * (p[5] * hi[1] + p[4] * hi[3]) + hi[5] * (p1 * hi[1] + p[3] * hi[3]) +
+                       hi[4] * (p[3] * hi[1] + p2 * hi[3]));
 }
 
+std::array<double, 6> FixNH::deviatoric(const Box& box) const {
+  const auto h = BoxMatrix(box).h;
+  const auto& s = sigma_;
+  return {h[0] * (s[0] * h[0] + s[5] * h[5] + s[4] * h[4]) +
+              h[5] * (s[5] * h[0] + s[1] * h[5] + s[3] * h[4]) +
+              h[4] * (s[4] * h[0] + s[3] * h[5] + s[2] * h[4]),
+          h[1] * (s[1] * h[1] + s[3] * h[3]) + h[3] * (s[3] * h[1] + s[2] * h[3]),
+          h[2] * (s[2] * h[2]),
+          h[1] * (s[3] * h[2]) + h[3] * (s[2] * h[2]),
+          h[0] * (s[4] * h[2]) + h[5] * (s[3] * h[2]) + h[4] * (s[2] * h[2]),
+          h[0] * (s[5] * h[1] + s[4] * h[3]) + h[5] * (s[1] * h[1] + s[3] * h[3]) +
+              h[4] * (s[3] * h[1] + s[2] * h[3])};
+}
+
+// LAMMPS's compute_strain_energy: 0.5 Tr(sigma h h^T), in energy units.
 double FixNH::strain_energy(const Simulation& sim) const {
-  const Box& b = sim.box();
-  double sum = 0;
-  for (int i = 0; i < 3; ++i) {
-    const double h = b.length(i);
-    sum += sigma_[static_cast<std::size_t>(i)] * (h * h);
-  }
-  return 0.5 * sum / sim.units().nktv2p;
+  const auto h = BoxMatrix(sim.box()).h;
+  const auto& s = sigma_;
+  const double d0 = s[0] * (h[0] * h[0] + h[5] * h[5] + h[4] * h[4]) +
+                    s[5] * (h[1] * h[5] + h[3] * h[4]) + s[4] * (h[2] * h[4]);
+  const double d1 = s[5] * (h[5] * h[1] + h[4] * h[3]) + s[1] * (h[1] * h[1] + h[3] * h[3]) +
+                    s[3] * (h[2] * h[3]);
+  const double d2 = s[4] * (h[4] * h[2]) + s[3] * (h[3] * h[2]) + s[2] * (h[2] * h[2]);
+  return 0.5 * (d0 + d1 + d2) / sim.units().nktv2p;
 }
 
 void FixNH::couple(const Simulation& sim, const std::array<double, 6>& ke,
                    const std::array<double, 6>& virial) {
   for (std::size_t i = 0; i < 3; ++i) mvv_current_[i] = ke[i];
-  p_current_ = coupled_pressure(sim, iso_, pressure_.coupling, tdof_, ke, virial,
-                                "fix " + id() + " " + style_);
+  const auto diagonal = coupled_pressure(sim, iso_, pressure_.coupling, tdof_, ke, virial,
+                                         "fix " + id() + " " + style_);
+  for (std::size_t i = 0; i < 3; ++i) p_current_[i] = diagonal[i];
+  if (triclinic_) {
+    // The pressure tensor's xy xz yz, in Voigt order.
+    const auto shear = shear_pressure(sim, ke, virial);
+    p_current_[3] = shear[2], p_current_[4] = shear[1], p_current_[5] = shear[0];
+  }
 }
 
 void FixNH::init_masses(const Simulation& sim, double t_current) {
@@ -170,15 +286,11 @@ void FixNH::init_masses(const Simulation& sim, double t_current) {
   if (barostat_) {
     const double kt = boltz * t_target_;
     const double nkt = static_cast<double>(sim.natoms() + 1) * kt;
-    double p_freq_max = 0;
-    for (std::size_t i = 0; i < 3; ++i)
-      if (pressure_.flag[i]) {
-        const double p_freq = 1.0 / pressure_.period[i];
-        omega_mass_[i] = nkt / (p_freq * p_freq);
-        p_freq_max = std::max(p_freq_max, p_freq);
-      }
+    for (std::size_t i = 0; i < omegas(); ++i)
+      if (steered(i)) omega_mass_[i] = nkt / (p_freq(i) * p_freq(i));
+    const double freq = p_freq_max();
     for (std::size_t k = 0; k < etap_mass_.size(); ++k)
-      etap_mass_[k] = boltz * t_target_ / (p_freq_max * p_freq_max);
+      etap_mass_[k] = boltz * t_target_ / (freq * freq);
     for (std::size_t k = 1; k < etap_mass_.size(); ++k)
       etap_dotdot_[k] =
           (etap_mass_[k - 1] * etap_dot_[k - 1] * etap_dot_[k - 1] - boltz * t_target_) /
@@ -205,10 +317,19 @@ void FixNH::setup(Simulation& sim) {
   } else {
     t_current_ = sim.temperature_now();
   }
+  if (barostat_) {
+    // LAMMPS's FixNH::init: no fix deform on a component the barostat steers.
+    for (const auto& fix : sim.fixes())
+      if (const auto* d = dynamic_cast<const FixDeform*>(fix.get()))
+        for (std::size_t i = 0; i < 6; ++i)
+          if (steered(i) && d->changes(i))
+            throw ConfigError("fix " + id() + " " + style_ + " and fix " + d->id() +
+                              " deform act on the same component of the stress tensor");
+  }
   if (barostat_ && vol0_ == 0.0) {
     // The reference cell, at the first run (LAMMPS's FixNH::init).
     vol0_ = sim.volume();
-    for (int d = 0; d < 3; ++d) h0_inv_[static_cast<std::size_t>(d)] = 1.0 / sim.box().length(d);
+    h0_inv_ = BoxMatrix(sim.box()).h_inv;
   }
   init_masses(sim, t_current_);
   if (barostat_) {
@@ -274,18 +395,17 @@ void FixNH::nhc_press_integrate(const Simulation& sim) {
   const double boltz = sim.units().boltz, dt = sim.timestep();
   const double dthalf = 0.5 * dt, dt4 = 0.25 * dt, dt8 = 0.125 * dt;
   const double kt = boltz * t_target_;
-  double p_freq_max = 0;
-  for (std::size_t i = 0; i < 3; ++i)
-    if (pressure_.flag[i]) p_freq_max = std::max(p_freq_max, 1.0 / pressure_.period[i]);
-  const double pdrag_factor = 1.0 - (dt * p_freq_max * drag_ / nc_pchain_);
+  const double pdrag_factor = 1.0 - (dt * p_freq_max() * drag_ / nc_pchain_);
   const std::size_t m = etap_.size();
   auto barostat_ke = [&] {
     double ke = 0;
-    for (std::size_t i = 0; i < 3; ++i)
-      if (pressure_.flag[i]) ke += omega_mass_[i] * omega_dot_[i] * omega_dot_[i];
+    for (std::size_t i = 0; i < omegas(); ++i)
+      if (steered(i)) ke += omega_mass_[i] * omega_dot_[i] * omega_dot_[i];
     return ke;
   };
-  const double lkt_press = iso_ ? kt : pressure_.dimensions() * kt;
+  int pdof = 0;
+  for (std::size_t i = 0; i < omegas(); ++i) pdof += steered(i);
+  const double lkt_press = iso_ ? kt : pdof * kt;
   etap_dotdot_[0] = (barostat_ke() - lkt_press) / etap_mass_[0];
   const double ncfac = 1.0 / nc_pchain_;
   for (int loop = 0; loop < nc_pchain_; ++loop) {
@@ -303,8 +423,8 @@ void FixNH::nhc_press_integrate(const Simulation& sim) {
     etap_dot_[0] *= expfac;
     for (std::size_t k = 0; k < m; ++k) etap_[k] += ncfac * dthalf * etap_dot_[k];
     const double factor_etap = std::exp(-ncfac * dthalf * etap_dot_[0]);
-    for (std::size_t i = 0; i < 3; ++i)
-      if (pressure_.flag[i]) omega_dot_[i] *= factor_etap;
+    for (std::size_t i = 0; i < omegas(); ++i)
+      if (steered(i)) omega_dot_[i] *= factor_etap;
     etap_dotdot_[0] = (barostat_ke() - lkt_press) / etap_mass_[0];
     etap_dot_[0] *= expfac;
     etap_dot_[0] += etap_dotdot_[0] * ncfac * dt4;
@@ -321,15 +441,14 @@ void FixNH::nhc_press_integrate(const Simulation& sim) {
   }
 }
 
-// LAMMPS's FixNH::nh_omega_dot (orthogonal cell).
+// LAMMPS's FixNH::nh_omega_dot.
 void FixNH::nh_omega_dot(const Simulation& sim) {
   const double volume = sim.volume(), nktv2p = sim.units().nktv2p;
   const double dthalf = 0.5 * sim.timestep();
-  double p_freq_max = 0;
-  for (std::size_t i = 0; i < 3; ++i)
-    if (pressure_.flag[i]) p_freq_max = std::max(p_freq_max, 1.0 / pressure_.period[i]);
-  const double pdrag_factor = 1.0 - (sim.timestep() * p_freq_max * drag_ / nc_pchain_);
+  const double pdrag_factor = 1.0 - (sim.timestep() * p_freq_max() * drag_ / nc_pchain_);
   const double per_dof = static_cast<double>(pressure_.dimensions() * sim.natoms());
+  std::array<double, 6> fdev{};
+  if (pressure_.per_dimension) fdev = deviatoric(sim.box());
   double mtk_term1 = 0;
   if (mtk_) {
     if (iso_) {
@@ -338,17 +457,13 @@ void FixNH::nh_omega_dot(const Simulation& sim) {
       for (std::size_t i = 0; i < 3; ++i)
         if (pressure_.flag[i]) mtk_term1 += mvv_current_[i];
     }
-    mtk_term1 /= per_dof;
+    if (per_dof > 0) mtk_term1 /= per_dof;
   }
-  const Box& box = sim.box();
   for (std::size_t i = 0; i < 3; ++i)
     if (pressure_.flag[i]) {
       double f_omega = (p_current_[i] - p_hydro_) * volume / (omega_mass_[i] * nktv2p) +
                        mtk_term1 / omega_mass_[i];
-      if (pressure_.per_dimension) {
-        const double h = box.length(static_cast<int>(i));
-        f_omega -= h * (sigma_[i] * h) / (omega_mass_[i] * nktv2p);
-      }
+      if (pressure_.per_dimension) f_omega -= fdev[i] / (omega_mass_[i] * nktv2p);
       omega_dot_[i] += f_omega * dthalf;
       omega_dot_[i] *= pdrag_factor;
     }
@@ -356,20 +471,79 @@ void FixNH::nh_omega_dot(const Simulation& sim) {
   if (mtk_) {
     for (std::size_t i = 0; i < 3; ++i)
       if (pressure_.flag[i]) mtk_term2_ += omega_dot_[i];
-    mtk_term2_ /= per_dof;
+    if (per_dof > 0) mtk_term2_ /= per_dof;
   }
+  // The tilts' rates, from the shear pressures (no kinetic term).
+  for (std::size_t i = 3; i < omegas(); ++i)
+    if (steered(i)) {
+      double f_omega = p_current_[i] * volume / (omega_mass_[i] * nktv2p);
+      if (pressure_.per_dimension) f_omega -= fdev[i] / (omega_mass_[i] * nktv2p);
+      omega_dot_[i] += f_omega * dthalf;
+      omega_dot_[i] *= pdrag_factor;
+    }
 }
 
-Box FixNH::remapped(const Box& box, double dt) {
-  const double dto = 0.5 * dt;
+// LAMMPS's FixNH::remap on the box: h_dot = omega_dot h for upper-triangular h and omega_dot,
+// the tilts advanced in two halves around the lengths' scaling so that the step is time
+// symmetric. The tilts' updates read the lengths before this half-step (LAMMPS's h[0..2] are
+// set again only after).
+Box FixNH::remapped(const Simulation& sim, const Box& box) {
+  const double dto = 0.5 * sim.timestep(), dto2 = dto / 2.0, dto4 = dto / 4.0, dto8 = dto / 8.0;
+  const auto& od = omega_dot_;
   Box next = box;
-  for (std::size_t i = 0; i < 3; ++i) omega_[i] += dto * omega_dot_[i];
+  for (std::size_t i = 0; i < 6; ++i) omega_[i] += dto * omega_dot_[i];
+  auto h = BoxMatrix(box).h;
+  auto tilts_half = [&] {
+    if (!triclinic_) return;
+    if (tilt_.flag[1]) {
+      const double expfac = std::exp(dto8 * od[0]);
+      h[4] *= expfac;
+      h[4] += dto4 * (od[5] * h[3] + od[4] * h[2]);
+      h[4] *= expfac;
+    }
+    if (tilt_.flag[0]) {
+      const double expfac = std::exp(dto4 * od[1]);
+      h[3] *= expfac;
+      h[3] += dto2 * (od[3] * h[2]);
+      h[3] *= expfac;
+    }
+    if (tilt_.flag[2]) {
+      const double expfac = std::exp(dto4 * od[0]);
+      h[5] *= expfac;
+      h[5] += dto2 * (od[5] * h[1]);
+      h[5] *= expfac;
+    }
+    if (tilt_.flag[1]) {
+      const double expfac = std::exp(dto8 * od[0]);
+      h[4] *= expfac;
+      h[4] += dto4 * (od[5] * h[3] + od[4] * h[2]);
+      h[4] *= expfac;
+    }
+  };
+  tilts_half();
   for (std::size_t i = 0; i < 3; ++i)
     if (pressure_.flag[i]) {
-      const double expfac = std::exp(dto * omega_dot_[i]);
+      const double expfac = std::exp(dto * od[i]);
       next.lo[i] = (box.lo[i] - fixedpoint_[i]) * expfac + fixedpoint_[i];
       next.hi[i] = (box.hi[i] - fixedpoint_[i]) * expfac + fixedpoint_[i];
+      if (i == 1 && scale_[2]) h[5] *= expfac;
+      if (i == 2 && scale_[1]) h[4] *= expfac;
+      if (i == 2 && scale_[0]) h[3] *= expfac;
     }
+  tilts_half();
+  if (box.triclinic) next.yz = h[3], next.xz = h[4], next.xy = h[5];
+  // LAMMPS's limit on one step's tilt: 1.5 of the length.
+  constexpr double tilt_max = 1.5;
+  const double lx = box.length(0), ly = box.length(1);
+  if (std::abs(next.yz) > tilt_max * ly || std::abs(next.xz) > tilt_max * lx ||
+      std::abs(next.xy) > tilt_max * lx) {
+    Error e("fix " + id() + " " + style_ + " has tilted the box too far in one step at step " +
+            std::to_string(sim.step()) +
+            " (a tilt beyond 1.5 of its length): the cell is too far from equilibrium; lengthen "
+            "Pdamp or start nearer the target stress");
+    e.set_collective();
+    throw e;
+  }
   return next;
 }
 
@@ -428,8 +602,8 @@ void FixNH::pre_integrate(Simulation& sim) {
   for (std::size_t d = 0; d < 3; ++d)
     factor_press_[d] = std::exp(-dt4 * (omega_dot_[d] + mtk_term2_));
   boxes_[0] = sim.box();
-  boxes_[1] = remapped(boxes_[0], sim.timestep());
-  boxes_[2] = remapped(boxes_[1], sim.timestep());
+  boxes_[1] = remapped(sim, boxes_[0]);
+  boxes_[2] = remapped(sim, boxes_[1]);
   sim.change_box(boxes_[2]);
 }
 
@@ -446,30 +620,39 @@ void FixNH::initial_integrate(FixTile& t) {
   const double dtf = 0.5 * t.dt * t.units->ftm2v;
   const auto n = static_cast<std::size_t>(t.nlocal);
   for (std::size_t i = 0; i < n; ++i) {
+    double* v = &t.v[3 * i];
+    if (thermostat_)
+      for (std::size_t d = 0; d < 3; ++d) v[d] *= factor_eta_;
+    press_velocity(v, t.dt);
     const double dtfm = dtf / t.mass[static_cast<std::size_t>(t.type[i])];
-    for (std::size_t d = 0; d < 3; ++d) {
-      double& v = t.v[3 * i + d];
-      if (thermostat_) v *= factor_eta_;
-      v *= factor_press_[d];
-      v *= factor_press_[d];
-      v += dtfm * t.f[3 * i + d];
-    }
+    for (std::size_t d = 0; d < 3; ++d) v[d] += dtfm * t.f[3 * i + d];
   }
+  const BoxMatrix before(boxes_[0]), middle(boxes_[1]), after(boxes_[2]);
   for (std::size_t i = 0; i < n; ++i) {
     double* x = &t.x[3 * i];
-    dilate(x, boxes_[0], boxes_[1]);
+    dilate(x, before, middle);
     for (std::size_t d = 0; d < 3; ++d) x[d] += t.dt * t.v[3 * i + d];
-    dilate(x, boxes_[1], boxes_[2]);
+    dilate(x, middle, after);
   }
+}
+
+// LAMMPS's FixNH::nh_v_press on one velocity: exp(-dt/4 (omega_dot + mtk)) on each side of the
+// tilts' cross terms -dt/2 (omega_dot v) of the upper triangle.
+void FixNH::press_velocity(double* v, double dt) const {
+  for (std::size_t d = 0; d < 3; ++d) v[d] *= factor_press_[d];
+  if (triclinic_) {
+    const double dthalf = 0.5 * dt;
+    v[0] += -dthalf * (v[1] * omega_dot_[5] + v[2] * omega_dot_[4]);
+    v[1] += -dthalf * v[2] * omega_dot_[3];
+  }
+  for (std::size_t d = 0; d < 3; ++d) v[d] *= factor_press_[d];
 }
 
 void FixNH::final_integrate(FixTile& t) {
   half_kick(*this, t);
   if (!barostat_) return;
-  for (std::size_t k = 0; k < 3 * static_cast<std::size_t>(t.nlocal); ++k) {
-    t.v[k] *= factor_press_[k % 3];
-    t.v[k] *= factor_press_[k % 3];
-  }
+  for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i)
+    press_velocity(&t.v[3 * i], t.dt);
 }
 
 void FixNH::end_of_step(Simulation& sim) {
@@ -496,6 +679,40 @@ void FixNH::end_of_step(Simulation& sim) {
   if (barostat_ && mpchain_ > 0) nhc_press_integrate(sim);
 }
 
+// LAMMPS's FixNH::pre_exchange, at a neighbor-list build: a tilt past 0.6 of its length flips
+// the box to its equivalent (0.1 beyond half, so that a tilt oscillating about a half does not
+// flip back and forth); yz first, since its flip changes xz. Not across a non-periodic dimension.
+void FixNH::pre_exchange(Simulation& sim) {
+  if (!flip_watch_) return;
+  constexpr double delta_flip = 0.1;
+  Box box = sim.box();
+  const double xprd = box.length(0), yprd = box.length(1);
+  const double xtiltmax = (0.5 + delta_flip) * xprd, ytiltmax = (0.5 + delta_flip) * yprd;
+  int flipxy = 0, flipxz = 0, flipyz = 0;
+  if (sim.boundary().periodic(1)) {
+    if (box.yz < -ytiltmax) {
+      box.yz += yprd, box.xz += box.xy, flipyz = 1;
+    } else if (box.yz >= ytiltmax) {
+      box.yz -= yprd, box.xz -= box.xy, flipyz = -1;
+    }
+  }
+  if (sim.boundary().periodic(0)) {
+    if (box.xz < -xtiltmax) {
+      box.xz += xprd, flipxz = 1;
+    } else if (box.xz >= xtiltmax) {
+      box.xz -= xprd, flipxz = -1;
+    }
+    if (box.xy < -xtiltmax) {
+      box.xy += xprd, flipxy = 1;
+    } else if (box.xy >= xtiltmax) {
+      box.xy -= xprd, flipxy = -1;
+    }
+  }
+  if (!flipxy && !flipxz && !flipyz) return;
+  sim.change_box(box);
+  sim.remap_atoms(/*migrate=*/true, {flipxy, flipxz, flipyz});
+}
+
 // LAMMPS's FixNH::compute_scalar: the chains' and the barostat's energy.
 double FixNH::scalar(Simulation& sim) {
   const double kt = sim.units().boltz * t_target_, nktv2p = sim.units().nktv2p;
@@ -514,6 +731,11 @@ double FixNH::scalar(Simulation& sim) {
                   p_hydro_ * (volume - vol0_) / (pressure_.dimensions() * nktv2p);
         lkt_press += kt;
       }
+    for (std::size_t i = 3; i < omegas(); ++i)
+      if (steered(i)) {
+        energy += 0.5 * omega_dot_[i] * omega_dot_[i] * omega_mass_[i];
+        lkt_press += kt;
+      }
     if (!etap_.empty()) {
       energy += lkt_press * etap_[0] + 0.5 * etap_mass_[0] * etap_dot_[0] * etap_dot_[0];
       for (std::size_t k = 1; k < etap_.size(); ++k)
@@ -527,7 +749,7 @@ double FixNH::scalar(Simulation& sim) {
 std::size_t FixNH::vector_size() const {
   std::size_t n = thermostat_ ? 4 * eta_.size() : 0;
   if (barostat_) {
-    n += iso_ ? 4 : 12;
+    n += 4 * (iso_ ? 1 : omegas());
     n += 4 * etap_.size();
     if (pressure_.per_dimension) n += 1;
   }
@@ -539,7 +761,7 @@ std::size_t FixNH::vector_size() const {
 std::vector<double> FixNH::vector(Simulation& sim) {
   const double kt = sim.units().boltz * t_target_, nktv2p = sim.units().nktv2p;
   const double volume = sim.volume();
-  const std::size_t nomega = iso_ ? 1 : 3;
+  const std::size_t nomega = iso_ ? 1 : omegas();
   std::vector<double> out;
   if (thermostat_) {
     out.insert(out.end(), eta_.begin(), eta_.end());
@@ -563,13 +785,12 @@ std::vector<double> FixNH::vector(Simulation& sim) {
       out.push_back(p_hydro_ * (volume - vol0_) / nktv2p);
       out.push_back(pressure_.dimensions() * 0.5 * omega_dot_[0] * omega_dot_[0] * omega_mass_[0]);
     } else {
-      for (std::size_t i = 0; i < 3; ++i)
-        out.push_back(pressure_.flag[i]
+      for (std::size_t i = 0; i < omegas(); ++i)
+        out.push_back(i < 3 && pressure_.flag[i]
                           ? p_hydro_ * (volume - vol0_) / (pressure_.dimensions() * nktv2p)
                           : 0.0);
-      for (std::size_t i = 0; i < 3; ++i)
-        out.push_back(pressure_.flag[i] ? 0.5 * omega_dot_[i] * omega_dot_[i] * omega_mass_[i]
-                                        : 0.0);
+      for (std::size_t i = 0; i < omegas(); ++i)
+        out.push_back(steered(i) ? 0.5 * omega_dot_[i] * omega_dot_[i] * omega_mass_[i] : 0.0);
     }
     // LAMMPS's vector takes kT for the first link, where its scalar takes kT per dimension.
     for (std::size_t k = 0; k < etap_.size(); ++k) out.push_back(kt * etap_[k]);
@@ -600,16 +821,28 @@ nlohmann::json FixNH::restart_section() const {
     j["couple"] = static_cast<int>(pressure_.coupling);
     j["deviatoric"] = pressure_.per_dimension;
     j["ploop"] = nc_pchain_;
-    j["omega"] = omega_;
-    j["omega_dot"] = omega_dot_;
+    const auto diagonal = [](const std::array<double, 6>& a) {
+      return std::array<double, 3>{a[0], a[1], a[2]};
+    };
+    const auto tilts = [](const std::array<double, 6>& a) {
+      return std::array<double, 3>{a[3], a[4], a[5]};
+    };
+    j["omega"] = diagonal(omega_);
+    j["omega_dot"] = diagonal(omega_dot_);
     j["pchain"] = mpchain_;
     j["etap"] = chain(etap_);
     j["etap_dot"] = std::vector<double>(etap_dot_.begin(), etap_dot_.end() - 1);
     j["etap_dotdot"] = chain(etap_dotdot_);
     j["vol0"] = vol0_;
     j["t0"] = t0_;
-    j["h0_inv"] = h0_inv_;
+    j["h0_inv"] = diagonal(h0_inv_);
     j["fixedpoint"] = fixedpoint_;
+    // The cell's shape (yz xz xy): its settings, rates and reference.
+    j["shape"] = {{"p_start", tilt_.start},     {"p_stop", tilt_.stop},
+                  {"p_damp", tilt_.period},     {"p_flag", tilt_.flag},
+                  {"omega", tilts(omega_)},     {"omega_dot", tilts(omega_dot_)},
+                  {"h0_inv", tilts(h0_inv_)},   {"scale", scale_},
+                  {"flip", flip_watch_}};
   }
   return j;
 }
@@ -672,14 +905,52 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
     pressure_.flag[d] = static_cast<int>(flags[d]);
     if (pressure_.flag[d] && !(periods[d] > 0)) r.fail("has " + where + ".p_damp not positive");
   }
-  if (pressure_.dimensions() == 0) r.fail("has " + where + ".p_flag with no barostatted dimension");
   pressure_.period = periods;
+  // Files before triclinic barostats have no shape: an orthogonal cell's.
+  if (v.contains("shape")) {
+    const std::string in = where + ".shape";
+    const nlohmann::json& shape = r.at(v, "shape", in);
+    const auto item = [&](const char* key) -> const nlohmann::json& {
+      return r.at(shape, key, in + "." + key);
+    };
+    const auto zero_one = [&](const char* key) {
+      const auto values = r.triple(item(key), in + "." + key);
+      std::array<int, 3> out{};
+      for (std::size_t k = 0; k < 3; ++k) {
+        if (values[k] != 0.0 && values[k] != 1.0)
+          r.fail("has " + in + "." + key + " with a value not 0 or 1");
+        out[k] = static_cast<int>(values[k]);
+      }
+      return out;
+    };
+    tilt_.start = r.triple(item("p_start"), in + ".p_start");
+    tilt_.stop = r.triple(item("p_stop"), in + ".p_stop");
+    tilt_.period = r.triple(item("p_damp"), in + ".p_damp");
+    tilt_.flag = zero_one("p_flag");
+    for (std::size_t k = 0; k < 3; ++k)
+      if (tilt_.flag[k] && !(tilt_.period[k] > 0)) r.fail("has " + in + ".p_damp not positive");
+    scale_ = zero_one("scale");
+    const auto omega = r.triple(item("omega"), in + ".omega");
+    const auto omega_dot = r.triple(item("omega_dot"), in + ".omega_dot");
+    const auto h0_inv = r.triple(item("h0_inv"), in + ".h0_inv");
+    for (std::size_t k = 0; k < 3; ++k)
+      omega_[3 + k] = omega[k], omega_dot_[3 + k] = omega_dot[k], h0_inv_[3 + k] = h0_inv[k];
+    if (!item("flip").is_boolean()) r.fail("has " + in + ".flip not true or false");
+    flip_watch_ = item("flip").get<bool>();
+  } else {
+    tilt_ = {};
+    scale_ = {0, 0, 0};
+    flip_watch_ = false;
+  }
+  triclinic_ = tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
+  if (pressure_.dimensions() == 0 && !triclinic_)
+    r.fail("has " + where + ".p_flag with no barostatted dimension");
   pressure_.coupling = static_cast<PressureCoupling>(integer("couple", 0, 4));
   if (!field("deviatoric").is_boolean()) r.fail("has " + where + ".deviatoric not true or false");
   pressure_.per_dimension = field("deviatoric").get<bool>();
   nc_pchain_ = integer("ploop", 0, 1000);
-  omega_ = triple("omega");
-  omega_dot_ = triple("omega_dot");
+  const auto omega = triple("omega"), omega_dot = triple("omega_dot");
+  for (std::size_t d = 0; d < 3; ++d) omega_[d] = omega[d], omega_dot_[d] = omega_dot[d];
   mpchain_ = integer("pchain", 0, 1000);
   etap_ = chain("etap", static_cast<std::size_t>(mpchain_));
   etap_dot_ = chain("etap_dot", etap_.size());
@@ -688,7 +959,8 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
   etap_mass_.assign(etap_.size(), 0.0);
   vol0_ = real("vol0", Sign::positive);
   t0_ = real("t0", Sign::non_negative);
-  h0_inv_ = triple("h0_inv");
+  const auto h0_inv = triple("h0_inv");
+  for (std::size_t d = 0; d < 3; ++d) h0_inv_[d] = h0_inv[d];
   fixedpoint_ = triple("fixedpoint");
 }
 

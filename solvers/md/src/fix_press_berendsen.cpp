@@ -33,6 +33,9 @@ FixPressBerendsen::FixPressBerendsen(const FixArguments& a) : Fix(a.id, a.group)
     }
   }
   if (pressure_.dimensions() == 0) bad(what + ": no pressure settings (iso, aniso, or x, y, z)");
+  if (a.sim && a.sim->has_box() && a.sim->box().triclinic)
+    bad(what + ": the box is triclinic; fix press/berendsen changes orthogonal boxes only (as "
+               "LAMMPS's; use fix npt or nph)");
   pressure_.check(a.sim, dimension, what);
 }
 
@@ -56,9 +59,10 @@ void FixPressBerendsen::end_of_step(Simulation& sim) {
     after.hi[d] = (before.hi[d] - centre) * dilation + centre;
   }
   sim.change_box(after);
+  const BoxMatrix from(before), to(after);
   sim.for_each_tile("md.press_berendsen_dilate", [&](FixTile& t) {
     for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i)
-      dilate(&t.x[3 * i], before, after);
+      dilate(&t.x[3 * i], from, to);
   });
 }
 

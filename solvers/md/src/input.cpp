@@ -598,6 +598,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"atom_modify", &Input::atom_modify},
       {"atom_style", &Input::atom_style},
       {"boundary", &Input::boundary},
+      {"box", &Input::box},
       {"comm_modify", &Input::decomposition_command},
       {"create_atoms", &Input::create_atoms},
       {"create_box", &Input::create_box},
@@ -679,9 +680,25 @@ void Input::atom_style(const std::vector<std::string>& a) {
   if (a[0] != "atomic") bad("atom_style " + a[0] + ": Tessera supports atom_style atomic");
 }
 
+void Input::box(const std::vector<std::string>& a) {
+  need(a, 2, "box tilt small|large");
+  if (a.size() != 2 || a[0] != "tilt" || (a[1] != "small" && a[1] != "large"))
+    bad("box takes tilt small or tilt large");
+  sim().set_tilt_large(a[1] == "large");
+}
+
+// LAMMPS's warning for a box whose skew 'box tilt large' allowed.
+void Input::warn_large_skew() {
+  const Simulation& s = sim();
+  const Boundary& b = s.boundary();
+  if (s.has_box() && skew_too_large(s.box(), {b.periodic(0), b.periodic(1), b.periodic(2)}))
+    console_.print("WARNING: Triclinic box skew is large\n");
+}
+
 void Input::read_data_command(const std::vector<std::string>& a) {
   need(a, 1, "read_data FILE");
   read_data(sim(), a[0]);
+  warn_large_skew();
 }
 
 void Input::write_data_command(const std::vector<std::string>& a) {
@@ -697,6 +714,7 @@ void Input::write_restart_command(const std::vector<std::string>& a) {
 void Input::read_restart_command(const std::vector<std::string>& a) {
   need(a, 1, "read_restart FILE");
   read_restart(sim(), a[0]);
+  warn_large_skew();
 }
 
 void Input::timestep(const std::vector<std::string>& a) {
@@ -895,6 +913,7 @@ void Input::create_box(const std::vector<std::string>& a) {
     if (b.lo[d] <= -unbounded || b.hi[d] >= unbounded)
       bad("create_box: region " + a[1] + " is unbounded (INF); give the box finite bounds");
   sim().create_box(static_cast<int>(integer("create_box", a[0], 1, int_max)), b);
+  warn_large_skew();
   char buf[300];
   std::snprintf(buf, sizeof buf, "Created %s box = (%.8g %.8g %.8g) to (%.8g %.8g %.8g)",
                 b.triclinic ? "triclinic" : "orthogonal", b.lo[0], b.lo[1], b.lo[2], b.hi[0],

@@ -136,6 +136,11 @@ void Simulation::set_boundary(const Boundary& boundary) {
   boundary_ = boundary;
 }
 
+void Simulation::set_tilt_large(bool large) {
+  if (has_box()) throw ConfigError("box: the simulation box is already defined (use box before it)");
+  tilt_large_ = large;
+}
+
 std::array<bool, 3> Simulation::periodicity() const {
   return {boundary_.periodic(0), boundary_.periodic(1), boundary_.periodic(2)};
 }
@@ -153,11 +158,11 @@ void Simulation::create_box(int types, const Box& box_in, bool expand) {
     // LAMMPS's Domain::set_initial_box checks.
     if (dimension_ == 2 && (box.xz != 0.0 || box.yz != 0.0))
       throw ConfigError("a 2-d box cannot be tilted in z (xz and yz must be 0)");
-    if (skew_too_large(box, periodicity()))
+    if (skew_too_large(box, periodicity()) && !tilt_large_)
       throw ConfigError(
           "the triclinic box's skew is too large (xy and xz at most half of lx, yz "
           "at most half of ly in periodic dimensions, LAMMPS's limit); use an equivalent box "
-          "with smaller tilt factors");
+          "with smaller tilt factors, or 'box tilt large' before it to allow it");
     if (boundary_.any_shrinks())
       throw ConfigError(
           "md_ipu does not shrink-wrap a triclinic box; use boundary p or f");
@@ -1277,6 +1282,7 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     for (auto& c : computes_) c->setup(*this);
     for (auto& fix : fixes_) fix->continue_run(*this);
   }
+  builds_at_run_start_ = builds_;
   for (auto& o : observers_) o->observe(*this, true, steps == 0);
   std::int64_t done = 0;
   for (std::int64_t k = 0; k < steps; ++k, ++done) {

@@ -193,8 +193,9 @@ done
 # A triclinic box, its data file and replicate.
 (cd "$work" && lmp -in "$here/in.triclinic" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > triclinic.lammps.out
 cp "$work/triclinic.dump" triclinic.lammps.dump
-# fix deform's styles, and shear flow with fix nvt/sllod and compute temp/deform.
-for n in deform nemd_sllod change_box; do
+# fix deform's styles, shear flow with fix nvt/sllod and compute temp/deform, and barostats
+# that change the cell's shape.
+for n in deform nemd_sllod change_box npt_tri; do
   (cd "$work" && lmp -in "$here/in.$n" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > $n.lammps.out
 done
 # Dumps of a group.

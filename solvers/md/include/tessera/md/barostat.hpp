@@ -57,8 +57,13 @@ std::array<double, 3> coupled_pressure(const Simulation& sim, bool iso, Pressure
                                        double tdof, const std::array<double, 6>& ke,
                                        const std::array<double, 6>& virial, const std::string& who);
 
+// LAMMPS's compute pressure's off-diagonal components (xy xz yz; xz and yz zero in 2-d) from the
+// kinetic tensor and the virial, over the box's volume (area in 2-d).
+std::array<double, 3> shear_pressure(const Simulation& sim, const std::array<double, 6>& ke,
+                                     const std::array<double, 6>& virial);
+
 // Moves x from the box `from` to the same fractional place in `to` (LAMMPS's x2lamda, then
-// lamda2x in the new box; every dimension, orthogonal boxes, as LAMMPS's dilate all).
-void dilate(double* x, const Box& from, const Box& to);
+// lamda2x in the new box; every dimension, as LAMMPS's dilate all).
+void dilate(double* x, const BoxMatrix& from, const BoxMatrix& to);
 
 }  // namespace tessera::md

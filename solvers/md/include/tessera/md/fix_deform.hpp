@@ -41,6 +41,8 @@ class FixDeform final : public Fix {
   void end_of_step(Simulation& sim) override;
   void release(Simulation& sim) override;
   bool remaps_velocities() const { return remap_ == Remap::v; }
+  // Whether it changes component i of the box (Voigt: x y z lengths, yz xz xy tilts).
+  bool changes(std::size_t i) const { return set_[i].style != Style::none; }
   bool restartable() const override { return false; }
   nlohmann::json global_state() const override;
   void restore_state(const nlohmann::json& state, const std::string& where) override;

@@ -10,9 +10,16 @@
 //        temp/deform's bias), with the SLLOD correction -dt/2 h_rate h^-1 v_thermal at each
 //        half-step (Evans and Morriss 1984, Phys. Rev. A 30, 1528), tloop 1
 // with LAMMPS's keywords couple xyz|xy|yz|xz|none, drag, dilate all, tchain, pchain, mtk,
-// tloop, ploop (nreset, fixedpoint, update, ext, ptemp and disc are refused). Targets ramp
-// from the start to the stop value over the run (or its start/stop span). Barostats need an
-// orthogonal box: tri, xy, xz, yz (triclinic cells) are refused.
+// tloop, ploop, fixedpoint (nreset, update, ext, ptemp and disc are refused). Targets ramp
+// from the start to the stop value over the run (or its start/stop span).
+// In a triclinic box the barostat also steers the cell's shape, as LAMMPS's pstyle TRICLINIC:
+//   tri P0 P1 PDAMP  x, y, z at P and the shear stresses at zero (6 degrees of freedom)
+//   xy|xz|yz P0 P1 PDAMP  one shear stress each (with x, y, z: the full target stress)
+// the tilts' rates kicked by the shear pressures and the deviatoric strain (Shinoda et al.), the
+// velocities given the cross terms of h_dot h^-1, and the box flipped to its equivalent once a
+// tilt passes 0.6 of its length (flip yes|no, at the next neighbor-list build). With x, y or z
+// alone the tilts follow their lengths (scalexy, scalexz, scaleyz yes|no; on by default for a
+// tilt that is not zero along a periodic dimension, as LAMMPS's).
 //
 // Units: temperatures in temperature units, pressures in pressure units, damping periods in
 // time units (units.hpp). The fix's global scalar (f_ID) is the energy of its chains and
@@ -55,6 +62,7 @@ class FixNH final : public Fix {
   void initial_integrate(FixTile& t) override;
   void final_integrate(FixTile& t) override;
   void end_of_step(Simulation& sim) override;
+  void pre_exchange(Simulation& sim) override;
 
   bool has_scalar() const override { return true; }
   bool extensive_scalar() const override { return true; }
@@ -79,10 +87,23 @@ class FixNH final : public Fix {
   void nhc_temp_integrate(const Simulation& sim);
   void nhc_press_integrate(const Simulation& sim);
   void nh_omega_dot(const Simulation& sim);
-  // Half a step of the box under omega_dot (LAMMPS's FixNH::remap on the box alone).
-  Box remapped(const Box& box, double dt);
-  void compute_sigma(const Simulation& sim);
+  // Half a step of the box under omega_dot (LAMMPS's FixNH::remap on the box alone). Throws a
+  // collective Error when a tilt passes 1.5 of its length.
+  Box remapped(const Simulation& sim, const Box& box);
+  // The barostat's half-step on one velocity (LAMMPS's nh_v_press), with this step's factors.
+  void press_velocity(double* v, double dt) const;
+  void compute_sigma();
+  // LAMMPS's compute_deviatoric: h sigma h^T of the box now (Voigt).
+  std::array<double, 6> deviatoric(const Box& box) const;
   double strain_energy(const Simulation& sim) const;
+  // Whether Voigt component i (xx yy zz yz xz xy) is steered: LAMMPS's p_flag[i].
+  bool steered(std::size_t i) const { return i < 3 ? pressure_.flag[i] != 0 : tilt_.flag[i - 3] != 0; }
+  double p_freq(std::size_t i) const {
+    return 1.0 / (i < 3 ? pressure_.period[i] : tilt_.period[i - 3]);
+  }
+  double p_freq_max() const;
+  // The barostat's degrees of freedom: 3 diagonal components, and 3 tilts when triclinic_.
+  std::size_t omegas() const { return triclinic_ ? 6 : 3; }
   // nvt/sllod (LAMMPS's FixNVTSllod): the SLLOD velocity half-steps.
   void prepare_sllod(const Simulation& sim);
   void sllod_velocities(FixTile& t) const;
@@ -106,9 +127,19 @@ class FixNH final : public Fix {
   double t_target_ = 0, ke_target_ = 0, tdof_ = 0;
   double t_current_ = 0;   // after the last half-step's scaling
   double factor_eta_ = 1;  // this step's first half-step factor, applied in initial_integrate
-  // Barostat, its chain and the reference cell.
-  std::array<double, 3> omega_{}, omega_dot_{}, omega_mass_{}, p_target_{}, p_current_{};
-  std::array<double, 3> sigma_{}, fixedpoint_{}, h0_inv_{};
+  // The shear settings (yz, xz, xy: Voigt components 3..5), from tri, yz, xz, xy.
+  struct TiltSettings {
+    std::array<double, 3> start{}, stop{}, period{};
+    std::array<int, 3> flag{};
+  } tilt_;
+  bool triclinic_ = false;          // LAMMPS's pstyle TRICLINIC: a tilt is steered
+  std::array<int, 3> scale_{};      // scaleyz, scalexz, scalexy
+  bool flip_allowed_ = true;        // flip yes|no
+  bool flip_watch_ = false;         // LAMMPS's pre_exchange_flag
+  // Barostat (Voigt order xx yy zz yz xz xy), its chain and the reference cell.
+  std::array<double, 6> omega_{}, omega_dot_{}, omega_mass_{}, p_target_{}, p_current_{};
+  std::array<double, 6> sigma_{}, h0_inv_{};
+  std::array<double, 3> fixedpoint_{};
   std::vector<double> etap_, etap_dot_, etap_dotdot_, etap_mass_;
   double p_hydro_ = 0, vol0_ = 0, t0_ = 0, mtk_term2_ = 0;
   std::array<double, 6> virial_{};       // of the last forces

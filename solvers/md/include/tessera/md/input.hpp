@@ -97,6 +97,8 @@ class Input {
   void units(const std::vector<std::string>& a);
   void dimension(const std::vector<std::string>& a);
   void boundary(const std::vector<std::string>& a);
+  void box(const std::vector<std::string>& a);
+  void warn_large_skew();
   void atom_style(const std::vector<std::string>& a);
   void read_data_command(const std::vector<std::string>& a);
   void write_data_command(const std::vector<std::string>& a);

@@ -96,6 +96,10 @@ class Simulation {
   int dimension() const { return dimension_; }
   // boundary (before the box; throws ConfigError after it, or for a 2-d box not periodic in z).
   void set_boundary(const Boundary& boundary);
+  // LAMMPS's box tilt large|small (before the box exists): whether a triclinic box's skew beyond
+  // half its lengths is allowed (its creators then warn) or refused (the default).
+  void set_tilt_large(bool large);
+  bool tilt_large() const { return tilt_large_; }
   const Boundary& boundary() const { return boundary_; }
   // `expand`: as LAMMPS's set_initial_box, shrink-wrapped faces move out by 1e-4 of the box
   // length and m faces remember where they were set (not for a box from a restart file, whose
@@ -164,9 +168,9 @@ class Simulation {
   bool in_run() const { return running_ || minimizing_; }
   void set_step(std::int64_t step) { changed(), step_ = step; }
   std::int64_t natoms() const { return natoms_; }
-  // How many times the neighbor lists were built since the simulation began (LAMMPS's thermo
-  // nbuild; md_ipu also builds them at every run's setup).
-  std::int64_t neighbor_builds() const { return builds_; }
+  // How many times the neighbor lists were built in this run after its setup (LAMMPS's thermo
+  // nbuild, which Verlet::setup resets).
+  std::int64_t neighbor_builds() const { return builds_ - builds_at_run_start_; }
   // The largest atom id there has been (new atoms are numbered after it).
   std::int64_t max_id() const { return max_id_; }
 
@@ -476,7 +480,8 @@ class Simulation {
   std::int64_t step_ = 0;
   std::int64_t natoms_ = 0;
   std::int64_t max_id_ = 0;
-  std::int64_t builds_ = 0;
+  bool tilt_large_ = false;
+  std::int64_t builds_ = 0, builds_at_run_start_ = 0;
 
   std::vector<std::unique_ptr<Fix>> fixes_;
   std::map<std::string, FixState> fix_states_;

@@ -9,6 +9,7 @@ find_package(netCDF REQUIRED)
 # Debian ships no CMake config for the C++4 bindings; pkg-config knows them.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(NETCDF_CXX4 REQUIRED IMPORTED_TARGET netcdf-cxx4)
+pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 if(TESSERA_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -18,6 +18,10 @@ void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOption
   require_finite(app.add_option("--alpha", settings.alpha,
                                 "Angle of the williamson1/2 flow to the equator, radians"))
       ->capture_default_str();
+  require_finite(app.add_option("--polar-filter", settings.polar_filter_degrees,
+                                "williamson2/6: filter the tendencies zonally poleward of this "
+                                "latitude, degrees; the time step follows its spacing [=off]"))
+      ->check(CLI::Range(0.0, 90.0));
   app.add_option("--nx", settings.nx, "Cells in x [=the case's default]")
       ->check(CLI::PositiveNumber);
   app.add_option("--ny", settings.ny, "Cells in y [=the case's default]")

@@ -28,11 +28,16 @@ struct CaseResult {
   std::uint64_t checksum = 0;
 };
 
-// Test case `number` on an nlon x nlat grid for `days`, RK3 at 0.8 of its CFL limit.
-CaseResult run_case(int number, int nlon, double days, double alpha = 0, int tiles = 4) {
+// Test case `number` on an nlon x nlat grid for `days`, RK3 at 0.8 of its CFL limit (with a
+// polar filter poleward of `filter_degrees` when not 0).
+CaseResult run_case(int number, int nlon, double days, double alpha = 0, int tiles = 4,
+                    double filter_degrees = 0) {
   Runtime rt(small_target(tiles), 1);
-  SphericalShallowWater m(
-      rt, {.nlon = nlon, .nlat = nlon / 2, .alpha = alpha, .kinematic = number == 1});
+  SphericalShallowWater m(rt, {.nlon = nlon,
+                               .nlat = nlon / 2,
+                               .alpha = alpha,
+                               .kinematic = number == 1,
+                               .polar_filter_latitude = filter_degrees * std::numbers::pi / 180});
   williamson::initialize(number, m);
   auto rk3 = make_integrator("rk3", m);
   const double mass0 = m.mass(), energy0 = m.energy();
@@ -58,6 +63,16 @@ TEST(Williamson, Case2SteadyGeostrophicFlow) {
   EXPECT_LT(std::abs(tilted.mass_change), 1e-13);
   EXPECT_LT(fine.errors.l2, 5e-4);
   EXPECT_GT(observed_order(coarse.errors.l2, fine.errors.l2), 1.5);
+}
+
+TEST(Williamson, PolarFilterKeepsTheErrorsAndSameBitsOnAnyTiles) {
+  const double alpha = std::numbers::pi / 4;
+  const CaseResult plain = run_case(2, 64, 1, alpha), filtered = run_case(2, 64, 1, alpha, 4, 60);
+  std::printf("TC2 1 day, alpha pi/4, 5.6 deg: l2 %.3g unfiltered, %.3g filtered at 60 deg\n",
+              plain.errors.l2, filtered.errors.l2);
+  EXPECT_LT(filtered.errors.l2, 1.1 * plain.errors.l2);
+  for (int tiles : {5, 12})
+    EXPECT_EQ(run_case(2, 64, 1, alpha, tiles, 60).checksum, filtered.checksum) << tiles;
 }
 
 TEST(Williamson, Case1CosineBellAdvection) {

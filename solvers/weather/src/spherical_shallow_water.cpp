@@ -7,6 +7,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/weather/halo_exchange.hpp"
+#include "tessera/weather/polar_filter.hpp"
 
 namespace tessera::weather {
 namespace {
@@ -45,6 +46,14 @@ void SphereConfig::validate() const {
         std::to_string(nlon) + " x " + std::to_string(nlat));
   if (!(radius > 0) || !(g > 0))
     throw ConfigError("the sphere's radius and gravity must be positive");
+  if (polar_filter_latitude != 0) {
+    if (!(polar_filter_latitude > 0 && polar_filter_latitude < std::numbers::pi / 2))
+      throw ConfigError("the polar filter's latitude must lie strictly between 0 and 90 degrees, got " +
+                        std::to_string(polar_filter_latitude * 180 / std::numbers::pi));
+    if (kinematic)
+      throw ConfigError("the polar filter acts on the dynamic cases (2 and 6), not on test case 1's "
+                        "prescribed flow");
+  }
 }
 
 SphericalShallowWater::SphericalShallowWater(Runtime& runtime, SphereConfig config)
@@ -63,7 +72,13 @@ SphericalShallowWater::SphericalShallowWater(Runtime& runtime, SphereConfig conf
     pv_ = make_field(runtime_, d_, "weather.sphere.q", "q", Stagger::corner, 1, nullptr, nullptr);
   }
   state_ = make_state("weather.sphere.state");
+  if (config_.polar_filter_latitude != 0)
+    filter_ = std::make_unique<PolarFilter>(
+        runtime_, d_, std::vector<Stagger>{Stagger::center, Stagger::face_x, Stagger::face_y},
+        config_.polar_filter_latitude);
 }
+
+SphericalShallowWater::~SphericalShallowWater() = default;
 
 State SphericalShallowWater::make_state(const char* label) {
   State s;
@@ -91,7 +106,7 @@ void SphericalShallowWater::tendency(const State& q, const State& dq) {
   // kinematic case; the C-grid terms with their metric factors), and the doubles streamed.
   const KernelWork work =
       config_.kinematic ? stencil_work(40, 5, 12, 1) : stencil_work(75, 3, 16, 7);
-  runtime_.superstep("weather.sphere.tendency", [&](Tile& t) {
+  const TileFunction compute = [&](Tile& t) {
     for (const Field& f : q.fields) apply_boundaries(t, d_, f);
     const int w = d_.width(t.id()), n = d_.height(t.id());
     const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
@@ -171,7 +186,15 @@ void SphericalShallowWater::tendency(const State& q, const State& dq) {
       }
     }
     t.charge(work, static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(n));
-  });
+  };
+  if (!filter_) {
+    runtime_.superstep("weather.sphere.tendency", compute);
+    return;
+  }
+  // The rows poleward of the filter latitude go to their owners with this superstep's
+  // exchange, are filtered there and come back in the next.
+  runtime_.superstep("weather.sphere.tendency", compute, {filter_->gather(dq.fields)});
+  filter_->filter(dq.fields);
 }
 
 void SphericalShallowWater::fill(const Field& f, const Function& fn) {
@@ -308,7 +331,10 @@ double SphericalShallowWater::max_frequency() {
     const int j0 = d_.y_begin(t.id());
     double r = 0;
     for (int j = 0; j < h.height(); ++j) {
-      const double dx = a * std::cos(lat_center(j0 + j)) * dlambda_, dy = a * dphi_;
+      // With the polar filter, no zonal wave is faster than at the filter latitude.
+      const double latitude = lat_center(j0 + j);
+      const double zonal_cos = filter_ ? filter_->effective_cos(latitude) : std::cos(latitude);
+      const double dx = a * zonal_cos * dlambda_, dy = a * dphi_;
       const double area =
           a * a * dlambda_ * (std::sin(lat_face(j0 + j + 1)) - std::sin(lat_face(j0 + j)));
       for (int i = 0; i < h.width(); ++i) {

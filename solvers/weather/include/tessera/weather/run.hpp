@@ -27,6 +27,7 @@ struct RunSettings {
   std::string topography;
   double resolution = 0;      // degrees; 0: the case's default
   double alpha = 0;           // Williamson's flow angle, radians
+  double polar_filter_degrees = 0;  // williamson2/6: the polar filter's latitude; 0: none
   std::string initial;        // start from the last record of this weather_ipu output
   std::string restart;        // continue this weather_ipu output, appending to it
   int reference_factor = 2;   // williamson6: resolution multiple of the self-reference run
@@ -34,7 +35,8 @@ struct RunSettings {
 
   // Throws ConfigError naming the option (--days, --dt, ...) of a setting that is not finite
   // or out of its range: days > 0 (or < 0: the default), dt >= 0, output_every > 0,
-  // 0 <= resolution <= 90, alpha finite, progress_every >= 0, nx, ny >= 0,
+  // 0 <= resolution <= 90, alpha finite, 0 <= polar_filter_degrees < 90, progress_every >= 0,
+  // nx, ny >= 0,
   // 1 <= reference_factor <= 8.
   void validate() const;
 };

@@ -31,6 +31,8 @@
 
 namespace tessera::weather {
 
+class PolarFilter;
+
 struct SphereConfig {
   int nlon = 128, nlat = 64;
   double radius = 6.37122e6;  // a, m (Williamson et al. 1992)
@@ -38,6 +40,7 @@ struct SphereConfig {
   double g = 9.80616;         // m s^-2
   double alpha = 0;           // angle of the rotated pole of f and the test flows, rad
   bool kinematic = false;     // test case 1: prescribed flow, h advected as a tracer
+  double polar_filter_latitude = 0;  // rad, 0 < phi_c < pi/2; 0: no polar filter
   void validate() const;
 };
 
@@ -46,6 +49,7 @@ class SphericalShallowWater final : public Model {
   using Function = std::function<double(double lambda, double phi)>;  // radians
 
   SphericalShallowWater(Runtime& runtime, SphereConfig config);
+  ~SphericalShallowWater() override;
 
   Runtime& runtime() override { return runtime_; }
   const Decomposition& decomposition() const override { return d_; }
@@ -90,6 +94,7 @@ class SphericalShallowWater final : public Model {
   std::shared_ptr<const BoundaryCondition> periodic_, pole_;
   Field flux_x_, flux_y_, bernoulli_, pv_;
   State state_;
+  std::unique_ptr<PolarFilter> filter_;
 };
 
 }  // namespace tessera::weather

@@ -145,10 +145,17 @@ void SphericalShallowWater::tendency(const State& q, const State& dq) {
       for (int i = 0; i <= w; ++i) U(i, j) = 0.5 * (h(i - 1, j) + h(i, j)) * u(i, j);
     for (int j = 0; j <= n; ++j)
       for (int i = -1; i < w; ++i) V(i, j) = 0.5 * (h(i, j - 1) + h(i, j)) * v(i, j);
-    for (int j = -1; j < n; ++j)
+    for (int j = -1; j < n; ++j) {
+      // The meridional kinetic energy from the cell's two y faces, weighted by their lengths
+      // (cos phi): in the rows next to the poles only the equatorward face counts, since v = 0
+      // on the polar face is a wall of no length, not a velocity.
+      const double cs = std::max(0.0, std::cos(lat_face(j0 + j))),
+                   cn = std::max(0.0, std::cos(lat_face(j0 + j + 1)));
+      const double ws = cs / (cs + cn), wn = cn / (cs + cn);
       for (int i = -1; i < w; ++i)
-        B(i, j) = grav * h(i, j) + 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j) +
-                                           v(i, j) * v(i, j) + v(i, j + 1) * v(i, j + 1));
+        B(i, j) = grav * h(i, j) + 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j)) +
+                  0.5 * (ws * v(i, j) * v(i, j) + wn * v(i, j + 1) * v(i, j + 1));
+    }
     for (int j = 0; j <= n; ++j) {
       const int jg = j0 + j;
       if (jg == 0 || jg == ny) {  // polar corners: q multiplies v = 0 there

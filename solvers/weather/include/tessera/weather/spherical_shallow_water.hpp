@@ -10,9 +10,12 @@
 // a^2 dlambda (sin phi_{j+1/2} - sin phi_{j-1/2}), so it is conserved to
 // round-off. Momentum uses the vector-invariant form of Sadourny's
 // energy-conserving scheme (see shallow_water.hpp) with the spherical metric;
-// the vorticity at the polar corners is not needed (it multiplies v = 0 there).
-// There is no polar filter: the time step is limited by the zonal spacing of
-// the rows next to the poles.
+// the vorticity at the polar corners is not needed (it multiplies v = 0 there). The kinetic
+// energy takes v^2 from a cell's two y faces weighted by their lengths (cos phi), so that
+// v = 0 on a polar face, a wall of no length, does not count as a velocity.
+// Without a polar filter the time step is limited by the zonal spacing of the rows next to
+// the poles; with one (polar_filter_latitude, polar_filter.hpp) the tendencies of h, u and v
+// are filtered zonally poleward of that latitude and the time step follows its spacing.
 //
 // In kinematic mode (test case 1) u and v are prescribed through the stream
 // function psi at the corners, so the discrete flow is exactly

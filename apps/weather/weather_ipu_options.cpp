@@ -7,7 +7,7 @@ namespace tessera::weather {
 void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOptions& runtime) {
   app.add_option("--case", settings.case_name,
                  "gravity-wave | geostrophic | tracer-rotation | volcano | williamson1 | "
-                 "williamson2 | williamson6")
+                 "williamson2 | williamson5 | williamson6")
       ->capture_default_str();
   require_finite(
       app.add_option(
@@ -60,7 +60,7 @@ void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOption
                  "Continue this weather_ipu output from its last record for --days more, "
                  "appending to it");
   app.add_option("--reference-factor", settings.reference_factor,
-                 "williamson6: errors against our own run at this multiple of the resolution "
+                 "williamson5/6: errors against our own run at this multiple of the resolution "
                  "(1: none)")
       ->capture_default_str()
       ->check(CLI::Range(1, 8));

@@ -153,7 +153,7 @@ PlanarCase make_planar_case(const RunSettings& s, MPI_Comm comm,
   }
   throw ConfigError("unknown case '" + s.case_name +
                     "'; the cases are gravity-wave, geostrophic, tracer-rotation, volcano, "
-                    "williamson1, williamson2, williamson6");
+                    "williamson1, williamson2, williamson5, williamson6");
 }
 
 }  // namespace tessera::weather

@@ -145,16 +145,13 @@ void SphericalShallowWater::tendency(const State& q, const State& dq) {
       for (int i = 0; i <= w; ++i) U(i, j) = 0.5 * (h(i - 1, j) + h(i, j)) * u(i, j);
     for (int j = 0; j <= n; ++j)
       for (int i = -1; i < w; ++i) V(i, j) = 0.5 * (h(i, j - 1) + h(i, j)) * v(i, j);
+    const bool mountains = topography_.has_value();
+    const FieldView hs = mountains ? view(t, d_, *topography_) : h;
     for (int j = -1; j < n; ++j) {
-      // The meridional kinetic energy from the cell's two y faces, weighted by their lengths
-      // (cos phi): in the rows next to the poles only the equatorward face counts, since v = 0
-      // on the polar face is a wall of no length, not a velocity.
-      const double cs = std::max(0.0, std::cos(lat_face(j0 + j))),
-                   cn = std::max(0.0, std::cos(lat_face(j0 + j + 1)));
-      const double ws = cs / (cs + cn), wn = cn / (cs + cn);
+      const auto [ws, wn] = y_face_weights(j0 + j);
       for (int i = -1; i < w; ++i)
-        B(i, j) = grav * h(i, j) + 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j)) +
-                  0.5 * (ws * v(i, j) * v(i, j) + wn * v(i, j + 1) * v(i, j + 1));
+        B(i, j) = grav * (mountains ? h(i, j) + hs(i, j) : h(i, j)) +
+                  kinetic_energy(u, v, i, j, ws, wn);
     }
     for (int j = 0; j <= n; ++j) {
       const int jg = j0 + j;
@@ -202,6 +199,28 @@ void SphericalShallowWater::tendency(const State& q, const State& dq) {
   // exchange, are filtered there and come back in the next.
   runtime_.superstep("weather.sphere.tendency", compute, {filter_->gather(dq.fields)});
   filter_->filter(dq.fields);
+}
+
+// The meridional kinetic energy takes the cell's two y faces weighted by their lengths
+// (cos phi): in the rows next to the poles only the equatorward face counts, since v = 0 on
+// the polar face is a wall of no length, not a velocity.
+std::pair<double, double> SphericalShallowWater::y_face_weights(int j) const {
+  const double cs = std::max(0.0, std::cos(lat_face(j))), cn = std::max(0.0, std::cos(lat_face(j + 1)));
+  return {cs / (cs + cn), cn / (cs + cn)};
+}
+
+double SphericalShallowWater::kinetic_energy(const FieldView& u, const FieldView& v, int i, int j,
+                                             double ws, double wn) {
+  return 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j)) +
+         0.5 * (ws * v(i, j) * v(i, j) + wn * v(i, j + 1) * v(i, j + 1));
+}
+
+void SphericalShallowWater::set_topography(const Function& hs) {
+  if (config_.kinematic) throw ConfigError("a kinematic sphere has no momentum to feel mountains");
+  if (!topography_)
+    topography_ = make_field(runtime_, d_, "weather.sphere.hs", "hs", Stagger::center, kHeightHalo,
+                             nullptr, nullptr);
+  fill(*topography_, hs);
 }
 
 void SphericalShallowWater::fill(const Field& f, const Function& fn) {
@@ -265,15 +284,18 @@ double SphericalShallowWater::energy() {
     for (const Field& f : state_.fields) apply_boundaries(t, d_, f);
     const FieldView h = view(t, d_, state_.fields[0]), u = view(t, d_, state_.fields[1]),
                     v = view(t, d_, state_.fields[2]);
+    const bool mountains = topography_.has_value();
+    const FieldView hs = mountains ? view(t, d_, *topography_) : h;
     const int j0 = d_.y_begin(t.id());
     double e = 0;
     for (int j = 0; j < h.height(); ++j) {
       const double area =
           a * a * dlambda_ * (std::sin(lat_face(j0 + j + 1)) - std::sin(lat_face(j0 + j)));
+      const auto [ws, wn] = y_face_weights(j0 + j);
       for (int i = 0; i < h.width(); ++i) {
-        const double k = 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j) + v(i, j) * v(i, j) +
-                                 v(i, j + 1) * v(i, j + 1));
-        e += (h(i, j) * k + 0.5 * grav * h(i, j) * h(i, j)) * area;
+        const double k = kinetic_energy(u, v, i, j, ws, wn);
+        const double potential = mountains ? grav * h(i, j) * hs(i, j) : 0.0;
+        e += (h(i, j) * k + 0.5 * grav * h(i, j) * h(i, j) + potential) * area;
       }
     }
     return e;
@@ -358,13 +380,13 @@ double SphericalShallowWater::max_frequency() {
 }
 
 std::vector<double> SphericalShallowWater::gather(const std::string& name) {
-  const int k = name == "h" ? 0 : name == "u" ? 1 : name == "v" ? 2 : -1;
-  if (k < 0 || (k > 0 && config_.kinematic))
+  const int k = name == "h" ? 0 : name == "u" ? 1 : name == "v" ? 2 : name == "hs" ? 3 : -1;
+  if (k < 0 || (k > 0 && config_.kinematic) || (k == 3 && !topography_))
     throw ConfigError("no field '" + name + "' to gather; the fields are h" +
-                      (config_.kinematic ? "" : ", u, v"));
+                      (config_.kinematic ? "" : ", u, v") + (topography_ ? ", hs" : ""));
   for (const auto& tile : runtime_.local_tiles())
     for (const Field& f : state_.fields) apply_boundaries(*tile, d_, f);
-  const Field& field = state_.fields[static_cast<std::size_t>(k)];
+  const Field& field = k == 3 ? *topography_ : state_.fields[static_cast<std::size_t>(k)];
   return gather_to_root(runtime_, d_, [&](Tile& t, int i, int j) {
     const FieldView x = view(t, d_, field);
     if (k == 1) return 0.5 * (x(i, j) + x(i + 1, j));

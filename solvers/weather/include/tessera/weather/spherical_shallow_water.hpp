@@ -26,6 +26,8 @@
 #include <functional>
 #include <memory>
 #include <numbers>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,9 @@ class SphericalShallowWater final : public Model {
   void initialize(const Function& h, const Function& u, const Function& v);
   // Kinematic case: h, and the stream function psi (m^2/s) whose discrete curl is the flow.
   void initialize_kinematic(const Function& h, const Function& psi);
+  // Bottom topography hs (m) at cell centres (test case 5): the momentum equations feel
+  // g grad(h + hs) and the energy gains g h hs; h stays the layer's thickness. None by default.
+  void set_topography(const Function& hs);
 
   // Area integrals: mass, total energy sum(h K + g h^2 / 2) dA.
   double mass();
@@ -78,8 +83,8 @@ class SphericalShallowWater final : public Model {
   std::uint64_t checksum();
   // max over cells of (|u| + sqrt(g h)) / (a cos(phi) dlambda) + (|v| + sqrt(g h)) / (a dphi), 1/s.
   double max_frequency();
-  // "h", "u", "v" (dynamic cases, averaged to centres) on rank 0, row-major nlon x nlat
-  // from the south; collective, other ranks get an empty vector.
+  // "h", "u", "v" (dynamic cases, averaged to centres) and "hs" (with topography) on rank 0,
+  // row-major nlon x nlat from the south; collective, other ranks get an empty vector.
   std::vector<double> gather(const std::string& name);
 
  private:
@@ -89,6 +94,10 @@ class SphericalShallowWater final : public Model {
   double lon_face(int i) const { return i * dlambda_; }
   double coriolis(double lambda, double phi) const;
   void fill(const Field& f, const Function& fn);
+  // The weights of a centre row's south and north y faces in its kinetic energy.
+  std::pair<double, double> y_face_weights(int j) const;
+  static double kinetic_energy(const FieldView& u, const FieldView& v, int i, int j, double ws,
+                               double wn);
 
   Runtime& runtime_;
   SphereConfig config_;
@@ -98,6 +107,7 @@ class SphericalShallowWater final : public Model {
   Field flux_x_, flux_y_, bernoulli_, pv_;
   State state_;
   std::unique_ptr<PolarFilter> filter_;
+  std::optional<Field> topography_;
 };
 
 }  // namespace tessera::weather

@@ -7,6 +7,9 @@
 //      exact solution: the rotated bell.
 //   2  global steady state nonlinear zonal geostrophic flow, u0 = 2 pi a / 12 days,
 //      g h0 = 2.94e4 m^2/s^2, at angle alpha (eqs. 90-95); exact solution: the initial state.
+//   5  zonal flow (u0 = 20 m/s, h0 = 5960 m) over an isolated conical mountain 2000 m high,
+//      radius pi/9, at (3 pi/2, pi/6) (eqs. 90-92, 133); no exact solution: errors against a
+//      reference run, as for 6.
 //   6  Rossby-Haurwitz wave of wavenumber R = 4, omega = K = 7.848e-6 /s,
 //      h0 = 8000 m (eqs. 142-147); no exact solution. The paper's errors are
 //      against a high-resolution spectral reference (Jakob-Chien, Hack &
@@ -24,9 +27,10 @@ namespace tessera::weather::williamson {
 
 using Function = SphericalShallowWater::Function;
 
-// Sets up test case `number` (1, 2 or 6) on `model` (kinematic for case 1).
+// Sets up test case `number` (1, 2, 5 or 6) on `model` (kinematic for case 1; case 5 sets the
+// mountain and refuses an alpha other than 0).
 void initialize(int number, SphericalShallowWater& model);
-// The exact height after `seconds`, for cases 1 and 2; throws ConfigError for case 6.
+// The exact height after `seconds`, for cases 1 and 2; throws ConfigError for 5 and 6.
 Function exact_height(int number, const SphereConfig& config, double seconds);
 
 // Cell averages of a field on an nlon x nlat latitude-longitude grid (row-major

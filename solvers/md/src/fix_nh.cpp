@@ -44,8 +44,9 @@ FixNH::FixNH(const FixArguments& a, std::string style)
   etap_.assign(static_cast<std::size_t>(mpchain_), 0.0);
   etap_dot_.assign(static_cast<std::size_t>(mpchain_) + 1, 0.0);
   etap_dotdot_ = etap_mass_ = etap_;
-  iso_ = pressure_.iso(a.sim ? a.sim->dimension() : 3);
   triclinic_ = tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
+  // LAMMPS's pstyle: TRICLINIC before ISO (a coupled xyz then averages the diagonal).
+  iso_ = !triclinic_ && pressure_.iso(a.sim ? a.sim->dimension() : 3);
   // LAMMPS's pre_exchange_flag: flips are watched for where tilts are steered or not zero.
   flip_watch_ = flip_allowed_ && (triclinic_ || (boxed && (a.sim->box().xy != 0.0 ||
                                                            a.sim->box().xz != 0.0 ||
@@ -299,7 +300,7 @@ void FixNH::init_masses(const Simulation& sim, double t_current) {
 }
 
 void FixNH::setup(Simulation& sim) {
-  iso_ = pressure_.iso(sim.dimension());
+  iso_ = !triclinic_ && pressure_.iso(sim.dimension());
   if (sllod_) {
     // LAMMPS's FixNVTSllod::init: a fix deform that gives crossing atoms the faces' velocities.
     const FixDeform* deform = nullptr;

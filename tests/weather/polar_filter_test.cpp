@@ -68,9 +68,8 @@ std::vector<double> filter_on(int tiles, int nlon, double phi_c, F value) {
   filter.filter(fields);
   std::vector<double> out;
   for (const Field& f : fields) {
-    const auto values = gather_to_root(rt, d, [&](Tile& t, int i, int j) {
-      return view(t, d, f)(i, j);
-    });
+    const auto values =
+        gather_to_root(rt, d, [&](Tile& t, int i, int j) { return view(t, d, f)(i, j); });
     out.insert(out.end(), values.begin(), values.end());
   }
   return out;
@@ -132,8 +131,9 @@ TEST(PolarFilter, RefusesALatitudeOutsideTheHemisphere) {
   Runtime rt(small_target(4), 1);
   const Decomposition d(sphere(64), 4, 1);
   for (double phi_c : {0.0, -0.3, kPi / 2, 2.0})
-    EXPECT_EQ(error_of([&] { PolarFilter(rt, d, {Stagger::center}, phi_c); }).rfind(
-                  "the polar filter's latitude must lie strictly between 0 and 90 degrees", 0),
+    EXPECT_EQ(error_of([&] {
+                PolarFilter(rt, d, {Stagger::center}, phi_c);
+              }).rfind("the polar filter's latitude must lie strictly between 0 and 90 degrees", 0),
               0u)
         << phi_c;
 }

@@ -146,7 +146,8 @@ void FixNH::parse(const FixArguments& a) {
   const bool steers = pressure_.dimensions() > 0 || tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
   if (nvt && steers) bad(what + ": " + style_ + " takes no pressure settings (use npt)");
   if (!nvt && !steers)
-    bad(what + ": " + style_ + " needs pressure settings (iso, aniso, tri, or x, y, z, xy, xz, yz)");
+    bad(what + ": " + style_ +
+        " needs pressure settings (iso, aniso, tri, or x, y, z, xy, xz, yz)");
   if (style_ == "nvt/sllod" && nc_tchain_ != 1)
     bad(what + ": md_ipu's nvt/sllod takes tloop 1 only");
 }

@@ -46,8 +46,9 @@ PolarFilter::PolarFilter(Runtime& runtime, const Decomposition& d, std::vector<S
       nlon_(d.grid().nx) {
   const Grid& g = d.grid();
   if (!(phi_c_ > 0 && phi_c_ < std::numbers::pi / 2))
-    throw ConfigError("the polar filter's latitude must lie strictly between 0 and 90 degrees, got " +
-                      std::to_string(phi_c_ * 180 / std::numbers::pi));
+    throw ConfigError(
+        "the polar filter's latitude must lie strictly between 0 and 90 degrees, got " +
+        std::to_string(phi_c_ * 180 / std::numbers::pi));
   if (!g.periodic_x) throw ConfigError("the polar filter needs a grid periodic in longitude");
   // Rows are dealt round their band's tiles in (field, row) order.
   std::vector<int> dealt(static_cast<std::size_t>(d.py()), 0);
@@ -79,9 +80,12 @@ PolarFilter::PolarFilter(Runtime& runtime, const Decomposition& d, std::vector<S
   // every row wherever it is held. Planning is not thread-safe; it happens here, on the host.
   std::vector<double> x(n);
   std::vector<std::complex<double>> c(n / 2 + 1);
-  forward_ = fftw_plan_dft_r2c_1d(nlon_, x.data(), as_fftw(c.data()), FFTW_ESTIMATE | FFTW_UNALIGNED);
-  backward_ = fftw_plan_dft_c2r_1d(nlon_, as_fftw(c.data()), x.data(), FFTW_ESTIMATE | FFTW_UNALIGNED);
-  if (!forward_ || !backward_) throw Error("FFTW could not plan a transform of " + std::to_string(n) + " points");
+  forward_ =
+      fftw_plan_dft_r2c_1d(nlon_, x.data(), as_fftw(c.data()), FFTW_ESTIMATE | FFTW_UNALIGNED);
+  backward_ =
+      fftw_plan_dft_c2r_1d(nlon_, as_fftw(c.data()), x.data(), FFTW_ESTIMATE | FFTW_UNALIGNED);
+  if (!forward_ || !backward_)
+    throw Error("FFTW could not plan a transform of " + std::to_string(n) + " points");
 }
 
 PolarFilter::~PolarFilter() {
@@ -97,7 +101,8 @@ const PolarFilter::Plans& PolarFilter::plans(std::span<const Field> fields) {
       throw std::logic_error("the polar filter got a field of another staggering");
   auto& slot = plans_[fields.front().variable.id];
   if (slot) return *slot;
-  ExchangePlanBuilder gather("weather.polar_filter.gather"), scatter("weather.polar_filter.scatter");
+  ExchangePlanBuilder gather("weather.polar_filter.gather"),
+      scatter("weather.polar_filter.scatter");
   for (const Row& r : rows_) {
     const Field& f = fields[r.field];
     const int band = band_of(d_, r.j);
@@ -139,7 +144,8 @@ void PolarFilter::filter(std::span<const Field> fields) {
         std::vector<std::complex<double>> spectrum(static_cast<std::size_t>(nlon_ / 2 + 1));
         for (const int index : mine) {
           const Row& r = rows_[static_cast<std::size_t>(index)];
-          double* row = rows.data() + static_cast<std::size_t>(r.slot) * static_cast<std::size_t>(nlon_);
+          double* row =
+              rows.data() + static_cast<std::size_t>(r.slot) * static_cast<std::size_t>(nlon_);
           fftw_execute_dft_r2c(forward_, row, as_fftw(spectrum.data()));
           const auto& s = factors_[static_cast<std::size_t>(index)];
           for (std::size_t k = 0; k < spectrum.size(); ++k) spectrum[k] *= s[k];

@@ -48,11 +48,13 @@ void SphereConfig::validate() const {
     throw ConfigError("the sphere's radius and gravity must be positive");
   if (polar_filter_latitude != 0) {
     if (!(polar_filter_latitude > 0 && polar_filter_latitude < std::numbers::pi / 2))
-      throw ConfigError("the polar filter's latitude must lie strictly between 0 and 90 degrees, got " +
-                        std::to_string(polar_filter_latitude * 180 / std::numbers::pi));
+      throw ConfigError(
+          "the polar filter's latitude must lie strictly between 0 and 90 degrees, got " +
+          std::to_string(polar_filter_latitude * 180 / std::numbers::pi));
     if (kinematic)
-      throw ConfigError("the polar filter acts on the dynamic cases (2 and 6), not on test case 1's "
-                        "prescribed flow");
+      throw ConfigError(
+          "the polar filter acts on the dynamic cases (2, 5 and 6), not on test case 1's "
+          "prescribed flow");
   }
 }
 
@@ -205,7 +207,8 @@ void SphericalShallowWater::tendency(const State& q, const State& dq) {
 // (cos phi): in the rows next to the poles only the equatorward face counts, since v = 0 on
 // the polar face is a wall of no length, not a velocity.
 std::pair<double, double> SphericalShallowWater::y_face_weights(int j) const {
-  const double cs = std::max(0.0, std::cos(lat_face(j))), cn = std::max(0.0, std::cos(lat_face(j + 1)));
+  const double cs = std::max(0.0, std::cos(lat_face(j)));
+  const double cn = std::max(0.0, std::cos(lat_face(j + 1)));
   return {cs / (cs + cn), cn / (cs + cn)};
 }
 

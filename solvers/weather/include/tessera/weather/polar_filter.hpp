@@ -79,12 +79,12 @@ class PolarFilter {
   double phi_c_;
   int nlon_;
   std::vector<Row> rows_;
-  std::vector<std::vector<int>> owned_;  // per tile: indices into rows_, in slot order
+  std::vector<std::vector<int>> owned_;       // per tile: indices into rows_, in slot order
   std::vector<std::vector<double>> factors_;  // per row: S_k / nlon, k = 0 .. nlon / 2
   Variable<double> buffer_;
   std::map<int, std::unique_ptr<Plans>> plans_;  // by the first field's variable id
-  fftw_plan_s* forward_ = nullptr;   // real to complex, nlon points
-  fftw_plan_s* backward_ = nullptr;  // complex to real
+  fftw_plan_s* forward_ = nullptr;               // real to complex, nlon points
+  fftw_plan_s* backward_ = nullptr;              // complex to real
 };
 
 }  // namespace tessera::weather

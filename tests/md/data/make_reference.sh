@@ -195,7 +195,7 @@ done
 cp "$work/triclinic.dump" triclinic.lammps.dump
 # fix deform's styles, shear flow with fix nvt/sllod and compute temp/deform, and barostats
 # that change the cell's shape.
-for n in deform nemd_sllod change_box npt_tri; do
+for n in deform nemd_sllod nemd_sllod_deform_first change_box npt_tri; do
   (cd "$work" && lmp -in "$here/in.$n" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > $n.lammps.out
 done
 # Dumps of a group.

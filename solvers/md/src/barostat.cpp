@@ -19,11 +19,10 @@ std::size_t PressureSettings::parse(const std::vector<std::string>& w, std::size
   };
   if (key == "iso" || key == "aniso") {
     need_values(3);
-    coupling = key == "iso" ? PressureCoupling::xyz : PressureCoupling::none;
     const double p0 = number(what + " " + key, w[at + 1]), p1 = number(what + " " + key, w[at + 2]),
                  damp = number(what + " " + key, w[at + 3]);
-    for (std::size_t d = 0; d < 3; ++d) start[d] = p0, stop[d] = p1, period[d] = damp, flag[d] = 1;
-    if (dimension == 2) start[2] = stop[2] = period[2] = 0, flag[2] = 0;
+    set_all(p0, p1, damp, dimension,
+            key == "iso" ? PressureCoupling::xyz : PressureCoupling::none);
     return 4;
   }
   if (key == "x" || key == "y" || key == "z") {
@@ -62,6 +61,13 @@ std::size_t PressureSettings::parse(const std::vector<std::string>& w, std::size
     return 2;
   }
   return 0;
+}
+
+void PressureSettings::set_all(double p0, double p1, double damp, int dimension,
+                               PressureCoupling how) {
+  coupling = how;
+  for (std::size_t d = 0; d < 3; ++d) start[d] = p0, stop[d] = p1, period[d] = damp, flag[d] = 1;
+  if (dimension == 2) start[2] = stop[2] = period[2] = 0, flag[2] = 0;
 }
 
 void PressureSettings::check(const Simulation* sim, int dimension, const std::string& what) const {

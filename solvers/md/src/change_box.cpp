@@ -86,8 +86,7 @@ std::string change_box(Simulation& sim, const std::vector<std::string>& a,
     if (b.triclinic) {
       if (dimension == 2 && (b.xz != 0.0 || b.yz != 0.0))
         bad("change_box: a 2-d box cannot be tilted in z");
-      if (skew_too_large(b, {boundary.periodic(0), boundary.periodic(1), boundary.periodic(2)}) &&
-          !sim.tilt_large())
+      if (skew_too_large(b, boundary.periodicity()) && !sim.tilt_large())
         bad("change_box: the triclinic box's skew would be too large (xy and xz at most half of "
             "lx, yz at most half of ly in periodic dimensions)");
     }
@@ -189,8 +188,6 @@ std::string change_box(Simulation& sim, const std::vector<std::string>& a,
     text += "WARNING: Resetting image flags for non-periodic dimensions\n";
   sim.change_box(box);
   if (moves_atoms) sim.remap_atoms(/*migrate=*/true);
-  if (skew_too_large(box, {boundary.periodic(0), boundary.periodic(1), boundary.periodic(2)}))
-    text += "WARNING: Triclinic box skew is large\n";
   return text;
 }
 

@@ -44,11 +44,10 @@ FixNH::FixNH(const FixArguments& a, std::string style)
   etap_.assign(static_cast<std::size_t>(mpchain_), 0.0);
   etap_dot_.assign(static_cast<std::size_t>(mpchain_) + 1, 0.0);
   etap_dotdot_ = etap_mass_ = etap_;
-  triclinic_ = tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
   // LAMMPS's pstyle: TRICLINIC before ISO (a coupled xyz then averages the diagonal).
-  iso_ = !triclinic_ && pressure_.iso(a.sim ? a.sim->dimension() : 3);
+  iso_ = !triclinic() && pressure_.iso(a.sim ? a.sim->dimension() : 3);
   // LAMMPS's pre_exchange_flag: flips are watched for where tilts are steered or not zero.
-  flip_watch_ = flip_allowed_ && (triclinic_ || (boxed && (a.sim->box().xy != 0.0 ||
+  flip_watch_ = flip_allowed_ && (triclinic() || (boxed && (a.sim->box().xy != 0.0 ||
                                                            a.sim->box().xz != 0.0 ||
                                                            a.sim->box().yz != 0.0)));
 }
@@ -75,21 +74,14 @@ void FixNH::parse(const FixArguments& a) {
       t_period_ = number(what + " temp", w[at + 3]);
       at += 4;
     } else if (key == "tri") {
-      // x, y, z at P and every shear stress at zero, uncoupled (LAMMPS's tri).
+      // LAMMPS's tri: aniso on x, y and z, and every shear stress steered to zero, unscaled
+      // (in 2-d xy alone).
       need_values(at, 3);
-      const double p0 = real(at + 1), p1 = real(at + 2), damp = real(at + 3);
-      pressure_.coupling = PressureCoupling::none;
+      const double damp = real(at + 3);
+      pressure_.set_all(real(at + 1), real(at + 2), damp, dimension, PressureCoupling::none);
       scale_ = {0, 0, 0};
-      for (std::size_t d = 0; d < 3; ++d) {
-        pressure_.start[d] = p0, pressure_.stop[d] = p1, pressure_.period[d] = damp;
-        pressure_.flag[d] = 1;
-        tilt_.start[d] = tilt_.stop[d] = 0, tilt_.period[d] = damp, tilt_.flag[d] = 1;
-      }
-      if (dimension == 2) {
-        pressure_.start[2] = pressure_.stop[2] = pressure_.period[2] = 0, pressure_.flag[2] = 0;
-        for (std::size_t k = 0; k < 2; ++k)
-          tilt_.start[k] = tilt_.stop[k] = tilt_.period[k] = 0, tilt_.flag[k] = 0;
-      }
+      for (std::size_t k = dimension == 2 ? 2 : 0; k < 3; ++k)
+        tilt_.start[k] = tilt_.stop[k] = 0, tilt_.period[k] = damp, tilt_.flag[k] = 1;
       at += 4;
     } else if (key == "yz" || key == "xz" || key == "xy") {
       need_values(at, 3);
@@ -143,7 +135,7 @@ void FixNH::parse(const FixArguments& a) {
   const bool nvt = style_ == "nvt" || style_ == "nvt/sllod";
   if (style_ == "nph" && temp_given) bad(what + ": nph takes no temp keyword (use npt)");
   if (style_ != "nph" && !temp_given) bad(what + ": " + style_ + " needs temp T0 T1 TDAMP");
-  const bool steers = pressure_.dimensions() > 0 || tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
+  const bool steers = pressure_.dimensions() > 0 || tilt_.any();
   if (nvt && steers) bad(what + ": " + style_ + " takes no pressure settings (use npt)");
   if (!nvt && !steers)
     bad(what + ": " + style_ +
@@ -163,8 +155,7 @@ void FixNH::check(const FixArguments& a) const {
   static const char* tilt_name[3] = {"yz", "xz", "xy"};
   if (dimension == 2 && (scale_[0] || scale_[1]))
     bad(what + ": scaleyz or scalexz in a 2-d simulation");
-  const bool any_tilt = tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
-  if (any_tilt && a.sim && a.sim->has_box() && !a.sim->box().triclinic)
+  if (tilt_.any() && a.sim && a.sim->has_box() && !a.sim->box().triclinic)
     bad(what + ": xy, xz, yz and tri need a triclinic box (this one is orthogonal)");
   for (std::size_t k = 0; k < 3; ++k) {
     // yz and xz tilt along z, xy along y: that dimension must be periodic.
@@ -204,7 +195,7 @@ void FixNH::compute_press_target(const Simulation& sim) {
       p_hydro_ += p_target_[i];
     }
   if (pressure_.dimensions() > 0) p_hydro_ /= pressure_.dimensions();
-  if (triclinic_)
+  if (triclinic())
     for (std::size_t k = 0; k < 3; ++k)
       p_target_[3 + k] = tilt_.start[k] + delta * (tilt_.stop[k] - tilt_.start[k]);
   if (pressure_.per_dimension) compute_sigma();
@@ -259,7 +250,7 @@ void FixNH::couple(const Simulation& sim, const std::array<double, 6>& ke,
   const auto diagonal = coupled_pressure(sim, iso_, pressure_.coupling, tdof_, ke, virial,
                                          "fix " + id() + " " + style_);
   for (std::size_t i = 0; i < 3; ++i) p_current_[i] = diagonal[i];
-  if (triclinic_) {
+  if (triclinic()) {
     // The pressure tensor's xy xz yz, in Voigt order.
     const auto shear = shear_pressure(sim, ke, virial);
     p_current_[3] = shear[2], p_current_[4] = shear[1], p_current_[5] = shear[0];
@@ -301,7 +292,7 @@ void FixNH::init_masses(const Simulation& sim, double t_current) {
 }
 
 void FixNH::setup(Simulation& sim) {
-  iso_ = !triclinic_ && pressure_.iso(sim.dimension());
+  iso_ = !triclinic() && pressure_.iso(sim.dimension());
   if (sllod_) {
     // LAMMPS's FixNVTSllod::init: a fix deform that gives crossing atoms the faces' velocities.
     const FixDeform* deform = nullptr;
@@ -495,32 +486,19 @@ Box FixNH::remapped(const Simulation& sim, const Box& box) {
   Box next = box;
   for (std::size_t i = 0; i < 6; ++i) omega_[i] += dto * omega_dot_[i];
   auto h = BoxMatrix(box).h;
+  // One tilt's step: scaled by exp(exponent) on each side of its shear increment (which does
+  // not read that tilt, so it may be worked out first).
+  auto advance = [&](std::size_t k, double exponent, double increment) {
+    const double expfac = std::exp(exponent);
+    h[k] *= expfac;
+    h[k] += increment;
+    h[k] *= expfac;
+  };
   auto tilts_half = [&] {
-    if (!triclinic_) return;
-    if (tilt_.flag[1]) {
-      const double expfac = std::exp(dto8 * od[0]);
-      h[4] *= expfac;
-      h[4] += dto4 * (od[5] * h[3] + od[4] * h[2]);
-      h[4] *= expfac;
-    }
-    if (tilt_.flag[0]) {
-      const double expfac = std::exp(dto4 * od[1]);
-      h[3] *= expfac;
-      h[3] += dto2 * (od[3] * h[2]);
-      h[3] *= expfac;
-    }
-    if (tilt_.flag[2]) {
-      const double expfac = std::exp(dto4 * od[0]);
-      h[5] *= expfac;
-      h[5] += dto2 * (od[5] * h[1]);
-      h[5] *= expfac;
-    }
-    if (tilt_.flag[1]) {
-      const double expfac = std::exp(dto8 * od[0]);
-      h[4] *= expfac;
-      h[4] += dto4 * (od[5] * h[3] + od[4] * h[2]);
-      h[4] *= expfac;
-    }
+    if (tilt_.flag[1]) advance(4, dto8 * od[0], dto4 * (od[5] * h[3] + od[4] * h[2]));
+    if (tilt_.flag[0]) advance(3, dto4 * od[1], dto2 * (od[3] * h[2]));
+    if (tilt_.flag[2]) advance(5, dto4 * od[0], dto2 * (od[5] * h[1]));
+    if (tilt_.flag[1]) advance(4, dto8 * od[0], dto4 * (od[5] * h[3] + od[4] * h[2]));
   };
   tilts_half();
   for (std::size_t i = 0; i < 3; ++i)
@@ -642,7 +620,7 @@ void FixNH::initial_integrate(FixTile& t) {
 // tilts' cross terms -dt/2 (omega_dot v) of the upper triangle.
 void FixNH::press_velocity(double* v, double dt) const {
   for (std::size_t d = 0; d < 3; ++d) v[d] *= factor_press_[d];
-  if (triclinic_) {
+  if (triclinic()) {
     const double dthalf = 0.5 * dt;
     v[0] += -dthalf * (v[1] * omega_dot_[5] + v[2] * omega_dot_[4]);
     v[1] += -dthalf * v[2] * omega_dot_[3];
@@ -878,6 +856,19 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
     return out;
   };
   const auto triple = [&](const char* key) { return r.triple(field(key), where + "." + key); };
+  // Three flags, each 0 or 1 (`name`); with `periods`, each flagged one's period positive.
+  const auto zero_one = [&](const nlohmann::json& j, const std::string& name,
+                            const std::array<double, 3>* periods = nullptr,
+                            const std::string& periods_name = "") {
+    const auto values = r.triple(j, name);
+    std::array<int, 3> out{};
+    for (std::size_t k = 0; k < 3; ++k) {
+      if (values[k] != 0.0 && values[k] != 1.0) r.fail("has " + name + " with a value not 0 or 1");
+      out[k] = static_cast<int>(values[k]);
+      if (periods && out[k] && !((*periods)[k] > 0)) r.fail("has " + periods_name + " not positive");
+    }
+    return out;
+  };
   if (thermostat_) {
     t_start_ = real("t_start", Sign::positive);
     t_stop_ = real("t_stop", Sign::positive);
@@ -899,15 +890,9 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
   if (!barostat_) return;
   pressure_.start = triple("p_start");
   pressure_.stop = triple("p_stop");
-  const auto periods = triple("p_damp");
-  const auto flags = triple("p_flag");
-  for (std::size_t d = 0; d < 3; ++d) {
-    if (flags[d] != 0.0 && flags[d] != 1.0)
-      r.fail("has " + where + ".p_flag with a value not 0 or 1");
-    pressure_.flag[d] = static_cast<int>(flags[d]);
-    if (pressure_.flag[d] && !(periods[d] > 0)) r.fail("has " + where + ".p_damp not positive");
-  }
-  pressure_.period = periods;
+  pressure_.period = triple("p_damp");
+  pressure_.flag =
+      zero_one(field("p_flag"), where + ".p_flag", &pressure_.period, where + ".p_damp");
   // Files before triclinic barostats have no shape: an orthogonal cell's.
   if (v.contains("shape")) {
     const std::string in = where + ".shape";
@@ -915,23 +900,11 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
     const auto item = [&](const char* key) -> const nlohmann::json& {
       return r.at(shape, key, in + "." + key);
     };
-    const auto zero_one = [&](const char* key) {
-      const auto values = r.triple(item(key), in + "." + key);
-      std::array<int, 3> out{};
-      for (std::size_t k = 0; k < 3; ++k) {
-        if (values[k] != 0.0 && values[k] != 1.0)
-          r.fail("has " + in + "." + key + " with a value not 0 or 1");
-        out[k] = static_cast<int>(values[k]);
-      }
-      return out;
-    };
     tilt_.start = r.triple(item("p_start"), in + ".p_start");
     tilt_.stop = r.triple(item("p_stop"), in + ".p_stop");
     tilt_.period = r.triple(item("p_damp"), in + ".p_damp");
-    tilt_.flag = zero_one("p_flag");
-    for (std::size_t k = 0; k < 3; ++k)
-      if (tilt_.flag[k] && !(tilt_.period[k] > 0)) r.fail("has " + in + ".p_damp not positive");
-    scale_ = zero_one("scale");
+    tilt_.flag = zero_one(item("p_flag"), in + ".p_flag", &tilt_.period, in + ".p_damp");
+    scale_ = zero_one(item("scale"), in + ".scale");
     const auto omega = r.triple(item("omega"), in + ".omega");
     const auto omega_dot = r.triple(item("omega_dot"), in + ".omega_dot");
     const auto h0_inv = r.triple(item("h0_inv"), in + ".h0_inv");
@@ -944,8 +917,7 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
     scale_ = {0, 0, 0};
     flip_watch_ = false;
   }
-  triclinic_ = tilt_.flag[0] || tilt_.flag[1] || tilt_.flag[2];
-  if (pressure_.dimensions() == 0 && !triclinic_)
+  if (pressure_.dimensions() == 0 && !triclinic())
     r.fail("has " + where + ".p_flag with no barostatted dimension");
   pressure_.coupling = static_cast<PressureCoupling>(integer("couple", 0, 4));
   if (!field("deviatoric").is_boolean()) r.fail("has " + where + ".deviatoric not true or false");

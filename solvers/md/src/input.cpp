@@ -690,8 +690,7 @@ void Input::box(const std::vector<std::string>& a) {
 // LAMMPS's warning for a box whose skew 'box tilt large' allowed.
 void Input::warn_large_skew() {
   const Simulation& s = sim();
-  const Boundary& b = s.boundary();
-  if (s.has_box() && skew_too_large(s.box(), {b.periodic(0), b.periodic(1), b.periodic(2)}))
+  if (s.has_box() && skew_too_large(s.box(), s.boundary().periodicity()))
     console_.print("WARNING: Triclinic box skew is large\n");
 }
 
@@ -1647,6 +1646,7 @@ void Input::displace_atoms(const std::vector<std::string>& a) {
 void Input::change_box(const std::vector<std::string>& a) {
   const std::array<double, 3> lattice{lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)};
   console_.print(tessera::md::change_box(sim(), a, lattice, !dumps_.empty()));
+  warn_large_skew();
 }
 
 // A set keyword's value: a number, or v_NAME, an atom-style variable evaluated for every atom

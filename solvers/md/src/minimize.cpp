@@ -107,8 +107,7 @@ double Minimizer::alpha_step(double alpha, bool reset) {
     // Atoms wrapped across a periodic face: their x0 follow (LAMMPS's FixMinimize::
     // reset_coords), so that x - x0 stays the move.
     const Box box = sim_.box();
-    const Boundary bc = sim_.boundary();
-    const std::array<bool, 3> periodic{bc.periodic(0), bc.periodic(1), bc.periodic(2)};
+    const std::array<bool, 3> periodic = sim_.boundary().periodicity();
     sim_.for_each_tile("md.min_reset_coords", [&](FixTile& t) {
       for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
         double* x0 = &t.per_atom[t.per_atom_width * i + b + x0_at];

@@ -142,7 +142,7 @@ void Simulation::set_tilt_large(bool large) {
 }
 
 std::array<bool, 3> Simulation::periodicity() const {
-  return {boundary_.periodic(0), boundary_.periodic(1), boundary_.periodic(2)};
+  return boundary_.periodicity();
 }
 
 void Simulation::create_box(int types, const Box& box_in, bool expand) {

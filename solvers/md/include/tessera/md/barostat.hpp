@@ -34,6 +34,9 @@ struct PressureSettings {
     return coupling == PressureCoupling::xyz ||
            (dimension == 2 && coupling == PressureCoupling::xy);
   }
+  // Every dimension (x and y in 2-d) from p0 to p1 with period damp, coupled as `how` (iso,
+  // aniso and fix npt's tri).
+  void set_all(double p0, double p1, double damp, int dimension, PressureCoupling how);
   // The keyword at words[at] if it is one of the barostats' (iso|aniso|x|y|z P0 P1 PDAMP,
   // couple C, dilate all): the words it took; 0 for another keyword. Throws ConfigError naming
   // `what` for a bad value.

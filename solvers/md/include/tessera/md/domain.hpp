@@ -123,6 +123,7 @@ inline double minimum_image(double delta, double length) {
 struct Boundary {
   std::array<std::array<char, 2>, 3> face{{{'p', 'p'}, {'p', 'p'}, {'p', 'p'}}};
   bool periodic(std::size_t d) const { return face[d][0] == 'p'; }
+  std::array<bool, 3> periodicity() const { return {periodic(0), periodic(1), periodic(2)}; }
   bool shrinks(std::size_t d, std::size_t side) const {
     return face[d][side] == 's' || face[d][side] == 'm';
   }

@@ -102,8 +102,10 @@ class FixNH final : public Fix {
     return 1.0 / (i < 3 ? pressure_.period[i] : tilt_.period[i - 3]);
   }
   double p_freq_max() const;
-  // The barostat's degrees of freedom: 3 diagonal components, and 3 tilts when triclinic_.
-  std::size_t omegas() const { return triclinic_ ? 6 : 3; }
+  // LAMMPS's pstyle TRICLINIC: a tilt is steered.
+  bool triclinic() const { return tilt_.any(); }
+  // The barostat's degrees of freedom: 3 diagonal components, and 3 tilts when triclinic.
+  std::size_t omegas() const { return triclinic() ? 6 : 3; }
   // nvt/sllod (LAMMPS's FixNVTSllod): the SLLOD velocity half-steps.
   void prepare_sllod(const Simulation& sim);
   void sllod_velocities(FixTile& t) const;
@@ -131,8 +133,8 @@ class FixNH final : public Fix {
   struct TiltSettings {
     std::array<double, 3> start{}, stop{}, period{};
     std::array<int, 3> flag{};
+    bool any() const { return flag[0] || flag[1] || flag[2]; }
   } tilt_;
-  bool triclinic_ = false;          // LAMMPS's pstyle TRICLINIC: a tilt is steered
   std::array<int, 3> scale_{};      // scaleyz, scalexz, scalexy
   bool flip_allowed_ = true;        // flip yes|no
   bool flip_watch_ = false;         // LAMMPS's pre_exchange_flag

@@ -64,7 +64,7 @@ PolarFilter::PolarFilter(Runtime& runtime, const Decomposition& d, std::vector<S
       const int turn = dealt[static_cast<std::size_t>(band)]++;
       const int owner = d.tile_at(turn % d.px(), band);
       auto& mine = owned_[static_cast<std::size_t>(owner)];
-      rows_.push_back({f, j, latitude, owner, static_cast<int>(mine.size())});
+      rows_.push_back({f, j, band, owner, static_cast<int>(mine.size())});
       mine.push_back(static_cast<int>(rows_.size() - 1));
       std::vector<double> s(static_cast<std::size_t>(nlon_ / 2 + 1));
       for (int k = 0; k <= nlon_ / 2; ++k)
@@ -105,9 +105,8 @@ const PolarFilter::Plans& PolarFilter::plans(std::span<const Field> fields) {
       scatter("weather.polar_filter.scatter");
   for (const Row& r : rows_) {
     const Field& f = fields[r.field];
-    const int band = band_of(d_, r.j);
     for (int bx = 0; bx < d_.px(); ++bx) {
-      const int tile = d_.tile_at(bx, band);
+      const int tile = d_.tile_at(bx, r.band);
       const std::size_t at = layout_of(d_, tile, f.halo).index(0, r.j - d_.y_begin(tile));
       const std::size_t in_row =
           static_cast<std::size_t>(r.slot) * static_cast<std::size_t>(nlon_) +

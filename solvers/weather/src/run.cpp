@@ -212,16 +212,17 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
                                      : number_of_case == 5 ? 15
                                                            : 14);
   // Before anything of the grid's size exists (and before its size is an int): the state,
-  // 4 work fields (U, V, B, q), the mountain, and test case 5 or 6 reference run at r times the resolution.
+  // 4 work fields (U, V, B, q) and case 5's mountain, and case 5's or 6's reference run at r
+  // times the resolution.
   const int factor = s.reference_factor;
-  const bool reference =
-      (number_of_case == 5 || number_of_case == 6) && factor > 1 && s.initial.empty() &&
-      s.restart.empty();
+  const bool self_referenced = number_of_case == 5 || number_of_case == 6;
+  const bool reference = self_referenced && factor > 1 && s.initial.empty() && s.restart.empty();
+  const int work_fields = number_of_case == 5 ? 5 : 4;
   require_memory(
       runtime,
       {.nx = 360 / degrees,
        .ny = 180 / degrees,
-       .fields = model_fields(s.integrator, 3, 4) * (reference ? 1 + factor * factor : 1),
+       .fields = model_fields(s.integrator, 3, work_fields) * (reference ? 1 + factor * factor : 1),
        .halo = 2,
        .root_arrays = 4,
        .rank_arrays = s.initial.empty() && s.restart.empty() ? 0 : 9},
@@ -370,7 +371,7 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
     std::printf("mass change %.3e relative\n", (mass1 - mass0) / mass0);
     if (number_of_case != 1)
       std::printf("energy change %.3e relative\n", (energy1 - energy0) / energy0);
-    if ((number_of_case == 5 || number_of_case == 6) && errors)
+    if (self_referenced && errors)
       std::printf(
           "errors against our own run at %.4g degrees (a self-reference, not an exact "
           "solution):\n",

@@ -64,8 +64,8 @@ class PolarFilter {
  private:
   struct Row {
     std::size_t field;
-    int j;  // global row (of centres, or of south faces)
-    double latitude;
+    int j;     // global row (of centres, or of south faces)
+    int band;  // the band of blocks (block_y) that holds it
     int owner, slot;  // the owner tile and the row's place in its buffer
   };
   struct Plans {

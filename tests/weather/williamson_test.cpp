@@ -155,6 +155,16 @@ TEST(Williamson, Case5FlowOverAMountainConservesAndConverges) {
   EXPECT_GT(observed_order(l2[0], l2[1]), 1.2);
 }
 
+TEST(Williamson, MountainsNeedADynamicSphereAndHsNeedsMountains) {
+  Runtime rt(small_target(4), 1);
+  SphericalShallowWater kinematic(rt, {.nlon = 32, .nlat = 16, .kinematic = true});
+  EXPECT_THAT(error_of([&] { kinematic.set_topography([](double, double) { return 0.0; }); }),
+              HasSubstr("a kinematic sphere has no momentum to feel mountains"));
+  SphericalShallowWater flat(rt, {.nlon = 32, .nlat = 16});
+  EXPECT_THAT(error_of([&] { flat.gather("hs"); }),
+              HasSubstr("no field 'hs' to gather; the fields are h, u, v"));
+}
+
 TEST(Williamson, Case5RefusesATiltedFlow) {
   Runtime rt(small_target(4), 1);
   SphericalShallowWater m(rt, {.nlon = 32, .nlat = 16, .alpha = 0.3});

@@ -86,7 +86,6 @@ std::vector<double> ComputeTemp::vector(Simulation& sim) {
   return {t.begin(), t.end()};
 }
 
-
 std::array<double, 7> ComputeTempProfile::thermal_sums(Simulation& sim) const {
   const Unbias remove = unbias(sim);
   const auto sums = sim.reduce_atoms(

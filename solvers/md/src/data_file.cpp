@@ -268,7 +268,8 @@ void read_data(Simulation& sim, const std::string& path) {
     auto v = velocities.find(id);
     if (v != velocities.end()) a.v = v->second;
     // LAMMPS's read_data remaps every atom, through fractional coordinates in a triclinic box.
-    if (box.triclinic) matrix.to_fraction(a.x.data(), a.x.data()), matrix.to_cartesian(a.x.data(), a.x.data());
+    if (box.triclinic)
+      matrix.to_fraction(a.x.data(), a.x.data()), matrix.to_cartesian(a.x.data(), a.x.data());
     // Atoms exactly on the upper box face belong to the lower one, as in LAMMPS.
     int image[3] = {a.image[0], a.image[1], a.image[2]};
     for (std::size_t d = 0; d < 3 && !box.triclinic; ++d) {

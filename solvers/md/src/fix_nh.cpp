@@ -47,9 +47,10 @@ FixNH::FixNH(const FixArguments& a, std::string style)
   // LAMMPS's pstyle: TRICLINIC before ISO (a coupled xyz then averages the diagonal).
   iso_ = !triclinic() && pressure_.iso(a.sim ? a.sim->dimension() : 3);
   // LAMMPS's pre_exchange_flag: flips are watched for where tilts are steered or not zero.
-  flip_watch_ = flip_allowed_ && (triclinic() || (boxed && (a.sim->box().xy != 0.0 ||
-                                                           a.sim->box().xz != 0.0 ||
-                                                           a.sim->box().yz != 0.0)));
+  flip_watch_ =
+      flip_allowed_ &&
+      (triclinic() ||
+       (boxed && (a.sim->box().xy != 0.0 || a.sim->box().xz != 0.0 || a.sim->box().yz != 0.0)));
 }
 
 void FixNH::parse(const FixArguments& a) {
@@ -125,8 +126,8 @@ void FixNH::parse(const FixArguments& a) {
       need_values(at, 1);
       mtk_ = yes_no(what + " mtk", w[at + 1]);
       at += 2;
-    } else if (key == "nreset" || key == "update" || key == "ext" ||
-               key == "ptemp" || key == "disc") {
+    } else if (key == "nreset" || key == "update" || key == "ext" || key == "ptemp" ||
+               key == "disc") {
       bad(what + ": the keyword " + key + " is not supported by md_ipu");
     } else {
       bad(what + ": unknown keyword '" + key + "'");
@@ -304,7 +305,8 @@ void FixNH::setup(Simulation& sim) {
     // Its temperature is a compute temp/deform of its own, as LAMMPS's (ID_temp). It needs the
     // box's rates, which fix deform sets at its own setup: taken at the first step, before
     // anything moves.
-    deform_temp_ = std::make_unique<ComputeTempDeform>(ComputeArguments{id() + "_temp", "all", {}, &sim});
+    deform_temp_ =
+        std::make_unique<ComputeTempDeform>(ComputeArguments{id() + "_temp", "all", {}, &sim});
     deform_temp_->setup(sim);
     t_current_pending_ = true;
   } else {
@@ -527,7 +529,6 @@ Box FixNH::remapped(const Simulation& sim, const Box& box) {
   return next;
 }
 
-
 // The box's shape and rates for the SLLOD half-steps of this step (LAMMPS's h_two = h_rate h_inv,
 // MathExtra::multiply_shape_shape).
 void FixNH::prepare_sllod(const Simulation& sim) {
@@ -536,8 +537,12 @@ void FixNH::prepare_sllod(const Simulation& sim) {
   const auto& r = sim.box_rate().h_rate;
   const auto& hi = m.h_inv;
   sllod_rate_ = sim.box_rate();
-  h_two_ = {r[0] * hi[0], r[1] * hi[1], r[2] * hi[2], r[1] * hi[3] + r[3] * hi[2],
-            r[0] * hi[4] + r[5] * hi[3] + r[4] * hi[2], r[0] * hi[5] + r[5] * hi[1]};
+  h_two_ = {r[0] * hi[0],
+            r[1] * hi[1],
+            r[2] * hi[2],
+            r[1] * hi[3] + r[3] * hi[2],
+            r[0] * hi[4] + r[5] * hi[3] + r[4] * hi[2],
+            r[0] * hi[5] + r[5] * hi[1]};
 }
 
 // LAMMPS's FixNVTSllod::nh_v_temp on one tile: the thermal velocity scaled and given the SLLOD
@@ -818,11 +823,10 @@ nlohmann::json FixNH::restart_section() const {
     j["h0_inv"] = diagonal(h0_inv_);
     j["fixedpoint"] = fixedpoint_;
     // The cell's shape (yz xz xy): its settings, rates and reference.
-    j["shape"] = {{"p_start", tilt_.start},     {"p_stop", tilt_.stop},
-                  {"p_damp", tilt_.period},     {"p_flag", tilt_.flag},
-                  {"omega", tilts(omega_)},     {"omega_dot", tilts(omega_dot_)},
-                  {"h0_inv", tilts(h0_inv_)},   {"scale", scale_},
-                  {"flip", flip_watch_}};
+    j["shape"] = {
+        {"p_start", tilt_.start},   {"p_stop", tilt_.stop},   {"p_damp", tilt_.period},
+        {"p_flag", tilt_.flag},     {"omega", tilts(omega_)}, {"omega_dot", tilts(omega_dot_)},
+        {"h0_inv", tilts(h0_inv_)}, {"scale", scale_},        {"flip", flip_watch_}};
   }
   return j;
 }
@@ -865,7 +869,8 @@ void FixNH::restore(const nlohmann::json& v, const detail::RestartHeader& r,
     for (std::size_t k = 0; k < 3; ++k) {
       if (values[k] != 0.0 && values[k] != 1.0) r.fail("has " + name + " with a value not 0 or 1");
       out[k] = static_cast<int>(values[k]);
-      if (periods && out[k] && !((*periods)[k] > 0)) r.fail("has " + periods_name + " not positive");
+      if (periods && out[k] && !((*periods)[k] > 0))
+        r.fail("has " + periods_name + " not positive");
     }
     return out;
   };

@@ -34,8 +34,9 @@ FixPressBerendsen::FixPressBerendsen(const FixArguments& a) : Fix(a.id, a.group)
   }
   if (pressure_.dimensions() == 0) bad(what + ": no pressure settings (iso, aniso, or x, y, z)");
   if (a.sim && a.sim->has_box() && a.sim->box().triclinic)
-    bad(what + ": the box is triclinic; fix press/berendsen changes orthogonal boxes only (as "
-               "LAMMPS's; use fix npt or nph)");
+    bad(what +
+        ": the box is triclinic; fix press/berendsen changes orthogonal boxes only (as "
+        "LAMMPS's; use fix npt or nph)");
   pressure_.check(a.sim, dimension, what);
 }
 

@@ -4,23 +4,23 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
-#include <set>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <variant>
 
 #include "arguments.hpp"
 #include "balance_weights.hpp"
-#include "checked_integer.hpp"
 #include "change_box.hpp"
+#include "checked_integer.hpp"
 #include "displace_atoms.hpp"
+#include "group_functions.hpp"
 #include "read_dump.hpp"
 #include "replicate.hpp"
-#include "group_functions.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/shared_input.hpp"
 #include "tessera/core/stop_signal.hpp"
@@ -475,9 +475,9 @@ double Input::evaluate_formula(const std::string& formula) {
       [&](const std::string& name) -> std::optional<double> {
         if (auto v = atom_value(name, "variable formula " + formula)) return v;
         const std::string where = "variable formula " + formula;
-        if (auto v = group_function(sim(), name, where, [&](const std::string& id) -> const Region& {
-              return find_region(id, where);
-            }))
+        if (auto v = group_function(
+                sim(), name, where,
+                [&](const std::string& id) -> const Region& { return find_region(id, where); }))
           return v;
         if (name.rfind("v_", 0) == 0) {
           const std::string v = name.substr(2);
@@ -904,8 +904,7 @@ void Input::create_box(const std::vector<std::string>& a) {
   need(a, 2, "create_box N region-ID");
   const Region& region = find_region(a[1], "create_box");
   const auto shape = region.as_box();
-  if (!shape)
-    bad("create_box needs a block or prism region, not " + region.style());
+  if (!shape) bad("create_box needs a block or prism region, not " + region.style());
   if (!region.interior()) bad("create_box needs a region with side in");
   const Box b = *shape;
   for (std::size_t d = 0; d < 3; ++d)
@@ -960,7 +959,7 @@ void Input::create_atoms(const std::vector<std::string>& a) {
     bad("create_atoms style " + a[1] + ": use box, region or single");
   }
   sim().require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
-                              "create_atoms on this lattice and region", false);
+                               "create_atoms on this lattice and region", false);
   const auto accept = [&](const std::array<double, 3>& p) {
     std::array<double, 3> c = p;
     if (box.triclinic) matrix.to_fraction(p.data(), c.data());
@@ -1145,9 +1144,11 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
   for (std::size_t i = 0; i < a.size(); i += 2) {
     if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
     if (a[i] == "every") {
-      sim().neighbor().every = static_cast<int>(integer("neigh_modify every", a[i + 1], 1, int_max));
+      sim().neighbor().every =
+          static_cast<int>(integer("neigh_modify every", a[i + 1], 1, int_max));
     } else if (a[i] == "delay") {
-      sim().neighbor().delay = static_cast<int>(integer("neigh_modify delay", a[i + 1], 0, int_max));
+      sim().neighbor().delay =
+          static_cast<int>(integer("neigh_modify delay", a[i + 1], 0, int_max));
     } else if (a[i] == "check") {
       sim().neighbor().check = yes_no("neigh_modify", a[i + 1]);
     } else if (a[i] == "exclude") {
@@ -1644,7 +1645,8 @@ void Input::displace_atoms(const std::vector<std::string>& a) {
 }
 
 void Input::change_box(const std::vector<std::string>& a) {
-  const std::array<double, 3> lattice{lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)};
+  const std::array<double, 3> lattice{lattice_.spacing(0), lattice_.spacing(1),
+                                      lattice_.spacing(2)};
   console_.print(tessera::md::change_box(sim(), a, lattice, !dumps_.empty()));
   warn_large_skew();
 }
@@ -1961,8 +1963,9 @@ void Input::minimize(const std::vector<std::string>& a) {
     console_.print(
         "WARNING: Using 'neigh_modify every 1 delay 0 check yes' setting during "
         "minimization\n");
-  console_.print("Setting up " + settings.style + " style minimization ...\n  Unit style    : " +
-                 sim().units().style + "\n  Current step  : " + std::to_string(sim().step()) + "\n");
+  console_.print("Setting up " + settings.style +
+                 " style minimization ...\n  Unit style    : " + sim().units().style +
+                 "\n  Current step  : " + std::to_string(sim().step()) + "\n");
   const std::int64_t first = sim().step();
   const auto start = std::chrono::steady_clock::now();
   MinStats stats;
@@ -2044,8 +2047,9 @@ void Input::rerun(const std::vector<std::string>& a) {
       "rerun FILE... [first N] [last N] [every N] [skip N] [start N] [stop N] dump FIELD... "
       "[keyword value ...]";
   need(a, 3, usage);
-  if (!sim().has_box()) bad("rerun: the simulation box is not defined; use create_box or read_data first");
-  static const std::set<std::string> keywords{"first", "last",  "every", "skip",
+  if (!sim().has_box())
+    bad("rerun: the simulation box is not defined; use create_box or read_data first");
+  static const std::set<std::string> keywords{"first", "last", "every", "skip",
                                               "start", "stop", "dump"};
   std::size_t k = 0;
   std::vector<std::string> files;
@@ -2071,8 +2075,10 @@ void Input::rerun(const std::vector<std::string>& a) {
     else
       stop = integer("rerun stop", value, 0, bigint_max);
   }
-  if (k >= a.size()) bad("rerun: the fields to read follow the keyword dump; usage: " + std::string(usage));
-  if (first > last) bad("rerun: first " + std::to_string(first) + " is after last " + std::to_string(last));
+  if (k >= a.size())
+    bad("rerun: the fields to read follow the keyword dump; usage: " + std::string(usage));
+  if (first > last)
+    bad("rerun: first " + std::to_string(first) + " is after last " + std::to_string(last));
   if (start && stop && *start > *stop) bad("rerun: start is after stop");
   const ReadDumpSettings settings = parse_read_dump("rerun", a, k + 1, sim().dimension());
   SharedDumpReader reader(sim(), files);
@@ -2088,8 +2094,8 @@ void Input::rerun(const std::vector<std::string>& a) {
       sim().evaluate_snapshot();
       const std::optional<std::int64_t> next = reader.next(*step, last, every, skip);
       if (stop && next && *next > *stop)
-        bad("rerun: the dump has a snapshot at step " + std::to_string(*next) +
-            ", after stop " + std::to_string(*stop));
+        bad("rerun: the dump has a snapshot at step " + std::to_string(*next) + ", after stop " +
+            std::to_string(*stop));
       sim().observe(first_snapshot, !next);
       step = next;
     }
@@ -2102,7 +2108,8 @@ void Input::rerun(const std::vector<std::string>& a) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   char buf[256];
   std::snprintf(buf, sizeof buf, "Loop time of %g on %d procs for %lld steps with %lld atoms\n\n",
-                seconds, sim().runtime().ranks(), snapshots, static_cast<long long>(sim().natoms()));
+                seconds, sim().runtime().ranks(), snapshots,
+                static_cast<long long>(sim().natoms()));
   console_.print(buf);
 }
 

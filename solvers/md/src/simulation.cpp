@@ -59,8 +59,8 @@ struct Simulation::TileAtoms {
   TileVector<std::int64_t> id;
   TileVector<std::int32_t> image;
   TileVector<std::uint32_t> noise;
-  TileVector<std::uint32_t> mask;  // the groups the atom is in, a bit per group (bit 0: all)
-  TileVector<double> extra;        // per_atom_width_ values per atom (add_per_atom)
+  TileVector<std::uint32_t> mask;   // the groups the atom is in, a bit per group (bit 0: all)
+  TileVector<double> extra;         // per_atom_width_ values per atom (add_per_atom)
   TileVector<double> eatom, vatom;  // per-atom energy (1) and virial (6) at tally_step_
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
@@ -98,8 +98,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
 // The tiles' memory goes back to the runtime, which outlives this system (a script's clear
 // builds the next one on it).
 Simulation::~Simulation() {
-  for (auto v : {x_, send_x_, ghost_f_, send_f_, ghost_extra_, send_extra_, ghost_tally_,
-                 send_tally_})
+  for (auto v :
+       {x_, send_x_, ghost_f_, send_f_, ghost_extra_, send_extra_, ghost_tally_, send_tally_})
     runtime_.destroy_variable(v);
   runtime_.destroy_variable(type_);
   runtime_.destroy_variable(send_type_);
@@ -137,13 +137,12 @@ void Simulation::set_boundary(const Boundary& boundary) {
 }
 
 void Simulation::set_tilt_large(bool large) {
-  if (has_box()) throw ConfigError("box: the simulation box is already defined (use box before it)");
+  if (has_box())
+    throw ConfigError("box: the simulation box is already defined (use box before it)");
   tilt_large_ = large;
 }
 
-std::array<bool, 3> Simulation::periodicity() const {
-  return boundary_.periodicity();
-}
+std::array<bool, 3> Simulation::periodicity() const { return boundary_.periodicity(); }
 
 void Simulation::create_box(int types, const Box& box_in, bool expand) {
   changed();
@@ -164,8 +163,7 @@ void Simulation::create_box(int types, const Box& box_in, bool expand) {
           "at most half of ly in periodic dimensions, LAMMPS's limit); use an equivalent box "
           "with smaller tilt factors, or 'box tilt large' before it to allow it");
     if (boundary_.any_shrinks())
-      throw ConfigError(
-          "md_ipu does not shrink-wrap a triclinic box; use boundary p or f");
+      throw ConfigError("md_ipu does not shrink-wrap a triclinic box; use boundary p or f");
   }
   // Tables per type pair, as lj/cut keeps them: the coefficients and what pair_coeff set, (N+1)^2
   // each, and the masses; refused up front rather than allocated until killed.
@@ -280,7 +278,8 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
   // Bucket by owner on the host, then every tile appends its bucket.
   std::vector<std::vector<AtomRecord>> buckets(
       static_cast<std::size_t>(runtime_.target().total_tiles()));
-  for (const auto& a : atoms) buckets[static_cast<std::size_t>(domain_.owner_of_position(a.x))].push_back(a);
+  for (const auto& a : atoms)
+    buckets[static_cast<std::size_t>(domain_.owner_of_position(a.x))].push_back(a);
   runtime_.superstep("md.add_atoms", [&](Tile& t) {
     TileAtoms& s = state(t);
     const auto& bucket = buckets[static_cast<std::size_t>(t.id())];
@@ -313,7 +312,8 @@ void Simulation::insert_atoms(std::vector<AtomRecord> atoms) {
   for (const auto& t : runtime_.local_tiles()) before.push_back(state(*t).nlocal);
   add_atoms(std::move(atoms));
   runtime_.superstep("md.insert_atoms_start", [&](Tile& t) {
-    const auto first = static_cast<std::size_t>(before[static_cast<std::size_t>(t.id() - runtime_.first_tile())]);
+    const auto first =
+        static_cast<std::size_t>(before[static_cast<std::size_t>(t.id() - runtime_.first_tile())]);
     FixTile view = fix_view(t, step_);
     const std::size_t n = static_cast<std::size_t>(view.nlocal) - first;
     if (n == 0) return;
@@ -1170,15 +1170,19 @@ bool Simulation::decide_rebuild() {
       // `else if` keeps a corner that equals the largest out of the second place).
       const BoxMatrix now(box_), then(box_at_build_);
       for (int corner = 0; corner < 8; ++corner) {
-        const double f[3] = {static_cast<double>(corner & 1), static_cast<double>((corner >> 1) & 1),
+        const double f[3] = {static_cast<double>(corner & 1),
+                             static_cast<double>((corner >> 1) & 1),
                              static_cast<double>((corner >> 2) & 1)};
         double a[3], b[3];
         now.to_cartesian(f, a);
         then.to_cartesian(f, b);
-        const double moved = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) +
-                                       (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-        if (moved > delta1) delta1 = moved;
-        else if (moved > delta2) delta2 = moved;
+        const double moved =
+            std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                      (a[2] - b[2]) * (a[2] - b[2]));
+        if (moved > delta1)
+          delta1 = moved;
+        else if (moved > delta2)
+          delta2 = moved;
       }
     } else {
       double lo_sq = 0, hi_sq = 0;
@@ -1215,7 +1219,8 @@ void Simulation::remap_atoms(bool migrate, const std::array<int, 3>& flips) {
       double* xi = &x[3 * i];
       if (triclinic) matrix.to_fraction(xi, xi);
       if (!domain_.wrap_rebuild(xi, image))
-        throw Error("atom " + fmt_id(s.id[i]) + " cannot be mapped into the box: its position is "
+        throw Error("atom " + fmt_id(s.id[i]) +
+                    " cannot be mapped into the box: its position is "
                     "not finite or too far away");
       for (std::size_t d = 0; d < 3; ++d) {
         if ((boundary_.face[d][0] == 'f' && xi[d] < domain_.lo_1d(d)) ||
@@ -1241,13 +1246,14 @@ bool Simulation::change_boundary(const Boundary& boundary) {
   boundary_ = boundary;
   domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff_, dimension_, periodicity());
   box_changed_ = true;
-  const double reset = runtime_.all_reduce<double>("md.change_boundary", ReduceOp::sum, [&](Tile& t) {
-    TileAtoms& s = state(t);
-    double n = 0;
-    for (std::size_t k = 0; k < s.image.size(); ++k)
-      if (!boundary_.periodic(k % 3) && s.image[k] != 0) s.image[k] = 0, ++n;
-    return n;
-  });
+  const double reset =
+      runtime_.all_reduce<double>("md.change_boundary", ReduceOp::sum, [&](Tile& t) {
+        TileAtoms& s = state(t);
+        double n = 0;
+        for (std::size_t k = 0; k < s.image.size(); ++k)
+          if (!boundary_.periodic(k % 3) && s.image[k] != 0) s.image[k] = 0, ++n;
+        return n;
+      });
   return reset > 0;
 }
 
@@ -1346,7 +1352,8 @@ void Simulation::integrate_first(bool pack) {
       finish_step(t, finish.step, /*integrate=*/true, /*extra=*/false, /*kinetic=*/false);
     if (scale_before != 1.0) {
       TileAtoms& s = state(t);
-      for (std::size_t k = 0; k < 3 * static_cast<std::size_t>(s.nlocal); ++k) s.v[k] *= scale_before;
+      for (std::size_t k = 0; k < 3 * static_cast<std::size_t>(s.nlocal); ++k)
+        s.v[k] *= scale_before;
     }
   };
   // A fix whose initial_integrate needs sums over every tile (fix recenter) splits the
@@ -1357,14 +1364,15 @@ void Simulation::integrate_first(bool pack) {
     Fix& fix = *fixes_[k];
     const std::size_t n = fix.initial_integrate_sums();
     if (n == 0) continue;
-    const auto sums = runtime_.all_reduce<double>(
-        "md.initial_integrate_sums", ReduceOp::sum, n, [&](Tile& t, std::span<double> out) {
-          if (!begun) begin(t);
-          FixTile view = fix_view(t, step_);
-          for (std::size_t j = first; j < k; ++j) fixes_[j]->initial_integrate(view);
-          std::fill(out.begin(), out.end(), 0.0);
-          fix.sum_initial_integrate(view, out);
-        });
+    const auto sums = runtime_.all_reduce<double>("md.initial_integrate_sums", ReduceOp::sum, n,
+                                                  [&](Tile& t, std::span<double> out) {
+                                                    if (!begun) begin(t);
+                                                    FixTile view = fix_view(t, step_);
+                                                    for (std::size_t j = first; j < k; ++j)
+                                                      fixes_[j]->initial_integrate(view);
+                                                    std::fill(out.begin(), out.end(), 0.0);
+                                                    fix.sum_initial_integrate(view, out);
+                                                  });
     fix.set_initial_integrate_sums(sums);
     begun = true;
     first = k;
@@ -1605,8 +1613,9 @@ void Simulation::rebuild(bool canonical_order) {
       for (std::size_t i = 0; i < n; ++i) {
         long long cell = 0;
         for (std::size_t d = 3; d-- > 0;) {
-          const int b = std::clamp(
-              static_cast<int>((rc[3 * i + d] - lo[d]) / (hi[d] - lo[d]) * bins[d]), 0, bins[d] - 1);
+          const int b =
+              std::clamp(static_cast<int>((rc[3 * i + d] - lo[d]) / (hi[d] - lo[d]) * bins[d]), 0,
+                         bins[d] - 1);
           cell = cell * bins[d] + b;
         }
         key[i] = {cell, s.id[i]};
@@ -1765,9 +1774,10 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
     // Bins wholly inside the sub-box, one bin in from its faces: they hold no ghosts (in a
     // triclinic box no bin is known to be free of them).
     inner_lo[d] = static_cast<int>(std::ceil(rg / width[d])) + 1;
-    inner_hi[d] = domain_.triclinic()
-                      ? -1
-                      : static_cast<int>(std::floor((domain_.sub_hi(t.id())[d] - lo[d]) / width[d])) - 2;
+    inner_hi[d] =
+        domain_.triclinic()
+            ? -1
+            : static_cast<int>(std::floor((domain_.sub_hi(t.id())[d] - lo[d]) / width[d])) - 2;
   }
   const std::size_t nall = static_cast<std::size_t>(s.nlocal + s.nghost);
   auto bin_of = [&](std::size_t i) {
@@ -1906,38 +1916,38 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
   tally_now_ = tally_wanted_ && energy_virial;
   tally_step_ = -1;
   const auto force = [&](Tile& t) {
-        TileAtoms& s = state(t);
-        if (build_lists) build_neighbor_list(t, pair_->full_list());
-        const auto ghost_force = t.get(ghost_f_);
-        s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
-        std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
-        PairTile pt(t, static_cast<std::size_t>(t.id() - runtime_.first_tile()), step_);
-        pt.nlocal = s.nlocal;
-        pt.nghost = s.nghost;
-        pt.x = t.get(x_);
-        pt.type = t.get(type_);
-        pt.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
-        pt.list = std::span<const int>(s.neigh.data(), s.neigh.size());
-        pt.lists_rebuilt = build_lists;
-        pt.energy_virial = energy_virial;
-        pt.f = std::span<double>(s.f.data(), s.f.size());
-        pt.ghost_f = ghost_force;
-        if (extra) pt.ghost_extra = t.get(ghost_extra_);
-        if (tally_now_) {
-          s.eatom.assign(static_cast<std::size_t>(s.nlocal), 0.0);
-          s.vatom.assign(6 * static_cast<std::size_t>(s.nlocal), 0.0);
-          const auto ghost_tally = t.get(ghost_tally_);
-          std::fill(ghost_tally.begin(), ghost_tally.end(), 0.0);
-          pt.per_atom = true;
-          pt.eatom = std::span<double>(s.eatom.data(), s.eatom.size());
-          pt.vatom = std::span<double>(s.vatom.data(), s.vatom.size());
-          pt.ghost_tally = ghost_tally;
-        }
-        pair_->compute(pt);
-        if (energy_virial) {
-          s.pe = pt.energy;
-          s.virial = pt.virial;
-        }
+    TileAtoms& s = state(t);
+    if (build_lists) build_neighbor_list(t, pair_->full_list());
+    const auto ghost_force = t.get(ghost_f_);
+    s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
+    std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
+    PairTile pt(t, static_cast<std::size_t>(t.id() - runtime_.first_tile()), step_);
+    pt.nlocal = s.nlocal;
+    pt.nghost = s.nghost;
+    pt.x = t.get(x_);
+    pt.type = t.get(type_);
+    pt.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
+    pt.list = std::span<const int>(s.neigh.data(), s.neigh.size());
+    pt.lists_rebuilt = build_lists;
+    pt.energy_virial = energy_virial;
+    pt.f = std::span<double>(s.f.data(), s.f.size());
+    pt.ghost_f = ghost_force;
+    if (extra) pt.ghost_extra = t.get(ghost_extra_);
+    if (tally_now_) {
+      s.eatom.assign(static_cast<std::size_t>(s.nlocal), 0.0);
+      s.vatom.assign(6 * static_cast<std::size_t>(s.nlocal), 0.0);
+      const auto ghost_tally = t.get(ghost_tally_);
+      std::fill(ghost_tally.begin(), ghost_tally.end(), 0.0);
+      pt.per_atom = true;
+      pt.eatom = std::span<double>(s.eatom.data(), s.eatom.size());
+      pt.vatom = std::span<double>(s.vatom.data(), s.vatom.size());
+      pt.ghost_tally = ghost_tally;
+    }
+    pair_->compute(pt);
+    if (energy_virial) {
+      s.pe = pt.energy;
+      s.virial = pt.virial;
+    }
   };
   if (extra && tally_now_)
     runtime_.superstep("md.force", force,

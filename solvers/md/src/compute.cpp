@@ -1,11 +1,18 @@
 #include "tessera/md/compute.hpp"
 
+#include "tessera/md/fix.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
 
 double DofCount::of(const Simulation& sim, double now) const {
   return !dynamic_ && at_setup_ && sim.in_run() ? *at_setup_ : now;
+}
+
+double dof_removed_by_fixes(Simulation& sim, std::uint32_t group_mask) {
+  double removed = 0;
+  for (const auto& fix : sim.fixes()) removed += fix->dof_removed(sim, group_mask);
+  return removed;
 }
 
 std::size_t Compute::modify(const std::vector<std::string>& words, std::size_t at) {
@@ -16,15 +23,19 @@ std::size_t Compute::modify(const std::vector<std::string>& words, std::size_t a
 VirialTerms virial_terms(const std::string& what, const std::vector<std::string>& words,
                          std::size_t from) {
   VirialTerms terms;
-  if (words.size() > from) terms.ke = terms.pair = false;
+  if (words.size() > from) terms.ke = terms.pair = terms.fix = false;
   for (std::size_t k = from; k < words.size(); ++k) {
     const std::string& word = words[k];
     if (word == "ke")
       terms.ke = true;
-    else if (word == "pair" || word == "virial")
+    else if (word == "pair")
       terms.pair = true;
+    else if (word == "fix")
+      terms.fix = true;
+    else if (word == "virial")
+      terms.pair = terms.fix = true;
     else if (word != "bond" && word != "angle" && word != "dihedral" && word != "improper" &&
-             word != "kspace" && word != "fix")
+             word != "kspace")
       throw ConfigError(what + ": unknown keyword '" + word +
                         "'; use ke, pair, virial, bond, angle, dihedral, improper, kspace or fix");
   }

@@ -18,11 +18,19 @@ ComputePressure::ComputePressure(const ComputeArguments& a) : Compute(a.id, a.gr
                         ") does not compute a temperature");
   }
   const VirialTerms terms = virial_terms(what, a.args, 1);
-  ke_ = terms.ke, pair_ = terms.pair;
+  ke_ = terms.ke, pair_ = terms.pair, fix_ = terms.fix;
   if (ke_ && !temperature_)
     throw ConfigError(what +
                       ": the kinetic part (ke, or no keywords) needs a temperature "
                       "compute, not NULL");
+}
+
+std::array<double, 6> ComputePressure::virial(Simulation& sim) const {
+  const Thermo th = sim.thermo();
+  std::array<double, 6> w{};
+  for (std::size_t k = 0; k < 6; ++k)
+    w[k] = (pair_ ? th.virial[k] : 0.0) + (fix_ ? th.fix_virial[k] : 0.0);
+  return w;
 }
 
 Compute& ComputePressure::temperature(Simulation& sim) const {
@@ -36,8 +44,8 @@ Compute& ComputePressure::temperature(Simulation& sim) const {
 double ComputePressure::scalar(Simulation& sim) {
   const int d = sim.dimension();
   double sum = 0;
-  if (pair_) {
-    const auto& virial = sim.thermo().virial;
+  if (pair_ || fix_) {
+    const auto virial = this->virial(sim);
     for (std::size_t k = 0; k < static_cast<std::size_t>(d); ++k) sum += virial[k];
   }
   if (ke_) {
@@ -50,9 +58,9 @@ double ComputePressure::scalar(Simulation& sim) {
 
 std::vector<double> ComputePressure::vector(Simulation& sim) {
   std::vector<double> p(6, 0.0);
-  if (pair_) {
-    const auto& virial = sim.thermo().virial;
-    for (std::size_t k = 0; k < 6; ++k) p[k] = virial[k];
+  if (pair_ || fix_) {
+    const auto w = virial(sim);
+    p.assign(w.begin(), w.end());
   }
   if (ke_) {
     const auto ke = temperature(sim).vector(sim);

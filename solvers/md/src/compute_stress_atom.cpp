@@ -30,12 +30,19 @@ ComputeStressAtom::ComputeStressAtom(const ComputeArguments& a) : Compute(a.id, 
     temperature_ = a.args[0];
   }
   const VirialTerms terms = virial_terms(what, a.args, 1);
-  ke_ = terms.ke, pair_ = terms.pair;
+  ke_ = terms.ke, pair_ = terms.pair, fix_ = terms.fix;
 }
 
 void ComputeStressAtom::prepare_peratom(Simulation& sim) {
   const std::string what = "compute " + id() + " stress/atom";
   require_per_atom_tallies(sim, what);
+  if (fix_)
+    for (const auto& fix : sim.fixes())
+      if (fix->virial_in_pressure())
+        throw ConfigError(what + ": fix " + fix->id() + " " + fix->style() +
+                          " adds a virial, whose per-atom share md_ipu does not tally; name the "
+                          "terms (ke pair) or use fix_modify " +
+                          fix->id() + " virial no");
   thermal_ = {true, true, true};
   if (temperature_) thermal_ = temperature_compute(&sim, what, *temperature_).thermal_components();
 }

@@ -45,7 +45,7 @@ std::size_t ComputeTemp::modify(const std::vector<std::string>& words, std::size
 
 double ComputeTemp::dof_of(const Simulation& sim, double count) const {
   const double extra = extra_dof_ ? *extra_dof_ : static_cast<double>(sim.dimension());
-  return sim.dimension() * count - extra;
+  return sim.dimension() * count - extra - fix_dof_;
 }
 
 double ComputeTemp::count(Simulation& sim) const {
@@ -59,6 +59,7 @@ double ComputeTemp::count(Simulation& sim) const {
 double ComputeTemp::dof(Simulation& sim) { return dof_of(sim, count_.of(sim, count(sim))); }
 
 void ComputeTemp::setup(Simulation& sim) {
+  if (!region_) fix_dof_ = dof_removed_by_fixes(sim, group_mask());
   if (!count_.dynamic()) count_.set_at_setup(count(sim));
 }
 

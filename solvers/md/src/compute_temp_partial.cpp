@@ -35,6 +35,7 @@ double ComputeTempPartial::group_count(Simulation& sim) const {
 }
 
 void ComputeTempPartial::setup(Simulation& sim) {
+  fix_dof_ = dof_removed_by_fixes(sim, group_mask());
   if (!count_.dynamic()) count_.set_at_setup(group_count(sim));
 }
 
@@ -42,7 +43,7 @@ double ComputeTempPartial::dof_of(const Simulation& sim, double count) const {
   const double n = static_cast<double>(flags_[0] + flags_[1] + flags_[2]);
   const double d = static_cast<double>(sim.dimension());
   const double extra = extra_dof_ ? *extra_dof_ : d;
-  return n * count - (n / d) * extra;
+  return n * count - (n / d) * (extra + fix_dof_);
 }
 
 double ComputeTempPartial::dof(Simulation& sim) {

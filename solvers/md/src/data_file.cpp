@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -111,7 +112,8 @@ constexpr long long bigint_min = std::numeric_limits<std::int64_t>::min();
 
 }  // namespace
 
-void read_data(Simulation& sim, const std::string& path) {
+void read_data(Simulation& sim, const std::string& path,
+               const std::vector<DataFixSection>& fix_sections) {
   if (sim.has_box()) throw ConfigError("read_data: the simulation box is already defined");
   LineReader r{std::istringstream(slurp(sim, path, "data")), path};
   std::string line;
@@ -162,6 +164,12 @@ void read_data(Simulation& sim, const std::string& path) {
 
   std::map<std::int64_t, AtomRecord> atoms;
   std::map<std::int64_t, std::array<double, 3>> velocities;
+  // Per fix section: each atom's values, all its properties' columns in order.
+  std::vector<std::map<std::int64_t, std::vector<double>>> fix_values(fix_sections.size());
+  std::vector<std::size_t> fix_columns(fix_sections.size(), 0);
+  for (std::size_t k = 0; k < fix_sections.size(); ++k)
+    for (const auto& name : fix_sections[k].properties)
+      fix_columns[k] += sim.custom_property(name)->columns;
   auto trim = [](std::string s) {
     const auto b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
     return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
@@ -251,6 +259,28 @@ void read_data(Simulation& sim, const std::string& path) {
                  .second)
           r.fail("atom id " + w[0] + " appears twice in Velocities");
       }
+    } else if (const auto fix =
+                   std::find_if(fix_sections.begin(), fix_sections.end(),
+                                [&](const DataFixSection& f) { return f.section == name; });
+               fix != fix_sections.end()) {
+      const auto k = static_cast<std::size_t>(fix - fix_sections.begin());
+      for (const auto& [at, w] : rows) {
+        r.line = at;
+        if (w.size() != fix_columns[k] + 1)
+          r.fail("a " + name + " line (fix " + fix->fix_id + ") needs: id and " +
+                 std::to_string(fix_columns[k]) + " value(s)");
+        const std::int64_t id = to_int(r, w[0], 1, bigint_max);
+        std::vector<double> values;
+        std::size_t column = 1;
+        for (const auto& property : fix->properties) {
+          const Simulation::CustomProperty& p = *sim.custom_property(property);
+          for (std::size_t c = 0; c < p.columns; ++c, ++column)
+            values.push_back(p.integer ? static_cast<double>(to_int(r, w[column], int_min, int_max))
+                                       : to_double(r, w[column]));
+        }
+        if (!fix_values[k].emplace(id, std::move(values)).second)
+          r.fail("atom id " + w[0] + " appears twice in " + name);
+      }
     } else {
       r.line = name_line;
       r.fail("unsupported section '" + name +
@@ -282,7 +312,28 @@ void read_data(Simulation& sim, const std::string& path) {
   }
   if (velocities.size() > atoms.size())
     throw FormatError("read_data: " + path + ": Velocities for unknown atom ids");
+  for (std::size_t k = 0; k < fix_sections.size(); ++k)
+    for (const auto& [id, values] : fix_values[k])
+      if (!atoms.count(id))
+        throw FormatError("read_data: " + path + ": " + fix_sections[k].section +
+                          " gives values for atom id " + std::to_string(id) +
+                          ", which no Atoms line has");
   sim.add_atoms(std::move(list));
+  for (std::size_t k = 0; k < fix_sections.size(); ++k) {
+    std::size_t column = 0;
+    for (const auto& property : fix_sections[k].properties) {
+      const Simulation::CustomProperty& p = *sim.custom_property(property);
+      for (std::size_t c = 0; c < p.columns; ++c, ++column) {
+        const std::size_t at = sim.per_atom_offset(p.handle) + p.offset + c;
+        sim.store_per_atom("md.read_data_fix", at, [&](const AtomsView& a, std::span<double> out) {
+          for (std::size_t i = 0; i < out.size(); ++i) {
+            const auto it = fix_values[k].find(a.id[i]);
+            out[i] = it == fix_values[k].end() ? 0.0 : it->second[column];
+          }
+        });
+      }
+    }
+  }
 }
 
 void write_data(Simulation& sim, const std::string& path) {
@@ -358,7 +409,8 @@ void write_restart(Simulation& sim, const std::string& path) {
                    {"every", sim.neighbor().every},
                    {"delay", sim.neighbor().delay},
                    {"check", sim.neighbor().check},
-                   {"exclude_types", sim.neighbor().exclude_types}};
+                   {"exclude_types", sim.neighbor().exclude_types},
+                   {"exclude_groups", sim.neighbor().exclude_groups}};
   // In the order they were defined: the order each step applies them in.
   nlohmann::json fixes = nlohmann::json::array();
   for (const auto& fix : sim.fixes()) {
@@ -564,6 +616,19 @@ void read_restart(Simulation& sim, const std::string& path) {
       neighbor.exclude_types.emplace_back(
           static_cast<int>(r.integer(ex[k][0], name + "[0]", 1, types, "neigh_modify exclude")),
           static_cast<int>(r.integer(ex[k][1], name + "[1]", 1, types, "neigh_modify exclude")));
+    }
+  }
+  if (n.contains(
+          "exclude_groups")) {  // version 4 files written before groups were excluded lack it
+    const auto& ex = n["exclude_groups"];
+    if (!ex.is_array()) r.fail("has neighbor.exclude_groups that is not a list of group pairs");
+    for (std::size_t k = 0; k < ex.size(); ++k) {
+      const std::string name = "neighbor.exclude_groups[" + std::to_string(k) + "]";
+      if (!ex[k].is_array() || ex[k].size() != 2)
+        r.fail("has " + name + " that is not a pair of group bits");
+      neighbor.exclude_groups.emplace_back(
+          static_cast<int>(r.integer(ex[k][0], name + "[0]", 0, 31, "neigh_modify exclude")),
+          static_cast<int>(r.integer(ex[k][1], name + "[1]", 0, 31, "neigh_modify exclude")));
     }
   }
 

@@ -329,7 +329,7 @@ void FixNH::setup(Simulation& sim) {
   init_masses(sim, t_current_);
   if (barostat_) {
     compute_press_target(sim);
-    virial_ = sim.thermo().virial;
+    virial_ = sim.thermo().total_virial();
     couple(sim, kinetic_tensor(sim), virial_);
   }
 }
@@ -645,8 +645,8 @@ void FixNH::end_of_step(Simulation& sim) {
     const Thermo th = sim.thermo();
     t_current_ = sim.temperature(th.ke);
     tdof_ = sim.dof();
-    virial_ = th.virial;
-    couple(sim, th.ke_tensor, th.virial);
+    virial_ = th.total_virial();
+    couple(sim, th.ke_tensor, virial_);
     nh_omega_dot(sim);
   } else {
     t_current_ = sllod_ ? deform_temp_->scalar(sim) : sim.step_temperature();

@@ -45,7 +45,7 @@ void FixPressBerendsen::end_of_step(Simulation& sim) {
   const bool iso = pressure_.iso(sim.dimension());
   const Thermo th = sim.thermo();
   const auto p_current = coupled_pressure(sim, iso, pressure_.coupling, sim.dof(), th.ke_tensor,
-                                          th.virial, "fix " + id() + " press/berendsen");
+                                          th.total_virial(), "fix " + id() + " press/berendsen");
   const double delta = sim.ramp_fraction();
   const Box before = sim.box();
   Box after = before;

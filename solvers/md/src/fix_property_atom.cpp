@@ -16,7 +16,6 @@ FixPropertyAtom::FixPropertyAtom(const FixArguments& a) : Fix(a.id, a.group) {
     arguments::bad(what + ": custom per-atom properties are not kept in restart files");
   arguments::need(a.args, 1, usage);
   Simulation& sim = *a.sim;
-  if (!sim.has_box()) arguments::bad(what + ": the simulation box is not defined yet");
   // (name, property) in the order given; the columns of all of them in one per-atom vector.
   std::vector<std::pair<std::string, Simulation::CustomProperty>> wanted;
   std::size_t width = 0;

@@ -22,6 +22,7 @@
 #include "tessera/md/fix_print.hpp"
 #include "tessera/md/fix_property_atom.hpp"
 #include "tessera/md/fix_recenter.hpp"
+#include "tessera/md/fix_rigid.hpp"
 #include "tessera/md/fix_setforce.hpp"
 #include "tessera/md/fix_spring.hpp"
 #include "tessera/md/fix_temp_berendsen.hpp"
@@ -38,6 +39,10 @@ namespace tessera::md {
 std::size_t Fix::modify(Simulation&, const std::vector<std::string>& words, std::size_t at) {
   if (words[at] == "energy" && has_energy() && at + 1 < words.size()) {
     energy_in_pe_ = arguments::yes_no("fix_modify " + id() + " energy", words[at + 1]);
+    return 2;
+  }
+  if (words[at] == "virial" && has_virial() && at + 1 < words.size()) {
+    virial_in_pressure_ = arguments::yes_no("fix_modify " + id() + " virial", words[at + 1]);
     return 2;
   }
   throw ConfigError("fix_modify " + id() + ": fix " + style() + " has no keyword '" + words[at] +
@@ -78,6 +83,10 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixRecenter>("recenter");
     r.add<FixDeform>("deform");
     r.add<FixDeposit>("deposit");
+    for (const char* rigid : {"rigid", "rigid/nve"})
+      r.add(rigid, [rigid](const FixArguments& a) -> std::unique_ptr<Fix> {
+        return std::make_unique<FixRigid>(a, rigid);
+      });
     r.add<FixPropertyAtom>("property/atom");
     r.add<FixSpring>("spring");
     using Kind = FixWall::Kind;

@@ -27,6 +27,7 @@
 #include "tessera/md/data_file.hpp"
 #include "tessera/md/dump.hpp"
 #include "tessera/md/expression.hpp"
+#include "tessera/md/fix_property_atom.hpp"
 #include "tessera/md/minimize.hpp"
 #include "tessera/md/output_reference.hpp"
 #include "tessera/md/random_park.hpp"
@@ -279,9 +280,9 @@ std::string Input::variable_text(const std::string& name) {
   if (it == variables_.end())
     bad("substitution for undefined variable '" + name + "'; define it with variable or -var");
   const auto& v = it->second;
-  if (v.style == "atom")
-    bad("variable " + name +
-        " is atom-style: it has a value per atom, not one value; reduce it "
+  if (v.per_atom())
+    bad("variable " + name + " is " + v.style +
+        "-style: it has a value per atom, not one value; reduce it "
         "with compute reduce (v_" +
         name + ")");
   char buf[128];
@@ -327,9 +328,9 @@ AtomVariables Input::atom_variables() {
             const auto it = variables_.find(name);
             if (it == variables_.end())
               bad(where + ": there is no variable " + name + "; define it with variable");
-            if (it->second.style != "atom")
+            if (!it->second.per_atom())
               bad(where + ": variable " + name + " is " + it->second.style +
-                  "-style; per-atom values need an atom-style variable");
+                  "-style; per-atom values need an atom-style or atomfile-style variable");
           },
           [this](const std::string& name) { return bind_atom_variable(name, 0); }};
 }
@@ -341,6 +342,14 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
   const std::string where = "variable " + name;
   if (depth > 32) bad(where + ": atom-style variables refer to each other in a loop");
   atom_variables().check(name, "v_" + name);
+  if (const Variable& v = variables_.at(name); v.style == "atomfile") {
+    return [values = v.by_id](const AtomsView& a, std::span<double> out) {
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const auto it = values->find(a.id[i]);
+        out[i] = it == values->end() ? 0.0 : it->second;
+      }
+    };
+  }
   const Formula formula(variables_.at(name).values[0]);
   const auto vectors = global_vectors(where);
   const FormulaRandom random = formula_random();
@@ -375,7 +384,7 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
           const std::string v = leaf.substr(2);
           const auto it = variables_.find(v);
           if (it == variables_.end()) bad(where + ": there is no variable " + v);
-          if (it->second.style == "atom") return {std::nullopt, bind_atom_variable(v, depth + 1)};
+          if (it->second.per_atom()) return {std::nullopt, bind_atom_variable(v, depth + 1)};
           return {number("variable " + v, variable_text(v)), {}};
         }
         if (const auto ref = parse_output_reference(leaf)) {
@@ -695,8 +704,30 @@ void Input::warn_large_skew() {
 }
 
 void Input::read_data_command(const std::vector<std::string>& a) {
-  need(a, 1, "read_data FILE");
-  read_data(sim(), a[0]);
+  const char* usage = "read_data FILE [fix ID NULL SECTION ...]";
+  need(a, 1, usage);
+  std::vector<DataFixSection> sections;
+  for (std::size_t k = 1; k < a.size();) {
+    if (a[k] != "fix")
+      bad("read_data: keyword '" + a[k] +
+          "' is not supported (md_ipu reads one file into an empty box); usage: " + usage);
+    if (k + 3 >= a.size()) bad("read_data fix needs: fix ID NULL SECTION");
+    const std::string& id = a[k + 1];
+    const auto& fixes = sim().fixes();
+    const auto it =
+        std::find_if(fixes.begin(), fixes.end(), [&](const auto& f) { return f->id() == id; });
+    if (it == fixes.end()) bad("read_data fix: there is no fix " + id);
+    const auto* property = dynamic_cast<const FixPropertyAtom*>(it->get());
+    if (!property)
+      bad("read_data fix: fix " + id + " is a " + (*it)->style() +
+          " fix; md_ipu reads data file sections into fix property/atom only");
+    if (a[k + 2] != "NULL")
+      bad("read_data fix " + id + ": fix property/atom reads no header line; give NULL, not '" +
+          a[k + 2] + "'");
+    sections.push_back({id, a[k + 3], property->names()});
+    k += 4;
+  }
+  read_data(sim(), a[0], sections);
   warn_large_skew();
 }
 
@@ -1154,6 +1185,7 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
     } else if (a[i] == "exclude") {
       if (a[i + 1] == "none") {
         sim().neighbor().exclude_types.clear();
+        sim().neighbor().exclude_groups.clear();
       } else if (a[i + 1] == "type") {
         if (i + 3 >= a.size()) bad("neigh_modify exclude type needs two atom types");
         if (!sim().has_box()) bad("neigh_modify exclude type: the simulation box is not defined");
@@ -1163,8 +1195,19 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
             static_cast<int>(integer("neigh_modify exclude type", a[i + 3], 1, sim().types()));
         sim().neighbor().exclude_types.emplace_back(ti, tj);
         i += 2;
+      } else if (a[i + 1] == "group") {
+        if (i + 3 >= a.size()) bad("neigh_modify exclude group needs two group IDs");
+        std::array<int, 2> bits{};
+        for (std::size_t k = 0; k < 2; ++k) {
+          bits[k] = sim().group_bit(a[i + 2 + k]);
+          if (bits[k] < 0) bad("neigh_modify exclude group: there is no group " + a[i + 2 + k]);
+        }
+        sim().neighbor().exclude_groups.emplace_back(bits[0], bits[1]);
+        i += 2;
       } else {
-        bad("neigh_modify exclude " + a[i + 1] + ": md_ipu excludes by type or none");
+        bad("neigh_modify exclude " + a[i + 1] +
+            ": md_ipu excludes by type, group or none (molecule/intra and molecule/inter need "
+            "molecule IDs, which atom style atomic lacks)");
       }
     } else {
       bad("unknown keyword '" + a[i] + "'; supported: every, delay, check, exclude");
@@ -1405,6 +1448,17 @@ void Input::variable(const std::vector<std::string>& a) {
     for (std::size_t i = 0; i < args.size(); ++i) formula += (i > 0 ? " " : "") + args[i];
     Formula{formula};  // a formula that does not parse is refused here
     variables_[name] = {"atom", {formula}};
+  } else if (style == "atomfile") {
+    if (args.size() != 1) bad("variable atomfile takes one file name");
+    if (!sim().has_box())
+      bad("variable atomfile: the simulation box is not defined; its values belong to atoms");
+    const SharedFile file = read_on_root(sim().runtime().comm(), args[0]);
+    if (!file.ok) bad("variable atomfile: cannot open " + args[0] + ": " + file.bytes);
+    Variable v{"atomfile", args};
+    v.text = std::make_shared<const std::string>(file.bytes);
+    if (!read_atomfile_set(name, v))
+      bad("variable atomfile: " + args[0] + " holds no set of per-atom values");
+    variables_[name] = std::move(v);
   } else if (style == "format") {
     if (args.size() != 2) bad("variable format: use variable NAME format VARIABLE FORMAT");
     // One %f, %e or %g conversion and nothing else printf would interpret.
@@ -1420,8 +1474,8 @@ void Input::variable(const std::vector<std::string>& a) {
     variables_[name] = {"internal", args};
   } else {
     bad("variable style " + style +
-        ": md_ipu supports index, loop, uloop, string, equal, atom, format, getenv, internal "
-        "and delete");
+        ": md_ipu supports index, loop, uloop, string, equal, atom, atomfile, format, getenv, "
+        "internal and delete");
   }
 }
 
@@ -1635,7 +1689,7 @@ void Input::displace_atoms(const std::vector<std::string>& a) {
   in.variable = [this](const std::string& name) -> std::variant<double, AtomValues> {
     const auto it = variables_.find(name);
     if (it == variables_.end()) bad("displace_atoms: v_" + name + ": there is no variable " + name);
-    if (it->second.style == "atom") {
+    if (it->second.per_atom()) {
       atom_variables().check(name, "displace_atoms v_" + name);
       return bind_atom_variable(name, 0);
     }
@@ -1695,11 +1749,19 @@ void Input::next(const std::vector<std::string>& a) {
   for (const auto& name : a) {
     const auto it = variables_.find(name);
     if (it == variables_.end()) bad("next: there is no variable " + name);
-    if (it->second.style != "index" && it->second.style != "loop" && it->second.style != "uloop")
+    if (it->second.style != "index" && it->second.style != "loop" && it->second.style != "uloop" &&
+        it->second.style != "atomfile")
       bad("next: variable " + name + " is " + it->second.style +
-          "-style; next takes index, loop and uloop variables");
+          "-style; next takes index, loop, uloop and atomfile variables");
   }
   for (const auto& name : a) {
+    if (Variable& v = variables_[name]; v.style == "atomfile") {
+      if (!read_atomfile_set(name, v)) {
+        variables_.erase(name);
+        skip_next_jump_ = true;
+      }
+      continue;
+    }
     auto& values = variables_[name].values;
     values.erase(values.begin());
     if (values.empty()) {
@@ -1707,6 +1769,50 @@ void Input::next(const std::vector<std::string>& a) {
       skip_next_jump_ = true;
     }
   }
+}
+
+// LAMMPS's VarReader::read_peratom: comments (#...) and blank lines skipped, a line with the
+// count N, then N lines "ID value"; each ID an atom's.
+bool Input::read_atomfile_set(const std::string& name, Variable& v) {
+  const std::string where = "variable " + name + " atomfile " + v.values[0];
+  const std::string& text = *v.text;
+  std::size_t at = v.next_set;
+  const auto next_line = [&](std::string& line) {
+    if (at >= text.size()) return false;
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    line = text.substr(at, end - at);
+    at = end + 1;
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    return true;
+  };
+  const auto words_of = [](const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    return words;
+  };
+  std::string line;
+  std::vector<std::string> words;
+  do {
+    if (!next_line(line)) return false;
+    words = words_of(line);
+  } while (words.empty());
+  if (words.size() != 1) bad(where + ": expected the count of lines in a set, got '" + line + "'");
+  const long long count = integer(where + " count", words[0], 0, 1LL << 40);
+  auto values = std::make_shared<std::unordered_map<std::int64_t, double>>();
+  const std::int64_t max_id = sim().max_id();
+  for (long long k = 0; k < count; ++k) {
+    if (!next_line(line))
+      bad(where + ": the set ends after " + std::to_string(k) + " of its " + std::to_string(count) +
+          " lines");
+    words = words_of(line);
+    if (words.size() != 2) bad(where + ": expected 'ID value', got '" + line + "'");
+    const std::int64_t id = integer(where + " atom ID", words[0], 1, max_id);
+    (*values)[id] = number(where + " value", words[1]);
+  }
+  v.next_set = at;
+  v.by_id = std::move(values);
+  return true;
 }
 
 void Input::label(const std::vector<std::string>& a) { need(a, 1, "label ID"); }

@@ -79,6 +79,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
   send_type_ = runtime_.create_variable<std::int32_t>("md.ghost_send_type", 0);
   ghost_tag_ = runtime_.create_variable<std::int64_t>("md.ghost_id", 0);
   send_tag_ = runtime_.create_variable<std::int64_t>("md.ghost_send_id", 0);
+  ghost_mask_ = runtime_.create_variable<std::uint32_t>("md.ghost_mask", 0);
+  send_mask_ = runtime_.create_variable<std::uint32_t>("md.ghost_send_mask", 0);
   ghost_f_ = runtime_.create_variable<double>("md.ghost_f", 0);
   send_f_ = runtime_.create_variable<double>("md.ghost_returned_f", 0);
   ghost_extra_ = runtime_.create_variable<double>("md.ghost_extra", 0);
@@ -105,6 +107,8 @@ Simulation::~Simulation() {
   runtime_.destroy_variable(send_type_);
   runtime_.destroy_variable(ghost_tag_);
   runtime_.destroy_variable(send_tag_);
+  runtime_.destroy_variable(ghost_mask_);
+  runtime_.destroy_variable(send_mask_);
 }
 
 Simulation::TileAtoms& Simulation::state(const Tile& t) {
@@ -863,6 +867,12 @@ void Simulation::delete_group(const std::string& name) {
     if (compute->group() == name)
       throw ConfigError("group " + name + " delete: compute " + compute->id() +
                         " acts on it; uncompute it first");
+  for (const auto& [g1, g2] : neighbor_.exclude_groups)
+    if (groups_[static_cast<std::size_t>(g1)] == name ||
+        groups_[static_cast<std::size_t>(g2)] == name)
+      throw ConfigError("group " + name +
+                        " delete: neigh_modify exclude group uses it; use "
+                        "neigh_modify exclude none first");
   clear_group(name);
   // The bit stays taken (atoms' masks keep their layout); the name is free for a new group.
   groups_[static_cast<std::size_t>(group_bit(name))] = "";
@@ -913,10 +923,9 @@ double Simulation::temperature(double ke) const {
 // LAMMPS's compute pressure: (dof kB T + the virial's trace) / (dimension * volume), over the
 // xx and yy components and the area in 2-d.
 double Simulation::pressure(const Thermo& t) const {
-  if (dimension_ == 2)
-    return (2.0 * t.ke + t.virial[0] + t.virial[1]) / 2.0 / volume() * units_.nktv2p;
-  return (2.0 * t.ke + t.virial[0] + t.virial[1] + t.virial[2]) / 3.0 / box_.volume() *
-         units_.nktv2p;
+  const auto w = t.total_virial();
+  if (dimension_ == 2) return (2.0 * t.ke + w[0] + w[1]) / 2.0 / volume() * units_.nktv2p;
+  return (2.0 * t.ke + w[0] + w[1] + w[2]) / 3.0 / box_.volume() * units_.nktv2p;
 }
 
 void Simulation::set_dimension(int dimension) {
@@ -951,13 +960,18 @@ double Simulation::step_temperature() {
 
 Thermo Simulation::thermo() {
   const auto sums = runtime_.all_reduce<double>(
-      "md.thermo", ReduceOp::sum, 14, [&](Tile& t, std::span<double> out) {
+      "md.thermo", ReduceOp::sum, 20, [&](Tile& t, std::span<double> out) {
         TileAtoms& s = state(t);
         out[0] = s.ke;
         out[1] = s.pe;
-        for (const auto& fix : fixes_)
-          if (fix->energy_in_pe() && (!minimizing_ || fix->acts_in_minimize()))
-            out[1] += fix->tile_energy(t);
+        for (const auto& fix : fixes_) {
+          if (minimizing_ && !fix->acts_in_minimize()) continue;
+          if (fix->energy_in_pe()) out[1] += fix->tile_energy(t);
+          if (fix->virial_in_pressure()) {
+            const auto w = fix->tile_virial(t);
+            for (std::size_t k = 0; k < 6; ++k) out[14 + k] += w[k];
+          }
+        }
         for (std::size_t k = 0; k < 6; ++k) out[2 + k] = s.virial[k], out[8 + k] = s.ke_tensor[k];
       });
   // Velocities may still owe the thermostat's last scaling (applied lazily).
@@ -966,7 +980,8 @@ Thermo Simulation::thermo() {
   th.ke = sums[0] * scale2;
   th.pe = sums[1];
   for (std::size_t k = 0; k < 6; ++k)
-    th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2;
+    th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2,
+    th.fix_virial[k] = sums[14 + k];
   if (tail_) {  // over the volume now, as LAMMPS's compute pe and pressure add it
     const double volume = box_.volume();
     th.pe += (*tail_)[0] / volume;
@@ -975,7 +990,8 @@ Thermo Simulation::thermo() {
   th.natoms = natoms_;
   bool finite = std::isfinite(th.ke) && std::isfinite(th.pe);
   for (std::size_t k = 0; k < 6; ++k)
-    finite = finite && std::isfinite(th.virial[k]) && std::isfinite(th.ke_tensor[k]);
+    finite = finite && std::isfinite(th.virial[k]) && std::isfinite(th.ke_tensor[k]) &&
+             std::isfinite(th.fix_virial[k]);
   if (!finite) report_non_finite("the thermodynamic output");
   return th;
 }
@@ -1069,6 +1085,8 @@ void Simulation::setup_run() {
   force_cutoff_ = cutoff;
   domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff, dimension_, periodicity());
   apply_pending_scale();
+  for (auto& fix : fixes_)
+    if (!minimizing_ || fix->acts_in_minimize()) fix->init(*this);
   rebuild(true);
   force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
   pair_->end_of_step(runtime_, step_, natoms_);
@@ -1670,7 +1688,9 @@ void Simulation::rebuild(bool canonical_order) {
   const int tiles = runtime_.target().total_tiles();
   std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
   ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type"), pid("md.ghost_id"),
-      pr("md.ghost_forces_back"), prm("md.ghost_extra_back"), ptally("md.ghost_tally_back");
+      pmask("md.ghost_mask"), pr("md.ghost_forces_back"), prm("md.ghost_extra_back"),
+      ptally("md.ghost_tally_back");
+  const bool masks = !neighbor_.exclude_groups.empty();
   // What the pair style returns besides forces (deepmd's other models' forces on ghosts).
   const std::size_t extra = pair_->extra_per_ghost();
   for (int src = 0; src < tiles; ++src) {
@@ -1688,6 +1708,9 @@ void Simulation::rebuild(bool canonical_order) {
       pt.copy(send_type_, src, offset, type_, dst, at, static_cast<std::size_t>(c));
       pid.copy(send_tag_, src, offset, ghost_tag_, dst, at - nlocal_dst,
                static_cast<std::size_t>(c));
+      if (masks)
+        pmask.copy(send_mask_, src, offset, ghost_mask_, dst, at - nlocal_dst,
+                   static_cast<std::size_t>(c));
       // Newton's third law across tiles: forces on these ghosts go back to their owner.
       pr.copy(ghost_f_, dst, 3 * (at - nlocal_dst), send_f_, src, 3 * offset,
               3 * static_cast<std::size_t>(c));
@@ -1704,6 +1727,10 @@ void Simulation::rebuild(bool canonical_order) {
   plan_x_.emplace(runtime_.compile(px));
   plan_type_.emplace(runtime_.compile(pt));
   plan_tag_.emplace(runtime_.compile(pid));
+  if (masks)
+    plan_mask_.emplace(runtime_.compile(pmask));
+  else
+    plan_mask_.reset();
   plan_reverse_.emplace(runtime_.compile(pr));
   if (extra > 0)
     plan_reverse_extra_.emplace(runtime_.compile(prm));
@@ -1716,33 +1743,43 @@ void Simulation::rebuild(bool canonical_order) {
   const std::size_t tally = tally_wanted_ ? 7 : 0;
 
   // 4. Make room for the ghosts and send them.
-  runtime_.superstep("md.ghosts",
-                     [&](Tile& t) {
-                       TileAtoms& s = state(t);
-                       s.nghost = ghosts[static_cast<std::size_t>(t.id())];
-                       const std::size_t n = static_cast<std::size_t>(s.nlocal + s.nghost);
-                       t.resize(x_, 3 * n);
-                       t.resize(type_, n);
-                       const std::size_t ghosts_here = static_cast<std::size_t>(s.nghost);
-                       t.resize(ghost_tag_, ghosts_here);
-                       t.resize(ghost_f_, 3 * ghosts_here);
-                       t.resize(send_tag_, s.send_atom.size());
-                       t.resize(send_f_, 3 * s.send_atom.size());
-                       t.resize(ghost_extra_, extra * ghosts_here);
-                       t.resize(send_extra_, extra * s.send_atom.size());
-                       t.resize(ghost_tally_, tally * ghosts_here);
-                       t.resize(send_tally_, tally * s.send_atom.size());
-                       pack_ghost_positions(t, fractional);
-                       const auto type = t.get(type_);
-                       auto out = t.get(send_type_);
-                       auto tags = t.get(send_tag_);
-                       for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
-                         const auto i = static_cast<std::size_t>(s.send_atom[k]);
-                         out[k] = type[i];
-                         tags[k] = s.id[i];
-                       }
-                     },
-                     {&*plan_x_, &*plan_type_, &*plan_tag_});
+  const auto send_ghosts = [&](Tile& t) {
+    TileAtoms& s = state(t);
+    s.nghost = ghosts[static_cast<std::size_t>(t.id())];
+    const std::size_t n = static_cast<std::size_t>(s.nlocal + s.nghost);
+    t.resize(x_, 3 * n);
+    t.resize(type_, n);
+    const std::size_t ghosts_here = static_cast<std::size_t>(s.nghost);
+    t.resize(ghost_tag_, ghosts_here);
+    t.resize(ghost_f_, 3 * ghosts_here);
+    t.resize(send_tag_, s.send_atom.size());
+    t.resize(send_f_, 3 * s.send_atom.size());
+    t.resize(ghost_extra_, extra * ghosts_here);
+    t.resize(send_extra_, extra * s.send_atom.size());
+    t.resize(ghost_tally_, tally * ghosts_here);
+    t.resize(send_tally_, tally * s.send_atom.size());
+    pack_ghost_positions(t, fractional);
+    const auto type = t.get(type_);
+    auto out = t.get(send_type_);
+    auto tags = t.get(send_tag_);
+    for (std::size_t k = 0; k < s.send_atom.size(); ++k) {
+      const auto i = static_cast<std::size_t>(s.send_atom[k]);
+      out[k] = type[i];
+      tags[k] = s.id[i];
+    }
+    if (masks) {
+      t.resize(ghost_mask_, ghosts_here);
+      t.resize(send_mask_, s.send_atom.size());
+      auto send = t.get(send_mask_);
+      for (std::size_t k = 0; k < s.send_atom.size(); ++k)
+        send[k] = s.mask[static_cast<std::size_t>(s.send_atom[k])];
+    }
+  };
+  if (masks)
+    runtime_.superstep("md.ghosts", send_ghosts,
+                       {&*plan_x_, &*plan_type_, &*plan_tag_, &*plan_mask_});
+  else
+    runtime_.superstep("md.ghosts", send_ghosts, {&*plan_x_, &*plan_type_, &*plan_tag_});
   if (fractional)
     runtime_.superstep("md.to_cartesian", [&](Tile& t) {
       TileAtoms& s = state(t);
@@ -1900,6 +1937,25 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
           out[kept++] = out[k];
       n = kept;
     }
+    if (!neighbor_.exclude_groups.empty()) {
+      const auto ghost_mask = t.get(ghost_mask_);
+      const auto mask_of = [&](int j) {
+        return j < nl ? s.mask[static_cast<std::size_t>(j)]
+                      : ghost_mask[static_cast<std::size_t>(j - nl)];
+      };
+      const std::uint32_t mi = s.mask[i];
+      std::size_t kept = first;
+      for (std::size_t k = first; k < n; ++k) {
+        const std::uint32_t mj = mask_of(out[k]);
+        bool drop = false;
+        for (const auto& [g1, g2] : neighbor_.exclude_groups) {
+          const std::uint32_t b1 = 1u << g1, b2 = 1u << g2;
+          drop = drop || ((mi & b1) && (mj & b2)) || ((mi & b2) && (mj & b1));
+        }
+        if (!drop) out[kept++] = out[k];
+      }
+      n = kept;
+    }
     s.neigh_begin[i + 1] = static_cast<int>(n);
   }
   s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
@@ -1983,10 +2039,32 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     folded = true;
     first = k;
   }
+  // A fix whose final_integrate needs sums of the complete forces (fix rigid's forces and
+  // torques on its bodies) splits the rest again: every post_force and the final_integrate of
+  // the fixes before it, its sums reduced, then it and the next integrate.
+  bool forced = false;
+  std::size_t first_final = 0;
+  for (std::size_t k = 0; integrate && k < fixes_.size(); ++k) {
+    Fix& fix = *fixes_[k];
+    const std::size_t n = fix.final_integrate_sums();
+    if (n == 0) continue;
+    const auto sums = runtime_.all_reduce<double>(
+        "md.final_integrate_sums", ReduceOp::sum, n, [&](Tile& t, std::span<double> out) {
+          if (!folded) fold_forces(t, step_, extra);
+          if (!forced) post_force_range(t, step_, first, fixes_.size());
+          FixTile view = fix_view(t, step_);
+          for (std::size_t j = first_final; j < k; ++j) fixes_[j]->final_integrate(view);
+          std::fill(out.begin(), out.end(), 0.0);
+          fix.sum_final_integrate(view, out);
+        });
+    fix.set_final_integrate_sums(sums);
+    folded = forced = true;
+    first_final = k;
+  }
   runtime_.superstep("md.integrate_second", [&](Tile& t) {
     if (!folded) fold_forces(t, step_, extra);
-    post_force_range(t, step_, first, fixes_.size());
-    finish_integrate(t, step_, integrate, /*kinetic=*/true);
+    if (!forced) post_force_range(t, step_, first, fixes_.size());
+    finish_integrate(t, step_, integrate, /*kinetic=*/true, first_final);
   });
   if (tally_now_) tally_step_ = step_;
 }
@@ -2038,12 +2116,13 @@ void Simulation::post_force_range(Tile& t, std::int64_t step, std::size_t first,
 }
 
 // The second half-kick (not in a run's setup, where `integrate` is false) and the kinetic sums.
-void Simulation::finish_integrate(Tile& t, std::int64_t step, bool integrate, bool kinetic) {
+void Simulation::finish_integrate(Tile& t, std::int64_t step, bool integrate, bool kinetic,
+                                  std::size_t first_final) {
   TileAtoms& s = state(t);
   const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
   FixTile view = fix_view(t, step);
   if (integrate)
-    for (auto& fix : fixes_) fix->final_integrate(view);
+    for (std::size_t k = first_final; k < fixes_.size(); ++k) fixes_[k]->final_integrate(view);
   if (!kinetic) {
     t.charge(kick_work, nlocal);
     return;
@@ -2054,7 +2133,9 @@ void Simulation::finish_integrate(Tile& t, std::int64_t step, bool integrate, bo
 
 bool Simulation::post_force_needs_sums() const {
   for (const auto& fix : fixes_)
-    if (fix->post_force_sums() > 0 && (!minimizing_ || fix->acts_in_minimize())) return true;
+    if ((fix->post_force_sums() > 0 && (!minimizing_ || fix->acts_in_minimize())) ||
+        (fix->final_integrate_sums() > 0 && !minimizing_))
+      return true;
   return false;
 }
 

@@ -198,6 +198,15 @@ cp "$work/triclinic.dump" triclinic.lammps.dump
 for n in deform nemd_sllod nemd_sllod_deform_first change_box npt_tri; do
   (cd "$work" && lmp -in "$here/in.$n" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > $n.lammps.out
 done
+# Rigid bodies (fix rigid and rigid/nve; the bodies from a variable, an atomfile or a data file
+# section read into fix property/atom, all with the same thermo).
+ref() { (cd "$work" && lmp -in "$here/$1" -var data "$here" "${@:3}" -log none) |
+  sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > "$2"; }
+ref in.rigid_bodies rigid_bodies.lammps.out
+ref in.rigid_bodies rigid_bodies_nve_early.lammps.out -var style rigid/nve -var forces early
+ref in.rigid_bodies rigid_bodies_linear.lammps.out -var zlo 7.5 -var scalar 0
+ref in.rigid_bodies rigid_bodies_linear_nve.lammps.out -var style rigid/nve -var zlo 7.5 -var scalar 0
+# in.rigid_property prints what in.rigid_bodies does (its test compares it with that file).
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

@@ -183,13 +183,18 @@ struct ComputeArguments {
 
 // The terms LAMMPS's compute pressure and compute stress/atom take after the temperature's ID
 // (words[from] on): ke, pair, bond, angle, dihedral, improper, kspace, fix, or virial (every term
-// but ke); none given means all. md_ipu's forces have only the kinetic and pair terms: whether
-// each is on. Throws ConfigError, `what` first, for another word.
+// but ke); none given means all. md_ipu's forces have the kinetic, pair and fix terms (the
+// constraint forces of fixes with a virial, Fix::virial_in_pressure): whether each is on.
+// Throws ConfigError, `what` first, for another word.
 struct VirialTerms {
-  bool ke = true, pair = true;
+  bool ke = true, pair = true, fix = true;
 };
 VirialTerms virial_terms(const std::string& what, const std::vector<std::string>& words,
                          std::size_t from);
+
+// The degrees of freedom the simulation's fixes take from a temperature group's atoms (LAMMPS's
+// Compute::adjust_dof_fix: fix rigid's constraints; collective).
+double dof_removed_by_fixes(Simulation& sim, std::uint32_t group_mask);
 
 // The compute styles md_ipu has, by name.
 const Registry<Compute, const ComputeArguments&>& compute_styles();

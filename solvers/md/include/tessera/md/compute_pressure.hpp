@@ -3,10 +3,11 @@
 // the vector the tensor (ke tensor + virial) / V * nktv2p (xx yy zz xy xz yz; in 2-d over the
 // area, with zz xz yz zero), pressure units; T, dof and the ke tensor come from the
 // temperature compute TEMP-ID. With keywords, only the named parts count (ke needs a
-// temperature); md_ipu's virial is all pair virial, so bond ... fix add nothing. Not
-// extensive.
+// temperature): pair the pairs' virial, fix the fixes' constraint virial (fix rigid's), virial
+// both; md_ipu has no bonds or k-space, so bond ... kspace add nothing. Not extensive.
 #pragma once
 
+#include <array>
 #include <optional>
 
 #include "tessera/md/compute.hpp"
@@ -26,8 +27,10 @@ class ComputePressure : public Compute {
 
  private:
   Compute& temperature(Simulation& sim) const;
+  // The virial terms chosen (xx yy zz xy xz yz, energy units).
+  std::array<double, 6> virial(Simulation& sim) const;
   std::optional<std::string> temperature_;  // NULL: none
-  bool ke_ = true, pair_ = true;
+  bool ke_ = true, pair_ = true, fix_ = true;
 };
 
 }  // namespace tessera::md

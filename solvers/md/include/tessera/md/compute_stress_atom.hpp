@@ -5,8 +5,10 @@
 // W the atom's half of every pair virial it takes part in (ghost images' halves included), v
 // its velocity less the temperature compute's bias (TEMP-ID; NULL: none). Summed over all
 // atoms, -(s_xx + s_yy + s_zz) / (3 V) is the pressure. No keyword means all; `virial` means
-// every term but ke. md_ipu has no bonded, long-range or fix virials per atom, so those add
-// nothing. A temperature with a per-atom bias (temp/ramp, temp/region) is refused.
+// every term but ke. md_ipu has no bonded or long-range virials, so those add nothing; a fix
+// whose constraint forces add a virial (fix rigid) has no per-atom share here, so the fix term
+// with such a fix is refused at evaluation. A temperature with a per-atom bias (temp/ramp,
+// temp/region) is refused.
 // The values exist at the steps the pair style tallied them (Simulation::per_atom_tallied):
 // evaluated at another step it throws Error, as LAMMPS's "Per-atom virial was not tallied".
 #pragma once
@@ -30,7 +32,7 @@ class ComputeStressAtom final : public Compute {
 
  private:
   std::optional<std::string> temperature_;
-  bool ke_ = true, pair_ = true;
+  bool ke_ = true, pair_ = true, fix_ = true;
   // The velocity components the kinetic term counts (the temperature's thermal ones), as
   // prepare_peratom found them.
   std::array<bool, 3> thermal_{true, true, true};

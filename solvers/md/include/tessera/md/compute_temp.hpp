@@ -1,6 +1,7 @@
 // compute ID GROUP temp: LAMMPS's ComputeTemp. The scalar is the group's temperature,
-// T = mvv2e sum m v^2 / (dof kB) with dof = dimension * N_group - extra (extra: the dimension,
-// or compute_modify extra/dof N); the vector its kinetic-energy tensor mvv2e sum m v_a v_b
+// T = mvv2e sum m v^2 / (dof kB) with dof = dimension * N_group - extra - fix (extra: the
+// dimension, or compute_modify extra/dof N; fix: what fixes such as fix rigid remove from the
+// group, counted at each run's setup); the vector its kinetic-energy tensor mvv2e sum m v_a v_b
 // (xx yy zz xy xz yz, energy units). The scalar is intensive, the tensor extensive (thermo
 // divides it by the atom count under norm yes), as LAMMPS's.
 //
@@ -39,8 +40,11 @@ class ComputeTemp : public Compute {
   DofCount count_;
   // The atoms counted: the group's, and only those inside `region` where one is set.
   std::shared_ptr<const Region> region_;
-  // dimension * count - extra (compute_modify extra/dof, the dimension by default).
+  // dimension * count - extra - the fixes' (compute_modify extra/dof, the dimension by default;
+  // the degrees of freedom fixes such as fix rigid remove, counted at setup; none for
+  // temp/region, as LAMMPS's).
   double dof_of(const Simulation& sim, double count) const;
+  double fix_dof_ = 0;
 
  private:
   bool counted(const AtomsView& a, std::size_t i) const;

@@ -32,6 +32,7 @@ class ComputeTempPartial : public Compute {
   std::array<bool, 3> flags_{true, true, true};
   std::optional<double> extra_dof_;
   DofCount count_;
+  double fix_dof_ = 0;  // what fixes remove from the group (fix rigid), counted at setup
   double group_count(Simulation& sim) const;
 };
 

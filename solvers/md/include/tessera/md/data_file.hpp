@@ -2,8 +2,8 @@
 //
 // read_data: header (atoms, atom types, xlo xhi / ylo yhi / zlo zhi), sections
 // Masses, Pair Coeffs (the pair style's: lj/cut's type epsilon sigma), Atoms (id type x y z [ix iy
-// iz]), Velocities (id vx vy vz). write_data writes the same layout, values at full precision,
-// through a temporary file.
+// iz]), Velocities (id vx vy vz), and fix property/atom's sections (DataFixSection). write_data
+// writes the same layout, values at full precision, through a temporary file.
 //
 // Restart files are binary and self-describing: a magic line, a version, a JSON
 // header with everything but the atoms (units, box, masses, pair and neighbor
@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tessera/core/error.hpp"
 #include "tessera/md/simulation.hpp"
@@ -23,8 +24,16 @@ namespace tessera::md {
 // loads the same model or meets the same error.
 PairContext pair_context(Simulation& sim);
 
+// read_data's `fix ID NULL SECTION`: the section of that name holds, per line, an atom's id and
+// the values of the custom per-atom properties `properties` (fix ID property/atom's, in its
+// order; Simulation::custom_property), read into them.
+struct DataFixSection {
+  std::string fix_id, section;
+  std::vector<std::string> properties;
+};
 // Throws FormatError naming the file and line for malformed input.
-void read_data(Simulation& sim, const std::string& path);
+void read_data(Simulation& sim, const std::string& path,
+               const std::vector<DataFixSection>& fix_sections = {});
 void write_data(Simulation& sim, const std::string& path);
 
 void write_restart(Simulation& sim, const std::string& path);

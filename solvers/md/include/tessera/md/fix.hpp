@@ -3,6 +3,8 @@
 //
 // The points of a step, in LAMMPS's order (its FixNVE::setmask names them), each called for
 // every fix in the order the fixes were defined:
+//   init              at a run's setup, before the atoms are wrapped into the box and the lists
+//                     built (collective, host side; LAMMPS's init: fix rigid's bodies);
 //   pre_force         before each force computation, a run's setup's and a minimizer's too
 //                     (collective, host side: where a fix evaluates its variables);
 //   setup             after a run's setup computed the forces (collective, host side);
@@ -96,6 +98,12 @@ class Fix {
   virtual std::size_t initial_integrate_sums() const { return 0; }
   virtual void sum_initial_integrate(const FixTile& /*t*/, std::span<double> /*out*/) const {}
   virtual void set_initial_integrate_sums(std::span<const double> /*sums*/) {}
+  // The same for final_integrate (fix rigid's forces and torques on its bodies): each tile's
+  // part after every fix's post_force and the earlier fixes' final_integrate, the totals on
+  // every rank before this fix's final_integrate runs.
+  virtual std::size_t final_integrate_sums() const { return 0; }
+  virtual void sum_final_integrate(const FixTile& /*t*/, std::span<double> /*out*/) const {}
+  virtual void set_final_integrate_sums(std::span<const double> /*sums*/) {}
   // Whether its post_force (and setup) also acts during a minimization, as LAMMPS's
   // min_post_force (setforce, addforce, enforce2d); the other hooks never do.
   virtual bool acts_in_minimize() const { return false; }
@@ -115,6 +123,16 @@ class Fix {
   virtual bool has_energy() const { return false; }
   virtual double tile_energy(const Tile& /*tile*/) const { return 0.0; }
   bool energy_in_pe() const { return energy_in_pe_; }
+  // A virial the fix's constraint forces add (fix rigid's, LAMMPS's virial_global_flag): each
+  // tile's part (xx yy zz xy xz yz, energy units) at a step whose second half-kick is done, read
+  // by thermo's reduction. With fix_modify virial yes (the default for such a fix, as LAMMPS's
+  // thermo_virial) it counts in the pressure.
+  virtual bool has_virial() const { return false; }
+  virtual std::array<double, 6> tile_virial(const Tile& /*tile*/) const { return {}; }
+  bool virial_in_pressure() const { return has_virial() && virial_in_pressure_; }
+  // The degrees of freedom the fix takes from the atoms of a temperature's group (LAMMPS's
+  // Fix::dof; collective, at a run's setup after init).
+  virtual double dof_removed(Simulation& /*sim*/, std::uint32_t /*group_mask*/) { return 0; }
   // Whether the neighbor lists must be rebuilt at this step, whatever neighbor every, delay and
   // check say (LAMMPS's force_reneighbor and next_reneighbor: fix balance's steps).
   virtual bool rebuilds_at(std::int64_t /*step*/) const { return false; }
@@ -149,6 +167,7 @@ class Fix {
   // atoms added during a run (a view of those alone): per-atom state it starts (fix langevin's
   // noise streams).
   virtual void start_atoms(FixTile& /*t*/) {}
+  virtual void init(Simulation& /*sim*/) {}
   virtual void pre_force(Simulation& /*sim*/) {}
   virtual void setup(Simulation& /*sim*/) {}
   // A run that continues the previous one without a setup (run ... pre no).
@@ -187,6 +206,7 @@ class Fix {
   std::string id_, group_;
   std::uint32_t groupbit_ = 1;
   bool energy_in_pe_ = false;
+  bool virial_in_pressure_ = true;
 };
 
 // What the fix command gives a style: its ID and group, the words after the style name, and the

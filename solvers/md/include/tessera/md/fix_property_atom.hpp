@@ -8,7 +8,8 @@
 // LAMMPS's mol, q, rmass, temperature and heatflow change what the atoms are (molecules,
 // charges, per-atom masses) and are refused: md_ipu's atoms are atom_style atomic. ghost is
 // accepted: no md_ipu pair style reads custom properties of ghosts. The values are not kept in
-// restart files (write_restart refuses rather than drop them); unfix drops them.
+// restart files (write_restart refuses rather than drop them); unfix drops them. As in LAMMPS, it
+// may come before the box, so that read_data ... fix ID NULL SECTION fills it from the file.
 #pragma once
 
 #include <string>
@@ -25,6 +26,9 @@ class FixPropertyAtom final : public Fix {
   void release(Simulation& sim) override;
   bool restartable() const override { return false; }
   std::string restart_refusal() const override;
+  // Its properties' names, in the order the command gave them (read_data's fix keyword reads
+  // their values in this order).
+  const std::vector<std::string>& names() const { return names_; }
 
  private:
   std::vector<std::string> names_;

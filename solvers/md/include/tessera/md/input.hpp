@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tessera/md/console.hpp"
@@ -58,11 +59,21 @@ class Input {
 
  private:
   struct Variable {
-    std::string style;  // index, loop, uloop, string, equal, atom, format, getenv, internal
+    // index, loop, uloop, string, equal, atom, atomfile, format, getenv, internal
+    std::string style;
     // index/loop/uloop: the values left, the current first; string/internal: the value;
-    // equal and atom: the formula; format: the variable and the format; getenv: the name.
+    // equal and atom: the formula; format: the variable and the format; getenv: the name;
+    // atomfile: the file's name.
     std::vector<std::string> values;
+    // atomfile: the file's text, where its next set starts, and the values by atom ID of the
+    // set read last (an atom it does not list has 0).
+    std::shared_ptr<const std::string> text{};
+    std::size_t next_set = 0;
+    std::shared_ptr<const std::unordered_map<std::int64_t, double>> by_id{};
+    bool per_atom() const { return style == "atom" || style == "atomfile"; }
   };
+  // Reads the next set of an atomfile variable's file into it; false at the file's end.
+  bool read_atomfile_set(const std::string& name, Variable& v);
   struct Jump {
     std::string file, label;
   };

@@ -57,14 +57,24 @@ struct NeighborSettings {
   bool check = true;
   // neigh_modify exclude type I J: pairs of these types are left out of the lists (no force).
   std::vector<std::pair<int, int>> exclude_types;
+  // neigh_modify exclude group G1 G2: pairs with one atom in G1 and the other in G2, by group bit
+  // (the ghosts' group masks then travel with them at each rebuild).
+  std::vector<std::pair<int, int>> exclude_groups;
 };
 
 // Global sums at the end of a step (from which thermo columns follow).
 struct Thermo {
   double ke = 0, pe = 0;
-  std::array<double, 6> virial{};     // sum r_a f_b over pairs: xx yy zz xy xz yz, energy units
-  std::array<double, 6> ke_tensor{};  // mvv2e * sum m v_a v_b, same order
+  std::array<double, 6> virial{};      // sum r_a f_b over pairs: xx yy zz xy xz yz, energy units
+  std::array<double, 6> fix_virial{};  // the fixes' constraint forces' (Fix::virial_in_pressure)
+  std::array<double, 6> ke_tensor{};   // mvv2e * sum m v_a v_b, same order
   std::int64_t natoms = 0;
+  // The virial a pressure with every term holds: the pairs' and the fixes'.
+  std::array<double, 6> total_virial() const {
+    std::array<double, 6> w{};
+    for (std::size_t k = 0; k < 6; ++k) w[k] = virial[k] + fix_virial[k];
+    return w;
+  }
 };
 
 class Simulation;
@@ -443,7 +453,8 @@ class Simulation {
   void finish_step(Tile& t, std::int64_t step, bool integrate, bool extra, bool kinetic);
   void fold_forces(Tile& t, std::int64_t step, bool extra);
   void post_force_range(Tile& t, std::int64_t step, std::size_t first, std::size_t last);
-  void finish_integrate(Tile& t, std::int64_t step, bool integrate, bool kinetic);
+  void finish_integrate(Tile& t, std::int64_t step, bool integrate, bool kinetic,
+                        std::size_t first_final = 0);
   bool post_force_needs_sums() const;
   // The tile's kinetic sums (ke, ke_tensor) from its velocities.
   void sum_kinetic(Tile& t);
@@ -499,12 +510,14 @@ class Simulation {
   Domain domain_;
   Variable<double> x_, send_x_;
   Variable<std::int32_t> type_, send_type_;
-  Variable<std::int64_t> ghost_tag_, send_tag_;  // ids of ghosts, for the pair rule
-  Variable<double> ghost_f_, send_f_;            // forces on ghosts, and as returned to owners
+  Variable<std::int64_t> ghost_tag_, send_tag_;     // ids of ghosts, for the pair rule
+  Variable<std::uint32_t> ghost_mask_, send_mask_;  // their groups (neigh_modify exclude group)
+  Variable<double> ghost_f_, send_f_;               // forces on ghosts, and as returned to owners
   std::vector<std::unique_ptr<TileAtoms>> tiles_;
   // What the pair style returns from ghosts besides forces (Pair::extra_per_ghost).
   Variable<double> ghost_extra_, send_extra_;
-  std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_reverse_, plan_reverse_extra_;
+  std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_mask_, plan_reverse_,
+      plan_reverse_extra_;
   // Per-atom energies and virials (PairTile::per_atom): wanted by a compute since the last
   // setup, tallied at this force evaluation, the step they were last tallied at (-1: none
   // valid), and the ghosts' tallies returned to their owners (7 per ghost).

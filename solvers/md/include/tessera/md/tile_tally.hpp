@@ -28,6 +28,15 @@ class TileTally {
     std::fill(row.begin(), row.end(), 0.0);
     return row;
   }
+  // The tile's row as it is (to add into), and read-only.
+  std::span<double> row(const Tile& tile) {
+    return std::span<double>(values_).subspan(static_cast<std::size_t>(tile.id()) * width_, width_);
+  }
+  std::span<const double> values(const Tile& tile) const {
+    const auto at = static_cast<std::size_t>(tile.id()) * width_;
+    if (at + width_ > values_.size()) return {};
+    return std::span<const double>(values_).subspan(at, width_);
+  }
   // The first value of the tile's row (its energy), 0 before any post_force.
   double first(const Tile& tile) const {
     const auto at = static_cast<std::size_t>(tile.id()) * width_;

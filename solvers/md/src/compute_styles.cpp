@@ -6,6 +6,7 @@
 #include "tessera/md/compute_ke.hpp"
 #include "tessera/md/compute_ke_atom.hpp"
 #include "tessera/md/compute_msd.hpp"
+#include "tessera/md/compute_orientorder_atom.hpp"
 #include "tessera/md/compute_pe.hpp"
 #include "tessera/md/compute_pe_atom.hpp"
 #include "tessera/md/compute_pressure.hpp"
@@ -14,8 +15,8 @@
 #include "tessera/md/compute_reduce.hpp"
 #include "tessera/md/compute_stress_atom.hpp"
 #include "tessera/md/compute_temp.hpp"
-#include "tessera/md/compute_temp_partial.hpp"
 #include "tessera/md/compute_temp_deform.hpp"
+#include "tessera/md/compute_temp_partial.hpp"
 #include "tessera/md/compute_temp_ramp.hpp"
 #include "tessera/md/compute_vacf.hpp"
 
@@ -29,6 +30,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputeHeatFlux>("heat/flux");
     r.add<ComputeKE>("ke");
     r.add<ComputeKEAtom>("ke/atom");
+    r.add<ComputeOrientOrderAtom>("orientorder/atom");
     r.add<ComputeMSD>("msd");
     r.add<ComputePE>("pe");
     r.add<ComputePEAtom>("pe/atom");

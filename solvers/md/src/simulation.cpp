@@ -629,6 +629,9 @@ std::vector<double> Simulation::reduce_pairs(
         view.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
         view.list = std::span<const int>(s.neigh.data(), s.neigh.size());
         view.full = full;
+        view.tile = t.id();
+        view.id = std::span<const std::int64_t>(s.id.data(), static_cast<std::size_t>(s.nlocal));
+        view.ghost_id = t.get(ghost_tag_);
         fill(view, out);
       });
 }

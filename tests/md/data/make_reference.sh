@@ -207,6 +207,8 @@ ref in.rigid_bodies rigid_bodies_nve_early.lammps.out -var style rigid/nve -var 
 ref in.rigid_bodies rigid_bodies_linear.lammps.out -var zlo 7.5 -var scalar 0
 ref in.rigid_bodies rigid_bodies_linear_nve.lammps.out -var style rigid/nve -var zlo 7.5 -var scalar 0
 # in.rigid_property prints what in.rigid_bodies does (its test compares it with that file).
+# Steinhardt order parameters (compute orientorder/atom) of crystals and a melt.
+ref in.orientorder orientorder.lammps.out
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

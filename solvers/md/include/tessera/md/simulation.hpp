@@ -309,6 +309,8 @@ class Simulation {
     std::span<const std::uint32_t> mask;  // per owned atom
     std::span<const int> begin, list;     // neighbors of owned atom i: list[begin[i]..begin[i+1])
     bool full = false;  // every neighbor of each owned atom; else each pair once over all tiles
+    int tile = 0;       // the tile's Tile::id
+    std::span<const std::int64_t> id, ghost_id;  // the owned atoms' ids, the ghosts'
   };
   std::vector<double> reduce_pairs(
       std::string_view name, std::size_t count,

@@ -560,9 +560,7 @@ void FixRigid::initial_integrate(FixTile& t) {
     const auto n = image_in_body(t, i, b);
     double* x = &t.x[3 * i];
     double* v = &t.v[3 * i];
-    const double x0 = x[0] + n[0] * length_[0] + n[1] * xy_ + n[2] * xz_;
-    const double x1 = x[1] + n[1] * length_[1] + n[2] * yz_;
-    const double x2 = x[2] + n[2] * length_[2];
+    const rigid::Vec before_x{unwrapped(t, i, b, 0), unwrapped(t, i, b, 1), unwrapped(t, i, b, 2)};
     const double v0 = v[0], v1 = v[1], v2 = v[2];
     const double* p = &t.per_atom[i * t.per_atom_width + offset_ + displace_column];
     const rigid::Vec r = rigid::to_space(b.ex, b.ey, b.ez, {p[0], p[1], p[2]});
@@ -573,7 +571,7 @@ void FixRigid::initial_integrate(FixTile& t) {
     x[0] += b.xcm[0] - n[0] * length_[0] - n[1] * xy_ - n[2] * xz_;
     x[1] += b.xcm[1] - n[1] * length_[1] - n[2] * yz_;
     x[2] += b.xcm[2] - n[2] * length_[2];
-    add_constraint_virial(t, i, {x0, x1, x2}, {v0, v1, v2}, row, 1.0);
+    add_constraint_virial(t, i, before_x, {v0, v1, v2}, row, 1.0);
   }
 }
 
@@ -608,11 +606,8 @@ void FixRigid::set_atom_velocities(FixTile& t, double virial_scale) {
     v[0] = b.omega[1] * delta[2] - b.omega[2] * delta[1] + b.vcm[0];
     v[1] = b.omega[2] * delta[0] - b.omega[0] * delta[2] + b.vcm[1];
     v[2] = b.omega[0] * delta[1] - b.omega[1] * delta[0] + b.vcm[2];
-    const auto n = image_in_body(t, i, b);
-    const double* x = &t.x[3 * i];
     add_constraint_virial(t, i,
-                          {x[0] + n[0] * length_[0] + n[1] * xy_ + n[2] * xz_,
-                           x[1] + n[1] * length_[1] + n[2] * yz_, x[2] + n[2] * length_[2]},
+                          {unwrapped(t, i, b, 0), unwrapped(t, i, b, 1), unwrapped(t, i, b, 2)},
                           before, row, virial_scale);
   }
 }

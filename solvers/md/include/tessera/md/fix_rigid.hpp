@@ -138,7 +138,6 @@ class FixRigid final : public Fix {
   bool reinit_ = true;
   bool set_up_ = false;
   bool in_step_ = false;  // between a step's pre_integrate and its bodies' second half
-  bool virial_ = true;    // fix_modify virial
   int nlinear_ = 0;
   double tfactor_ = 0;
   int dimension_ = 3;

@@ -606,31 +606,27 @@ void read_restart(Simulation& sim, const std::string& path) {
   neighbor.delay = static_cast<int>(r.integer(r.at(n, "delay", "neighbor.delay"), "neighbor.delay",
                                               0, int_max, "neigh_modify delay"));
   neighbor.check = r.boolean(r.at(n, "check", "neighbor.check"), "neighbor.check");
-  if (n.contains("exclude_types")) {
-    const auto& ex = n["exclude_types"];
-    if (!ex.is_array()) r.fail("has neighbor.exclude_types that is not a list of type pairs");
+  // neigh_modify exclude's pairs: of types (1..types), and of group bits (0..31; version 4 files
+  // written before groups were excluded lack them).
+  const auto exclusions = [&](const char* key, const std::string& list, const std::string& pair,
+                              long long lo, long long hi) {
+    std::vector<std::pair<int, int>> pairs;
+    if (!n.contains(key)) return pairs;
+    const std::string where = std::string("neighbor.") + key;
+    const auto& ex = n[key];
+    if (!ex.is_array()) r.fail("has " + where + " that is not a list of " + list);
     for (std::size_t k = 0; k < ex.size(); ++k) {
-      const std::string name = "neighbor.exclude_types[" + std::to_string(k) + "]";
-      if (!ex[k].is_array() || ex[k].size() != 2)
-        r.fail("has " + name + " that is not a type pair");
-      neighbor.exclude_types.emplace_back(
-          static_cast<int>(r.integer(ex[k][0], name + "[0]", 1, types, "neigh_modify exclude")),
-          static_cast<int>(r.integer(ex[k][1], name + "[1]", 1, types, "neigh_modify exclude")));
+      const std::string name = where + "[" + std::to_string(k) + "]";
+      if (!ex[k].is_array() || ex[k].size() != 2) r.fail("has " + name + " that is not " + pair);
+      pairs.emplace_back(
+          static_cast<int>(r.integer(ex[k][0], name + "[0]", lo, hi, "neigh_modify exclude")),
+          static_cast<int>(r.integer(ex[k][1], name + "[1]", lo, hi, "neigh_modify exclude")));
     }
-  }
-  if (n.contains(
-          "exclude_groups")) {  // version 4 files written before groups were excluded lack it
-    const auto& ex = n["exclude_groups"];
-    if (!ex.is_array()) r.fail("has neighbor.exclude_groups that is not a list of group pairs");
-    for (std::size_t k = 0; k < ex.size(); ++k) {
-      const std::string name = "neighbor.exclude_groups[" + std::to_string(k) + "]";
-      if (!ex[k].is_array() || ex[k].size() != 2)
-        r.fail("has " + name + " that is not a pair of group bits");
-      neighbor.exclude_groups.emplace_back(
-          static_cast<int>(r.integer(ex[k][0], name + "[0]", 0, 31, "neigh_modify exclude")),
-          static_cast<int>(r.integer(ex[k][1], name + "[1]", 0, 31, "neigh_modify exclude")));
-    }
-  }
+    return pairs;
+  };
+  neighbor.exclude_types = exclusions("exclude_types", "type pairs", "a type pair", 1, types);
+  neighbor.exclude_groups =
+      exclusions("exclude_groups", "group pairs", "a pair of group bits", 0, 31);
 
   // Fixes, each restored by its style from its section (the thermostat's state included), in
   // the order they were defined (version 4; versions 2 and 3 kept one fix per style, by style).

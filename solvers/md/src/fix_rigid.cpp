@@ -271,6 +271,28 @@ double FixRigid::unwrapped(const View& t, std::size_t i, const Body& b, std::siz
   return x[2] + n[2] * length_[2];
 }
 
+void FixRigid::capture(const Simulation& sim) {
+  offset_ = sim.per_atom_offset(handle_);
+  const Box& box = sim.box();
+  for (int d = 0; d < 3; ++d) length_[static_cast<std::size_t>(d)] = box.length(d);
+  xy_ = box.xy, xz_ = box.xz, yz_ = box.yz;
+}
+
+// Half a step of the forces and torques on body b: its momentum and its angular momentum (the
+// quaternion momentum for NO_SQUISH).
+void FixRigid::half_kick(Body& b) const {
+  const double dtfm = dtf_ / b.mass;
+  for (std::size_t d = 0; d < 3; ++d) b.vcm[d] += dtfm * b.fcm[d] * b.force_on[d];
+  if (!no_squish_) {
+    for (std::size_t d = 0; d < 3; ++d) b.angmom[d] += dtf_ * b.torque[d] * b.torque_on[d];
+    return;
+  }
+  for (std::size_t d = 0; d < 3; ++d) b.torque[d] *= b.torque_on[d];
+  const rigid::Quat fquat =
+      rigid::quat_times_vector(b.quat, rigid::to_body(b.ex, b.ey, b.ez, b.torque));
+  for (std::size_t c = 0; c < 4; ++c) b.conjqm[c] += dtf_ * 2.0 * fquat[c];
+}
+
 void FixRigid::init(Simulation& sim) {
   const std::string what = "fix " + id() + " " + style();
   for (const auto& fix : sim.fixes()) {
@@ -280,10 +302,7 @@ void FixRigid::init(Simulation& sim) {
     if (fix.get() != this && fix->style().rfind("rigid", 0) == 0 && print_)
       print_("WARNING: More than one fix rigid\n");
   }
-  offset_ = sim.per_atom_offset(handle_);
-  const Box& box = sim.box();
-  for (int d = 0; d < 3; ++d) length_[static_cast<std::size_t>(d)] = box.length(d);
-  xy_ = box.xy, xz_ = box.xz, yz_ = box.yz;
+  capture(sim);
   dtv_ = sim.timestep();
   dtf_ = 0.5 * sim.timestep() * sim.units().ftm2v;
   dtq_ = 0.5 * sim.timestep();
@@ -509,29 +528,19 @@ void FixRigid::setup(Simulation& sim) {
 
 void FixRigid::pre_integrate(Simulation& sim) {
   in_step_ = true;
-  offset_ = sim.per_atom_offset(handle_);
-  const Box& box = sim.box();
-  for (int d = 0; d < 3; ++d) length_[static_cast<std::size_t>(d)] = box.length(d);
-  xy_ = box.xy, xz_ = box.xz, yz_ = box.yz;
+  capture(sim);
   ramp_ = sim.ramp_fraction();
   virial_tally_.resize(sim.runtime(), 6);
-  const double dtf2 = dtf_ * 2.0;
   for (Body& b : bodies_) {
-    const double dtfm = dtf_ / b.mass;
-    for (std::size_t d = 0; d < 3; ++d) b.vcm[d] += dtfm * b.fcm[d] * b.force_on[d];
+    half_kick(b);
     for (std::size_t d = 0; d < 3; ++d) b.xcm[d] += dtv_ * b.vcm[d];
     if (!no_squish_) {
-      for (std::size_t d = 0; d < 3; ++d) b.angmom[d] += dtf_ * b.torque[d] * b.torque_on[d];
       b.omega = rigid::omega_of(b.angmom, b.ex, b.ey, b.ez, b.inertia);
       rigid::richardson(b.quat, b.angmom, b.omega, b.inertia, dtq_);
       rigid::axes_of(b.quat, b.ex, b.ey, b.ez);
       continue;
     }
-    // FixRigidNH::initial_integrate, steps 1.3 to 1.13 of Kamberaj et al.
-    for (std::size_t d = 0; d < 3; ++d) b.torque[d] *= b.torque_on[d];
-    const rigid::Vec tbody = rigid::to_body(b.ex, b.ey, b.ez, b.torque);
-    const rigid::Quat fquat = rigid::quat_times_vector(b.quat, tbody);
-    for (std::size_t c = 0; c < 4; ++c) b.conjqm[c] += dtf2 * fquat[c];
+    // FixRigidNH::initial_integrate, steps 1.4 to 1.13 of Kamberaj et al.
     rigid::no_squish_rotate(3, b.conjqm, b.quat, b.inertia, dtq_);
     rigid::no_squish_rotate(2, b.conjqm, b.quat, b.inertia, dtq_);
     rigid::no_squish_rotate(1, b.conjqm, b.quat, b.inertia, dtv_);
@@ -657,20 +666,12 @@ void FixRigid::finish_bodies(std::span<const double> sums) {
     }
   }
   if (two_d_enforced_) enforce2d();
-  const double dtf2 = dtf_ * 2.0;
   for (Body& b : bodies_) {
-    const double dtfm = dtf_ / b.mass;
-    for (std::size_t d = 0; d < 3; ++d) b.vcm[d] += dtfm * b.fcm[d] * b.force_on[d];
-    if (!no_squish_) {
-      for (std::size_t d = 0; d < 3; ++d) b.angmom[d] += dtf_ * b.torque[d] * b.torque_on[d];
+    half_kick(b);
+    if (no_squish_)
+      angular_momentum_from_conjqm(b);
+    else
       b.omega = rigid::omega_of(b.angmom, b.ex, b.ey, b.ez, b.inertia);
-      continue;
-    }
-    for (std::size_t d = 0; d < 3; ++d) b.torque[d] *= b.torque_on[d];
-    const rigid::Vec tbody = rigid::to_body(b.ex, b.ey, b.ez, b.torque);
-    const rigid::Quat fquat = rigid::quat_times_vector(b.quat, tbody);
-    for (std::size_t c = 0; c < 4; ++c) b.conjqm[c] += dtf2 * fquat[c];
-    angular_momentum_from_conjqm(b);
   }
 }
 

@@ -118,7 +118,10 @@ class FixRigid final : public Fix {
   void sum_forces(const View& t, std::span<double> out) const;
   // The second half of the step on the bodies: thermostat, forces and torques, half-kick.
   void finish_bodies(std::span<const double> sums);
+  void half_kick(Body& b) const;
   void angular_momentum_from_conjqm(Body& b);
+  // The per-atom columns' place and the box, before the tiles read them.
+  void capture(const Simulation& sim);
   void remap_centres(Simulation& sim);
   void enforce2d();
   // Atom velocities from their bodies' (LAMMPS's set_v), the constraint virial scaled.

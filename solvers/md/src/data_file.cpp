@@ -57,13 +57,14 @@ std::string slurp(Simulation& sim, const std::string& path, const char* what) {
 }  // namespace
 
 PairContext pair_context(Simulation& sim) {
-  return {sim.units(), [&sim](const std::string& path) {
+  return {sim.units(),
+          [&sim](const std::string& path, const std::string& kind, const std::string& hint) {
             SharedFile f = read_on_root(sim.runtime().comm(), path);
             if (!f.ok)
-              throw ConfigError("cannot open DeePMD model file '" + path + "': " + f.bytes +
-                                "; give the path of a .yaml model written by `dp convert-backend`");
+              throw ConfigError("cannot open " + kind + " '" + path + "': " + f.bytes + hint);
             return std::move(f.bytes);
-          }};
+          },
+          [&sim](int type, double mass) { sim.set_mass(type, mass); }};
 }
 
 namespace {
@@ -592,7 +593,9 @@ void read_restart(Simulation& sim, const std::string& path) {
   if (style != "none") {
     if (!pair_styles().has(style))
       r.fail("records pair style '" + style + "'; this md_ipu has " + pair_styles().listing());
-    pair = pair_styles().make(style, pair_context(sim));
+    PairContext context = pair_context(sim);
+    context.units = units;  // the file's, which the simulation takes below
+    pair = pair_styles().make(style, context);
     pair->restore(p, r, types);
   }
 

@@ -978,8 +978,10 @@ void Input::create_atoms(const std::vector<std::string>& a) {
   Box where = box;
   if (box.triclinic) matrix.bounding_box({0, 0, 0}, {1, 1, 1}, where.lo, where.hi);
   const Region* region = nullptr;
+  std::size_t keywords = 2;
   if (a[1] == "region") {
     need(a, 3, "create_atoms TYPE region ID");
+    keywords = 3;
     region = &find_region(a[2], "create_atoms");
     const Box extent = region->extent();
     for (std::size_t d = 0; d < 3; ++d) {
@@ -988,6 +990,18 @@ void Input::create_atoms(const std::vector<std::string>& a) {
     }
   } else if (a[1] != "box") {
     bad("create_atoms style " + a[1] + ": use box, region or single");
+  }
+  // basis M TYPE: the lattice's basis atom M (1-based) gets TYPE instead, as LAMMPS's.
+  std::vector<std::int32_t> basis_type(lattice_.basis.size(), static_cast<std::int32_t>(type));
+  for (std::size_t k = keywords; k < a.size(); k += 3) {
+    if (a[k] != "basis")
+      bad("create_atoms " + a[1] + ": keyword " + a[k] +
+          " is not supported (md_ipu takes basis M TYPE here)");
+    if (k + 2 >= a.size()) bad("create_atoms: basis needs M TYPE");
+    const auto m =
+        integer("create_atoms basis", a[k + 1], 1, static_cast<long long>(lattice_.basis.size()));
+    basis_type[static_cast<std::size_t>(m - 1)] =
+        static_cast<std::int32_t>(integer("create_atoms basis", a[k + 2], 1, sim().types()));
   }
   sim().require_room_for_atoms(lattice_.count_bound(where.lo, where.hi),
                                "create_atoms on this lattice and region", false);
@@ -999,10 +1013,12 @@ void Input::create_atoms(const std::vector<std::string>& a) {
     return !region || region->matches(p);
   };
   std::vector<AtomRecord> atoms;
-  for (const auto& p : lattice_.points(where.lo, where.hi, accept)) {
+  std::vector<int> basis_of;
+  const auto points = lattice_.points(where.lo, where.hi, accept, &basis_of);
+  for (std::size_t k = 0; k < points.size(); ++k) {
     AtomRecord r;
-    r.type = static_cast<std::int32_t>(type);
-    r.x = p;
+    r.type = basis_type[static_cast<std::size_t>(basis_of[k])];
+    r.x = points[k];
     atoms.push_back(r);
   }
   const std::size_t n = atoms.size();

@@ -58,7 +58,8 @@ double Lattice::count_bound(const std::array<double, 3>& lo,
 
 std::vector<std::array<double, 3>> Lattice::points(
     const std::array<double, 3>& lo, const std::array<double, 3>& hi,
-    const std::function<bool(const std::array<double, 3>&)>& accept) const {
+    const std::function<bool(const std::array<double, 3>&)>& accept,
+    std::vector<int>* basis_index) const {
   std::array<int, 3> first{}, last{};
   for (int d = 0; d < 3; ++d) {
     // Cell indices are ints: a region beyond 2^30 lattice spacings from the origin would
@@ -75,13 +76,16 @@ std::vector<std::array<double, 3>> Lattice::points(
   for (int k = first[2]; k <= last[2]; ++k)
     for (int j = first[1]; j <= last[1]; ++j)
       for (int i = first[0]; i <= last[0]; ++i)
-        for (const auto& b : basis) {
+        for (std::size_t m = 0; m < basis.size(); ++m) {
+          const auto& b = basis[m];
           // LAMMPS's lattice2box for the identity orientation: (a * (i + b)) * scale, where
           // a is the cell's edge (1 but for hex's sqrt(3)).
           const std::array<double, 3> p{(cell[0] * (i + b[0])) * scale,
                                         (cell[1] * (j + b[1])) * scale,
                                         (cell[2] * (k + b[2])) * scale};
-          if (accept(p)) out.push_back(p);
+          if (!accept(p)) continue;
+          out.push_back(p);
+          if (basis_index) basis_index->push_back(static_cast<int>(m));
         }
   return out;
 }

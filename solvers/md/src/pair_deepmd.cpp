@@ -77,6 +77,13 @@ PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_fil
 
 PairDeepMD::~PairDeepMD() = default;
 
+PairDeepMD::ModelReader PairDeepMD::model_reader() const {
+  return [read = context_.read_file](const std::string& path) {
+    return read(path, "DeePMD model file",
+                "; give the path of a .yaml model written by `dp convert-backend`");
+  };
+}
+
 void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file, int out_freq,
                       std::optional<deepmd::Precision> precision, const ModelReader& read) {
   paths_ = std::move(model_paths);
@@ -197,7 +204,7 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
   }
   if (out_freq < 0 || out_freq > std::numeric_limits<int>::max())
     bad("pair_style deepmd: out_freq must be a non-negative integer");
-  load(models, out_file, static_cast<int>(out_freq), precision, context_.read_file);
+  load(models, out_file, static_cast<int>(out_freq), precision, model_reader());
 }
 
 void PairDeepMD::coeff(const std::vector<std::string>& a, int types) {
@@ -360,7 +367,7 @@ void PairDeepMD::restore(const nlohmann::json& p, const detail::RestartHeader& r
                                  std::numeric_limits<int>::max(), "pair_style deepmd out_freq"));
   const auto elements = r.texts(r.at(p, "elements", "pair.elements"), "pair.elements");
   // The models are read again from their files, as LAMMPS's DeePMD plugin does.
-  load(models, out_file, out_freq, override, context_.read_file);
+  load(models, out_file, out_freq, override, model_reader());
   map_elements(elements, types);
   continue_outputs();
 }

@@ -2,6 +2,7 @@
 #include "arguments.hpp"
 #include "tessera/md/pair.hpp"
 #include "tessera/md/pair_deepmd.hpp"
+#include "tessera/md/pair_eam.hpp"
 #include "tessera/md/pair_lj_cut.hpp"
 
 namespace tessera::md {
@@ -11,6 +12,12 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     Registry<Pair, const PairContext&> r("pair style");
     r.add<PairLJCut>("lj/cut");
     r.add<PairDeepMD>("deepmd");
+    for (auto [name, format] :
+         {std::pair{"eam", PairEAM::Format::funcfl}, std::pair{"eam/alloy", PairEAM::Format::setfl},
+          std::pair{"eam/fs", PairEAM::Format::fs}})
+      r.add(name, [format](const PairContext& c) -> std::unique_ptr<Pair> {
+        return std::make_unique<PairEAM>(c, format);
+      });
     return r;
   }();
   return styles;

@@ -48,6 +48,7 @@ struct Simulation::TileAtoms {
         extra(t.make_vector<double>("md.per_atom_vectors")),
         eatom(t.make_vector<double>("md.per_atom_energy")),
         vatom(t.make_vector<double>("md.per_atom_virial")),
+        pair_forward(t.make_vector<double>("md.pair_forward")),
         send_atom(t.make_vector<int>("md.ghost_send_list")),
         send_begin(t.make_vector<int>("md.ghost_send_list")),
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
@@ -62,6 +63,7 @@ struct Simulation::TileAtoms {
   TileVector<std::uint32_t> mask;   // the groups the atom is in, a bit per group (bit 0: all)
   TileVector<double> extra;         // per_atom_width_ values per atom (add_per_atom)
   TileVector<double> eatom, vatom;  // per-atom energy (1) and virial (6) at tally_step_
+  TileVector<double> pair_forward;  // Pair::forward_per_atom() values per atom, this step's
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
@@ -87,6 +89,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
   send_extra_ = runtime_.create_variable<double>("md.returned_extra", 0);
   ghost_tally_ = runtime_.create_variable<double>("md.ghost_tally", 0);
   send_tally_ = runtime_.create_variable<double>("md.returned_tally", 0);
+  send_forward_ = runtime_.create_variable<double>("md.pair_send_forward", 0);
+  ghost_forward_ = runtime_.create_variable<double>("md.pair_ghost_forward", 0);
   tiles_.resize(runtime_.local_tiles().size());
   require_host_memory(static_cast<double>(tiles_.size()) * sizeof(TileAtoms),
                       "md's state of " + std::to_string(tiles_.size()) + " tiles on this rank",
@@ -100,8 +104,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
 // The tiles' memory goes back to the runtime, which outlives this system (a script's clear
 // builds the next one on it).
 Simulation::~Simulation() {
-  for (auto v :
-       {x_, send_x_, ghost_f_, send_f_, ghost_extra_, send_extra_, ghost_tally_, send_tally_})
+  for (auto v : {x_, send_x_, ghost_f_, send_f_, ghost_extra_, send_extra_, ghost_tally_,
+                 send_tally_, send_forward_, ghost_forward_})
     runtime_.destroy_variable(v);
   runtime_.destroy_variable(type_);
   runtime_.destroy_variable(send_type_);
@@ -1692,10 +1696,11 @@ void Simulation::rebuild(bool canonical_order) {
   std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
   ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type"), pid("md.ghost_id"),
       pmask("md.ghost_mask"), pr("md.ghost_forces_back"), prm("md.ghost_extra_back"),
-      ptally("md.ghost_tally_back");
+      ptally("md.ghost_tally_back"), pfwd("md.pair_forward");
   const bool masks = !neighbor_.exclude_groups.empty();
   // What the pair style returns besides forces (deepmd's other models' forces on ghosts).
   const std::size_t extra = pair_->extra_per_ghost();
+  const std::size_t forward = pair_->forward_per_atom();
   for (int src = 0; src < tiles; ++src) {
     std::size_t offset = 0;
     const auto& segments = domain_.segments(src);
@@ -1720,6 +1725,9 @@ void Simulation::rebuild(bool canonical_order) {
       if (extra > 0)
         prm.copy(ghost_extra_, dst, extra * (at - nlocal_dst), send_extra_, src, extra * offset,
                  extra * static_cast<std::size_t>(c));
+      if (forward > 0)
+        pfwd.copy(send_forward_, src, forward * offset, ghost_forward_, dst,
+                  forward * (at - nlocal_dst), forward * static_cast<std::size_t>(c));
       if (tally_wanted_)
         ptally.copy(ghost_tally_, dst, 7 * (at - nlocal_dst), send_tally_, src, 7 * offset,
                     7 * static_cast<std::size_t>(c));
@@ -1743,6 +1751,10 @@ void Simulation::rebuild(bool canonical_order) {
     plan_reverse_tally_.emplace(runtime_.compile(ptally));
   else
     plan_reverse_tally_.reset();
+  if (forward > 0)
+    plan_forward_.emplace(runtime_.compile(pfwd));
+  else
+    plan_forward_.reset();
   const std::size_t tally = tally_wanted_ ? 7 : 0;
 
   // 4. Make room for the ghosts and send them.
@@ -1761,6 +1773,8 @@ void Simulation::rebuild(bool canonical_order) {
     t.resize(send_extra_, extra * s.send_atom.size());
     t.resize(ghost_tally_, tally * ghosts_here);
     t.resize(send_tally_, tally * s.send_atom.size());
+    t.resize(ghost_forward_, forward * ghosts_here);
+    t.resize(send_forward_, forward * s.send_atom.size());
     pack_ghost_positions(t, fractional);
     const auto type = t.get(type_);
     auto out = t.get(send_type_);
@@ -1974,12 +1988,8 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
   const bool extra = pair_->extra_due(step_);
   tally_now_ = tally_wanted_ && energy_virial;
   tally_step_ = -1;
-  const auto force = [&](Tile& t) {
+  const auto pair_tile = [&](Tile& t) {
     TileAtoms& s = state(t);
-    if (build_lists) build_neighbor_list(t, pair_->full_list());
-    const auto ghost_force = t.get(ghost_f_);
-    s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
-    std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
     PairTile pt(t, static_cast<std::size_t>(t.id() - runtime_.first_tile()), step_);
     pt.nlocal = s.nlocal;
     pt.nghost = s.nghost;
@@ -1989,6 +1999,36 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     pt.list = std::span<const int>(s.neigh.data(), s.neigh.size());
     pt.lists_rebuilt = build_lists;
     pt.energy_virial = energy_virial;
+    return pt;
+  };
+  // A style that needs values of its ghosts first (EAM's F'(rho)) computes them for its atoms
+  // and sends them to their ghost copies in a superstep before the forces.
+  const std::size_t forward = pair_->forward_per_atom();
+  if (forward > 0)
+    runtime_.superstep("md.pair_forward",
+                       [&](Tile& t) {
+                         TileAtoms& s = state(t);
+                         if (build_lists) build_neighbor_list(t, pair_->full_list());
+                         PairTile pt = pair_tile(t);
+                         auto& owned = s.pair_forward;
+                         owned.assign(forward * static_cast<std::size_t>(s.nlocal), 0.0);
+                         pair_->compute_forward(pt, owned);
+                         auto send = t.get(send_forward_);
+                         for (std::size_t k = 0; k < s.send_atom.size(); ++k)
+                           for (std::size_t c = 0; c < forward; ++c)
+                             send[forward * k + c] =
+                                 owned[forward * static_cast<std::size_t>(s.send_atom[k]) + c];
+                         t.charge(forward_pack_work, forward * s.send_atom.size());
+                       },
+                       {&*plan_forward_});
+  const auto force = [&](Tile& t) {
+    TileAtoms& s = state(t);
+    if (build_lists && forward == 0) build_neighbor_list(t, pair_->full_list());
+    const auto ghost_force = t.get(ghost_f_);
+    s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
+    std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
+    PairTile pt = pair_tile(t);
+    if (forward > 0) pt.ghost_forward = t.get(ghost_forward_);
     pt.f = std::span<double>(s.f.data(), s.f.size());
     pt.ghost_f = ghost_force;
     if (extra) pt.ghost_extra = t.get(ghost_extra_);

@@ -209,6 +209,11 @@ ref in.rigid_bodies rigid_bodies_linear_nve.lammps.out -var style rigid/nve -var
 # in.rigid_property prints what in.rigid_bodies does (its test compares it with that file).
 # Steinhardt order parameters (compute orientorder/atom) of crystals and a melt.
 ref in.orientorder orientorder.lammps.out
+# EAM metals: funcfl, setfl and Finnis-Sinclair files, in units metal and real.
+ref in.eam eam.lammps.out
+ref in.eam eam_alloy.lammps.out -var style alloy
+ref in.eam eam_fs.lammps.out -var style fs
+ref in.eam eam_alloy_real.lammps.out -var style alloy -var units real
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

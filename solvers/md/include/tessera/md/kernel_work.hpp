@@ -33,6 +33,19 @@ constexpr KernelWork kick_kinetic_work = md_work(6 + 18 + 3, 1, 1, 4 + 8 + 6 * 8
 // lj2) and f_j; stores f_j.
 constexpr KernelWork pair_work =
     md_work(8 + 1 + 2 + 5 + 9, 1, 3, 4 + 4 + 3 * 8 + 3 * 8 + 3 * 8, 3 * 8);
+// EAM (pair_eam.hpp), per neighbor of the full list, in its density pass: the distance (8),
+// the cutoff compare, sqrt, the table interval (3) and a cubic (6); loads j's index and
+// type, x_j, the table index and 4 coefficients.
+constexpr KernelWork eam_density_work = md_work(8 + 1 + 3 + 6, 1, 6, 4 + 4 + 3 * 8 + 4 + 4 * 8, 0);
+// ... per owned atom, F(rho) and F'(rho): the interval (3), two polynomials (10), the
+// linear extension (3); loads rho, the type and 7 coefficients; stores F, F'.
+constexpr KernelWork eam_embedding_work = md_work(3 + 10 + 3, 0, 5, 8 + 4 + 7 * 8, 2 * 8);
+// ... and in its force pass: the distance, compare, sqrt and 1/r (the divisions), the
+// interval, three derivatives and a value of the splines (3 x 5 + 6), phi, phi', psi' and the
+// force factor (8), 6 to add it to i; loads j, its type, x_j, F'_j, three table indices and
+// 13 coefficients.
+constexpr KernelWork eam_force_work =
+    md_work(8 + 1 + 3 + 21 + 8 + 6, 2, 10, 4 + 4 + 3 * 8 + 8 + 3 * 4 + 13 * 8, 0);
 // Neighbor-list build, per candidate pair of the bin stencil: the distance, the compare, and
 // the list's end advanced (a branch-free store); loads j, next[j] and x_j.
 constexpr KernelWork list_work = md_work(8 + 1, 0, 3, 4 + 4 + 3 * 8, 4);
@@ -41,6 +54,10 @@ constexpr KernelWork list_work = md_work(8 + 1, 0, 3, 4 + 4 + 3 * 8, 4);
 constexpr KernelWork ghost_select_work = md_work(3 + 6, 0, 2, 3 * 8, 0);
 // Ghost packing, per ghost atom: its index, 3 shifted coordinates.
 constexpr KernelWork pack_work = md_work(3, 0, 1, 4 + 3 * 8, 3 * 8);
+
+// A pair style's values sent to ghosts (Pair::forward_per_atom), per value: the atom's
+// index, the value.
+constexpr KernelWork forward_pack_work = md_work(0, 0, 1, 4 + 8, 8);
 
 // pair_style deepmd: the networks' matrix products per flop, and their tanh. In float64 a
 // multiply-add loads one operand from memory per 2 flops and is emulated; in float32 the

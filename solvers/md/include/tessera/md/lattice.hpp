@@ -32,10 +32,11 @@ struct Lattice {
   double spacing(int d) const { return cell[static_cast<std::size_t>(d)] * scale; }
 
   // The lattice points of the cells that meet [lo, hi] (box coordinates) for which accept(p)
-  // is true, in creation order.
+  // is true, in creation order; with `basis_index`, the basis atom (0-based) of each point too.
   std::vector<std::array<double, 3>> points(
       const std::array<double, 3>& lo, const std::array<double, 3>& hi,
-      const std::function<bool(const std::array<double, 3>&)>& accept) const;
+      const std::function<bool(const std::array<double, 3>&)>& accept,
+      std::vector<int>* basis_index = nullptr) const;
   // At least as many points as points(lo, hi, ...) returns, without making them (for a memory
   // check).
   double count_bound(const std::array<double, 3>& lo, const std::array<double, 3>& hi) const;

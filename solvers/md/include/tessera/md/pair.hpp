@@ -35,12 +35,17 @@ namespace detail {
 class RestartHeader;
 }
 
-// What a style may need when it is made: the units, and a reader for files it loads (rank 0
-// reads them and sends them to every rank; see shared_input.hpp).
+// What a style may need when it is made: the units, a reader for files it loads (rank 0
+// reads them and sends them to every rank; see shared_input.hpp) and the setter of a type's
+// mass (for styles whose files carry the masses, as LAMMPS's pair_coeff of eam sets them).
 struct PairContext {
   Units units;
-  // A file's text by its path; throws ConfigError naming the file when it cannot be read.
-  std::function<std::string(const std::string& path)> read_file;
+  // A file's text by its path. When it cannot be read, throws ConfigError "cannot open KIND
+  // 'PATH': why" followed by `hint`.
+  std::function<std::string(const std::string& path, const std::string& kind,
+                            const std::string& hint)>
+      read_file;
+  std::function<void(int type, double mass)> set_mass;
 };
 
 // One tile's atoms and lists as compute sees them. Atoms 0..nlocal-1 are the tile's own,
@@ -71,6 +76,8 @@ struct PairTile {
   // owners with the forces. All come zeroed.
   bool per_atom = false;
   std::span<double> eatom, vatom, ghost_tally;
+  // A style with forward_per_atom() values: those of the ghosts, as their owners computed them.
+  std::span<const double> ghost_forward;
 };
 
 class Pair {
@@ -104,6 +111,13 @@ class Pair {
   virtual bool full_list() const { return false; }
   // Forces (and, when asked, energy and virial) of the tile's atoms.
   virtual void compute(PairTile& t) = 0;
+  // Values per atom that the style computes for the owned atoms before the forces and needs
+  // on their ghost copies too (LAMMPS's forward_comm_pair: EAM's F'(rho)); 0: none. Then each
+  // step compute_forward runs first, in a superstep of its own, with the PairTile compute gets
+  // (its outputs unused), and fills `owned` (forward_per_atom() per owned atom); compute then
+  // finds the ghosts' values in PairTile::ghost_forward.
+  virtual std::size_t forward_per_atom() const { return 0; }
+  virtual void compute_forward(PairTile& /*t*/, std::span<double> /*owned*/) {}
 
   // Values per ghost that some steps return to the owners with the forces (after init; 0:
   // none), and whether `step` is one. At such a step compute fills PairTile::ghost_extra, and

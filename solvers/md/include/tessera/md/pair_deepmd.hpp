@@ -116,6 +116,8 @@ class PairDeepMD final : public Pair {
             std::optional<deepmd::Precision> precision, const ModelReader& read);
   struct TileState;
   TileState& tile_state(Tile& t, std::size_t slot);
+  // The context's file reader with DeePMD's message.
+  ModelReader model_reader() const;
 
   PairContext context_;
   std::vector<std::unique_ptr<TileState>> tiles_;

@@ -520,6 +520,10 @@ class Simulation {
   Variable<double> ghost_extra_, send_extra_;
   std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_mask_, plan_reverse_,
       plan_reverse_extra_;
+  // What the pair style sends from owned atoms to their ghosts before the forces
+  // (Pair::forward_per_atom: EAM's F'(rho)), as sent and as the ghosts receive it.
+  Variable<double> send_forward_, ghost_forward_;
+  std::optional<ExchangePlan> plan_forward_;
   // Per-atom energies and virials (PairTile::per_atom): wanted by a compute since the last
   // setup, tallied at this force evaluation, the step they were last tallied at (-1: none
   // valid), and the ghosts' tallies returned to their owners (7 per ghost).

@@ -1,9 +1,13 @@
 // The pair styles md_ipu has: one line per style (pair.hpp).
 #include "arguments.hpp"
 #include "tessera/md/pair.hpp"
+#include "tessera/md/pair_buck.hpp"
 #include "tessera/md/pair_deepmd.hpp"
 #include "tessera/md/pair_eam.hpp"
 #include "tessera/md/pair_lj_cut.hpp"
+#include "tessera/md/pair_morse.hpp"
+#include "tessera/md/pair_soft.hpp"
+#include "tessera/md/pair_zero.hpp"
 
 namespace tessera::md {
 
@@ -12,6 +16,10 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     Registry<Pair, const PairContext&> r("pair style");
     r.add<PairLJCut>("lj/cut");
     r.add<PairDeepMD>("deepmd");
+    r.add<PairMorse>("morse");
+    r.add<PairBuck>("buck");
+    r.add<PairSoft>("soft");
+    r.add<PairZero>("zero");
     for (auto [name, format] :
          {std::pair{"eam", PairEAM::Format::funcfl}, std::pair{"eam/alloy", PairEAM::Format::setfl},
           std::pair{"eam/fs", PairEAM::Format::fs}})

@@ -214,6 +214,10 @@ ref in.eam eam.lammps.out
 ref in.eam eam_alloy.lammps.out -var style alloy
 ref in.eam eam_fs.lammps.out -var style fs
 ref in.eam eam_alloy_real.lammps.out -var style alloy -var units real
+# The pairwise styles.
+for style in morse buck buck_tail soft zero; do
+  ref in.pairwise pairwise_$style.lammps.out -var style $style
+done
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

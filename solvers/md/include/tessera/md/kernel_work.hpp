@@ -33,6 +33,12 @@ constexpr KernelWork kick_kinetic_work = md_work(6 + 18 + 3, 1, 1, 4 + 8 + 6 * 8
 // lj2) and f_j; stores f_j.
 constexpr KernelWork pair_work =
     md_work(8 + 1 + 2 + 5 + 9, 1, 3, 4 + 4 + 3 * 8 + 3 * 8 + 3 * 8, 3 * 8);
+// The pairwise styles (pair_pairwise.hpp: morse, buck, soft, zero), per neighbor pair: the
+// distance, the compare, the potential (an estimate: 10 operations, a square root and an
+// exponential or a sine, counted as 2 divisions) and 9 to add the force to i and subtract it
+// from j; loads as lj/cut's, with 4 derived coefficients.
+constexpr KernelWork pairwise_work =
+    md_work(8 + 1 + 10 + 9, 2, 3, 4 + 4 + 3 * 8 + 5 * 8 + 3 * 8, 3 * 8);
 // EAM (pair_eam.hpp), per neighbor of the full list, in its density pass: the distance (8),
 // the cutoff compare, sqrt, the table interval (3) and a cubic (6); loads j's index and
 // type, x_j, the table index and 4 coefficients.

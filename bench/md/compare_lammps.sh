@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Runs LAMMPS's bench/in.lj (32000 atoms, 100 steps) with Debian's lammps and with
-# md_ipu on the host target, on the same cores, alternating, and prints
-# timesteps/s for each and their ratio (median of the repetitions), on 1 and 2
-# MPI ranks; then runs md_ipu on a simulated GC200 and prints its simulated time.
+# Runs LAMMPS's bench/in.lj (32000 atoms, 100 steps), or INPUT (bench/md/in.eam: LAMMPS's
+# bench/in.eam), with Debian's lammps and with md_ipu on the host target, on the same cores,
+# alternating, and prints timesteps/s for each and their ratio (median of the repetitions), on
+# 1 and 2 MPI ranks; then runs md_ipu on a simulated GC200 and prints its simulated time.
 #
-#   bench/md/compare_lammps.sh [REPETITIONS=3]
+#   bench/md/compare_lammps.sh [REPETITIONS=3] [INPUT=tests/md/data/in.lj]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 reps=${1:-3}
 "$root/scripts/setup" bench
 md_ipu=$root/build/apps/md/md_ipu
 [[ -x $md_ipu ]] || "$root/scripts/build"
-input=$root/tests/md/data/in.lj
+input=$(realpath "${2:-$root/tests/md/data/in.lj}")
 mpirun=(mpirun --oversubscribe --allow-run-as-root)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

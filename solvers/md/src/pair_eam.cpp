@@ -166,6 +166,7 @@ void PairEAM::read_funcfl(const std::string& path) {
   in.skip_line();
   auto words = in.values(2);
   f.mass = in.number(words[1]);
+  if (!(f.mass > 0)) in.fail("the mass must be positive, not " + words[1]);
   words = in.values(5);
   const int nrho = in.integer(words[0]), nr = in.integer(words[2]);
   f.drho = in.number(words[1]);
@@ -176,7 +177,6 @@ void PairEAM::read_funcfl(const std::string& path) {
     in.fail("Nrho drho Nr dr cutoff must give at least 4 points of each table, positive " +
             std::string("spacings and cutoff: ") + words[0] + " " + words[1] + " " + words[2] +
             " " + words[3] + " " + words[4]);
-  if (!(f.mass > 0)) in.fail("the mass must be positive, not " + words[1]);
   const auto one_based = [](std::vector<double> v) {
     v.insert(v.begin(), 0.0);
     return v;

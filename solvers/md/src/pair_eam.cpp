@@ -275,7 +275,7 @@ PairEAM::Spline PairEAM::spline(const std::vector<double>& f, double delta) {
 
 // LAMMPS's PairEAM::file2array: every active file's tables on one grid (the largest spacings
 // and extents), r*phi of unlike elements from Z_i(r) Z_j(r) in Hartree Bohr (27.2 x 0.529).
-void PairEAM::build_funcfl_tables(int types) {
+void PairEAM::build_funcfl_tables() {
   double rmax = 0, rhomax = 0;
   dr_ = drho_ = 0;
   for (std::size_t k = 0; k < funcfl_.size(); ++k) {
@@ -311,21 +311,10 @@ void PairEAM::build_funcfl_tables(int types) {
       for (std::size_t m = 1; m < z2.size(); ++m) z2[m] = 27.2 * 0.529 * zi[m] * zj[m];
       z2r_spline_.push_back(spline(z2, dr_));
     }
-  const auto width = static_cast<std::size_t>(types) + 1;
-  type2frho_.assign(width, 0);
-  type2rhor_.assign(width * width, 0);
-  type2z2r_.assign(width * width, 0);
-  for (std::size_t i = 1; i < width; ++i) {
-    type2frho_[i] = map_[i];
-    for (std::size_t j = 1; j < width; ++j) {
-      type2rhor_[i * width + j] = map_[i];
-      type2z2r_[i * width + j] = triangle(map_[i], map_[j]);
-    }
-  }
 }
 
 // LAMMPS's PairEAMAlloy/PairEAMFS::file2array: the file's own grid.
-void PairEAM::build_setfl_tables(int types) {
+void PairEAM::build_setfl_tables() {
   nrho_ = setfl_.nrho;
   nr_ = setfl_.nr;
   drho_ = setfl_.drho;
@@ -337,18 +326,6 @@ void PairEAM::build_setfl_tables(int types) {
   for (const auto& t : setfl_.frho) frho_spline_.push_back(spline(t, drho_));
   for (const auto& t : setfl_.rhor) rhor_spline_.push_back(spline(t, dr_));
   for (const auto& t : setfl_.z2r) z2r_spline_.push_back(spline(t, dr_));
-  const int n = static_cast<int>(setfl_.elements.size());
-  const auto width = static_cast<std::size_t>(types) + 1;
-  type2frho_.assign(width, 0);
-  type2rhor_.assign(width * width, 0);
-  type2z2r_.assign(width * width, 0);
-  for (std::size_t i = 1; i < width; ++i) {
-    type2frho_[i] = map_[i];
-    for (std::size_t j = 1; j < width; ++j) {
-      type2rhor_[i * width + j] = format_ == Format::fs ? map_[i] * n + map_[j] : map_[i];
-      type2z2r_[i * width + j] = triangle(map_[i], map_[j]);
-    }
-  }
 }
 
 double PairEAM::init(int types, std::size_t tiles) {
@@ -363,9 +340,24 @@ double PairEAM::init(int types, std::size_t tiles) {
           "; every type needs one (LAMMPS: All pair coeffs are not set)");
   types_ = types;
   if (format_ == Format::funcfl)
-    build_funcfl_tables(types);
+    build_funcfl_tables();
   else
-    build_setfl_tables(types);
+    build_setfl_tables();
+  // Which table each type or type pair reads (LAMMPS's type2frho, type2rhor, type2z2r): the
+  // element's F and r phi of the pair (lower triangle), and the density an atom of element j
+  // gives one of element i: element j's (eam, eam/alloy), or the fs file's rho_ji.
+  const auto width = static_cast<std::size_t>(types) + 1;
+  const int elements = static_cast<int>(setfl_.elements.size());
+  type2frho_.assign(width, 0);
+  type2rhor_.assign(width * width, 0);
+  type2z2r_.assign(width * width, 0);
+  for (std::size_t i = 1; i < width; ++i) {
+    type2frho_[i] = map_[i];
+    for (std::size_t j = 1; j < width; ++j) {
+      type2rhor_[i * width + j] = format_ == Format::fs ? map_[i] * elements + map_[j] : map_[i];
+      type2z2r_[i * width + j] = triangle(map_[i], map_[j]);
+    }
+  }
   rdr_ = 1.0 / dr_;
   rdrho_ = 1.0 / drho_;
   double cut = 0;
@@ -424,12 +416,7 @@ void PairEAM::compute_forward(PairTile& t, std::span<double> owned) {
 }
 
 void PairEAM::compute(PairTile& t) {
-  if (t.per_atom)
-    kernel<true, true>(t);
-  else if (t.energy_virial)
-    kernel<true, false>(t);
-  else
-    kernel<false, false>(t);
+  with_tally_flags(t, [&]<bool E, bool P>() { kernel<E, P>(t); });
   t.tile.charge(eam_force_work,
                 static_cast<std::uint64_t>(t.begin[static_cast<std::size_t>(t.nlocal)]));
 }

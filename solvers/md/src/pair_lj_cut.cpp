@@ -145,12 +145,7 @@ double PairLJCut::init(int types, std::size_t) {
 }
 
 void PairLJCut::compute(PairTile& t) {
-  if (t.per_atom)
-    kernel<true, true>(t);
-  else if (t.energy_virial)
-    kernel<true, false>(t);
-  else
-    kernel<false, false>(t);
+  with_tally_flags(t, [&]<bool E, bool P>() { kernel<E, P>(t); });
   t.tile.charge(pair_work, static_cast<std::uint64_t>(t.begin[static_cast<std::size_t>(t.nlocal)]));
 }
 

@@ -11,15 +11,12 @@
 namespace tessera::md::pairwise {
 
 using arguments::bad;
+using arguments::number;
 
 double mix_distance(const std::string& rule, double a, double b) {
   if (rule == "arithmetic") return 0.5 * (a + b);
   if (rule == "sixthpower") return std::pow(0.5 * (std::pow(a, 6.0) + std::pow(b, 6.0)), 1.0 / 6.0);
   return std::sqrt(a * b);
-}
-
-double number(const std::string& command, const std::string& word) {
-  return arguments::number(command, word);
 }
 
 void parse_settings(const std::string& style, const std::vector<std::string>& args,

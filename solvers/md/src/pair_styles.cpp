@@ -20,12 +20,14 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairBuck>("buck");
     r.add<PairSoft>("soft");
     r.add<PairZero>("zero");
-    for (auto [name, format] :
-         {std::pair{"eam", PairEAM::Format::funcfl}, std::pair{"eam/alloy", PairEAM::Format::setfl},
-          std::pair{"eam/fs", PairEAM::Format::fs}})
+    const auto eam = [&r](const char* name, PairEAM::Format format) {
       r.add(name, [format](const PairContext& c) -> std::unique_ptr<Pair> {
         return std::make_unique<PairEAM>(c, format);
       });
+    };
+    eam("eam", PairEAM::Format::funcfl);
+    eam("eam/alloy", PairEAM::Format::setfl);
+    eam("eam/fs", PairEAM::Format::fs);
     return r;
   }();
   return styles;

@@ -145,6 +145,20 @@ class Pair {
   virtual void data_coeff(const std::vector<std::string>& words, int types);
 };
 
+// Calls f.template operator()<EnergyVirial, PerAtom>() with the flags this step asks for (energy
+// and virial, and per-atom tallies, which imply them), so that a kernel compiled for each of the
+// three combinations does only the work asked of it:
+//   with_tally_flags(t, [&]<bool E, bool P>() { kernel<E, P>(t); });
+template <class F>
+void with_tally_flags(const PairTile& t, F&& f) {
+  if (t.per_atom)
+    f.template operator()<true, true>();
+  else if (t.energy_virial)
+    f.template operator()<true, false>();
+  else
+    f.template operator()<false, false>();
+}
+
 // The pair styles md_ipu has, by name.
 const Registry<Pair, const PairContext&>& pair_styles();
 

@@ -80,8 +80,8 @@ class PairEAM final : public Pair {
   std::string read(const std::string& path) const;
   void read_funcfl(const std::string& path);
   void read_setfl(const std::string& path);
-  void build_funcfl_tables(int types);
-  void build_setfl_tables(int types);
+  void build_funcfl_tables();
+  void build_setfl_tables();
   template <bool EnergyVirial, bool PerAtom>
   void kernel(PairTile& t) const;
 

@@ -52,7 +52,6 @@ struct Setting {
 };
 // LAMMPS's Pair::mix_distance.
 double mix_distance(const std::string& rule, double a, double b);
-double number(const std::string& command, const std::string& word);
 void parse_settings(const std::string& style, const std::vector<std::string>& args,
                     double& cut_global, bool& nocoeff, bool takes_nocoeff);
 void parse_modify(const std::string& style, const std::vector<std::string>& args, bool shifts,
@@ -108,12 +107,7 @@ class PairPairwise final : public Pair {
       std::span<const double> type_counts) const override;
   bool tallies_per_atom() const override { return true; }
   void compute(PairTile& t) override {
-    if (t.per_atom)
-      kernel<true, true>(t);
-    else if (t.energy_virial)
-      kernel<true, false>(t);
-    else
-      kernel<false, false>(t);
+    with_tally_flags(t, [&]<bool E, bool P>() { kernel<E, P>(t); });
     pairwise::charge_pairs(t);
   }
   nlohmann::json restart_section() const override {

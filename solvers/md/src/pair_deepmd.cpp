@@ -98,7 +98,7 @@ void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file
   if (paths_.empty()) throw ConfigError("pair_style deepmd needs at least one model file");
   if (out_freq_ < 0) throw ConfigError("pair_style deepmd: out_freq must not be negative");
   for (const auto& path : paths_) {
-    models_.push_back(read ? deepmd::parse_model(read(path), "'" + path + "'")
+    models_.push_back(read ? deepmd::parse_model_file(read(path), path)
                            : deepmd::load_model(path));
     if (precision_) models_.back().precision = *precision_;
   }

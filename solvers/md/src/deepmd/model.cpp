@@ -205,7 +205,8 @@ Model parse_model(const std::string& yaml_text, const std::string& source) {
   const YAML::Node type_map = r.child(m, "type_map", "model");
   if (!type_map.IsSequence() || type_map.size() == 0) r.format_error("model.type_map", "is empty");
   for (const auto& t : type_map) {
-    if (!t.IsScalar()) r.format_error("model.type_map", "holds an entry that is not an element name");
+    if (!t.IsScalar())
+      r.format_error("model.type_map", "holds an entry that is not an element name");
     model.type_map.push_back(t.Scalar());
   }
   const int ntypes = model.ntypes();
@@ -287,6 +288,25 @@ Model parse_model(const std::string& yaml_text, const std::string& source) {
   return model;
 }
 
+Model parse_model_file(const std::string& text, const std::string& path) {
+  // DeePMD-kit's model formats by their suffixes (deepmd/backend/*.py: suffixes of each backend).
+  const auto dot = path.rfind('.');
+  const std::string suffix = dot == std::string::npos ? "" : path.substr(dot);
+  const char* format = suffix == ".pb"                        ? "a TensorFlow model (.pb)"
+                       : suffix == ".pth" || suffix == ".pt"  ? "a PyTorch model (.pth/.pt)"
+                       : suffix == ".dp" || suffix == ".hlo"  ? "a DeePMD-kit HDF5 model (.dp)"
+                       : text.find('\0') != std::string::npos ? "a binary file"
+                                                              : nullptr;
+  if (format) {
+    const std::string stem = path.substr(0, dot == std::string::npos ? path.size() : dot);
+    throw ConfigError("DeePMD model '" + path + "' is " + format +
+                      ", which md_ipu does not read: convert it with DeePMD-kit v3, `dp "
+                      "convert-backend " +
+                      path + " " + stem + ".yaml`, and give the .yaml file");
+  }
+  return parse_model(text, "'" + path + "'");
+}
+
 Model load_model(const std::string& path) {
   std::ifstream in(path);
   if (!in)
@@ -294,7 +314,7 @@ Model load_model(const std::string& path) {
                       "'; give the path of a .yaml model written by `dp convert-backend`");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return parse_model(buffer.str(), "'" + path + "'");
+  return parse_model_file(buffer.str(), path);
 }
 
 }  // namespace tessera::md::deepmd

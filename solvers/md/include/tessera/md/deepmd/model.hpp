@@ -88,5 +88,9 @@ struct Model {
 Model load_model(const std::string& path);
 // The same from YAML text; `source` names it in error messages.
 Model parse_model(const std::string& yaml_text, const std::string& source);
+// The same from the text of the file at `path`: a model in another of DeePMD-kit's formats
+// (TensorFlow .pb, PyTorch .pth/.pt, the HDF5 .dp, or any binary file) is refused with the
+// command that converts it, before any YAML parsing.
+Model parse_model_file(const std::string& text, const std::string& path);
 
 }  // namespace tessera::md::deepmd

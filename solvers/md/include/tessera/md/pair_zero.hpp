@@ -1,7 +1,10 @@
 // pair_style zero RC [nocoeff]: no forces and no energy, but neighbor lists to RC, as LAMMPS's
 // PairZero (for computes such as rdf on a system whose forces come from elsewhere, or a rerun);
-// pair_coeff I J [RC] (with nocoeff, other words after I J are ignored, as LAMMPS ignores them);
-// unlike pairs' cutoffs mixed by the mix rule. The rest is PairPairwise's (pair_pairwise.hpp).
+// pair_coeff I J [RC] (with nocoeff every word after I J, a cutoff too, is ignored, as LAMMPS
+// ignores them: the words of another style's pair_coeff);
+// unlike pairs' cutoffs mixed by the mix rule. The rest is PairPairwise's (pair_pairwise.hpp);
+// one difference: a re-issued pair_style zero RC resets every set pair's cutoff, where LAMMPS's
+// resets the unlike pairs' only.
 #pragma once
 
 #include "tessera/md/pair_pairwise.hpp"

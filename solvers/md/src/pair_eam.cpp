@@ -57,6 +57,30 @@ inline Interval interval(double p, int lowest, int n) {
 inline double value(const double* c, double p) { return ((c[3] * p + c[4]) * p + c[5]) * p + c[6]; }
 inline double slope(const double* c, double p) { return (c[0] * p + c[1]) * p + c[2]; }
 
+// A file's grid line "Nrho drho Nr dr cutoff" (funcfl and setfl alike). LAMMPS refuses only
+// non-positive counts and dr; the interpolation needs at least 4 points of each table.
+struct Grid {
+  int nrho = 0, nr = 0;
+  double drho = 0, dr = 0, cut = 0;
+};
+Grid read_grid(PotentialFile& in) {
+  const auto words = in.values(5);
+  Grid g{in.integer(words[0]), in.integer(words[2]), in.number(words[1]), in.number(words[3]),
+         in.number(words[4])};
+  if (g.nrho < 4 || g.nr < 4 || !(g.dr > 0) || !(g.drho > 0) || !(g.cut > 0))
+    in.fail("Nrho drho Nr dr cutoff must give at least 4 points of each table, positive " +
+            std::string("spacings and cutoff: ") + words[0] + " " + words[1] + " " + words[2] +
+            " " + words[3] + " " + words[4]);
+  return g;
+}
+
+// The next n values of a table, 1-based as LAMMPS indexes them ([0] unused).
+std::vector<double> read_table(PotentialFile& in, int n) {
+  std::vector<double> v = in.doubles(static_cast<std::size_t>(n));
+  v.insert(v.begin(), 0.0);
+  return v;
+}
+
 // Index of the element pair (i, j) among the lower triangle i >= j, row by row (LAMMPS's
 // type2z2r).
 int triangle(int i, int j) {
@@ -160,30 +184,20 @@ void PairEAM::coeff(const std::vector<std::string>& args, int types) {
 
 void PairEAM::read_funcfl(const std::string& path) {
   PotentialFile in(read(path), path, kind);
-  const double conversion = energy_conversion(in, path, context_.units.style);
+  const double conversion = energy_conversion(in, context_.units.style);
   Funcfl f;
   f.path = path;
   in.skip_line();
   auto words = in.values(2);
   f.mass = in.number(words[1]);
   if (!(f.mass > 0)) in.fail("the mass must be positive, not " + words[1]);
-  words = in.values(5);
-  const int nrho = in.integer(words[0]), nr = in.integer(words[2]);
-  f.drho = in.number(words[1]);
-  f.dr = in.number(words[3]);
-  f.cut = in.number(words[4]);
-  // LAMMPS refuses only these; the interpolation needs at least 4 points of each table.
-  if (nrho < 4 || nr < 4 || !(f.dr > 0) || !(f.drho > 0) || !(f.cut > 0))
-    in.fail("Nrho drho Nr dr cutoff must give at least 4 points of each table, positive " +
-            std::string("spacings and cutoff: ") + words[0] + " " + words[1] + " " + words[2] +
-            " " + words[3] + " " + words[4]);
-  const auto one_based = [](std::vector<double> v) {
-    v.insert(v.begin(), 0.0);
-    return v;
-  };
-  f.frho = one_based(in.doubles(static_cast<std::size_t>(nrho)));
-  f.zr = one_based(in.doubles(static_cast<std::size_t>(nr)));
-  f.rhor = one_based(in.doubles(static_cast<std::size_t>(nr)));
+  const Grid g = read_grid(in);
+  f.drho = g.drho;
+  f.dr = g.dr;
+  f.cut = g.cut;
+  f.frho = read_table(in, g.nrho);
+  f.zr = read_table(in, g.nr);
+  f.rhor = read_table(in, g.nr);
   // LAMMPS converts F by the energy factor and Z (whose square is an energy times a length)
   // by its square root.
   if (conversion != 1.0) {
@@ -195,7 +209,7 @@ void PairEAM::read_funcfl(const std::string& path) {
 
 void PairEAM::read_setfl(const std::string& path) {
   PotentialFile in(read(path), path, kind);
-  const double conversion = energy_conversion(in, path, context_.units.style);
+  const double conversion = energy_conversion(in, context_.units.style);
   Setfl f;
   f.path = path;
   for (int k = 0; k < 3; ++k) in.skip_line();
@@ -205,20 +219,12 @@ void PairEAM::read_setfl(const std::string& path) {
     in.fail("expected the number of elements and their names, found " +
             std::to_string(words.size()) + " words for " + words[0] + " elements");
   f.elements.assign(words.begin() + 1, words.end());
-  words = in.values(5);
-  f.nrho = in.integer(words[0]);
-  f.drho = in.number(words[1]);
-  f.nr = in.integer(words[2]);
-  f.dr = in.number(words[3]);
-  f.cut = in.number(words[4]);
-  if (f.nrho < 4 || f.nr < 4 || !(f.dr > 0) || !(f.drho > 0) || !(f.cut > 0))
-    in.fail("Nrho drho Nr dr cutoff must give at least 4 points of each table, positive " +
-            std::string("spacings and cutoff: ") + words[0] + " " + words[1] + " " + words[2] +
-            " " + words[3] + " " + words[4]);
-  const auto one_based = [](std::vector<double> v) {
-    v.insert(v.begin(), 0.0);
-    return v;
-  };
+  const Grid g = read_grid(in);
+  f.nrho = g.nrho;
+  f.nr = g.nr;
+  f.drho = g.drho;
+  f.dr = g.dr;
+  f.cut = g.cut;
   const auto nrho = static_cast<std::size_t>(f.nrho), nr = static_cast<std::size_t>(f.nr);
   // eam/alloy converts all but the last entry of each F and r*phi table, eam/fs all of them: so
   // LAMMPS's two readers do (its alloy loops stop one short), and md_ipu gives its numbers.
@@ -230,15 +236,15 @@ void PairEAM::read_setfl(const std::string& path) {
       in.fail("the mass of element " + f.elements[static_cast<std::size_t>(e)] +
               " must be positive, not " + words[1]);
     f.mass.push_back(mass);
-    f.frho.push_back(one_based(in.doubles(nrho)));
+    f.frho.push_back(read_table(in, f.nrho));
     if (conversion != 1.0)
       for (std::size_t m = 1; m + short_by <= nrho; ++m) f.frho.back()[m] *= conversion;
     const int densities = format_ == Format::fs ? n : 1;
-    for (int d = 0; d < densities; ++d) f.rhor.push_back(one_based(in.doubles(nr)));
+    for (int d = 0; d < densities; ++d) f.rhor.push_back(read_table(in, f.nr));
   }
   for (int i = 0; i < n; ++i)
     for (int j = 0; j <= i; ++j) {
-      f.z2r.push_back(one_based(in.doubles(nr)));
+      f.z2r.push_back(read_table(in, f.nr));
       if (conversion != 1.0)
         for (std::size_t m = 1; m + short_by <= nr; ++m) f.z2r.back()[m] *= conversion;
     }
@@ -410,7 +416,6 @@ void PairEAM::compute_forward(PairTile& t, std::span<double> owned) {
     energy += phi;
   }
   s.embedding_energy = energy;
-  s.fp.assign(owned.begin(), owned.end());
   t.tile.charge(eam_density_work, static_cast<std::uint64_t>(t.begin[nlocal]));
   t.tile.charge(eam_embedding_work, nlocal);
 }
@@ -431,7 +436,7 @@ void PairEAM::kernel(PairTile& t) const {
   const auto width = static_cast<std::size_t>(types_) + 1;
   const double* __restrict x = t.x.data();
   const std::int32_t* __restrict type = t.type.data();
-  const double* fp = s.fp.data();
+  const double* fp = t.forward.data();  // F'(rho) of the owned atoms, as compute_forward left it
   double* __restrict f = t.f.data();
   double pairs_energy = 0;
   std::array<double, 6> w{};

@@ -95,14 +95,13 @@ int PotentialFile::integer(const std::string& word) const {
   return static_cast<int>(v);
 }
 
-double energy_conversion(const PotentialFile& file, const std::string& path,
-                         const std::string& units) {
+double energy_conversion(const PotentialFile& file, const std::string& units) {
   const std::string& tag = file.units_tag();
   if (tag.empty() || tag == units) return 1.0;
   constexpr double kcal_mol_per_ev = 23.060549;
   if (tag == "metal" && units == "real") return kcal_mol_per_ev;
   if (tag == "real" && units == "metal") return 1.0 / kcal_mol_per_ev;
-  throw ConfigError("potential file " + path + " is in units " + tag +
+  throw ConfigError("potential file " + file.path() + " is in units " + tag +
                     ", the simulation in units " + units +
                     "; LAMMPS converts only between metal and real");
 }

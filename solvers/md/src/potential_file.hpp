@@ -22,6 +22,7 @@ class PotentialFile {
   PotentialFile(std::string text, std::string path, std::string kind);
 
   const std::string& units_tag() const { return units_tag_; }
+  const std::string& path() const { return path_; }
   void skip_line();
   std::vector<std::string> values(std::size_t n);
   std::vector<double> doubles(std::size_t n);
@@ -40,7 +41,6 @@ class PotentialFile {
 // The factor LAMMPS multiplies a potential file's energies by when the file's UNITS tag and
 // the simulation's units differ (metal <-> real, utils::get_conversion_factor: 23.060549
 // kcal/mol per eV); 1 when they agree or the file has no tag. Throws ConfigError otherwise.
-double energy_conversion(const PotentialFile& file, const std::string& path,
-                         const std::string& units);
+double energy_conversion(const PotentialFile& file, const std::string& units);
 
 }  // namespace tessera::md

@@ -2028,7 +2028,10 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
     std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
     PairTile pt = pair_tile(t);
-    if (forward > 0) pt.ghost_forward = t.get(ghost_forward_);
+    if (forward > 0) {
+      pt.forward = std::span<const double>(s.pair_forward.data(), s.pair_forward.size());
+      pt.ghost_forward = t.get(ghost_forward_);
+    }
     pt.f = std::span<double>(s.f.data(), s.f.size());
     pt.ghost_f = ghost_force;
     if (extra) pt.ghost_extra = t.get(ghost_extra_);

@@ -76,8 +76,9 @@ struct PairTile {
   // owners with the forces. All come zeroed.
   bool per_atom = false;
   std::span<double> eatom, vatom, ghost_tally;
-  // A style with forward_per_atom() values: those of the ghosts, as their owners computed them.
-  std::span<const double> ghost_forward;
+  // A style with forward_per_atom() values: those compute_forward gave the owned atoms, and
+  // those of the ghosts, as their owners computed them.
+  std::span<const double> forward, ghost_forward;
 };
 
 class Pair {
@@ -115,7 +116,7 @@ class Pair {
   // on their ghost copies too (LAMMPS's forward_comm_pair: EAM's F'(rho)); 0: none. Then each
   // step compute_forward runs first, in a superstep of its own, with the PairTile compute gets
   // (its outputs unused), and fills `owned` (forward_per_atom() per owned atom); compute then
-  // finds the ghosts' values in PairTile::ghost_forward.
+  // finds them in PairTile::forward and the ghosts' in PairTile::ghost_forward.
   virtual std::size_t forward_per_atom() const { return 0; }
   virtual void compute_forward(PairTile& /*t*/, std::span<double> /*owned*/) {}
 

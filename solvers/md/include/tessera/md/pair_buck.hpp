@@ -27,7 +27,6 @@ struct Buck {
     if (shift) d.offset = c[0] * std::exp(-cut / c[1]) - c[2] / std::pow(cut, 6.0);
     return d;
   }
-  static Coeffs mix(const Coeffs&, const Coeffs&) { return {}; }
   // LAMMPS's PairBuck::init_one, per N_i N_j.
   static std::array<double, 2> tail(const Coeffs& c, double rc) {
     const double rho1 = c[1], rho2 = rho1 * rho1, rho3 = rho2 * rho1;

@@ -71,9 +71,8 @@ class PairEAM final : public Pair {
   struct TileState {  // per tile, between the two supersteps, in the tile's memory
     explicit TileState(Tile& t)
         : rho(t.make_vector<double>("md.eam_rho")),
-          fp(t.make_vector<double>("md.eam_fp")),
           embedding(t.make_vector<double>("md.eam_embedding")) {}
-    TileVector<double> rho, fp, embedding;  // per owned atom: rho, F'(rho), F(rho)
+    TileVector<double> rho, embedding;  // per owned atom: rho and F(rho)
     double embedding_energy = 0;
   };
 

@@ -28,8 +28,6 @@ struct Morse {
     }
     return d;
   }
-  static Coeffs mix(const Coeffs&, const Coeffs&) { return {}; }
-  static std::array<double, 2> tail(const Coeffs&, double) { return {}; }
   template <bool Energy>
   static double force(const Derived& d, double rsq, double& energy) {
     const double r = std::sqrt(rsq);

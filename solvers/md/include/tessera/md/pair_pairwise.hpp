@@ -18,12 +18,12 @@
 //   static constexpr bool shifts, mixes, has_tail, takes_nocoeff;
 //   struct Derived;                           what the kernel needs per type pair
 //   static Derived derive(const Coeffs& c, double cut, bool shift);   (LAMMPS's init_one)
-//   static Coeffs mix(const Coeffs& ii, const Coeffs& jj);            (styles that mix)
+//   static Coeffs mix(const Coeffs& ii, const Coeffs& jj);            (only styles that mix)
 //   static void check(const Coeffs& c);        throws ConfigError for values LAMMPS refuses
 //   template <bool Energy> static double force(const Derived& d, double rsq, double& energy);
 //       returns fpair (the force on i is fpair * (x_i - x_j)), the energy when Energy
-//   static std::array<double, 2> tail(const Coeffs& c, double cut);  (has_tail: etail and
-//       ptail per N_i N_j, as LAMMPS's init_one)
+//   static std::array<double, 2> tail(const Coeffs& c, double cut);  (only has_tail styles:
+//       etail and ptail per N_i N_j, as LAMMPS's init_one)
 // The kernel walks a half list, the reaction to the other atom or to its ghost slot (returned to
 // the owner), as LAMMPS's compute with newton on.
 #pragma once
@@ -166,14 +166,18 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
     for (std::size_t j = i; j < width; ++j) {
       pairwise::Setting s = set_[i][j];
       if (!s.set) {
-        const auto& a = set_[i][i];
-        const auto& b = set_[j][j];
-        if (!Potential::mixes || !a.set || !b.set)
+        if constexpr (Potential::mixes) {
+          const auto& a = set_[i][i];
+          const auto& b = set_[j][j];
+          if (!a.set || !b.set)
+            pairwise::not_set(style(), static_cast<int>(i), static_cast<int>(j));
+          const Coeffs mixed = Potential::mix(coeffs_of(a), coeffs_of(b));
+          s.coeffs.assign(mixed.begin(), mixed.end());
+          s.cut = pairwise::mix_distance(mix_, a.cut, b.cut);
+          s.set = true;
+        } else {
           pairwise::not_set(style(), static_cast<int>(i), static_cast<int>(j));
-        const Coeffs mixed = Potential::mix(coeffs_of(a), coeffs_of(b));
-        s.coeffs.assign(mixed.begin(), mixed.end());
-        s.cut = pairwise::mix_distance(mix_, a.cut, b.cut);
-        s.set = true;
+        }
       }
       Entry e;
       e.cutsq = s.cut * s.cut;

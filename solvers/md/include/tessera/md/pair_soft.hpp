@@ -22,7 +22,6 @@ struct Soft {
   static void check(const Coeffs&) {}
   static Derived derive(const Coeffs& c, double cut, bool) { return {c[0], cut}; }
   static Coeffs mix(const Coeffs& a, const Coeffs& b) { return {std::sqrt(a[0] * b[0])}; }
-  static std::array<double, 2> tail(const Coeffs&, double) { return {}; }
   template <bool Energy>
   static double force(const Derived& d, double rsq, double& energy) {
     const double r = std::sqrt(rsq);

@@ -20,8 +20,7 @@ struct Zero {
   struct Derived {};
   static void check(const Coeffs&) {}
   static Derived derive(const Coeffs&, double, bool) { return {}; }
-  static Coeffs mix(const Coeffs&, const Coeffs&) { return {}; }
-  static std::array<double, 2> tail(const Coeffs&, double) { return {}; }
+  static Coeffs mix(const Coeffs&, const Coeffs&) { return {}; }  // only cutoffs mix
   template <bool Energy>
   static double force(const Derived&, double, double& energy) {
     if constexpr (Energy) energy = 0.0;

@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "tessera/core/error.hpp"
 #include "tessera/md/domain.hpp"
@@ -36,17 +39,84 @@ TEST(Lattice, FccCountsAndSpacing) {
       return p[0] < side && p[1] < side && p[2] < side && p[0] >= 0 && p[1] >= 0 && p[2] >= 0;
     };
   };
-  const Lattice l = Lattice::make("fcc", 0.8442, Units::of("lj"), 3);
+  const Lattice l = Lattice::make({"fcc", "0.8442"}, Units::of("lj"), 3);
   EXPECT_DOUBLE_EQ(l.spacing(0), std::pow(4.0 / 0.8442, 1.0 / 3.0));
   const double side = 20 * l.spacing(0);
   EXPECT_EQ(l.points({0, 0, 0}, {side, side, side}, half_open(side)).size(), 32000u);
-  const Lattice d = Lattice::make("diamond", 5.43, Units::of("metal"), 3);
+  const Lattice d = Lattice::make({"diamond", "5.43"}, Units::of("metal"), 3);
   EXPECT_EQ(d.spacing(0), 5.43);
   EXPECT_EQ(d.points({0, 0, 0}, {2 * 5.43, 2 * 5.43, 2 * 5.43}, half_open(2 * 5.43)).size(), 64u);
-  const Lattice bcc = Lattice::make("bcc", 1.0, Units::of("lj"), 3);
+  const Lattice bcc = Lattice::make({"bcc", "1.0"}, Units::of("lj"), 3);
   const double s3 = 3 * bcc.spacing(0);
   EXPECT_EQ(bcc.points({0, 0, 0}, {s3, s3, s3}, half_open(s3)).size(), 54u);
-  EXPECT_THROW(Lattice::make("hcp", 1, Units::of("lj"), 3), ConfigError);
+  EXPECT_THROW(Lattice::make({"hcp", "1"}, Units::of("lj"), 2), ConfigError);
+  EXPECT_THROW(Lattice::make({"bct", "1"}, Units::of("lj"), 3), ConfigError);
+}
+
+// lattice custom with a1 a2 a3 and basis is the named lattice it spells out, point for point
+// (the input of LAMMPS's examples/tersoff and threebody).
+TEST(Lattice, CustomSpellsOutDiamond) {
+  const Lattice d = Lattice::make({"diamond", "5.431"}, Units::of("metal"), 3);
+  std::vector<std::string> args = {"custom", "5.431", "a1",  "1.0", "0.0", "0.0", "a2",
+                                   "0.0",    "1.0",   "0.0", "a3",  "0.0", "0.0", "1.0"};
+  for (const char* b : {"0.0 0.0 0.0", "0.0 0.5 0.5", "0.5 0.0 0.5", "0.5 0.5 0.0",
+                        "0.25 0.25 0.25", "0.25 0.75 0.75", "0.75 0.25 0.75", "0.75 0.75 0.25"}) {
+    args.push_back("basis");
+    std::istringstream words(b);
+    for (std::string w; words >> w;) args.push_back(w);
+  }
+  const Lattice c = Lattice::make(args, Units::of("metal"), 3);
+  const auto all = [](const std::array<double, 3>&) { return true; };
+  EXPECT_EQ(c.points({0, 0, 0}, {11, 11, 11}, all), d.points({0, 0, 0}, {11, 11, 11}, all));
+  EXPECT_EQ(c.spacing(0), 5.431);
+  // Its own keywords only for custom, as LAMMPS.
+  EXPECT_THROW(Lattice::make({"fcc", "1.0", "basis", "0", "0", "0"}, Units::of("metal"), 3),
+               ConfigError);
+}
+
+// orient: fcc with x along [1 1 0], y along [-1 1 0], z along [0 0 1] has spacings a sqrt(2),
+// a sqrt(2), a (LAMMPS's bounding box of the rotated unit cell), and its points are fcc's: every
+// point has 12 nearest neighbors at a / sqrt(2).
+TEST(Lattice, OrientRotatesTheCell) {
+  const double a = 4.05;
+  const Lattice l = Lattice::make({"fcc", "4.05", "orient", "x", "1", "1", "0", "orient", "y", "-1",
+                                   "1", "0", "orient", "z", "0", "0", "1"},
+                                  Units::of("metal"), 3);
+  EXPECT_NEAR(l.spacing(0), a * std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(l.spacing(1), a * std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(l.spacing(2), a, 1e-12);
+  const auto points = l.points({-10, -10, -10}, {10, 10, 10}, [](const std::array<double, 3>& p) {
+    return std::fabs(p[0]) < 10 && std::fabs(p[1]) < 10 && std::fabs(p[2]) < 10;
+  });
+  const std::array<double, 3> centre = {0, 0, 0};
+  int near = 0;
+  for (const auto& p : points) {
+    const double r = std::hypot(p[0] - centre[0], p[1] - centre[1], p[2] - centre[2]);
+    if (std::fabs(r - a / std::sqrt(2.0)) < 1e-9) ++near;
+  }
+  EXPECT_EQ(near, 12);
+  // Orient vectors that are not orthogonal, or left-handed, are refused as LAMMPS refuses them.
+  EXPECT_THROW(Lattice::make({"fcc", "4.05", "orient", "x", "1", "1", "0"}, Units::of("metal"), 3),
+               ConfigError);
+  EXPECT_THROW(Lattice::make({"fcc", "4.05", "orient", "z", "0", "0", "-1"}, Units::of("metal"), 3),
+               ConfigError);
+}
+
+// hcp (LAMMPS's rectangular cell of 4 atoms, a2 = sqrt(3), a3 = sqrt(8/3)) and origin.
+TEST(Lattice, HcpAndOrigin) {
+  const Lattice h = Lattice::make({"hcp", "3.0"}, Units::of("metal"), 3);
+  EXPECT_EQ(h.basis.size(), 4u);
+  EXPECT_NEAR(h.spacing(1), 3.0 * std::sqrt(3.0), 1e-12);
+  EXPECT_NEAR(h.spacing(2), 3.0 * std::sqrt(8.0 / 3.0), 1e-12);
+  const Lattice o =
+      Lattice::make({"sc", "2.0", "origin", "0.5", "0", "0.25"}, Units::of("metal"), 3);
+  const auto p = o.to_box({1, 1, 1});
+  EXPECT_DOUBLE_EQ(p[0], 3.0);
+  EXPECT_DOUBLE_EQ(p[1], 2.0);
+  EXPECT_DOUBLE_EQ(p[2], 2.5);
+  const auto back = o.to_lattice(p);
+  EXPECT_DOUBLE_EQ(back[0], 1.0);
+  EXPECT_DOUBLE_EQ(back[2], 1.0);
 }
 
 TEST(RandomPark, MinimalStandardCheckValue) {

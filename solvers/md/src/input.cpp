@@ -877,12 +877,10 @@ void Input::units(const std::vector<std::string>& a) {
 }
 
 void Input::lattice(const std::vector<std::string>& a) {
-  need(a, 2, "lattice sc|bcc|fcc|diamond|sq|sq2|hex SCALE");
-  if (a.size() > 2)
-    bad("lattice options (origin, orient, spacing) are not supported; use the plain form");
-  lattice_ = Lattice::make(a[0], number("lattice", a[1]), sim().units(), sim().dimension());
-  char buf[160];
+  lattice_ = Lattice::make(a, sim().units(), sim().dimension());
   thermo_->set_lattice({lattice_.spacing(0), lattice_.spacing(1), lattice_.spacing(2)});
+  if (lattice_.style == "none") return;  // LAMMPS prints no spacing for it
+  char buf[160];
   std::snprintf(buf, sizeof buf, "Lattice spacing in x,y,z = %.8g %.8g %.8g\n", lattice_.spacing(0),
                 lattice_.spacing(1), lattice_.spacing(2));
   console_.print(buf);

@@ -180,7 +180,7 @@ TEST(Restart, EveryHeaderFieldIsCheckedLikeItsCommand) {
       {"/pair/coeffs/0/0", 2, "pair.coeffs[0][0] = 2, outside 1..1 (as pair_coeff"},
       {"/pair/coeffs/0/3", 0.0, "pair.coeffs[0][3] = 0.0, which pair_coeff refuses"},
       {"/pair/mix", "harmonic", "pair.mix = 'harmonic', which pair_modify mix refuses"},
-      {"/pair/style", "tersoff", "records pair style 'tersoff'"},
+      {"/pair/style", "airebo", "records pair style 'airebo'"},
       {"/atoms", 107, "is truncated or has trailing bytes"},
       {"/atoms", 9223372036854775807LL, "is truncated or has trailing bytes"},
       {"/atom_record_bytes", 96, "was written with another atom layout"},

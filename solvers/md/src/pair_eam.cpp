@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 
 #include "arguments.hpp"
 #include "potential_file.hpp"
@@ -108,20 +106,6 @@ void PairEAM::settings(const std::vector<std::string>& args) {
   if (!args.empty()) bad("pair_style " + style() + " takes no arguments");
 }
 
-// LAMMPS's utils::open_potential: a path that cannot be read is looked for by its file name in
-// the folder $LAMMPS_POTENTIALS names.
-std::string PairEAM::read(const std::string& path) const {
-  const char* folder = std::getenv("LAMMPS_POTENTIALS");
-  if (folder == nullptr || *folder == '\0' || std::filesystem::exists(path))
-    return context_.read_file(path, kind, "");
-  const std::string there =
-      (std::filesystem::path(folder) / std::filesystem::path(path).filename()).string();
-  if (!std::filesystem::exists(there))
-    return context_.read_file(path, kind,
-                              " (nor is it in $LAMMPS_POTENTIALS, " + std::string(folder) + ")");
-  return context_.read_file(there, kind, "");
-}
-
 void PairEAM::coeff(const std::vector<std::string>& args, int types) {
   const std::string command = "pair_coeff";
   if (static_cast<int>(map_.size()) != types + 1)
@@ -183,7 +167,7 @@ void PairEAM::coeff(const std::vector<std::string>& args, int types) {
 }
 
 void PairEAM::read_funcfl(const std::string& path) {
-  PotentialFile in(read(path), path, kind);
+  PotentialFile in = open_potential(context_, path, kind);
   const double conversion = energy_conversion(in, context_.units.style);
   Funcfl f;
   f.path = path;
@@ -208,7 +192,7 @@ void PairEAM::read_funcfl(const std::string& path) {
 }
 
 void PairEAM::read_setfl(const std::string& path) {
-  PotentialFile in(read(path), path, kind);
+  PotentialFile in = open_potential(context_, path, kind);
   const double conversion = energy_conversion(in, context_.units.style);
   Setfl f;
   f.path = path;

@@ -7,6 +7,9 @@
 #include "tessera/md/pair_lj_cut.hpp"
 #include "tessera/md/pair_morse.hpp"
 #include "tessera/md/pair_soft.hpp"
+#include "tessera/md/pair_sw.hpp"
+#include "tessera/md/pair_tersoff.hpp"
+#include "tessera/md/pair_vashishta.hpp"
 #include "tessera/md/pair_zero.hpp"
 
 namespace tessera::md {
@@ -20,6 +23,8 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairBuck>("buck");
     r.add<PairSoft>("soft");
     r.add<PairZero>("zero");
+    r.add<PairSW>("sw");
+    r.add<PairVashishta>("vashishta");
     const auto eam = [&r](const char* name, PairEAM::Format format) {
       r.add(name, [format](const PairContext& c) -> std::unique_ptr<Pair> {
         return std::make_unique<PairEAM>(c, format);
@@ -28,6 +33,14 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     eam("eam", PairEAM::Format::funcfl);
     eam("eam/alloy", PairEAM::Format::setfl);
     eam("eam/fs", PairEAM::Format::fs);
+    const auto tersoff = [&r](const char* name, PairTersoff::Variant variant) {
+      r.add(name, [variant](const PairContext& c) -> std::unique_ptr<Pair> {
+        return std::make_unique<PairTersoff>(c, variant);
+      });
+    };
+    tersoff("tersoff", PairTersoff::Variant::tersoff);
+    tersoff("tersoff/mod", PairTersoff::Variant::mod);
+    tersoff("tersoff/mod/c", PairTersoff::Variant::mod_c);
     return r;
   }();
   return styles;

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <utility>
 
@@ -49,14 +50,21 @@ void PotentialFile::skip_line() {
 }
 
 std::vector<std::string> PotentialFile::values(std::size_t n) {
+  auto words = next_values(n);
+  if (!words) fail("the file ends where " + std::to_string(n) + " values were expected");
+  return std::move(*words);
+}
+
+std::optional<std::vector<std::string>> PotentialFile::next_values(std::size_t n) {
   std::vector<std::string> words;
   std::string line;
   while (words.empty() || words.size() < n) {
-    if (!next_line(line))
-      fail("the file ends where " + std::to_string(n) + " values were expected (found " +
-           std::to_string(words.size()) + ")");
-    const auto hash = line.find('#');
-    for (auto& w : words_of(line.substr(0, hash))) words.push_back(std::move(w));
+    if (!next_line(line)) {
+      if (words.empty()) return std::nullopt;
+      fail("the file ends inside an entry: " + std::to_string(words.size()) + " of its " +
+           std::to_string(n) + " values");
+    }
+    for (auto& w : words_of(line.substr(0, line.find('#')))) words.push_back(std::move(w));
   }
   return words;
 }
@@ -93,6 +101,20 @@ int PotentialFile::integer(const std::string& word) const {
   if (word.empty() || *end != '\0' || errno == ERANGE || v < -2147483647L || v > 2147483647L)
     fail("expected an integer, found '" + word + "'");
   return static_cast<int>(v);
+}
+
+PotentialFile open_potential(const PairContext& context, const std::string& path,
+                             const std::string& kind) {
+  const char* folder = std::getenv("LAMMPS_POTENTIALS");
+  if (folder == nullptr || *folder == '\0' || std::filesystem::exists(path))
+    return {context.read_file(path, kind, ""), path, kind};
+  const std::string there =
+      (std::filesystem::path(folder) / std::filesystem::path(path).filename()).string();
+  if (!std::filesystem::exists(there))
+    return {context.read_file(path, kind,
+                              " (nor is it in $LAMMPS_POTENTIALS, " + std::string(folder) + ")"),
+            path, kind};
+  return {context.read_file(there, kind, ""), there, kind};
 }
 
 double energy_conversion(const PotentialFile& file, const std::string& units) {

@@ -11,8 +11,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "tessera/md/pair.hpp"
 
 namespace tessera::md {
 
@@ -25,6 +28,10 @@ class PotentialFile {
   const std::string& path() const { return path_; }
   void skip_line();
   std::vector<std::string> values(std::size_t n);
+  // As values(n), but at the end of the file, where no word is left, nothing (LAMMPS's
+  // next_line(n) in a loop over a file's entries); a FormatError when some words are left, but
+  // fewer than n.
+  std::optional<std::vector<std::string>> next_values(std::size_t n);
   std::vector<double> doubles(std::size_t n);
   // Words as numbers, with the file and line in the message of a word that is not one.
   double number(const std::string& word) const;
@@ -37,6 +44,12 @@ class PotentialFile {
   std::string text_, path_, kind_, units_tag_;
   std::size_t at_ = 0, line_number_ = 0;
 };
+
+// The potential file at `path` (`kind` names it in messages), as LAMMPS's utils::open_potential
+// finds it: a path that cannot be read is looked for by its file name in the folder
+// $LAMMPS_POTENTIALS names. Read through context.read_file (rank 0 reads, every rank gets it).
+PotentialFile open_potential(const PairContext& context, const std::string& path,
+                             const std::string& kind);
 
 // The factor LAMMPS multiplies a potential file's energies by when the file's UNITS tag and
 // the simulation's units differ (metal <-> real, utils::get_conversion_factor: 23.060549

@@ -1995,6 +1995,8 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     pt.nghost = s.nghost;
     pt.x = t.get(x_);
     pt.type = t.get(type_);
+    pt.id = std::span<const std::int64_t>(s.id.data(), static_cast<std::size_t>(s.nlocal));
+    pt.ghost_id = t.get(ghost_tag_);
     pt.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
     pt.list = std::span<const int>(s.neigh.data(), s.neigh.size());
     pt.lists_rebuilt = build_lists;

@@ -218,6 +218,19 @@ ref in.eam eam_alloy_real.lammps.out -var style alloy -var units real
 for style in morse buck buck_tail soft zero; do
   ref in.pairwise pairwise_$style.lammps.out -var style $style
 done
+# The many-body potentials of element triplets: tersoff (two files, shift, units real),
+# tersoff/mod, tersoff/mod/c, sw (two elements; silicon found by its name alone), vashishta
+# (in units metal and real).
+ref in.manybody manybody_tersoff.lammps.out -var style tersoff
+ref in.manybody manybody_tersoff_1994.lammps.out -var style tersoff_1994
+ref in.manybody manybody_tersoff_shift.lammps.out -var style tersoff_shift
+ref in.manybody manybody_tersoff_real.lammps.out -var style tersoff -var units real
+ref in.manybody manybody_tersoff_mod.lammps.out -var style tersoff_mod -var a 5.431
+ref in.manybody manybody_tersoff_mod_c.lammps.out -var style tersoff_mod_c -var a 5.431
+ref in.manybody manybody_sw.lammps.out -var style sw -var a 6.48
+LAMMPS_POTENTIALS=/usr/share/lammps/potentials ref in.manybody manybody_sw_si.lammps.out -var style sw_si -var a 5.431
+ref in.manybody manybody_vashishta.lammps.out -var style vashishta -var a 5.87
+ref in.manybody manybody_vashishta_real.lammps.out -var style vashishta -var a 5.87 -var units real
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

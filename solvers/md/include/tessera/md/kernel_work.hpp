@@ -52,6 +52,35 @@ constexpr KernelWork eam_embedding_work = md_work(3 + 10 + 3, 0, 5, 8 + 4 + 7 * 
 // 13 coefficients.
 constexpr KernelWork eam_force_work =
     md_work(8 + 1 + 3 + 21 + 8 + 6, 2, 10, 4 + 4 + 3 * 8 + 8 + 3 * 4 + 13 * 8, 0);
+// tersoff (pair_tersoff.hpp): per neighbor of the full list, the distance (8), the compare,
+// the short list's store, the ids' rule (4 integer operations); loads j, x_j, its id and type.
+constexpr KernelWork tersoff_list_work = md_work(8 + 1, 0, 6, 4 + 3 * 8 + 8 + 4, 4);
+// ... per pair term (the repulsive pair, the bond's b(zeta) force): sqrt, the cutoff function
+// (a sine) and an exponential (4 transcendentals and divisions, counted as divisions), 20
+// operations, b(zeta) and its derivative (two powers, counted as 2 more), 12 to add the forces;
+// loads 14 parameters and x_j.
+constexpr KernelWork tersoff_pair_work = md_work(20 + 12, 6, 6, 14 * 8 + 3 * 8, 3 * 8);
+// ... per triplet term, its two passes (zeta's sum, then the forces of its derivative): in each
+// the distance and unit vector (12 and a division), sqrt, the cutoff (a sine), the exponential
+// and the angular function (10); then the derivatives (50 operations) and 9 to add them; loads
+// x_k and 12 parameters in each pass.
+constexpr KernelWork tersoff_triplet_work =
+    md_work(2 * (12 + 10) + 50 + 9, 2 * 5, 8, 2 * (3 * 8 + 12 * 8), 3 * 8);
+// sw and vashishta (pair_threebody.hpp): per neighbor of the full list, the distance, the
+// compare, the short list's store, the ids' rule; loads j, x_j, its id and type.
+constexpr KernelWork threebody_list_work = md_work(8 + 1, 0, 6, 4 + 3 * 8 + 8 + 4, 4);
+// sw, per two-body term: sqrt, two powers, 1/(r - a sigma), an exponential and 1/r^2 (6
+// counted as divisions), 14 operations and 12 to add the forces; loads 8 parameters.
+constexpr KernelWork sw_pair_work = md_work(14 + 12, 6, 4, 8 * 8 + 3 * 8, 3 * 8);
+// ... per three-body term (j, k about i): two square roots, two exponentials and 4 divisions
+// (8), about 50 operations for the cosine and forces, 15 to add them; loads x_k and 3
+// parameter sets' 6 values.
+constexpr KernelWork sw_triplet_work = md_work(50 + 15, 8, 6, 3 * 8 + 6 * 8, 3 * 8);
+// vashishta, per two-body term: sqrt, a power, two exponentials and two divisions (6), 20
+// operations and 12 to add the forces; loads 10 parameters.
+constexpr KernelWork vashishta_pair_work = md_work(20 + 12, 6, 4, 10 * 8 + 3 * 8, 3 * 8);
+// ... per three-body term: sw's and the angular factor's division and 4 operations more.
+constexpr KernelWork vashishta_triplet_work = md_work(50 + 15 + 4, 9, 6, 3 * 8 + 7 * 8, 3 * 8);
 // Neighbor-list build, per candidate pair of the bin stencil: the distance, the compare, and
 // the list's end advanced (a branch-free store); loads j, next[j] and x_j.
 constexpr KernelWork list_work = md_work(8 + 1, 0, 3, 4 + 4 + 3 * 8, 4);

@@ -58,6 +58,7 @@ struct PairTile {
   int nlocal = 0, nghost = 0;
   std::span<const double> x;           // 3 per atom
   std::span<const std::int32_t> type;  // per atom, 1-based
+  std::span<const std::int64_t> id, ghost_id;  // the owned atoms' ids, the ghosts'
   // Neighbors of owned atom i: list[begin[i] .. begin[i + 1]), a half list (each pair once, a
   // ghost pair on one side only) unless the style asks for a full one.
   std::span<const int> begin, list;

@@ -76,7 +76,6 @@ class PairEAM final : public Pair {
     double embedding_energy = 0;
   };
 
-  std::string read(const std::string& path) const;
   void read_funcfl(const std::string& path);
   void read_setfl(const std::string& path);
   void build_funcfl_tables();

@@ -19,6 +19,7 @@ struct Units {
   const char* time_unit;            // "tau" or "ns", for the Performance line
   double time_units_per_step_unit;  // one timestep-time unit in time_unit (1 for lj, 1e-3 ps->ns)
   double mv2d;                      // mass / volume -> density (g/cm^3 for metal and real)
+  double qqr2e;                     // q_i q_j / r -> energy (Coulomb's constant)
 
   // Throws ConfigError for styles Tessera does not support.
   static Units of(const std::string& style);

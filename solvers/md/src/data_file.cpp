@@ -671,8 +671,13 @@ void read_restart(Simulation& sim, const std::string& path) {
     fixes.push_back(std::move(fix));
   }
 
-  // The states the script's own fix definitions continue from (absent from older files).
+  // The states the script's own fix definitions continue from (absent from older files), and
+  // those of the restored fixes themselves: a script that defines such a fix again, as LAMMPS's
+  // scripts do after read_restart, continues from its state (LAMMPS's restart_global).
   std::map<std::string, Simulation::FixState> fix_states;
+  for (const auto& fix : fixes)
+    if (nlohmann::json state = fix->global_state(); !state.is_null())
+      fix_states[fix->id()] = {fix->style(), std::move(state)};
   if (h.contains("fix_states")) {
     const auto& states = h["fix_states"];
     if (!states.is_array()) r.fail("has fix_states that are not a JSON array");

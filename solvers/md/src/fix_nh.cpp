@@ -786,6 +786,60 @@ std::vector<double> FixNH::vector(Simulation& sim) {
   return out;
 }
 
+nlohmann::json FixNH::global_state() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (thermostat_)
+    j["thermostat"] = {{"eta", eta_},
+                       {"eta_dot", std::vector<double>(eta_dot_.begin(), eta_dot_.end() - 1)}};
+  if (barostat_)
+    j["barostat"] = {{"omega", omega_},
+                     {"omega_dot", omega_dot_},
+                     {"vol0", vol0_},
+                     {"t0", t0_},
+                     {"etap", etap_},
+                     {"etap_dot", std::vector<double>(etap_dot_.begin(), etap_dot_.end() - 1)},
+                     {"h0_inv", h0_inv_},
+                     {"deviatoric", pressure_.per_dimension}};
+  return j;
+}
+
+void FixNH::restore_state(const nlohmann::json& state, const std::string& where) {
+  // Written by global_state of this program, so checked only for its shape.
+  const auto values = [&](const nlohmann::json& j, const char* key) {
+    if (!j.contains(key) || !j[key].is_array())
+      throw ConfigError(where + ": " + key + " is missing or not a list");
+    return j[key].get<std::vector<double>>();
+  };
+  if (state.contains("thermostat")) {
+    const auto& t = state["thermostat"];
+    const auto eta = values(t, "eta"), eta_dot = values(t, "eta_dot");
+    if (thermostat_ && eta.size() == eta_.size() && eta_dot.size() == eta.size()) {
+      eta_.assign(eta.begin(), eta.end());
+      std::copy(eta_dot.begin(), eta_dot.end(), eta_dot_.begin());
+    }
+  }
+  if (state.contains("barostat")) {
+    const auto& b = state["barostat"];
+    const auto omega = values(b, "omega"), omega_dot = values(b, "omega_dot");
+    if (omega.size() != 6 || omega_dot.size() != 6)
+      throw ConfigError(where + ": omega and omega_dot need 6 values");
+    std::copy(omega.begin(), omega.end(), omega_.begin());
+    std::copy(omega_dot.begin(), omega_dot.end(), omega_dot_.begin());
+    vol0_ = b.at("vol0").get<double>();
+    t0_ = b.at("t0").get<double>();
+    const auto etap = values(b, "etap"), etap_dot = values(b, "etap_dot");
+    if (barostat_ && etap.size() == etap_.size() && etap_dot.size() == etap.size()) {
+      etap_.assign(etap.begin(), etap.end());
+      std::copy(etap_dot.begin(), etap_dot.end(), etap_dot_.begin());
+    }
+    if (b.at("deviatoric").get<bool>()) {
+      const auto h0_inv = values(b, "h0_inv");
+      if (h0_inv.size() != 6) throw ConfigError(where + ": h0_inv needs 6 values");
+      std::copy(h0_inv.begin(), h0_inv.end(), h0_inv_.begin());
+    }
+  }
+}
+
 nlohmann::json FixNH::restart_section() const {
   auto chain = [](const std::vector<double>& v) { return std::vector<double>(v.begin(), v.end()); };
   nlohmann::json j = {{"t_start", t_start_},

@@ -66,7 +66,7 @@ void FixTempBerendsen::restore(const nlohmann::json& v, const detail::RestartHea
   t_stop_ = real("t_stop", Sign::non_negative);
   t_period_ = real("t_damp", Sign::positive);
   temperature_.set_id(
-      r.text(r.at(v, "temperature", where + ".temperature"), where + ".temperature"));
+      r.text_or_empty(r.at(v, "temperature", where + ".temperature"), where + ".temperature"));
   energy_ = real("energy", Sign::any);
 }
 

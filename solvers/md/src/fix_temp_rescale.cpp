@@ -73,7 +73,7 @@ void FixTempRescale::restore(const nlohmann::json& v, const detail::RestartHeade
   fraction_ = r.real(r.at(v, "fraction", where + ".fraction"), where + ".fraction", Sign::any,
                      "fix temp/rescale");
   temperature_.set_id(
-      r.text(r.at(v, "temperature", where + ".temperature"), where + ".temperature"));
+      r.text_or_empty(r.at(v, "temperature", where + ".temperature"), where + ".temperature"));
   energy_ = r.real(r.at(v, "energy", where + ".energy"), where + ".energy", Sign::any,
                    "fix temp/rescale");
 }

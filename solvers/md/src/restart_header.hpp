@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +93,12 @@ class RestartHeader {
   std::string text(const nlohmann::json& j, const std::string& name) const {
     if (!j.is_string() || j.get<std::string>().empty())
       fail("has " + name + " = " + j.dump() + ", not a non-empty string");
+    return j.get<std::string>();
+  }
+
+  // A string, possibly empty (a setting left at its default).
+  std::string text_or_empty(const nlohmann::json& j, const std::string& name) const {
+    if (!j.is_string()) fail("has " + name + " = " + j.dump() + ", not a string");
     return j.get<std::string>();
   }
 

@@ -1058,6 +1058,9 @@ void Simulation::setup_run() {
       throw ConfigError("run: no mass is set for atom type " + std::to_string(type) +
                         "; add a mass command");
   if (!pair_) throw ConfigError("run: no pair style is defined; add pair_style lj/cut RC");
+  // A restart file's fix states go to fixes defined before the first run only (LAMMPS's
+  // Modify::init discards them).
+  fix_states_.clear();
   const double cutoff = pair_->init(types_, tiles_.size());
   // The tail correction's constants from the atoms each type has now (LAMMPS's init_one).
   const auto type_counts =

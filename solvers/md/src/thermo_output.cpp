@@ -15,21 +15,50 @@ namespace {
 // keyword -> (column name, extensive)
 const std::map<std::string, std::pair<const char*, bool>>& keywords() {
   static const std::map<std::string, std::pair<const char*, bool>> k{
-      {"step", {"Step", false}},     {"atoms", {"Atoms", false}}, {"time", {"Time", false}},
-      {"dt", {"Dt", false}},         {"temp", {"Temp", false}},   {"press", {"Press", false}},
-      {"pe", {"PotEng", true}},      {"ke", {"KinEng", true}},    {"etotal", {"TotEng", true}},
-      {"evdwl", {"E_vdwl", true}},   {"ecoul", {"E_coul", true}}, {"epair", {"E_pair", true}},
-      {"emol", {"E_mol", true}},     {"elong", {"E_long", true}}, {"vol", {"Volume", false}},
-      {"lx", {"Lx", false}},         {"ly", {"Ly", false}},       {"lz", {"Lz", false}},
-      {"xlat", {"Xlat", false}},     {"ylat", {"Ylat", false}},   {"zlat", {"Zlat", false}},
-      {"xlo", {"Xlo", false}},       {"xhi", {"Xhi", false}},     {"ylo", {"Ylo", false}},
-      {"yhi", {"Yhi", false}},       {"zlo", {"Zlo", false}},     {"zhi", {"Zhi", false}},
-      {"pxx", {"Pxx", false}},       {"pyy", {"Pyy", false}},     {"pzz", {"Pzz", false}},
-      {"pxy", {"Pxy", false}},       {"pxz", {"Pxz", false}},     {"pyz", {"Pyz", false}},
+      {"step", {"Step", false}},
+      {"atoms", {"Atoms", false}},
+      {"time", {"Time", false}},
+      {"dt", {"Dt", false}},
+      {"temp", {"Temp", false}},
+      {"press", {"Press", false}},
+      {"pe", {"PotEng", true}},
+      {"ke", {"KinEng", true}},
+      {"etotal", {"TotEng", true}},
+      {"evdwl", {"E_vdwl", true}},
+      {"ecoul", {"E_coul", true}},
+      {"epair", {"E_pair", true}},
+      {"emol", {"E_mol", true}},
+      {"elong", {"E_long", true}},
+      {"vol", {"Volume", false}},
+      {"lx", {"Lx", false}},
+      {"ly", {"Ly", false}},
+      {"lz", {"Lz", false}},
+      {"xlat", {"Xlat", false}},
+      {"ylat", {"Ylat", false}},
+      {"zlat", {"Zlat", false}},
+      {"xlo", {"Xlo", false}},
+      {"xhi", {"Xhi", false}},
+      {"ylo", {"Ylo", false}},
+      {"yhi", {"Yhi", false}},
+      {"zlo", {"Zlo", false}},
+      {"zhi", {"Zhi", false}},
+      {"pxx", {"Pxx", false}},
+      {"pyy", {"Pyy", false}},
+      {"pzz", {"Pzz", false}},
+      {"pxy", {"Pxy", false}},
+      {"pxz", {"Pxz", false}},
+      {"pyz", {"Pyz", false}},
       {"nbuild", {"Nbuild", false}},
-      {"xy", {"Xy", false}},         {"xz", {"Xz", false}},       {"yz", {"Yz", false}},
-      {"cella", {"Cella", false}},   {"cellb", {"Cellb", false}}, {"cellc", {"Cellc", false}},
-      {"cellalpha", {"CellAlpha", false}}, {"cellbeta", {"CellBeta", false}},
+      {"ecouple", {"Ecouple", true}},
+      {"econserve", {"Econserve", true}},
+      {"xy", {"Xy", false}},
+      {"xz", {"Xz", false}},
+      {"yz", {"Yz", false}},
+      {"cella", {"Cella", false}},
+      {"cellb", {"Cellb", false}},
+      {"cellc", {"Cellc", false}},
+      {"cellalpha", {"CellAlpha", false}},
+      {"cellbeta", {"CellBeta", false}},
       {"cellgamma", {"CellGamma", false}},
   };
   return k;
@@ -153,6 +182,15 @@ struct ThermoOutput::Line {
   std::map<std::string, std::vector<double>> vectors;  // c_ID[N], f_ID[N] (output_value)
 };
 
+namespace {
+double ecouple(Simulation& sim) {
+  double energy = 0;
+  for (const auto& fix : sim.fixes())
+    if (fix->couples_energy() && fix->has_scalar()) energy += fix->scalar(sim);
+  return energy;
+}
+}  // namespace
+
 double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k) const {
   const double n = static_cast<double>(sim.natoms());
   const double scale = normalized(sim) && n > 0 ? 1.0 / n : 1.0;
@@ -197,6 +235,10 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   if (k == "pe" || k == "evdwl" || k == "epair") return pe() * scale;
   if (k == "ke") return ke() * scale;
   if (k == "etotal") return (pe() + ke()) * scale;
+  // LAMMPS's Thermo::compute_ecouple and compute_econserve: the thermostats' energy is not
+  // normalized by the atom count even where etotal is (thermo_modify norm yes).
+  if (k == "ecouple") return ecouple(sim);
+  if (k == "econserve") return (pe() + ke()) * scale + ecouple(sim);
   if (k == "ecoul" || k == "emol" || k == "elong") return 0.0;
   if (k == "vol") return sim.volume();
   if (k == "lx") return box.length(0);
@@ -215,9 +257,11 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   if (k == "xy") return box.xy;
   if (k == "xz") return box.xz;
   if (k == "yz") return box.yz;
-  static const std::map<std::string, std::size_t> cell_keywords{
-      {"cella", 0}, {"cellb", 1}, {"cellc", 2}, {"cellalpha", 3}, {"cellbeta", 4}, {"cellgamma", 5}};
-  if (const auto it = cell_keywords.find(k); it != cell_keywords.end()) return box.cell()[it->second];
+  static const std::map<std::string, std::size_t> cell_keywords{{"cella", 0},    {"cellb", 1},
+                                                                {"cellc", 2},    {"cellalpha", 3},
+                                                                {"cellbeta", 4}, {"cellgamma", 5}};
+  if (const auto it = cell_keywords.find(k); it != cell_keywords.end())
+    return box.cell()[it->second];
   if (k == "pxx") return pressure_component(0);
   if (k == "pyy") return pressure_component(1);
   if (k == "pzz") return pressure_component(2);

@@ -231,6 +231,10 @@ ref in.manybody manybody_sw.lammps.out -var style sw -var a 6.48
 LAMMPS_POTENTIALS=/usr/share/lammps/potentials ref in.manybody manybody_sw_si.lammps.out -var style sw_si -var a 5.431
 ref in.manybody manybody_vashishta.lammps.out -var style vashishta -var a 5.87
 ref in.manybody manybody_vashishta_real.lammps.out -var style vashishta -var a 5.87 -var units real
+# Thermostats continued after read_restart (restart_global), with ecouple and econserve.
+for style in nvt npt berendsen rescale; do
+  ref in.thermostat_restart thermostat_restart_$style.lammps.out -var style $style
+done
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

@@ -151,6 +151,9 @@ class Fix {
   // thermo and fix ave/time refuse to read them at other steps, as LAMMPS does.
   virtual int global_frequency() const { return 1; }
   virtual double scalar(Simulation& /*sim*/) { return 0; }
+  // A thermostat whose scalar is the cumulative energy it exchanged with its reservoir (LAMMPS's
+  // ecouple_flag): thermo's ecouple sums them, econserve adds them to etotal.
+  virtual bool couples_energy() const { return false; }
   virtual std::vector<double> vector(Simulation& /*sim*/) { return {}; }
   // A global array (f_ID[I][J]), intensive: its columns, and element (row, column) from 0 (0
   // beyond its rows, whose number may change, as LAMMPS's fix ave/chunk's).

@@ -36,6 +36,7 @@ class FixLangevin final : public Fix {
                      std::size_t at) override;
   // tally yes: the energy taken out (see above).
   bool has_scalar() const override { return tally_; }
+  bool couples_energy() const override { return true; }
   bool extensive_scalar() const override { return true; }
   bool needs_step_velocities() const override { return tally_; }
   void setup(Simulation& sim) override;

@@ -20,8 +20,14 @@ class FixTempBerendsen final : public Fix {
                      std::size_t at) override;
   void end_of_step(Simulation& sim) override;
   bool has_scalar() const override { return true; }
+  bool couples_energy() const override { return true; }
   bool extensive_scalar() const override { return true; }
   double scalar(Simulation& /*sim*/) override { return energy_; }
+  // LAMMPS's restart_global: a fix defined again after read_restart continues the energy.
+  nlohmann::json global_state() const override { return {{"energy", energy_}}; }
+  void restore_state(const nlohmann::json& state, const std::string& /*where*/) override {
+    energy_ = state.at("energy").get<double>();
+  }
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,
                const std::string& where) override;

@@ -16,9 +16,19 @@ class FixTempRescale final : public Fix {
   std::string style() const override { return "temp/rescale"; }
   bool needs_step_velocities() const override { return true; }
   int end_of_step_every() const override { return every_; }
+  // f_ID: the cumulative energy it removed (extensive), as LAMMPS's compute_scalar.
+  bool has_scalar() const override { return true; }
+  bool extensive_scalar() const override { return true; }
+  double scalar(Simulation& /*sim*/) override { return energy_; }
+  bool couples_energy() const override { return true; }
   std::size_t modify(Simulation& sim, const std::vector<std::string>& words,
                      std::size_t at) override;
   void end_of_step(Simulation& sim) override;
+  // LAMMPS's restart_global: a fix defined again after read_restart continues the energy.
+  nlohmann::json global_state() const override { return {{"energy", energy_}}; }
+  void restore_state(const nlohmann::json& state, const std::string& /*where*/) override {
+    energy_ = state.at("energy").get<double>();
+  }
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,
                const std::string& where) override;

@@ -410,6 +410,7 @@ void write_restart(Simulation& sim, const std::string& path) {
                    {"every", sim.neighbor().every},
                    {"delay", sim.neighbor().delay},
                    {"check", sim.neighbor().check},
+                   {"once", sim.neighbor().once},
                    {"exclude_types", sim.neighbor().exclude_types},
                    {"exclude_groups", sim.neighbor().exclude_groups}};
   // In the order they were defined: the order each step applies them in.
@@ -609,6 +610,7 @@ void read_restart(Simulation& sim, const std::string& path) {
   neighbor.delay = static_cast<int>(r.integer(r.at(n, "delay", "neighbor.delay"), "neighbor.delay",
                                               0, int_max, "neigh_modify delay"));
   neighbor.check = r.boolean(r.at(n, "check", "neighbor.check"), "neighbor.check");
+  if (n.contains("once")) neighbor.once = r.boolean(n["once"], "neighbor.once");
   // neigh_modify exclude's pairs: of types (1..types), and of group bits (0..31; version 4 files
   // written before groups were excluded lack them).
   const auto exclusions = [&](const char* key, const std::string& list, const std::string& pair,

@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -626,7 +628,8 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"neigh_modify", &Input::neigh_modify},
       {"neighbor", &Input::neighbor},
       {"next", &Input::next},
-      {"newton", &Input::decomposition_command},
+      {"newton", &Input::newton},
+      {"shell", &Input::shell},
       {"pair_coeff", &Input::pair_coeff},
       {"pair_modify", &Input::pair_modify},
       {"pair_style", &Input::pair_style},
@@ -822,6 +825,74 @@ void Input::atom_modify(const std::vector<std::string>& a) {
     }
   }
   console_.print("atom_modify: not used; md_ipu finds and orders its atoms itself\n");
+}
+
+// newton on|off [on|off]: whether LAMMPS computes a pair with a ghost on one processor and
+// returns the ghost's force (on, its default) or on both. md_ipu always works as with on (each
+// pair once, forces on ghosts returned to their owners); off would change only the rounding.
+void Input::newton(const std::vector<std::string>& a) {
+  need(a, 1, "newton on|off [on|off]");
+  if (a.size() > 2) bad("newton takes at most two settings (pair, bond): newton on|off [on|off]");
+  for (const auto& w : a)
+    if (w != "on" && w != "off") bad("newton " + w + ": use on or off");
+  console_.print(
+      "newton: not used; md_ipu computes each pair once and returns the forces on "
+      "ghosts to their owners (LAMMPS's newton on) whatever the setting\n");
+}
+
+// shell cd DIR | mkdir D... | mv OLD NEW | rm F... | rmdir D... | putenv NAME=VALUE... | any
+// other command line, as LAMMPS's Input::shell: cd and putenv on every rank, the others on rank
+// 0 (another command through the system shell); a failure is a warning, as in LAMMPS.
+void Input::shell(const std::vector<std::string>& a) {
+  need(a, 1, "shell cd|mkdir|mv|rm|rmdir|putenv ARGS... or shell COMMAND...");
+  const std::string& what = a[0];
+  const auto failed = [&](const std::string& detail) {
+    console_.print("WARNING: Shell command '" + what + "' failed: " + detail + "\n");
+  };
+  const auto need_args = [&](std::size_t lo, std::size_t hi) {
+    if (a.size() - 1 < lo || a.size() - 1 > hi)
+      bad("shell " + what + ": wrong number of arguments");
+  };
+  std::error_code error;
+  if (what == "cd") {
+    need_args(1, 1);
+    std::filesystem::current_path(a[1], error);
+    if (error) failed(a[1] + ": " + error.message());
+  } else if (what == "putenv") {
+    need_args(1, a.size());
+    for (std::size_t k = 1; k < a.size(); ++k) {
+      const auto equals = a[k].find('=');
+      const std::string name = a[k].substr(0, equals);
+      const std::string value = equals == std::string::npos ? "" : a[k].substr(equals + 1);
+      if (::setenv(name.c_str(), value.c_str(), 1) != 0) failed(a[k]);
+    }
+  } else if (!console_.is_root()) {
+    if (what == "mkdir" || what == "rm" || what == "rmdir") need_args(1, a.size());
+    if (what == "mv") need_args(2, 2);
+  } else if (what == "mkdir") {
+    need_args(1, a.size());
+    for (std::size_t k = 1; k < a.size(); ++k)
+      if (!std::filesystem::create_directory(a[k], error) || error)
+        failed(a[k] + ": " + (error ? error.message() : "it exists"));
+  } else if (what == "rm" || what == "rmdir") {
+    need_args(1, a.size());
+    for (std::size_t k = 1; k < a.size(); ++k) {
+      const bool directory = std::filesystem::is_directory(a[k], error);
+      if (directory != (what == "rmdir"))
+        failed(a[k] + (directory ? ": is a directory" : ": not a directory"));
+      else if (!std::filesystem::remove(a[k], error) || error)
+        failed(a[k] + ": " + (error ? error.message() : "no such file"));
+    }
+  } else if (what == "mv") {
+    need_args(2, 2);
+    std::filesystem::rename(a[1], a[2], error);
+    if (error) failed(a[1] + " -> " + a[2] + ": " + error.message());
+  } else {
+    std::string line;
+    for (const auto& w : a) line += (line.empty() ? "" : " ") + w;
+    if (std::system(line.c_str()) != 0)
+      console_.print("WARNING: Shell command returned with non-zero status\n");
+  }
 }
 
 void Input::decomposition_command(const std::vector<std::string>&) {
@@ -1177,15 +1248,21 @@ void Input::pair_modify(const std::vector<std::string>& a) {
 }
 
 void Input::neighbor(const std::vector<std::string>& a) {
-  need(a, 2, "neighbor SKIN bin");
+  need(a, 2, "neighbor SKIN bin|nsq|multi");
   const double skin = number("neighbor", a[0]);
   if (skin < 0) bad("the skin must not be negative");
-  if (a[1] != "bin") bad("neighbor style " + a[1] + ": Tessera builds binned lists (use bin)");
+  // LAMMPS's nsq (all pairs) and multi (bins per type) find the same pairs as bin; md_ipu
+  // always bins, so they differ only in the lists' order.
+  if (a[1] == "nsq" || a[1] == "multi")
+    console_.print("neighbor " + a[1] + ": md_ipu builds binned lists (the same pairs as " + a[1] +
+                   "; only their order differs)\n");
+  else if (a[1] != "bin")
+    bad("neighbor style " + a[1] + ": use bin, nsq or multi");
   sim().neighbor().skin = skin;
 }
 
 void Input::neigh_modify(const std::vector<std::string>& a) {
-  need(a, 2, "neigh_modify every N delay N check yes|no");
+  need(a, 2, "neigh_modify every N delay N check yes|no once yes|no exclude ...");
   for (std::size_t i = 0; i < a.size(); i += 2) {
     if (i + 1 >= a.size()) bad("keyword " + a[i] + " needs a value");
     if (a[i] == "every") {
@@ -1196,6 +1273,8 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
           static_cast<int>(integer("neigh_modify delay", a[i + 1], 0, int_max));
     } else if (a[i] == "check") {
       sim().neighbor().check = yes_no("neigh_modify", a[i + 1]);
+    } else if (a[i] == "once") {
+      sim().neighbor().once = yes_no("neigh_modify once", a[i + 1]);
     } else if (a[i] == "exclude") {
       if (a[i + 1] == "none") {
         sim().neighbor().exclude_types.clear();
@@ -1224,7 +1303,7 @@ void Input::neigh_modify(const std::vector<std::string>& a) {
             "molecule IDs, which atom style atomic lacks)");
       }
     } else {
-      bad("unknown keyword '" + a[i] + "'; supported: every, delay, check, exclude");
+      bad("unknown keyword '" + a[i] + "'; supported: every, delay, check, once, exclude");
     }
   }
 }

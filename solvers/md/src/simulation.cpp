@@ -1182,6 +1182,7 @@ bool Simulation::decide_rebuild() {
   // LAMMPS's Neighbor::decide: every `every` steps once `delay` steps have passed,
   // and, with check yes, only if some atom moved more than half the skin.
   if (!(since_build_ >= neighbor_.delay && since_build_ % neighbor_.every == 0)) return false;
+  if (neighbor_.once) return false;
   if (!neighbor_.check) return true;
   const double moved = runtime_.all_reduce<double>(
       "md.neighbor_check", ReduceOp::max, [&](Tile& t) { return state(t).max_displacement_sq; });

@@ -235,6 +235,8 @@ ref in.manybody manybody_vashishta_real.lammps.out -var style vashishta -var a 5
 for style in nvt npt berendsen rescale; do
   ref in.thermostat_restart thermostat_restart_$style.lammps.out -var style $style
 done
+# neigh_modify once yes.
+ref in.neigh_once neigh_once.lammps.out
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

@@ -123,6 +123,8 @@ class Input {
   void echo(const std::vector<std::string>& a);
   void reset_timestep(const std::vector<std::string>& a);
   void processors(const std::vector<std::string>& a);
+  void newton(const std::vector<std::string>& a);
+  void shell(const std::vector<std::string>& a);
   void atom_modify(const std::vector<std::string>& a);
   // newton, comm_modify: refused with the reason.
   void decomposition_command(const std::vector<std::string>& a);

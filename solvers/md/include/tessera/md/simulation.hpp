@@ -55,6 +55,9 @@ struct NeighborSettings {
   double skin = 0.3;
   int every = 1, delay = 10;  // LAMMPS's defaults
   bool check = true;
+  // neigh_modify once yes: the lists are built at each run's setup and when a fix forces it,
+  // never for atoms' moves (LAMMPS's build_once).
+  bool once = false;
   // neigh_modify exclude type I J: pairs of these types are left out of the lists (no force).
   std::vector<std::pair<int, int>> exclude_types;
   // neigh_modify exclude group G1 G2: pairs with one atom in G1 and the other in G2, by group bit

@@ -25,22 +25,18 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairZero>("zero");
     r.add<PairSW>("sw");
     r.add<PairVashishta>("vashishta");
-    const auto eam = [&r](const char* name, PairEAM::Format format) {
-      r.add(name, [format](const PairContext& c) -> std::unique_ptr<Pair> {
-        return std::make_unique<PairEAM>(c, format);
+    // Styles that are one class with a variant: the variant given to its constructor.
+    const auto variant = [&r]<class Style>(const char* name, typename Style::Variant v) {
+      r.add(name, [v](const PairContext& c) -> std::unique_ptr<Pair> {
+        return std::make_unique<Style>(c, v);
       });
     };
-    eam("eam", PairEAM::Format::funcfl);
-    eam("eam/alloy", PairEAM::Format::setfl);
-    eam("eam/fs", PairEAM::Format::fs);
-    const auto tersoff = [&r](const char* name, PairTersoff::Variant variant) {
-      r.add(name, [variant](const PairContext& c) -> std::unique_ptr<Pair> {
-        return std::make_unique<PairTersoff>(c, variant);
-      });
-    };
-    tersoff("tersoff", PairTersoff::Variant::tersoff);
-    tersoff("tersoff/mod", PairTersoff::Variant::mod);
-    tersoff("tersoff/mod/c", PairTersoff::Variant::mod_c);
+    variant.operator()<PairEAM>("eam", PairEAM::Format::funcfl);
+    variant.operator()<PairEAM>("eam/alloy", PairEAM::Format::setfl);
+    variant.operator()<PairEAM>("eam/fs", PairEAM::Format::fs);
+    variant.operator()<PairTersoff>("tersoff", PairTersoff::Variant::tersoff);
+    variant.operator()<PairTersoff>("tersoff/mod", PairTersoff::Variant::mod);
+    variant.operator()<PairTersoff>("tersoff/mod/c", PairTersoff::Variant::mod_c);
     return r;
   }();
   return styles;

@@ -328,7 +328,7 @@ void PairTersoff::compute(PairTile& t) {
 
 template <Variant V, bool Shift, bool EnergyVirial, bool PerAtom>
 void PairTersoff::kernel(PairTile& t) const {
-  using threebody::atom_force, threebody::atom_id, threebody::computes_pair, threebody::tally_atom;
+  using threebody::atom_force, threebody::atom_id, threebody::computes_pair;
   const auto nlocal = static_cast<std::size_t>(t.nlocal);
   const std::size_t ne = nelements_;
   const double* x = t.x.data();
@@ -351,15 +351,15 @@ void PairTersoff::kernel(PairTile& t) const {
   for (std::size_t i = 0; i < nlocal; ++i) {
     const std::int64_t itag = t.id[i];
     const std::size_t ie = element(i);
-    const double xtmp = x[3 * i], ytmp = x[3 * i + 1], ztmp = x[3 * i + 2];
-    double fxtmp = 0, fytmp = 0, fztmp = 0;
+    const double* xi = x + 3 * i;
+    double fi[3] = {0, 0, 0};
     shortlist.clear();
 
     // Two-body terms, each pair once.
     for (int n = t.begin[i]; n < t.begin[i + 1]; ++n) {
       const auto j = static_cast<std::size_t>(t.list[static_cast<std::size_t>(n)]);
-      const double delx = xtmp - x[3 * j], dely = ytmp - x[3 * j + 1], delz = ztmp - x[3 * j + 2];
-      double rsq = delx * delx + dely * dely + delz * delz;
+      const double del[3] = {xi[0] - x[3 * j], xi[1] - x[3 * j + 1], xi[2] - x[3 * j + 2]};
+      double rsq = del[0] * del[0] + del[1] * del[1] + del[2] * del[2];
       double forceshiftfac = 1;
       if constexpr (Shift) {
         const double rsqtmp = rsq + shift * shift + 2 * std::sqrt(rsq) * shift;
@@ -367,24 +367,31 @@ void PairTersoff::kernel(PairTile& t) const {
         rsq = rsqtmp;
       }
       if (rsq < cutshortsq) shortlist.push_back(static_cast<int>(j));
-      if (!computes_pair(itag, atom_id(t, j), x + 3 * i, x + 3 * j)) continue;
+      if (!computes_pair(itag, atom_id(t, j), xi, x + 3 * j)) continue;
       const Param& p = param(ie, element(j), element(j));
       if (rsq >= p.cutsq) continue;
       double fpair, evdwl;
       repulsive<V>(p, rsq, fpair, evdwl);
       if constexpr (Shift) fpair *= forceshiftfac;
       ++pairs;
-      fxtmp += delx * fpair, fytmp += dely * fpair, fztmp += delz * fpair;
-      double* fj = atom_force(t, j);
-      fj[0] -= delx * fpair, fj[1] -= dely * fpair, fj[2] -= delz * fpair;
-      if constexpr (EnergyVirial) {
-        const double v[6] = {delx * delx * fpair, dely * dely * fpair, delz * delz * fpair,
-                             delx * dely * fpair, delx * delz * fpair, dely * delz * fpair};
-        energy += evdwl;
-        for (std::size_t c = 0; c < 6; ++c) w[c] += v[c];
-        if constexpr (PerAtom) tally_atom(t, i, evdwl, v, 0.5), tally_atom(t, j, evdwl, v, 0.5);
-      }
+      threebody::add_pair<EnergyVirial, PerAtom>(t, i, j, del, fpair, evdwl, fi, atom_force(t, j),
+                                                 energy, w);
     }
+
+    // The leg from i to a neighbor: its vector, squared length (shifted) and unit vector; false
+    // when beyond the cutoff of `p`.
+    struct Leg {
+      double del[3], rsq, inv, hat[3];
+    };
+    const auto leg = [&](std::size_t k, const Param& p, Leg& l) {
+      for (int a = 0; a < 3; ++a) l.del[a] = x[3 * k + a] - xi[a];
+      l.rsq = l.del[0] * l.del[0] + l.del[1] * l.del[1] + l.del[2] * l.del[2];
+      if constexpr (Shift) l.rsq += shift * shift + 2 * std::sqrt(l.rsq) * shift;
+      if (l.rsq >= p.cutsq) return false;
+      l.inv = 1.0 / std::sqrt(l.del[0] * l.del[0] + l.del[1] * l.del[1] + l.del[2] * l.del[2]);
+      for (int a = 0; a < 3; ++a) l.hat[a] = l.inv * l.del[a];
+      return true;
+    };
 
     // Three-body terms of each bond i-j within its cutoff.
     const std::size_t numshort = shortlist.size();
@@ -392,89 +399,54 @@ void PairTersoff::kernel(PairTile& t) const {
       const auto j = static_cast<std::size_t>(shortlist[jj]);
       const std::size_t je = element(j);
       const Param& pij = param(ie, je, je);
-      const double delr1[3] = {x[3 * j] - xtmp, x[3 * j + 1] - ytmp, x[3 * j + 2] - ztmp};
-      double rsq1 = delr1[0] * delr1[0] + delr1[1] * delr1[1] + delr1[2] * delr1[2];
-      if constexpr (Shift) rsq1 += shift * shift + 2 * std::sqrt(rsq1) * shift;
-      if (rsq1 >= pij.cutsq) continue;
-      const double r1inv =
-          1.0 / std::sqrt(delr1[0] * delr1[0] + delr1[1] * delr1[1] + delr1[2] * delr1[2]);
-      const double r1_hat[3] = {r1inv * delr1[0], r1inv * delr1[1], r1inv * delr1[2]};
+      Leg l1;
+      if (!leg(j, pij, l1)) continue;
 
       // zeta_ij over the other neighbors k.
       double zeta_ij = 0;
       for (std::size_t kk = 0; kk < numshort; ++kk) {
-        if (jj == kk) continue;
         const auto k = static_cast<std::size_t>(shortlist[kk]);
         const Param& pijk = param(ie, je, element(k));
-        const double delr2[3] = {x[3 * k] - xtmp, x[3 * k + 1] - ytmp, x[3 * k + 2] - ztmp};
-        double rsq2 = delr2[0] * delr2[0] + delr2[1] * delr2[1] + delr2[2] * delr2[2];
-        if constexpr (Shift) rsq2 += shift * shift + 2 * std::sqrt(rsq2) * shift;
-        if (rsq2 >= pijk.cutsq) continue;
-        const double r2inv =
-            1.0 / std::sqrt(delr2[0] * delr2[0] + delr2[1] * delr2[1] + delr2[2] * delr2[2]);
-        const double r2_hat[3] = {r2inv * delr2[0], r2inv * delr2[1], r2inv * delr2[2]};
-        zeta_ij += zeta<V>(pijk, rsq1, rsq2, r1_hat, r2_hat);
+        Leg l2;
+        if (jj == kk || !leg(k, pijk, l2)) continue;
+        zeta_ij += zeta<V>(pijk, l1.rsq, l2.rsq, l1.hat, l2.hat);
       }
 
-      // The bond's pair force through b(zeta) (LAMMPS's force_zeta).
-      const double r1 = std::sqrt(rsq1);
+      // The bond's pair force through b(zeta) (LAMMPS's force_zeta), tallied as LAMMPS's
+      // ev_tally(-fpair, -delr1).
+      const double r1 = std::sqrt(l1.rsq);
       const double b = bij<V>(zeta_ij, pij);
-      const double fforce = 0.5 * b * fa_d<V>(r1, pij);
+      const double fpair = 0.5 * b * fa_d<V>(r1, pij) * l1.inv;
       const double prefactor = -0.5 * fa<V>(r1, pij) * bij_d<V>(zeta_ij, pij);
-      const double fpair = fforce * r1inv;
+      const double evdwl = EnergyVirial ? 0.5 * b * fa<V>(r1, pij) : 0.0;
+      const double minus_del[3] = {-l1.del[0], -l1.del[1], -l1.del[2]};
+      double fj_sum[3] = {0, 0, 0};
       ++pairs;
-      fxtmp += delr1[0] * fpair, fytmp += delr1[1] * fpair, fztmp += delr1[2] * fpair;
-      double fjx = -delr1[0] * fpair, fjy = -delr1[1] * fpair, fjz = -delr1[2] * fpair;
-      if constexpr (EnergyVirial) {
-        const double evdwl = 0.5 * b * fa<V>(r1, pij);
-        const double v[6] = {delr1[0] * delr1[0] * -fpair, delr1[1] * delr1[1] * -fpair,
-                             delr1[2] * delr1[2] * -fpair, delr1[0] * delr1[1] * -fpair,
-                             delr1[0] * delr1[2] * -fpair, delr1[1] * delr1[2] * -fpair};
-        energy += evdwl;
-        for (std::size_t c = 0; c < 6; ++c) w[c] += v[c];
-        if constexpr (PerAtom) tally_atom(t, i, evdwl, v, 0.5), tally_atom(t, j, evdwl, v, 0.5);
-      }
+      threebody::add_pair<EnergyVirial, PerAtom>(t, i, j, minus_del, -fpair, evdwl, fi, fj_sum,
+                                                 energy, w);
 
-      // The forces through zeta on i, j and each k.
+      // The forces through zeta on i, j and each k (LAMMPS's attractive(): 1/r of the unshifted
+      // distances).
       for (std::size_t kk = 0; kk < numshort; ++kk) {
-        if (jj == kk) continue;
         const auto k = static_cast<std::size_t>(shortlist[kk]);
         const Param& pijk = param(ie, je, element(k));
-        const double delr2[3] = {x[3 * k] - xtmp, x[3 * k + 1] - ytmp, x[3 * k + 2] - ztmp};
-        double rsq2 = delr2[0] * delr2[0] + delr2[1] * delr2[1] + delr2[2] * delr2[2];
-        if constexpr (Shift) rsq2 += shift * shift + 2 * std::sqrt(rsq2) * shift;
-        if (rsq2 >= pijk.cutsq) continue;
-        const double r2inv =
-            1.0 / std::sqrt(delr2[0] * delr2[0] + delr2[1] * delr2[1] + delr2[2] * delr2[2]);
-        const double r2_hat[3] = {r2inv * delr2[0], r2inv * delr2[1], r2inv * delr2[2]};
-        // LAMMPS's attractive(): 1/r of the unshifted distances.
-        const double rij = std::sqrt(rsq1), rik = std::sqrt(rsq2);
+        Leg l2;
+        if (jj == kk || !leg(k, pijk, l2)) continue;
+        const double rij = std::sqrt(l1.rsq), rik = std::sqrt(l2.rsq);
         const double rijinv = Shift ? 1.0 / (rij - shift) : 1.0 / rij;
         const double rikinv = Shift ? 1.0 / (rik - shift) : 1.0 / rik;
-        double fi[3], fj[3], fk[3];
-        zetaterm_d<V>(prefactor, r1_hat, rij, rijinv, r2_hat, rik, rikinv, fi, fj, fk, pijk);
+        double dfi[3], dfj[3], dfk[3];
+        zetaterm_d<V>(prefactor, l1.hat, rij, rijinv, l2.hat, rik, rikinv, dfi, dfj, dfk, pijk);
         ++triplets;
-        fxtmp += fi[0], fytmp += fi[1], fztmp += fi[2];
-        fjx += fj[0], fjy += fj[1], fjz += fj[2];
-        double* fkp = atom_force(t, k);
-        fkp[0] += fk[0], fkp[1] += fk[1], fkp[2] += fk[2];
-        if constexpr (EnergyVirial) {
-          const double v[6] = {
-              delr1[0] * fj[0] + delr2[0] * fk[0], delr1[1] * fj[1] + delr2[1] * fk[1],
-              delr1[2] * fj[2] + delr2[2] * fk[2], delr1[0] * fj[1] + delr2[0] * fk[1],
-              delr1[0] * fj[2] + delr2[0] * fk[2], delr1[1] * fj[2] + delr2[1] * fk[2]};
-          for (std::size_t c = 0; c < 6; ++c) w[c] += v[c];
-          if constexpr (PerAtom) {
-            constexpr double third = 1.0 / 3.0;
-            tally_atom(t, i, 0, v, third), tally_atom(t, j, 0, v, third);
-            tally_atom(t, k, 0, v, third);
-          }
-        }
+        double* fk = atom_force(t, k);
+        for (int a = 0; a < 3; ++a) fi[a] += dfi[a], fj_sum[a] += dfj[a], fk[a] += dfk[a];
+        if constexpr (EnergyVirial)
+          threebody::tally_triplet<PerAtom>(t, i, j, k, l1.del, l2.del, dfj, dfk, 0.0, energy, w);
       }
-      double* fjp = atom_force(t, j);
-      fjp[0] += fjx, fjp[1] += fjy, fjp[2] += fjz;
+      double* fj = atom_force(t, j);
+      for (int a = 0; a < 3; ++a) fj[a] += fj_sum[a];
     }
-    f[3 * i] += fxtmp, f[3 * i + 1] += fytmp, f[3 * i + 2] += fztmp;
+    for (int a = 0; a < 3; ++a) f[3 * i + a] += fi[a];
   }
   if constexpr (EnergyVirial) {
     t.energy = energy;

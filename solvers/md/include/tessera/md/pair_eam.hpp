@@ -33,6 +33,7 @@ namespace tessera::md {
 class PairEAM final : public Pair {
  public:
   enum class Format { funcfl, setfl, fs };
+  using Variant = Format;
   PairEAM(const PairContext& context, Format format);
 
   std::string style() const override;

@@ -85,32 +85,14 @@ struct StillingerWeber {
   static void threebody(const Param& pij, const Param& pik, const Param& pijk, double rsq1,
                         double rsq2, const double* delr1, const double* delr2, double* fj,
                         double* fk, double& eng) {
-    const double r1 = std::sqrt(rsq1);
-    const double rinvsq1 = 1.0 / rsq1;
-    const double rainv1 = 1.0 / (r1 - pij.cut);
-    const double gsrainv1 = pij.sigma_gamma * rainv1;
-    const double gsrainvsq1 = gsrainv1 * rainv1 / r1;
-    const double expgsrainv1 = std::exp(gsrainv1);
-    const double r2 = std::sqrt(rsq2);
-    const double rinvsq2 = 1.0 / rsq2;
-    const double rainv2 = 1.0 / (r2 - pik.cut);
-    const double gsrainv2 = pik.sigma_gamma * rainv2;
-    const double gsrainvsq2 = gsrainv2 * rainv2 / r2;
-    const double expgsrainv2 = std::exp(gsrainv2);
-    const double rinv12 = 1.0 / (r1 * r2);
+    const threebody::Leg l1(rsq1, pij.cut, pij.sigma_gamma), l2(rsq2, pik.cut, pik.sigma_gamma);
+    const double rinv12 = 1.0 / (l1.r * l2.r);
     const double cs = (delr1[0] * delr2[0] + delr1[1] * delr2[1] + delr1[2] * delr2[2]) * rinv12;
     const double delcs = cs - pijk.costheta;
-    const double delcssq = delcs * delcs;
-    const double facexp = expgsrainv1 * expgsrainv2;
-    const double facrad = pijk.lambda_epsilon * facexp * delcssq;
-    const double frad1 = facrad * gsrainvsq1, frad2 = facrad * gsrainvsq2;
+    const double facexp = l1.expgsrainv * l2.expgsrainv;
+    const double facrad = pijk.lambda_epsilon * facexp * (delcs * delcs);
     const double facang = pijk.lambda_epsilon2 * facexp * delcs;
-    const double facang12 = rinv12 * facang;
-    const double csfacang = cs * facang;
-    const double csfac1 = rinvsq1 * csfacang;
-    for (int a = 0; a < 3; ++a) fj[a] = delr1[a] * (frad1 + csfac1) - delr2[a] * facang12;
-    const double csfac2 = rinvsq2 * csfacang;
-    for (int a = 0; a < 3; ++a) fk[a] = delr2[a] * (frad2 + csfac2) - delr1[a] * facang12;
+    threebody::angular_forces(delr1, delr2, l1, l2, cs, rinv12, facrad, facang, fj, fk);
     eng = facrad;
   }
 };

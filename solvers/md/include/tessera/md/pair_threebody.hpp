@@ -70,6 +70,65 @@ std::int64_t atom_id(const PairTile& t, std::size_t a);
 double* atom_force(PairTile& t, std::size_t a);
 void tally_atom(PairTile& t, std::size_t a, double e, const double* v, double share);
 [[noreturn]] void no_coeff(const std::string& style, int types);
+// A two-body term of atoms i and j: fpair * del (del = x_i - x_j) added to fi and taken from fj
+// (accumulators of i's and j's forces), and with EnergyVirial its energy and virial (LAMMPS's
+// ev_tally; PerAtom: half to each atom).
+template <bool EnergyVirial, bool PerAtom>
+inline void add_pair(PairTile& t, std::size_t i, std::size_t j, const double* del, double fpair,
+                     double evdwl, double* fi, double* fj, double& energy,
+                     std::array<double, 6>& w) {
+  for (int a = 0; a < 3; ++a) fi[a] += del[a] * fpair, fj[a] -= del[a] * fpair;
+  if constexpr (EnergyVirial) {
+    const double v[6] = {del[0] * del[0] * fpair, del[1] * del[1] * fpair, del[2] * del[2] * fpair,
+                         del[0] * del[1] * fpair, del[0] * del[2] * fpair, del[1] * del[2] * fpair};
+    energy += evdwl;
+    for (std::size_t c = 0; c < 6; ++c) w[c] += v[c];
+    if constexpr (PerAtom) tally_atom(t, i, evdwl, v, 0.5), tally_atom(t, j, evdwl, v, 0.5);
+  }
+}
+// A three-body term's energy and virial from the forces fj, fk on j and k (delr1 = x_j - x_i,
+// delr2 = x_k - x_i): LAMMPS's ev_tally3 (v_tally3 with no energy), a third to each atom.
+template <bool PerAtom>
+inline void tally_triplet(PairTile& t, std::size_t i, std::size_t j, std::size_t k,
+                          const double* delr1, const double* delr2, const double* fj,
+                          const double* fk, double evdwl, double& energy,
+                          std::array<double, 6>& w) {
+  const double v[6] = {delr1[0] * fj[0] + delr2[0] * fk[0], delr1[1] * fj[1] + delr2[1] * fk[1],
+                       delr1[2] * fj[2] + delr2[2] * fk[2], delr1[0] * fj[1] + delr2[0] * fk[1],
+                       delr1[0] * fj[2] + delr2[0] * fk[2], delr1[1] * fj[2] + delr2[1] * fk[2]};
+  energy += evdwl;
+  for (std::size_t c = 0; c < 6; ++c) w[c] += v[c];
+  if constexpr (PerAtom) {
+    constexpr double third = 1.0 / 3.0;
+    tally_atom(t, i, evdwl, v, third), tally_atom(t, j, evdwl, v, third);
+    tally_atom(t, k, evdwl, v, third);
+  }
+}
+// sw's and vashishta's three-body geometry: a leg of length sqrt(rsq) with the factor
+// exp(g / (r - a)) and what its force needs, and the forces on j and k of an angular term whose
+// radial factor is facrad and angular derivative facang (cs the angle's cosine, rinv12 =
+// 1 / (r1 r2)); LAMMPS's threebody() of both styles.
+struct Leg {
+  double r, rinvsq, gsrainvsq, expgsrainv;
+  Leg(double rsq, double a, double g) : r(std::sqrt(rsq)), rinvsq(1.0 / rsq) {
+    const double rainv = 1.0 / (r - a);
+    const double gsrainv = g * rainv;
+    gsrainvsq = gsrainv * rainv / r;
+    expgsrainv = std::exp(gsrainv);
+  }
+};
+inline void angular_forces(const double* delr1, const double* delr2, const Leg& l1, const Leg& l2,
+                           double cs, double rinv12, double facrad, double facang, double* fj,
+                           double* fk) {
+  const double frad1 = facrad * l1.gsrainvsq, frad2 = facrad * l2.gsrainvsq;
+  const double facang12 = rinv12 * facang;
+  const double csfacang = cs * facang;
+  const double csfac1 = l1.rinvsq * csfacang;
+  for (int a = 0; a < 3; ++a) fj[a] = delr1[a] * (frad1 + csfac1) - delr2[a] * facang12;
+  const double csfac2 = l2.rinvsq * csfacang;
+  for (int a = 0; a < 3; ++a) fk[a] = delr2[a] * (frad2 + csfac2) - delr1[a] * facang12;
+}
+
 // The pair_coeff a restart file's section recorded.
 std::vector<std::string> restored_coeff(const nlohmann::json& section,
                                         const detail::RestartHeader& header);
@@ -146,7 +205,6 @@ template <class Potential>
 template <bool EnergyVirial, bool PerAtom>
 void PairThreeBody<Potential>::kernel(PairTile& t) const {
   using threebody::atom_force;
-  using threebody::tally_atom;
   const auto nlocal = static_cast<std::size_t>(t.nlocal);
   const std::size_t ne = nelements_;
   const double* x = t.x.data();
@@ -166,14 +224,14 @@ void PairThreeBody<Potential>::kernel(PairTile& t) const {
     const std::int64_t itag = t.id[i];
     const std::size_t ie = element(i);
     const double xtmp = x[3 * i], ytmp = x[3 * i + 1], ztmp = x[3 * i + 2];
-    double fxtmp = 0, fytmp = 0, fztmp = 0;
+    double fi[3] = {0, 0, 0};
     shortlist.clear();
 
     // Two-body terms, each pair once; the short list kept.
     for (int n = t.begin[i]; n < t.begin[i + 1]; ++n) {
       const auto j = static_cast<std::size_t>(t.list[static_cast<std::size_t>(n)]);
-      const double delx = xtmp - x[3 * j], dely = ytmp - x[3 * j + 1], delz = ztmp - x[3 * j + 2];
-      const double rsq = delx * delx + dely * dely + delz * delz;
+      const double del[3] = {xtmp - x[3 * j], ytmp - x[3 * j + 1], ztmp - x[3 * j + 2]};
+      const double rsq = del[0] * del[0] + del[1] * del[1] + del[2] * del[2];
       const Param& ij = param(ie, element(j), element(j));
       if (rsq < (Potential::global_short ? shortsq_ : ij.cutsq))
         shortlist.push_back(static_cast<int>(j));
@@ -183,16 +241,8 @@ void PairThreeBody<Potential>::kernel(PairTile& t) const {
       double evdwl = 0;
       const double fpair = Potential::twobody(ij, rsq, evdwl);
       ++pairs;
-      fxtmp += delx * fpair, fytmp += dely * fpair, fztmp += delz * fpair;
-      double* fj = atom_force(t, j);
-      fj[0] -= delx * fpair, fj[1] -= dely * fpair, fj[2] -= delz * fpair;
-      if constexpr (EnergyVirial) {
-        const double v[6] = {delx * delx * fpair, dely * dely * fpair, delz * delz * fpair,
-                             delx * dely * fpair, delx * delz * fpair, dely * delz * fpair};
-        energy += evdwl;
-        for (std::size_t c = 0; c < 6; ++c) w[c] += v[c];
-        if constexpr (PerAtom) tally_atom(t, i, evdwl, v, 0.5), tally_atom(t, j, evdwl, v, 0.5);
-      }
+      threebody::add_pair<EnergyVirial, PerAtom>(t, i, j, del, fpair, evdwl, fi, atom_force(t, j),
+                                                 energy, w);
     }
 
     // Three-body terms of each pair j < k of the short list, i at the vertex.
@@ -204,7 +254,7 @@ void PairThreeBody<Potential>::kernel(PairTile& t) const {
       const double delr1[3] = {x[3 * j] - xtmp, x[3 * j + 1] - ytmp, x[3 * j + 2] - ztmp};
       const double rsq1 = delr1[0] * delr1[0] + delr1[1] * delr1[1] + delr1[2] * delr1[2];
       if (rsq1 >= ij.cut3sq) continue;
-      double fjx = 0, fjy = 0, fjz = 0;
+      double fjsum[3] = {0, 0, 0};
       for (std::size_t kk = jj + 1; kk < numshort; ++kk) {
         const auto k = static_cast<std::size_t>(shortlist[kk]);
         const std::size_t ke = element(k);
@@ -215,28 +265,15 @@ void PairThreeBody<Potential>::kernel(PairTile& t) const {
         double fj[3], fk[3], evdwl = 0;
         Potential::threebody(ij, ik, param(ie, je, ke), rsq1, rsq2, delr1, delr2, fj, fk, evdwl);
         ++triplets;
-        fxtmp -= fj[0] + fk[0], fytmp -= fj[1] + fk[1], fztmp -= fj[2] + fk[2];
-        fjx += fj[0], fjy += fj[1], fjz += fj[2];
         double* fkp = atom_force(t, k);
-        fkp[0] += fk[0], fkp[1] += fk[1], fkp[2] += fk[2];
-        if constexpr (EnergyVirial) {
-          const double v[6] = {
-              delr1[0] * fj[0] + delr2[0] * fk[0], delr1[1] * fj[1] + delr2[1] * fk[1],
-              delr1[2] * fj[2] + delr2[2] * fk[2], delr1[0] * fj[1] + delr2[0] * fk[1],
-              delr1[0] * fj[2] + delr2[0] * fk[2], delr1[1] * fj[2] + delr2[1] * fk[2]};
-          energy += evdwl;
-          for (std::size_t c = 0; c < 6; ++c) w[c] += v[c];
-          if constexpr (PerAtom) {
-            constexpr double third = 1.0 / 3.0;
-            tally_atom(t, i, evdwl, v, third), tally_atom(t, j, evdwl, v, third);
-            tally_atom(t, k, evdwl, v, third);
-          }
-        }
+        for (int a = 0; a < 3; ++a) fi[a] -= fj[a] + fk[a], fjsum[a] += fj[a], fkp[a] += fk[a];
+        if constexpr (EnergyVirial)
+          threebody::tally_triplet<PerAtom>(t, i, j, k, delr1, delr2, fj, fk, evdwl, energy, w);
       }
       double* fjp = atom_force(t, j);
-      fjp[0] += fjx, fjp[1] += fjy, fjp[2] += fjz;
+      for (int a = 0; a < 3; ++a) fjp[a] += fjsum[a];
     }
-    t.f[3 * i] += fxtmp, t.f[3 * i + 1] += fytmp, t.f[3 * i + 2] += fztmp;
+    for (int a = 0; a < 3; ++a) t.f[3 * i + a] += fi[a];
   }
   if constexpr (EnergyVirial) {
     t.energy = energy;

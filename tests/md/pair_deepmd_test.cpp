@@ -52,9 +52,9 @@ std::string write_frame(const YAML::Node& frame, const std::string& path) {
 }
 
 std::string setup(const std::string& data, const std::string& pair_style,
-                  const std::string& rest = "") {
-  return "units metal\natom_style atomic\nread_data " + data + "\npair_style " + pair_style +
-         "\npair_coeff * * O H\nneighbor 0.5 bin\nfix 1 all nve\n" + rest;
+                  const std::string& rest = "", const std::string& units = "metal") {
+  return "units " + units + "\natom_style atomic\nread_data " + data + "\npair_style " +
+         pair_style + "\npair_coeff * * O H\nneighbor 0.5 bin\nfix 1 all nve\n" + rest;
 }
 
 double relative_error(double got, double want) {
@@ -238,6 +238,51 @@ TEST(PairDeepmd, WritesTheModelDeviationFile) {
   std::remove(second.c_str());
 }
 
+// units real, as DeePMD-kit's plugin runs a model there: the energy, forces and virial are units
+// metal's times boltz / 8.617343e-5 (kcal/mol per eV: 23.06), to rounding, and so are the model
+// deviation file's columns (forces and virials alike). A factor off by 1e-9 would show.
+TEST(PairDeepmd, UnitsRealConvertsAsThePlugin) {
+  SKIP_WITHOUT_DATA();
+  const double factor = 0.0019872067 / 8.617343e-5;
+  const std::string second = write_second_model();
+  std::vector<std::vector<double>> rows[2];
+  std::vector<AtomRecord> atoms[2];
+  Thermo thermo[2];
+  for (int u = 0; u < 2; ++u) {
+    const std::string units = u == 0 ? "metal" : "real";
+    const std::string out = temp_path("model_devi_" + units + ".out");
+    Session s(host_target(4), 2);
+    s.input.run_script(
+        setup(kWater, "deepmd " + kModel + " " + second + " out_file " + out + " out_freq 1",
+              "run 0\n", units),
+        "test");
+    thermo[u] = s.sim().thermo();
+    atoms[u] = s.sim().gather_atoms();
+    std::ifstream in(out);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      std::istringstream w(line);
+      std::vector<double> v(7);
+      for (double& value : v) w >> value;
+      rows[u].push_back(v);
+    }
+    std::remove(out.c_str());
+  }
+  std::remove(second.c_str());
+  EXPECT_LT(relative_error(thermo[1].pe, factor * thermo[0].pe), 1e-13);
+  for (std::size_t k = 0; k < 6; ++k)
+    EXPECT_LT(relative_error(thermo[1].virial[k], factor * thermo[0].virial[k]), 1e-13);
+  ASSERT_EQ(atoms[0].size(), atoms[1].size());
+  for (std::size_t i = 0; i < atoms[0].size(); ++i)
+    for (std::size_t d = 0; d < 3; ++d)
+      EXPECT_LT(relative_error(atoms[1][i].f[d], factor * atoms[0][i].f[d]), 1e-13);
+  ASSERT_EQ(rows[0].size(), 1u);
+  ASSERT_EQ(rows[1].size(), 1u);
+  for (std::size_t c = 1; c < 7; ++c)  // 7 significant digits in the file
+    EXPECT_NEAR(rows[1][0][c], factor * rows[0][0][c], 1e-6 * factor * rows[0][0][c]);
+}
+
 // Velocity Verlet with the model's analytic forces conserves energy: over 50 fs of 192 atoms
 // of water at 300 K, the total energy's largest excursion is second order in the time step
 // (it falls by 4 when dt halves; we accept 3 to 5.5) and stays below 1e-6 eV per atom at
@@ -349,8 +394,8 @@ TEST(PairDeepmd, RejectsBadSettings) {
     return std::string("no error");
   };
   const std::string water = "atom_style atomic\nread_data " + kWater + "\n";
-  EXPECT_NE(error_of("units real\n" + water + "pair_style deepmd " + kModel)
-                .find("pair_style deepmd needs units metal"),
+  EXPECT_NE(error_of("units lj\n" + water + "pair_style deepmd " + kModel)
+                .find("pair_style deepmd does not support units lj"),
             std::string::npos);
   EXPECT_NE(
       error_of("units metal\n" + water + "pair_style deepmd " + kModel + "\npair_coeff * * O C")

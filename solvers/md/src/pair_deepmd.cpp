@@ -68,7 +68,8 @@ struct PairDeepMD::TileState {
   ChargedBytes model_bytes, workspace_bytes, io_bytes;
 };
 
-PairDeepMD::PairDeepMD(const PairContext& context) : context_(context) {}
+PairDeepMD::PairDeepMD(const PairContext& context)
+    : context_(context), energy_factor_(context.units.boltz / 8.617343e-5) {}
 
 PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq,
                        std::optional<deepmd::Precision> precision, const ModelReader& read) {
@@ -98,8 +99,7 @@ void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file
   if (paths_.empty()) throw ConfigError("pair_style deepmd needs at least one model file");
   if (out_freq_ < 0) throw ConfigError("pair_style deepmd: out_freq must not be negative");
   for (const auto& path : paths_) {
-    models_.push_back(read ? deepmd::parse_model_file(read(path), path)
-                           : deepmd::load_model(path));
+    models_.push_back(read ? deepmd::parse_model_file(read(path), path) : deepmd::load_model(path));
     if (precision_) models_.back().precision = *precision_;
   }
   for (const auto tape : {deepmd::TapeMode::kStore, deepmd::TapeMode::kRecompute})
@@ -168,9 +168,12 @@ double PairDeepMD::init(int types, std::size_t tiles) {
 void PairDeepMD::settings(const std::vector<std::string>& a) {
   const char* usage = "pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N]";
   need(a, 1, usage);
-  if (context_.units.style != "metal")
-    bad("pair_style deepmd needs units metal (DeePMD-kit models work in eV and Angstrom); put "
-        "units metal before the box is defined");
+  // As the plugin: models work in eV and Angstrom; their energies, forces and virials are
+  // multiplied by boltz / 8.617343e-5 (1 in units metal, kcal/mol per eV in units real; the
+  // distance unit is the Angstrom in both).
+  if (context_.units.style == "lj")
+    bad("pair_style deepmd does not support units lj (DeePMD-kit's plugin refuses it too); use "
+        "units metal or real, before the box is defined");
   static const std::vector<std::string> plugin_keywords = {
       "out_file", "out_freq", "fparam",     "aparam",      "fparam_from_compute", "ttm",
       "atomic",   "relative", "relative_v", "virtual_len", "spin_norm",           "precision"};
@@ -268,13 +271,14 @@ void PairDeepMD::compute(PairTile& pt) {
   };
   evaluate(0);
   const deepmd::Result& r = s.result;
-  std::copy(r.force.begin(), r.force.begin() + static_cast<std::ptrdiff_t>(3 * nlocal),
-            pt.f.begin());
-  std::copy(r.force.begin() + static_cast<std::ptrdiff_t>(3 * nlocal), r.force.end(),
-            pt.ghost_f.begin());
-  pt.energy = r.energy;
+  const double c = energy_factor_;
+  for (std::size_t k = 0; k < 3 * nlocal; ++k) pt.f[k] = r.force[k] * c;
+  for (std::size_t k = 3 * nlocal; k < r.force.size(); ++k)
+    pt.ghost_f[k - 3 * nlocal] = r.force[k] * c;
+  pt.energy = r.energy * c;
   // DeePMD-kit's virial is row-major 3x3; LAMMPS's order is xx yy zz xy xz yz.
-  const std::array<double, 9> w = r.virial();
+  std::array<double, 9> w = r.virial();
+  for (double& v : w) v *= c;
   pt.virial = {w[0], w[4], w[8], w[3], w[6], w[7]};
   if (!deviation_due(pt.step)) return;
   const auto m = static_cast<std::size_t>(model_count());
@@ -285,11 +289,12 @@ void PairDeepMD::compute(PairTile& pt) {
   for (std::size_t k = 1; k < m; ++k) {
     evaluate(static_cast<int>(k));
     for (std::size_t i = 0; i < nlocal; ++i)
-      for (std::size_t d = 0; d < 3; ++d) s.forces[3 * (m * i + k) + d] = r.force[3 * i + d];
+      for (std::size_t d = 0; d < 3; ++d) s.forces[3 * (m * i + k) + d] = r.force[3 * i + d] * c;
     for (std::size_t g = 0; g < nall - nlocal; ++g)
       for (std::size_t d = 0; d < 3; ++d)
-        pt.ghost_extra[extra * g + 3 * (k - 1) + d] = r.force[3 * (nlocal + g) + d];
-    const std::array<double, 9> wk = r.virial();
+        pt.ghost_extra[extra * g + 3 * (k - 1) + d] = r.force[3 * (nlocal + g) + d] * c;
+    std::array<double, 9> wk = r.virial();
+    for (double& v : wk) v *= c;
     std::copy(wk.begin(), wk.end(), s.devi_virial.begin() + static_cast<std::ptrdiff_t>(9 * k));
   }
 }

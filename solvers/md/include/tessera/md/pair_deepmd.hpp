@@ -12,7 +12,9 @@
 // pick new training configurations) is written to out_file in DeePMD-kit's model_devi.out
 // columns: step, max/min/avg virial deviation (per atom), max/min/avg force deviation.
 // pair_coeff maps LAMMPS atom types 1..n to the models' element names in order; without names,
-// type i is the models' element i-1. The potential needs `units metal` (eV, Angstrom, ps).
+// type i is the models' element i-1. Models work in eV and Angstrom; in units real their
+// energies, forces and virials are converted as DeePMD-kit's plugin converts them (by boltz /
+// 8.617343e-5, the model deviation's columns too); units lj is refused, as by the plugin.
 #pragma once
 
 #include <array>
@@ -39,7 +41,7 @@ class PairDeepMD final : public Pair {
   // throws ConfigError naming the file when it cannot be read.
   using ModelReader = std::function<std::string(const std::string& path)>;
 
-  // The style as pair_style makes it: models come with settings (they need units metal).
+  // The style as pair_style makes it: models come with settings (units metal or real).
   explicit PairDeepMD(const PairContext& context);
   // Loads the models, each rank from its own file system unless `read` is given; throws
   // ConfigError/FormatError naming the file.
@@ -125,6 +127,7 @@ class PairDeepMD final : public Pair {
   std::vector<deepmd::Model> models_;
   std::string out_file_;
   int out_freq_ = 0;
+  double energy_factor_ = 1.0;  // the units' energy per eV (DeePMD-kit's ener_unit_cvt_factor)
   std::optional<deepmd::Precision> precision_;
   struct Cost {
     double flops = 0, tanh = 0;

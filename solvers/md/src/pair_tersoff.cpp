@@ -271,9 +271,7 @@ void PairTersoff::coeff(const std::vector<std::string>& args, int types) {
     params.push_back(p);
   }
   params_ = std::move(params);
-  nelements_ = table.nelements;
-  type_element_ = std::move(table.type_element);
-  elem3param_ = std::move(table.elem3param);
+  elements_ = std::move(table.elements);
   coeff_call_ = args;
 }
 
@@ -295,22 +293,19 @@ PairTersoff::Param PairTersoff::make_param(const std::vector<double>& v) const {
 }
 
 double PairTersoff::init(int types, std::size_t tiles) {
-  if (params_.empty() || type_element_.size() != static_cast<std::size_t>(types) + 1)
-    threebody::no_coeff(style(), types);
-  short_.clear();
-  short_.resize(tiles);
+  if (params_.empty() || !elements_.covers(types)) threebody::no_coeff(style(), types);
+  short_.reset(tiles);
   return cutmax_;
 }
 
 void PairTersoff::compute(PairTile& t) {
-  if (!short_[t.slot])
-    short_[t.slot] = std::make_unique<TileVector<int>>(t.tile.make_vector<int>("md.tersoff_short"));
+  TileVector<int>& shortlist = short_.of(t);
   const auto run = [&]<Variant V>() {
     with_tally_flags(t, [&]<bool E, bool P>() {
       if (shift_on_)
-        kernel<V, true, E, P>(t);
+        kernel<V, true, E, P>(t, shortlist);
       else
-        kernel<V, false, E, P>(t);
+        kernel<V, false, E, P>(t, shortlist);
     });
   };
   switch (variant_) {
@@ -327,25 +322,21 @@ void PairTersoff::compute(PairTile& t) {
 }
 
 template <Variant V, bool Shift, bool EnergyVirial, bool PerAtom>
-void PairTersoff::kernel(PairTile& t) const {
+void PairTersoff::kernel(PairTile& t, TileVector<int>& shortlist) const {
   using threebody::atom_force, threebody::atom_id, threebody::computes_pair;
   const auto nlocal = static_cast<std::size_t>(t.nlocal);
-  const std::size_t ne = nelements_;
   const double* x = t.x.data();
   const std::int32_t* type = t.type.data();
   double* f = t.f.data();
-  TileVector<int>& shortlist = *short_[t.slot];
   const double cutshortsq = cutmax_ * cutmax_;
   const double shift = shift_;
   double energy = 0;
   std::array<double, 6> w{};
   std::uint64_t pairs = 0, triplets = 0;
 
-  const auto element = [&](std::size_t a) {
-    return static_cast<std::size_t>(type_element_[static_cast<std::size_t>(type[a])]);
-  };
+  const auto element = [&](std::size_t a) { return elements_.of_type(type[a]); };
   const auto param = [&](std::size_t i, std::size_t j, std::size_t k) -> const Param& {
-    return params_[static_cast<std::size_t>(elem3param_[(i * ne + j) * ne + k])];
+    return params_[elements_.entry(i, j, k)];
   };
 
   for (std::size_t i = 0; i < nlocal; ++i) {

@@ -27,7 +27,8 @@ Table read(const PairContext& context, const std::vector<std::string>& args, int
                    " atom types: " + usage);
   Table table;
   std::vector<std::string> elements;  // in the order they first appear
-  table.type_element.assign(static_cast<std::size_t>(types) + 1, -1);
+  Elements& map = table.elements;
+  map.type_element.assign(static_cast<std::size_t>(types) + 1, -1);
   for (int t = 1; t <= types; ++t) {
     const std::string& name = args[static_cast<std::size_t>(t) + 2];
     if (name == "NULL")
@@ -36,10 +37,10 @@ Table read(const PairContext& context, const std::vector<std::string>& args, int
                      "yet): every type needs an element");
     auto at = std::find(elements.begin(), elements.end(), name);
     if (at == elements.end()) at = elements.insert(elements.end(), name);
-    table.type_element[static_cast<std::size_t>(t)] = static_cast<int>(at - elements.begin());
+    map.type_element[static_cast<std::size_t>(t)] = static_cast<int>(at - elements.begin());
   }
   const std::size_t n = elements.size();
-  table.nelements = n;
+  map.count = n;
 
   PotentialFile file = open_potential(context, args[2], file_kind);
   const double conversion = energy_conversion(file, context.units.style);
@@ -47,7 +48,7 @@ Table read(const PairContext& context, const std::vector<std::string>& args, int
     const auto at = std::find(elements.begin(), elements.end(), name);
     return at == elements.end() ? n : static_cast<std::size_t>(at - elements.begin());
   };
-  table.elem3param.assign(n * n * n, -1);
+  map.elem3param.assign(n * n * n, -1);
   while (auto entry = file.next_values(words)) {
     const std::size_t i = index((*entry)[0]), j = index((*entry)[1]), k = index((*entry)[2]);
     if (i == n || j == n || k == n) continue;
@@ -56,7 +57,7 @@ Table read(const PairContext& context, const std::vector<std::string>& args, int
     const std::string triplet = elements[i] + " " + elements[j] + " " + elements[k];
     const std::string illegal = check(values, conversion);
     if (!illegal.empty()) file.fail("illegal parameters for " + triplet + " (" + illegal + ")");
-    int& slot = table.elem3param[(i * n + j) * n + k];
+    int& slot = map.elem3param[(i * n + j) * n + k];
     if (slot >= 0) file.fail("a second entry for " + triplet);
     slot = static_cast<int>(table.entries.size());
     table.entries.push_back(std::move(values));
@@ -64,7 +65,7 @@ Table read(const PairContext& context, const std::vector<std::string>& args, int
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j)
       for (std::size_t k = 0; k < n; ++k)
-        if (table.elem3param[(i * n + j) * n + k] < 0)
+        if (map.elem3param[(i * n + j) * n + k] < 0)
           throw FormatError(file_kind + " " + file.path() + " has no entry for " + elements[i] +
                             " " + elements[j] + " " + elements[k]);
   return table;

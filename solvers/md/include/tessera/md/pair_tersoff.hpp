@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "tessera/md/pair.hpp"
+#include "tessera/md/pair_threebody.hpp"
 
 namespace tessera::md {
 
@@ -65,21 +66,17 @@ class PairTersoff final : public Pair {
  private:
   Param make_param(const std::vector<double>& values) const;
   template <Variant V, bool Shift, bool EnergyVirial, bool PerAtom>
-  void kernel(PairTile& t) const;
+  void kernel(PairTile& t, TileVector<int>& shortlist) const;
 
   PairContext context_;
   Variant variant_;
   bool shift_on_ = false;
   double shift_ = 0;
   std::vector<std::string> coeff_call_;  // the last pair_coeff, for restart files
-  std::vector<int> type_element_;        // per type (1-based): its element
-  std::size_t nelements_ = 0;
+  threebody::Elements elements_;
   std::vector<Param> params_;
-  std::vector<int> elem3param_;  // (i * N + j) * N + k
   double cutmax_ = 0;
-  // Per tile: the neighbors within the largest cutoff of the atom at hand (LAMMPS's
-  // neighshort), in the tile's memory.
-  std::vector<std::unique_ptr<TileVector<int>>> short_;
+  threebody::ShortLists short_;  // within the largest cutoff
 };
 
 }  // namespace tessera::md

@@ -50,17 +50,44 @@ namespace tessera::md {
 
 namespace threebody {
 
+// The elements a pair_coeff names: each type's element and each element triplet's entry of the
+// file (LAMMPS's map and elem3param).
+struct Elements {
+  std::vector<int> type_element;  // per type (1-based; [0] unused)
+  std::size_t count = 0;
+  std::vector<int> elem3param;  // (i * count + j) * count + k -> entry
+  bool covers(int types) const {
+    return type_element.size() == static_cast<std::size_t>(types) + 1;
+  }
+  std::size_t of_type(std::int32_t type) const {
+    return static_cast<std::size_t>(type_element[static_cast<std::size_t>(type)]);
+  }
+  std::size_t entry(std::size_t i, std::size_t j, std::size_t k) const {
+    return static_cast<std::size_t>(elem3param[(i * count + j) * count + k]);
+  }
+};
 // A pair_coeff's file read for the elements it names (pair_threebody.cpp).
 struct Table {
-  std::vector<int> type_element;  // per type (1-based; [0] unused)
-  std::size_t nelements = 0;
-  std::vector<int> elem3param;               // (i * N + j) * N + k -> entry
+  Elements elements;
   std::vector<std::vector<double>> entries;  // each entry's numbers, converted
 };
-// pair_coeff * * FILE E1 ... EN: the file's entries of `words` words whose three elements are
-// all named, checked (check(values, conversion) converts them and says what is illegal, as in
-// Potential::convert_and_check), every triplet needing exactly one. Throws ConfigError for the
-// arguments, FormatError naming the file and line for the file.
+// Per tile, in the tile's memory: the neighbors of the atom at hand within the short cutoff
+// (LAMMPS's neighshort). reset at init, for the rank's tiles.
+class ShortLists {
+ public:
+  void reset(std::size_t tiles) {
+    lists_.clear();
+    lists_.resize(tiles);
+  }
+  TileVector<int>& of(PairTile& t) {
+    auto& list = lists_[t.slot];
+    if (!list) list = std::make_unique<TileVector<int>>(t.tile.make_vector<int>("md.short_list"));
+    return *list;
+  }
+
+ private:
+  std::vector<std::unique_ptr<TileVector<int>>> lists_;
+};
 Table read(const PairContext& context, const std::vector<std::string>& args, int types,
            const std::string& style, const std::string& file_kind, std::size_t words,
            const std::function<std::string(std::vector<double>&, double)>& check);
@@ -159,25 +186,19 @@ class PairThreeBody final : public Pair {
           std::max({cutmax_, std::sqrt(params_.back().cutsq), std::sqrt(params_.back().cut3sq)});
       shortsq_ = std::max(shortsq_, params_.back().cut3sq);
     }
-    type_element_ = std::move(table.type_element);
-    nelements_ = table.nelements;
-    elem3param_ = std::move(table.elem3param);
+    elements_ = std::move(table.elements);
     coeff_call_ = args;
   }
   double init(int types, std::size_t tiles) override {
-    if (params_.empty() || type_element_.size() != static_cast<std::size_t>(types) + 1)
-      threebody::no_coeff(Potential::name, types);
-    short_.clear();
-    short_.resize(tiles);
+    if (params_.empty() || !elements_.covers(types)) threebody::no_coeff(Potential::name, types);
+    short_.reset(tiles);
     return cutmax_;
   }
   bool full_list() const override { return true; }
   bool tallies_per_atom() const override { return true; }
   void compute(PairTile& t) override {
-    if (!short_[t.slot])
-      short_[t.slot] =
-          std::make_unique<TileVector<int>>(t.tile.make_vector<int>("md.threebody_short"));
-    with_tally_flags(t, [&]<bool E, bool P>() { kernel<E, P>(t); });
+    TileVector<int>& shortlist = short_.of(t);
+    with_tally_flags(t, [&]<bool E, bool P>() { kernel<E, P>(t, shortlist); });
   }
   nlohmann::json restart_section() const override {
     return {{"style", style()}, {"coeff", coeff_call_}};
@@ -189,35 +210,29 @@ class PairThreeBody final : public Pair {
 
  private:
   template <bool EnergyVirial, bool PerAtom>
-  void kernel(PairTile& t) const;
+  void kernel(PairTile& t, TileVector<int>& shortlist) const;
 
   PairContext context_;
   std::vector<std::string> coeff_call_;
-  std::vector<int> type_element_;
-  std::size_t nelements_ = 0;
+  threebody::Elements elements_;
   std::vector<Param> params_;
-  std::vector<int> elem3param_;
   double cutmax_ = 0, shortsq_ = 0;
-  std::vector<std::unique_ptr<TileVector<int>>> short_;  // per tile: LAMMPS's neighshort
+  threebody::ShortLists short_;
 };
 
 template <class Potential>
 template <bool EnergyVirial, bool PerAtom>
-void PairThreeBody<Potential>::kernel(PairTile& t) const {
+void PairThreeBody<Potential>::kernel(PairTile& t, TileVector<int>& shortlist) const {
   using threebody::atom_force;
   const auto nlocal = static_cast<std::size_t>(t.nlocal);
-  const std::size_t ne = nelements_;
   const double* x = t.x.data();
   const std::int32_t* type = t.type.data();
-  TileVector<int>& shortlist = *short_[t.slot];
   double energy = 0;
   std::array<double, 6> w{};
   std::uint64_t pairs = 0, triplets = 0;
-  const auto element = [&](std::size_t a) {
-    return static_cast<std::size_t>(type_element_[static_cast<std::size_t>(type[a])]);
-  };
+  const auto element = [&](std::size_t a) { return elements_.of_type(type[a]); };
   const auto param = [&](std::size_t i, std::size_t j, std::size_t k) -> const Param& {
-    return params_[static_cast<std::size_t>(elem3param_[(i * ne + j) * ne + k])];
+    return params_[elements_.entry(i, j, k)];
   };
 
   for (std::size_t i = 0; i < nlocal; ++i) {

@@ -849,17 +849,24 @@ void Input::shell(const std::vector<std::string>& a) {
   const auto failed = [&](const std::string& detail) {
     console_.print("WARNING: Shell command '" + what + "' failed: " + detail + "\n");
   };
-  const auto need_args = [&](std::size_t lo, std::size_t hi) {
+  // The built-ins' argument counts, checked on every rank before any acts.
+  static const std::map<std::string, std::pair<std::size_t, std::size_t>> counts = {
+      {"cd", {1, 1}},
+      {"mv", {2, 2}},
+      {"mkdir", {1, std::numeric_limits<std::size_t>::max()}},
+      {"rm", {1, std::numeric_limits<std::size_t>::max()}},
+      {"rmdir", {1, std::numeric_limits<std::size_t>::max()}},
+      {"putenv", {1, std::numeric_limits<std::size_t>::max()}}};
+  if (const auto it = counts.find(what); it != counts.end()) {
+    const auto [lo, hi] = it->second;
     if (a.size() - 1 < lo || a.size() - 1 > hi)
       bad("shell " + what + ": wrong number of arguments");
-  };
+  }
   std::error_code error;
   if (what == "cd") {
-    need_args(1, 1);
     std::filesystem::current_path(a[1], error);
     if (error) failed(a[1] + ": " + error.message());
   } else if (what == "putenv") {
-    need_args(1, a.size());
     for (std::size_t k = 1; k < a.size(); ++k) {
       const auto equals = a[k].find('=');
       const std::string name = a[k].substr(0, equals);
@@ -867,15 +874,12 @@ void Input::shell(const std::vector<std::string>& a) {
       if (::setenv(name.c_str(), value.c_str(), 1) != 0) failed(a[k]);
     }
   } else if (!console_.is_root()) {
-    if (what == "mkdir" || what == "rm" || what == "rmdir") need_args(1, a.size());
-    if (what == "mv") need_args(2, 2);
+    return;
   } else if (what == "mkdir") {
-    need_args(1, a.size());
     for (std::size_t k = 1; k < a.size(); ++k)
       if (!std::filesystem::create_directory(a[k], error) || error)
         failed(a[k] + ": " + (error ? error.message() : "it exists"));
   } else if (what == "rm" || what == "rmdir") {
-    need_args(1, a.size());
     for (std::size_t k = 1; k < a.size(); ++k) {
       const bool directory = std::filesystem::is_directory(a[k], error);
       if (directory != (what == "rmdir"))
@@ -884,7 +888,6 @@ void Input::shell(const std::vector<std::string>& a) {
         failed(a[k] + ": " + (error ? error.message() : "no such file"));
     }
   } else if (what == "mv") {
-    need_args(2, 2);
     std::filesystem::rename(a[1], a[2], error);
     if (error) failed(a[1] + " -> " + a[2] + ": " + error.message());
   } else {

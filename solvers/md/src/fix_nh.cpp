@@ -803,40 +803,30 @@ nlohmann::json FixNH::global_state() const {
   return j;
 }
 
-void FixNH::restore_state(const nlohmann::json& state, const std::string& where) {
-  // Written by global_state of this program, so checked only for its shape.
-  const auto values = [&](const nlohmann::json& j, const char* key) {
-    if (!j.contains(key) || !j[key].is_array())
-      throw ConfigError(where + ": " + key + " is missing or not a list");
-    return j[key].get<std::vector<double>>();
-  };
+// The state comes from global_state of a fix read_restart restored (see data_file.cpp), so it
+// has global_state's shape.
+void FixNH::restore_state(const nlohmann::json& state, const std::string& /*where*/) {
+  using Values = std::vector<double>;
   if (state.contains("thermostat")) {
-    const auto& t = state["thermostat"];
-    const auto eta = values(t, "eta"), eta_dot = values(t, "eta_dot");
-    if (thermostat_ && eta.size() == eta_.size() && eta_dot.size() == eta.size()) {
-      eta_.assign(eta.begin(), eta.end());
+    const auto eta = state["thermostat"]["eta"].get<Values>();
+    const auto eta_dot = state["thermostat"]["eta_dot"].get<Values>();
+    if (thermostat_ && eta.size() == eta_.size()) {
+      eta_ = eta;
       std::copy(eta_dot.begin(), eta_dot.end(), eta_dot_.begin());
     }
   }
   if (state.contains("barostat")) {
     const auto& b = state["barostat"];
-    const auto omega = values(b, "omega"), omega_dot = values(b, "omega_dot");
-    if (omega.size() != 6 || omega_dot.size() != 6)
-      throw ConfigError(where + ": omega and omega_dot need 6 values");
-    std::copy(omega.begin(), omega.end(), omega_.begin());
-    std::copy(omega_dot.begin(), omega_dot.end(), omega_dot_.begin());
-    vol0_ = b.at("vol0").get<double>();
-    t0_ = b.at("t0").get<double>();
-    const auto etap = values(b, "etap"), etap_dot = values(b, "etap_dot");
-    if (barostat_ && etap.size() == etap_.size() && etap_dot.size() == etap.size()) {
-      etap_.assign(etap.begin(), etap.end());
+    omega_ = b["omega"].get<std::array<double, 6>>();
+    omega_dot_ = b["omega_dot"].get<std::array<double, 6>>();
+    vol0_ = b["vol0"].get<double>();
+    t0_ = b["t0"].get<double>();
+    const auto etap = b["etap"].get<Values>(), etap_dot = b["etap_dot"].get<Values>();
+    if (barostat_ && etap.size() == etap_.size()) {
+      etap_ = etap;
       std::copy(etap_dot.begin(), etap_dot.end(), etap_dot_.begin());
     }
-    if (b.at("deviatoric").get<bool>()) {
-      const auto h0_inv = values(b, "h0_inv");
-      if (h0_inv.size() != 6) throw ConfigError(where + ": h0_inv needs 6 values");
-      std::copy(h0_inv.begin(), h0_inv.end(), h0_inv_.begin());
-    }
+    if (b["deviatoric"].get<bool>()) h0_inv_ = b["h0_inv"].get<std::array<double, 6>>();
   }
 }
 

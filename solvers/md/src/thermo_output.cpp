@@ -15,50 +15,22 @@ namespace {
 // keyword -> (column name, extensive)
 const std::map<std::string, std::pair<const char*, bool>>& keywords() {
   static const std::map<std::string, std::pair<const char*, bool>> k{
-      {"step", {"Step", false}},
-      {"atoms", {"Atoms", false}},
-      {"time", {"Time", false}},
-      {"dt", {"Dt", false}},
-      {"temp", {"Temp", false}},
-      {"press", {"Press", false}},
-      {"pe", {"PotEng", true}},
-      {"ke", {"KinEng", true}},
-      {"etotal", {"TotEng", true}},
-      {"evdwl", {"E_vdwl", true}},
-      {"ecoul", {"E_coul", true}},
-      {"epair", {"E_pair", true}},
-      {"emol", {"E_mol", true}},
-      {"elong", {"E_long", true}},
-      {"vol", {"Volume", false}},
-      {"lx", {"Lx", false}},
-      {"ly", {"Ly", false}},
-      {"lz", {"Lz", false}},
-      {"xlat", {"Xlat", false}},
-      {"ylat", {"Ylat", false}},
-      {"zlat", {"Zlat", false}},
-      {"xlo", {"Xlo", false}},
-      {"xhi", {"Xhi", false}},
-      {"ylo", {"Ylo", false}},
-      {"yhi", {"Yhi", false}},
-      {"zlo", {"Zlo", false}},
-      {"zhi", {"Zhi", false}},
-      {"pxx", {"Pxx", false}},
-      {"pyy", {"Pyy", false}},
-      {"pzz", {"Pzz", false}},
-      {"pxy", {"Pxy", false}},
-      {"pxz", {"Pxz", false}},
-      {"pyz", {"Pyz", false}},
-      {"nbuild", {"Nbuild", false}},
-      {"ecouple", {"Ecouple", true}},
+      {"step", {"Step", false}},     {"atoms", {"Atoms", false}}, {"time", {"Time", false}},
+      {"dt", {"Dt", false}},         {"temp", {"Temp", false}},   {"press", {"Press", false}},
+      {"pe", {"PotEng", true}},      {"ke", {"KinEng", true}},    {"etotal", {"TotEng", true}},
+      {"evdwl", {"E_vdwl", true}},   {"ecoul", {"E_coul", true}}, {"epair", {"E_pair", true}},
+      {"emol", {"E_mol", true}},     {"elong", {"E_long", true}}, {"vol", {"Volume", false}},
+      {"lx", {"Lx", false}},         {"ly", {"Ly", false}},       {"lz", {"Lz", false}},
+      {"xlat", {"Xlat", false}},     {"ylat", {"Ylat", false}},   {"zlat", {"Zlat", false}},
+      {"xlo", {"Xlo", false}},       {"xhi", {"Xhi", false}},     {"ylo", {"Ylo", false}},
+      {"yhi", {"Yhi", false}},       {"zlo", {"Zlo", false}},     {"zhi", {"Zhi", false}},
+      {"pxx", {"Pxx", false}},       {"pyy", {"Pyy", false}},     {"pzz", {"Pzz", false}},
+      {"pxy", {"Pxy", false}},       {"pxz", {"Pxz", false}},     {"pyz", {"Pyz", false}},
+      {"nbuild", {"Nbuild", false}}, {"ecouple", {"Ecouple", true}},
       {"econserve", {"Econserve", true}},
-      {"xy", {"Xy", false}},
-      {"xz", {"Xz", false}},
-      {"yz", {"Yz", false}},
-      {"cella", {"Cella", false}},
-      {"cellb", {"Cellb", false}},
-      {"cellc", {"Cellc", false}},
-      {"cellalpha", {"CellAlpha", false}},
-      {"cellbeta", {"CellBeta", false}},
+      {"xy", {"Xy", false}},         {"xz", {"Xz", false}},       {"yz", {"Yz", false}},
+      {"cella", {"Cella", false}},   {"cellb", {"Cellb", false}}, {"cellc", {"Cellc", false}},
+      {"cellalpha", {"CellAlpha", false}}, {"cellbeta", {"CellBeta", false}},
       {"cellgamma", {"CellGamma", false}},
   };
   return k;
@@ -257,11 +229,9 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   if (k == "xy") return box.xy;
   if (k == "xz") return box.xz;
   if (k == "yz") return box.yz;
-  static const std::map<std::string, std::size_t> cell_keywords{{"cella", 0},    {"cellb", 1},
-                                                                {"cellc", 2},    {"cellalpha", 3},
-                                                                {"cellbeta", 4}, {"cellgamma", 5}};
-  if (const auto it = cell_keywords.find(k); it != cell_keywords.end())
-    return box.cell()[it->second];
+  static const std::map<std::string, std::size_t> cell_keywords{
+      {"cella", 0}, {"cellb", 1}, {"cellc", 2}, {"cellalpha", 3}, {"cellbeta", 4}, {"cellgamma", 5}};
+  if (const auto it = cell_keywords.find(k); it != cell_keywords.end()) return box.cell()[it->second];
   if (k == "pxx") return pressure_component(0);
   if (k == "pyy") return pressure_component(1);
   if (k == "pzz") return pressure_component(2);

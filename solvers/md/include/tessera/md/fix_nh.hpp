@@ -1,5 +1,5 @@
-// fix ID all nvt|npt|nph|nvt/sllod ...: Nose-Hoover thermostat and barostat chains (Martyna, Tobias
-// and Klein 1994; Martyna, Tuckerman, Tobias and Klein 1996, Mol. Phys. 87, 1117; Shinoda, Shiga
+// fix ID all nvt|npt|nph|nvt/sllod ...: Nose-Hoover thermostat and barostat chains (Martyna, Tobias and
+// Klein 1994; Martyna, Tuckerman, Tobias and Klein 1996, Mol. Phys. 87, 1117; Shinoda, Shiga
 // and Mikami 2004) integrated as LAMMPS's FixNH does, with velocity Verlet, so that its thermo
 // digits are LAMMPS's:
 //   nvt  temp T0 T1 TDAMP
@@ -103,9 +103,7 @@ class FixNH final : public Fix {
   std::array<double, 6> deviatoric(const Box& box) const;
   double strain_energy(const Simulation& sim) const;
   // Whether Voigt component i (xx yy zz yz xz xy) is steered: LAMMPS's p_flag[i].
-  bool steered(std::size_t i) const {
-    return i < 3 ? pressure_.flag[i] != 0 : tilt_.flag[i - 3] != 0;
-  }
+  bool steered(std::size_t i) const { return i < 3 ? pressure_.flag[i] != 0 : tilt_.flag[i - 3] != 0; }
   double p_freq(std::size_t i) const {
     return 1.0 / (i < 3 ? pressure_.period[i] : tilt_.period[i - 3]);
   }
@@ -143,9 +141,9 @@ class FixNH final : public Fix {
     std::array<int, 3> flag{};
     bool any() const { return flag[0] || flag[1] || flag[2]; }
   } tilt_;
-  std::array<int, 3> scale_{};  // scaleyz, scalexz, scalexy
-  bool flip_allowed_ = true;    // flip yes|no
-  bool flip_watch_ = false;     // LAMMPS's pre_exchange_flag
+  std::array<int, 3> scale_{};      // scaleyz, scalexz, scalexy
+  bool flip_allowed_ = true;        // flip yes|no
+  bool flip_watch_ = false;         // LAMMPS's pre_exchange_flag
   // Barostat (Voigt order xx yy zz yz xz xy), its chain and the reference cell.
   std::array<double, 6> omega_{}, omega_dot_{}, omega_mass_{}, p_target_{}, p_current_{};
   std::array<double, 6> sigma_{}, h0_inv_{};

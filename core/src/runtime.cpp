@@ -201,7 +201,7 @@ void Runtime::release_variable(int variable) noexcept {
 }
 
 Runtime::ComputeResult Runtime::compute_phase(const TileFunction& compute, bool measure,
-                                              std::initializer_list<const ExchangePlan*> plans,
+                                              std::span<const ExchangePlan* const> plans,
                                               const SuperstepOptions* options) {
   const int threads = pool_->threads();
   std::vector<ThreadResult> results(static_cast<std::size_t>(threads));
@@ -374,11 +374,19 @@ ExchangePlan Runtime::compile(const ExchangePlanBuilder& builder) {
 
 void Runtime::superstep(std::string_view name, const TileFunction& compute,
                         std::initializer_list<const ExchangePlan*> plans) {
-  superstep(name, compute, plans, SuperstepOptions{});
+  superstep(name, compute, std::span<const ExchangePlan* const>(plans.begin(), plans.size()),
+            SuperstepOptions{});
 }
 
 void Runtime::superstep(std::string_view name, const TileFunction& compute,
                         std::initializer_list<const ExchangePlan*> plans,
+                        const SuperstepOptions& options) {
+  superstep(name, compute, std::span<const ExchangePlan* const>(plans.begin(), plans.size()),
+            options);
+}
+
+void Runtime::superstep(std::string_view name, const TileFunction& compute,
+                        std::span<const ExchangePlan* const> plans,
                         const SuperstepOptions& options) {
   const double start = now_seconds();
   const ComputeResult computed = compute_phase(compute, options.record, plans, &options);

@@ -123,6 +123,9 @@ class Runtime {
   // cost the caller knows. Collective like every superstep.
   void superstep(std::string_view name, const TileFunction& compute,
                  std::initializer_list<const ExchangePlan*> plans, const SuperstepOptions& options);
+  // The same with a list of plans made at run time.
+  void superstep(std::string_view name, const TileFunction& compute,
+                 std::span<const ExchangePlan* const> plans, const SuperstepOptions& options = {});
   // A superstep with no compute: sync, then run the plans and deliver messages.
   void exchange(std::string_view name, std::initializer_list<const ExchangePlan*> plans);
 
@@ -189,7 +192,7 @@ class Runtime {
   // the pieces they touch here, then agrees with the other ranks that no tile
   // failed (throwing the lowest failing tile's error on every rank).
   ComputeResult compute_phase(const TileFunction& compute, bool measure,
-                              std::initializer_list<const ExchangePlan*> plans = {},
+                              std::span<const ExchangePlan* const> plans = {},
                               const SuperstepOptions* options = nullptr);
   // The lowest tile whose piece a copy of `plan` would overrun, with the error.
   std::pair<int, std::exception_ptr> check_bounds(const ExchangePlan& plan);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -184,6 +185,7 @@ TEST(Restart, EveryHeaderFieldIsCheckedLikeItsCommand) {
       {"/atoms", 107, "is truncated or has trailing bytes"},
       {"/atoms", 9223372036854775807LL, "is truncated or has trailing bytes"},
       {"/atom_record_bytes", 96, "was written with another atom layout"},
+      {"/atom_style", "full", "records atom_style 'full'; this md_ipu has atomic and charge"},
   };
   for (const auto& c : cases) {
     Session s(host_target(2), 1);
@@ -225,6 +227,8 @@ TEST(Restart, EveryAtomRecordIsChecked) {
   EXPECT_NE(refusal(s, with(5, [](AtomRecord& a) { a.noise = 0; })).find("Langevin random state"),
             std::string::npos);
   EXPECT_NE(refusal(s, with(7, [](AtomRecord& a) { a.x[0] = 1e300; })).find("outside the box"),
+            std::string::npos);  EXPECT_NE(refusal(s, with(2, [](AtomRecord& a) { a.q = 1.0; }))
+                .find("a charge of 1.000000 in a file of atom_style atomic"),
             std::string::npos);
 }
 
@@ -242,7 +246,7 @@ TEST(Restart, AVersionOneFileIsRefusedByName) {
   Parts p = split(good_restart());
   p.first_line = "TESSERA-MD-RESTART 1\n";
   Session s(host_target(2), 1);
-  EXPECT_NE(refusal(s, join(p)).find("has version 1; this md_ipu reads versions 2 to 4"),
+  EXPECT_NE(refusal(s, join(p)).find("has version 1; this md_ipu reads versions 2 to 5"),
             std::string::npos);
 }
 
@@ -309,10 +313,52 @@ TEST(Continuation, GroupsAndTheirFixesComeBackFromARestart) {
   std::remove(path.c_str());
 }
 
+// The atom records as files before version 5 hold them: without the charge after the mask.
+std::string records_without_charges(const std::string& atoms) {
+  std::string old;
+  const std::size_t at = offsetof(AtomRecord, q);
+  for (std::size_t k = 0; k < atoms.size(); k += sizeof(AtomRecord))
+    old += atoms.substr(k, at) + atoms.substr(k + at + sizeof(double), sizeof(AtomRecord) - at - 8);
+  return old;
+}
+
+// A version 4 file (atom records without charges) is read as the same atoms, uncharged.
+TEST(Restart, AVersionFourFileIsReadWithoutCharges) {
+  const Parts now = split(good_restart());
+  Parts old = now;
+  old.first_line = "TESSERA-MD-RESTART 4\n";
+  old.header.erase("atom_style");
+  old.header["atom_record_bytes"] = sizeof(AtomRecord) - sizeof(double);
+  old.atoms = records_without_charges(now.atoms);
+  Session a(host_target(2), 1), b(host_target(2), 1);
+  ASSERT_EQ(refusal(a, join(now)), "");
+  ASSERT_EQ(refusal(b, join(old)), "");
+  EXPECT_FALSE(b.sim().charged());
+  const auto atoms_a = a.sim().gather_atoms(), atoms_b = b.sim().gather_atoms();
+  ASSERT_EQ(atoms_a.size(), atoms_b.size());
+  for (std::size_t i = 0; i < atoms_a.size(); ++i) {
+    EXPECT_EQ(atoms_b[i].id, atoms_a[i].id);
+    EXPECT_EQ(atoms_b[i].mask, atoms_a[i].mask);
+    EXPECT_EQ(atoms_b[i].noise, atoms_a[i].noise);
+    EXPECT_EQ(atoms_b[i].q, 0.0);
+    for (std::size_t d = 0; d < 3; ++d) {
+      EXPECT_EQ(atoms_b[i].x[d], atoms_a[i].x[d]);
+      EXPECT_EQ(atoms_b[i].v[d], atoms_a[i].v[d]);
+    }
+  }
+  // A version 5 file of the old layout is damaged.
+  old.first_line = "TESSERA-MD-RESTART 5\n";
+  Session c(host_target(2), 1);
+  EXPECT_NE(refusal(c, join(old)).find("was written with another atom layout"), std::string::npos);
+}
+
 // A version 3 file (fixes keyed by style, no boundary) is still read: periodic, its fixes kept.
 TEST(Restart, AVersionThreeFileIsRead) {
   Parts old = split(good_restart());
   old.first_line = "TESSERA-MD-RESTART 3\n";
+  old.header.erase("atom_style");
+  old.header["atom_record_bytes"] = sizeof(AtomRecord) - sizeof(double);
+  old.atoms = records_without_charges(old.atoms);
   old.header.erase("boundary");
   nlohmann::json by_style = nlohmann::json::object();
   for (auto section : old.header["fixes"]) {

@@ -5,6 +5,24 @@
 
 namespace tessera::md {
 
+double atom_attribute(const AtomsView& a, std::size_t k, std::size_t i) {
+  switch (k) {
+    case 0:
+      return static_cast<double>(a.id[i]);
+    case 1:
+      return a.type[i];
+    case 2:
+      return a.mass[static_cast<std::size_t>(a.type[i])];
+    case 12:
+      return a.q.empty() ? 0.0 : a.q[i];
+    default:
+      break;
+  }
+  if (k < 6) return a.x[3 * i + (k - 3)];
+  if (k < 9) return a.v[3 * i + (k - 6)];
+  return 3 * i + (k - 9) < a.f.size() ? a.f[3 * i + (k - 9)] : 0.0;
+}
+
 double DofCount::of(const Simulation& sim, double now) const {
   return !dynamic_ && at_setup_ && sim.in_run() ? *at_setup_ : now;
 }

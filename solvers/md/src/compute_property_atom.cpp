@@ -13,8 +13,8 @@ ComputePropertyAtom::ComputePropertyAtom(const ComputeArguments& a) : Compute(a.
   const std::string what = "compute " + a.id + " property/atom";
   arguments::need(a.args, 1,
                   "compute ID GROUP property/atom id|type|mass|x|y|z|xs|ys|zs|xu|yu|zu|ix|iy|iz|"
-                  "vx|vy|vz|fx|fy|fz|i_NAME|d_NAME|i2_NAME[K]|d2_NAME[K] ...");
-  static const std::array<std::pair<const char*, std::pair<Kind, std::size_t>>, 21> named{{
+                  "vx|vy|vz|fx|fy|fz|q|i_NAME|d_NAME|i2_NAME[K]|d2_NAME[K] ...");
+  static const std::array<std::pair<const char*, std::pair<Kind, std::size_t>>, 22> named{{
       {"id", {Kind::id, 0}},        {"type", {Kind::type, 0}},    {"mass", {Kind::mass, 0}},
       {"x", {Kind::x, 0}},          {"y", {Kind::x, 1}},          {"z", {Kind::x, 2}},
       {"xs", {Kind::scaled, 0}},    {"ys", {Kind::scaled, 1}},    {"zs", {Kind::scaled, 2}},
@@ -22,6 +22,7 @@ ComputePropertyAtom::ComputePropertyAtom(const ComputeArguments& a) : Compute(a.
       {"ix", {Kind::image, 0}},     {"iy", {Kind::image, 1}},     {"iz", {Kind::image, 2}},
       {"vx", {Kind::v, 0}},         {"vy", {Kind::v, 1}},         {"vz", {Kind::v, 2}},
       {"fx", {Kind::f, 0}},         {"fy", {Kind::f, 1}},         {"fz", {Kind::f, 2}},
+      {"q", {Kind::q, 0}},
   }};
   for (const std::string& word : a.args) {
     Attribute attribute;
@@ -32,13 +33,15 @@ ComputePropertyAtom::ComputePropertyAtom(const ComputeArguments& a) : Compute(a.
         attribute.axis = kind_axis.second;
         found = true;
       }
+    if (found && attribute.kind == Kind::q && a.sim != nullptr && !a.sim->charged())
+      arguments::bad(what + ": q: the atoms carry no charges; use atom_style charge");
     if (!found) {
       std::optional<Simulation::CustomReference> custom;
       if (a.sim != nullptr) custom = a.sim->custom_reference(word, what);
       if (!custom)
         arguments::bad(what + ": unknown attribute '" + word +
                        "' (md_ipu has id type mass x y z xs ys zs xu yu zu ix iy iz vx vy vz fx "
-                       "fy fz and fix property/atom's i_NAME d_NAME i2_NAME[K] d2_NAME[K])");
+                       "fy fz q and fix property/atom's i_NAME d_NAME i2_NAME[K] d2_NAME[K])");
       attribute.kind = Kind::custom;
       attribute.custom = *custom;
     }
@@ -91,6 +94,9 @@ void ComputePropertyAtom::peratom(const AtomsView& v, std::span<double> out) con
             break;
           case Kind::f:
             value = have_forces ? v.f[3 * i + a.axis] : 0.0;
+            break;
+          case Kind::q:
+            value = v.q.empty() ? 0.0 : v.q[i];
             break;
           case Kind::custom:
             value = v.per_atom[v.per_atom_width * i + a.column];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -27,7 +28,12 @@ constexpr const char* restart_magic = "TESSERA-MD-RESTART";
 // Version 2 added the CRC-32 trailer.
 // Version 3 added the atoms' group masks (version 2 files are read with every atom in all).
 // Version 4 lists the fixes in their order (any number of each style), and the boundary.
-constexpr int restart_version = 4;
+// Version 5 added the atom style and each atom's charge (AtomRecord::q, after mask); older
+// records, without it, are read as charges of 0.
+constexpr int restart_version = 5;
+constexpr std::size_t record_bytes_before_charge = offsetof(AtomRecord, q);
+constexpr std::size_t record_bytes_without_charge = sizeof(AtomRecord) - sizeof(double);
+static_assert(offsetof(AtomRecord, x) == record_bytes_before_charge + sizeof(double));
 // The trailer: "crc32 ", the CRC-32 of every byte before it in 8 hex digits, a newline.
 constexpr std::size_t restart_trailer_bytes = 15;
 
@@ -141,7 +147,8 @@ void read_data(Simulation& sim, const std::string& path,
     } else if (w.size() >= 2 && (w.back() == "bonds" || w.back() == "angles" ||
                                  w.back() == "dihedrals" || w.back() == "impropers")) {
       if (to_int(r, w[0], bigint_min, bigint_max) != 0)
-        r.fail("this file has " + w.back() + ", but atom_style atomic has none");
+        r.fail("this file has " + w.back() + ", but atom_style " +
+               atom_style_name(sim.atom_style()) + " has none");
     } else if (w.size() == 6 && w[3] == "xy" && w[4] == "xz" && w[5] == "yz") {
       box.xy = to_double(r, w[0]), box.xz = to_double(r, w[1]), box.yz = to_double(r, w[2]);
       box.triclinic = true;
@@ -229,10 +236,13 @@ void read_data(Simulation& sim, const std::string& path,
         }
       }
     } else if (name == "Atoms") {
+      // LAMMPS's columns: id type x y z (atomic), id type q x y z (charge); image flags may follow.
+      const std::size_t first_x = sim.charged() ? 3 : 2;
       for (const auto& [at, w] : rows) {
         r.line = at;
-        if (w.size() != 5 && w.size() != 8)
-          r.fail("an Atoms line (atomic) needs: id type x y z [ix iy iz]");
+        if (w.size() != first_x + 3 && w.size() != first_x + 6)
+          r.fail(sim.charged() ? "an Atoms line (charge) needs: id type q x y z [ix iy iz]"
+                               : "an Atoms line (atomic) needs: id type x y z [ix iy iz]");
         AtomRecord a;
         a.id = to_int(r, w[0], 1, bigint_max);
         long long type = 0;
@@ -241,10 +251,11 @@ void read_data(Simulation& sim, const std::string& path,
           r.fail("atom type " + w[1] + " is out of range 1.." + std::to_string(types));
         }
         a.type = static_cast<std::int32_t>(type);
-        for (std::size_t d = 0; d < 3; ++d) a.x[d] = to_double(r, w[2 + d]);
-        if (w.size() == 8)
+        if (sim.charged()) a.q = to_double(r, w[2]);
+        for (std::size_t d = 0; d < 3; ++d) a.x[d] = to_double(r, w[first_x + d]);
+        if (w.size() == first_x + 6)
           for (std::size_t d = 0; d < 3; ++d)
-            a.image[d] = static_cast<std::int32_t>(to_int(r, w[5 + d], int_min, int_max));
+            a.image[d] = static_cast<std::int32_t>(to_int(r, w[first_x + 3 + d], int_min, int_max));
         if (!atoms.emplace(a.id, a).second) r.fail("atom id " + w[0] + " appears twice");
       }
     } else if (name == "Velocities") {
@@ -284,8 +295,8 @@ void read_data(Simulation& sim, const std::string& path,
       }
     } else {
       r.line = name_line;
-      r.fail("unsupported section '" + name +
-             "' (atom_style atomic files have Masses, Pair Coeffs, Atoms, Velocities)");
+      r.fail("unsupported section '" + name + "' (atom_style " + atom_style_name(sim.atom_style()) +
+             " files have Masses, Pair Coeffs, Atoms, Velocities)");
     }
     r.line = resume;
   }
@@ -337,7 +348,7 @@ void read_data(Simulation& sim, const std::string& path,
   }
 }
 
-void write_data(Simulation& sim, const std::string& path) {
+void write_data(Simulation& sim, const std::string& path, bool coefficients) {
   const std::vector<AtomRecord> atoms = sim.gather_atoms();
   if (rank_of(sim) != 0) return;
   std::ostringstream out;
@@ -360,12 +371,18 @@ void write_data(Simulation& sim, const std::string& path) {
     std::snprintf(buf, sizeof buf, "%d %.17g\n", t, sim.mass(t));
     out << buf;
   }
-  if (const Pair* pair = sim.pair()) pair->write_data_coeffs(out, sim.types());
-  out << "\nAtoms # atomic\n\n";
+  if (const Pair* pair = sim.pair(); pair && coefficients)
+    pair->write_data_coeffs(out, sim.types());
+  out << "\nAtoms # " << atom_style_name(sim.atom_style()) << "\n\n";
   for (const auto& a : atoms) {
-    std::snprintf(buf, sizeof buf, "%lld %d %.17g %.17g %.17g %d %d %d\n",
-                  static_cast<long long>(a.id), a.type, a.x[0], a.x[1], a.x[2], a.image[0],
-                  a.image[1], a.image[2]);
+    if (sim.charged())
+      std::snprintf(buf, sizeof buf, "%lld %d %.17g %.17g %.17g %.17g %d %d %d\n",
+                    static_cast<long long>(a.id), a.type, a.q, a.x[0], a.x[1], a.x[2], a.image[0],
+                    a.image[1], a.image[2]);
+    else
+      std::snprintf(buf, sizeof buf, "%lld %d %.17g %.17g %.17g %d %d %d\n",
+                    static_cast<long long>(a.id), a.type, a.x[0], a.x[1], a.x[2], a.image[0],
+                    a.image[1], a.image[2]);
     out << buf;
   }
   out << "\nVelocities\n\n";
@@ -387,6 +404,7 @@ void write_restart(Simulation& sim, const std::string& path) {
   if (rank_of(sim) != 0) return;
   nlohmann::json h;
   h["units"] = sim.units().style;
+  h["atom_style"] = atom_style_name(sim.atom_style());
   h["dimension"] = sim.dimension();
   h["groups"] = sim.groups();
   h["step"] = sim.step();
@@ -471,8 +489,7 @@ void read_restart(Simulation& sim, const std::string& path) {
   std::size_t at = magic.size();
   const auto version = line_number(data, at);
   if (!version) r.fail("is not a Tessera md restart file (its first line is damaged)");
-  if (*version != static_cast<unsigned long long>(restart_version) && *version != 2 &&
-      *version != 3)
+  if (*version < 2 || *version > static_cast<unsigned long long>(restart_version))
     r.fail("has version " + std::to_string(*version) + "; this md_ipu reads versions 2 to " +
            std::to_string(restart_version) +
            (*version == 1 ? " (version 1 files carry no checksum; write the restart again)" : ""));
@@ -508,12 +525,13 @@ void read_restart(Simulation& sim, const std::string& path) {
   if (!h.is_object()) r.fail("has a malformed header: not a JSON object");
 
   // Sizes and layout.
+  const std::size_t record_bytes = *version >= 5 ? sizeof(AtomRecord) : record_bytes_without_charge;
   if (r.integer(r.at(h, "atom_record_bytes", "atom_record_bytes"), "atom_record_bytes", 0,
-                bigint_max, "this md_ipu") != static_cast<long long>(sizeof(AtomRecord)))
+                bigint_max, "this md_ipu") != static_cast<long long>(record_bytes))
     r.fail("was written with another atom layout");
   const auto natoms = static_cast<std::size_t>(
       r.integer(r.at(h, "atoms", "atoms"), "atoms", 0, bigint_max, "Tessera"));
-  if (natoms > (body - at) / sizeof(AtomRecord) || at + natoms * sizeof(AtomRecord) != body)
+  if (natoms > (body - at) / record_bytes || at + natoms * record_bytes != body)
     r.fail("is truncated or has trailing bytes");
 
   // Units, step, timestep, box, types and masses (units, reset_timestep, timestep, create_box,
@@ -535,6 +553,15 @@ void read_restart(Simulation& sim, const std::string& path) {
       h.contains("dimension")
           ? static_cast<int>(r.integer(h["dimension"], "dimension", 2, 3, "dimension"))
           : 3;
+  // Files written before atom_style charge existed are atomic.
+  AtomStyle atom_style = AtomStyle::atomic;
+  if (h.contains("atom_style")) {
+    const std::string name = r.text(h["atom_style"], "atom_style");
+    if (name == "charge")
+      atom_style = AtomStyle::charge;
+    else if (name != "atomic")
+      r.fail("records atom_style '" + name + "'; this md_ipu has atomic and charge");
+  }
   std::vector<std::string> groups{"all"};
   if (h.contains("groups")) {
     groups = r.texts_or_empty(h["groups"], "groups");
@@ -694,7 +721,17 @@ void read_restart(Simulation& sim, const std::string& path) {
 
   // The atoms, as read_data checks them, and their noise state.
   std::vector<AtomRecord> atoms(natoms);
-  if (natoms > 0) std::memcpy(atoms.data(), data.data() + at, natoms * sizeof(AtomRecord));
+  if (record_bytes == sizeof(AtomRecord)) {
+    if (natoms > 0) std::memcpy(atoms.data(), data.data() + at, natoms * sizeof(AtomRecord));
+  } else {
+    for (std::size_t k = 0; k < natoms; ++k) {
+      const char* from = data.data() + at + k * record_bytes;
+      auto* to = reinterpret_cast<char*>(&atoms[k]);
+      std::memcpy(to, from, record_bytes_before_charge);
+      std::memcpy(to + offsetof(AtomRecord, x), from + record_bytes_before_charge,
+                  record_bytes - record_bytes_before_charge);
+    }
+  }
   for (std::size_t k = 0; k < natoms; ++k) {
     const AtomRecord& a = atoms[k];
     const std::string which =
@@ -708,6 +745,10 @@ void read_restart(Simulation& sim, const std::string& path) {
     for (std::size_t d = 0; d < 3; ++d)
       if (!std::isfinite(a.x[d]) || !std::isfinite(a.v[d]))
         r.fail("has " + which + ": a position or velocity that is not finite");
+    if (!std::isfinite(a.q) || (atom_style == AtomStyle::atomic && a.q != 0))
+      r.fail("has " + which + ": a charge of " + std::to_string(a.q) +
+             (atom_style == AtomStyle::atomic ? " in a file of atom_style atomic"
+                                              : ", which is not finite"));
     const auto [c, c_lo, c_hi] = face_coordinates(box, a.x);
     for (std::size_t i = 0; i < 3; ++i) {
       const double l = c_hi[i] - c_lo[i];
@@ -725,6 +766,7 @@ void read_restart(Simulation& sim, const std::string& path) {
 
   // Everything has passed: the simulation changes only now.
   sim.set_units(units);
+  sim.set_atom_style(atom_style);
   sim.set_dimension(dimension);
   sim.set_boundary(boundary);
   // The box as the run left it (LAMMPS's read_restart does not expand it again).

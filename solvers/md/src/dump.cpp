@@ -10,9 +10,9 @@
 namespace tessera::md {
 namespace {
 
-const std::vector<std::string> custom_fields = {"id", "type", "x",  "y",  "z",  "xs", "ys",
-                                                "zs", "xu",   "yu", "zu", "ix", "iy", "iz",
-                                                "vx", "vy",   "vz", "fx", "fy", "fz", "mass"};
+const std::vector<std::string> custom_fields = {"id", "type", "x",  "y",  "z",    "xs", "ys", "zs",
+                                                "xu", "yu",   "zu", "ix", "iy",   "iz", "vx", "vy",
+                                                "vz", "fx",   "fy", "fz", "mass", "q"};
 
 bool integer_field(const std::string& f) {
   return f == "id" || f == "type" || f == "ix" || f == "iy" || f == "iz";
@@ -34,6 +34,7 @@ double field_value(const std::string& f, const AtomRecord& a, const Simulation& 
   if (f == "vx" || f == "vy" || f == "vz") return a.v[static_cast<std::size_t>(f[1] - 'x')];
   if (f == "fx" || f == "fy" || f == "fz") return a.f[static_cast<std::size_t>(f[1] - 'x')];
   if (f == "mass") return sim.mass(a.type);
+  if (f == "q") return a.q;
   if (f == "id") return static_cast<double>(a.id);
   return a.type;
 }
@@ -123,7 +124,8 @@ class NetcdfDump final : public Dump {
         {"ix", {"ix"}, true, Quantity::none},
         {"iy", {"iy"}, true, Quantity::none},
         {"iz", {"iz"}, true, Quantity::none},
-        {"mass", {"mass"}, false, Quantity::mass}};
+        {"mass", {"mass"}, false, Quantity::mass},
+        {"q", {"q"}, false, Quantity::none}};
     for (const auto& v : optional)
       for (const auto& f : v.fields)
         if (std::find(fields_.begin(), fields_.end(), f) != fields_.end()) {
@@ -321,7 +323,7 @@ std::shared_ptr<Dump> Dump::make(const std::string& id, const std::string& style
       if (std::find(custom_fields.begin(), custom_fields.end(), name) == custom_fields.end())
         throw ConfigError(
             "dump " + id + ": unknown field '" + name +
-            "'; supported: id type x y z xs ys zs xu yu zu ix iy iz vx vy vz fx fy fz mass");
+            "'; supported: id type x y z xs ys zs xu yu zu ix iy iz vx vy vz fx fy fz mass q");
     if (style == "custom") return std::shared_ptr<Dump>(new TextDump(id, style, every, file, f));
     return std::shared_ptr<Dump>(new NetcdfDump(id, style, every, file, f));
   }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "group_functions.hpp"
+#include "tessera/md/compute.hpp"
 
 namespace tessera::md {
 
@@ -219,11 +220,7 @@ class Parser {
     }
     fail(s_, "unexpected '" + std::string(1, c) + "'", i_);
   }
-  static bool atom_value(const std::string& name) {
-    for (const char* a : {"id", "type", "mass", "x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz"})
-      if (name == a) return true;
-    return false;
-  }
+  static bool atom_value(const std::string& name) { return atom_attribute_index(name).has_value(); }
   static bool special_function(const std::string& name) {
     return name == "sum" || name == "min" || name == "max" || name == "ave" || name == "trap" ||
            name == "slope";

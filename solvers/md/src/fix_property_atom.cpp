@@ -29,8 +29,8 @@ FixPropertyAtom::FixPropertyAtom(const FixArguments& a) : Fix(a.id, a.group) {
     if (word == "mol" || word == "q" || word == "rmass" || word == "temperature" ||
         word == "heatflow")
       arguments::bad(what + ": '" + word +
-                     "' is not supported: md_ipu's atoms are atom_style atomic (per-type masses, "
-                     "no charges or molecules); use i_NAME or d_NAME");
+                     "' is not supported: md_ipu's atoms have per-type masses and no molecules, "
+                     "and carry charges only under atom_style charge; use i_NAME or d_NAME");
     Simulation::CustomProperty p;
     std::string name;
     if (word.rfind("i_", 0) == 0 || word.rfind("d_", 0) == 0) {

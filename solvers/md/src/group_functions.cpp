@@ -10,9 +10,9 @@
 namespace tessera::md {
 namespace {
 
-const std::array<const char*, 8> supported{"count", "mass",  "xcm",      "vcm",
+const std::array<const char*, 9> supported{"count", "mass",  "charge",   "xcm", "vcm",
                                            "fcm",   "bound", "gyration", "ke"};
-const std::array<const char*, 5> refused{"charge", "angmom", "torque", "inertia", "omega"};
+const std::array<const char*, 4> refused{"angmom", "torque", "inertia", "omega"};
 
 // The arguments of "name(a, b, ...)", blanks removed.
 std::vector<std::string> call_arguments(const std::string& call, std::size_t open) {
@@ -85,8 +85,9 @@ std::optional<double> group_function(
   for (const char* f : refused)
     if (name == f)
       arguments::bad(what + ": the group function " + name +
-                     "() is not supported (md_ipu's atoms carry no charge and are not rigid "
-                     "bodies)");
+                     "() is not supported (md_ipu's atoms are not rigid bodies)");
+  if (name == "charge" && !sim.charged())
+    arguments::bad(what + ": the atoms carry no charges; use atom_style charge");
   const auto args = call_arguments(call, open);
   const bool directed = name == "xcm" || name == "vcm" || name == "fcm" || name == "bound";
   const std::size_t wanted = directed ? 2 : 1;
@@ -133,14 +134,15 @@ std::optional<double> group_function(
     if (std::isinf(found[0])) arguments::bad(what + ": the group has no atoms to bound");
     return found[0];
   }
-  // count, mass, sum m x_unwrapped (3), sum m v (3), sum f (3), sum m v^2.
-  const auto sums = sim.reduce_atoms("md.group_function", ReduceOp::sum, 12,
+  // count, mass, sum m x_unwrapped (3), sum m v (3), sum f (3), sum m v^2, sum q.
+  const auto sums = sim.reduce_atoms("md.group_function", ReduceOp::sum, 13,
                                      [&](const AtomsView& a, std::span<double> out) {
                                        for (std::size_t i = 0; i < a.id.size(); ++i) {
                                          if (!counted(a, i)) continue;
                                          const double m = mass_of(a, i);
                                          out[0] += 1;
                                          out[1] += m;
+                                         if (!a.q.empty()) out[12] += a.q[i];
                                          for (std::size_t d = 0; d < 3; ++d) {
                                            out[2 + d] += m * a.unwrapped(i, d);
                                            out[5 + d] += m * a.v[3 * i + d];
@@ -152,6 +154,7 @@ std::optional<double> group_function(
   const double total_mass = sums[1];
   if (name == "count") return sums[0];
   if (name == "mass") return total_mass;
+  if (name == "charge") return sums[12];
   if (name == "xcm") return total_mass > 0 ? sums[2 + dim] / total_mass : 0.0;
   if (name == "vcm") return total_mass > 0 ? sums[5 + dim] / total_mass : 0.0;
   if (name == "fcm") return sums[8 + dim];

@@ -40,6 +40,12 @@ namespace tessera::md {
 using namespace arguments;
 namespace {
 
+// LAMMPS's "Variable uses atom property that isn't allocated": q without charges.
+void require_attribute(const Simulation& sim, std::size_t k, const std::string& where) {
+  if (atom_attributes[k] == "q" && !sim.charged())
+    throw ConfigError(where + ": q: the atoms carry no charges; use atom_style charge");
+}
+
 // The same error type with `where` appended; collective if the original was.
 template <class E>
 E located_as(const E& e, const std::string& where) {
@@ -357,26 +363,12 @@ AtomValues Input::bind_atom_variable(const std::string& name, int depth) {
   const FormulaRandom random = formula_random();
   return formula.bind(
       [&](const std::string& leaf) -> Formula::Leaf {
-        static const std::array<const char*, 12> attributes{"id", "type", "mass", "x",  "y",  "z",
-                                                            "vx", "vy",   "vz",   "fx", "fy", "fz"};
-        for (std::size_t k = 0; k < attributes.size(); ++k)
-          if (leaf == attributes[k])
-            return {std::nullopt, [k](const AtomsView& a, std::span<double> out) {
-                      for (std::size_t i = 0; i < out.size(); ++i) {
-                        if (k == 0)
-                          out[i] = static_cast<double>(a.id[i]);
-                        else if (k == 1)
-                          out[i] = a.type[i];
-                        else if (k == 2)
-                          out[i] = a.mass[static_cast<std::size_t>(a.type[i])];
-                        else if (k < 6)
-                          out[i] = a.x[3 * i + (k - 3)];
-                        else if (k < 9)
-                          out[i] = a.v[3 * i + (k - 6)];
-                        else
-                          out[i] = 3 * i + (k - 9) < a.f.size() ? a.f[3 * i + (k - 9)] : 0.0;
-                      }
-                    }};
+        if (const auto k = atom_attribute_index(leaf)) {
+          require_attribute(sim(), *k, where);
+          return {std::nullopt, [k = *k](const AtomsView& a, std::span<double> out) {
+                    for (std::size_t i = 0; i < out.size(); ++i) out[i] = atom_attribute(a, k, i);
+                  }};
+        }
         const auto region = [&](const std::string& id) -> const Region& {
           return find_region(id, where);
         };
@@ -441,14 +433,12 @@ FormulaRandom Input::formula_random() {
 std::optional<double> Input::atom_value(const std::string& name, const std::string& where) {
   const auto open = name.find('[');
   if (open == std::string::npos || name.back() != ']') return std::nullopt;
-  static const std::array<const char*, 12> attributes{"id", "type", "mass", "x",  "y",  "z",
-                                                      "vx", "vy",   "vz",   "fx", "fy", "fz"};
   const std::string attribute = name.substr(0, open),
                     index = name.substr(open + 1, name.size() - open - 2);
-  std::size_t k = attributes.size();
-  for (std::size_t a = 0; a < attributes.size(); ++a)
-    if (attribute == attributes[a]) k = a;
-  if (k == attributes.size()) return std::nullopt;
+  const auto attribute_index = atom_attribute_index(attribute);
+  if (!attribute_index) return std::nullopt;
+  const std::size_t k = *attribute_index;
+  require_attribute(sim(), k, where + ": " + name);
   double wanted = 0;
   if (index.rfind("v_", 0) == 0) {
     const std::string v = index.substr(2);
@@ -464,14 +454,7 @@ std::optional<double> Input::atom_value(const std::string& name, const std::stri
       "md.atom_value", ReduceOp::sum, 2, [&](const AtomsView& a, std::span<double> out) {
         for (std::size_t i = 0; i < a.id.size(); ++i) {
           if (a.id[i] != id) continue;
-          const double value = k == 0   ? static_cast<double>(a.id[i])
-                               : k == 1 ? a.type[i]
-                               : k == 2 ? a.mass[static_cast<std::size_t>(a.type[i])]
-                               : k < 6  ? a.x[3 * i + (k - 3)]
-                               : k < 9  ? a.v[3 * i + (k - 6)]
-                               : 3 * i + (k - 9) < a.f.size() ? a.f[3 * i + (k - 9)]
-                                                              : 0.0;
-          out[0] += value;
+          out[0] += atom_attribute(a, k, i);
           out[1] += 1;
         }
       });
@@ -688,8 +671,14 @@ void Input::boundary(const std::vector<std::string>& a) {
 }
 
 void Input::atom_style(const std::vector<std::string>& a) {
-  need(a, 1, "atom_style atomic");
-  if (a[0] != "atomic") bad("atom_style " + a[0] + ": Tessera supports atom_style atomic");
+  need(a, 1, "atom_style atomic|charge");
+  if (a.size() != 1) bad("atom_style " + a[0] + " takes no further arguments");
+  if (a[0] == "atomic")
+    sim().set_atom_style(AtomStyle::atomic);
+  else if (a[0] == "charge")
+    sim().set_atom_style(AtomStyle::charge);
+  else
+    bad("atom_style " + a[0] + ": md_ipu has atom_style atomic and charge");
 }
 
 void Input::box(const std::vector<std::string>& a) {
@@ -735,8 +724,14 @@ void Input::read_data_command(const std::vector<std::string>& a) {
 }
 
 void Input::write_data_command(const std::vector<std::string>& a) {
-  need(a, 1, "write_data FILE");
-  write_data(sim(), a[0]);
+  need(a, 1, "write_data FILE [nocoeff]");
+  bool coefficients = true;
+  for (std::size_t k = 1; k < a.size(); ++k) {
+    if (a[k] != "nocoeff")
+      bad("write_data: keyword " + a[k] + " is not supported; md_ipu's write_data takes nocoeff");
+    coefficients = false;
+  }
+  write_data(sim(), a[0], coefficients);
 }
 
 void Input::write_restart_command(const std::vector<std::string>& a) {
@@ -1445,6 +1440,8 @@ void Input::dump(const std::vector<std::string>& a) {
     bad("dump " + a[0] + ": md_ipu's NetCDF dumps hold the group all (a fixed atom count)");
   if (dumps_.count(a[0])) bad("dump ID " + a[0] + " is already in use; undump it first");
   const long long every = integer("dump", a[3], 1, int_max);
+  if (!sim().charged() && std::find(a.begin() + 5, a.end(), "q") != a.end())
+    bad("dump " + a[0] + ": field q: the atoms carry no charges; use atom_style charge");
   auto d = Dump::make(a[0], a[2], static_cast<int>(every), a[4],
                       std::vector<std::string>(a.begin() + 5, a.end()));
   d->set_group(a[1]);
@@ -1690,7 +1687,8 @@ void Input::group(const std::vector<std::string>& a) {
 // Each keyword prints LAMMPS's "N settings made for KEYWORD".
 void Input::set(const std::vector<std::string>& a) {
   const char* usage =
-      "set atom|type|group|region ID type T | type/fraction T F SEED | x|y|z|vx|vy|vz V ...";
+      "set atom|type|group|region ID type T | type/fraction T F SEED | x|y|z|vx|vy|vz V | "
+      "charge Q ...";
   need(a, 4, usage);
   if (!sim().has_box()) bad("the simulation box is not defined; use create_box or read_data");
   std::function<bool(const Simulation::GroupAtom&)> select;
@@ -1753,6 +1751,16 @@ void Input::set(const std::vector<std::string>& a) {
       const auto d = static_cast<std::size_t>(key.back() - 'x');
       change = [=](Simulation::AtomChange& c) {
         (velocity ? c.v : c.x)[d] = value.of(c);
+        return true;
+      };
+      k += 2;
+    } else if (key == "charge") {
+      need(a, k + 2, usage);
+      if (!sim().charged())
+        bad("set charge: the atoms carry no charges; use atom_style charge before the box");
+      const SetValue value = set_value(key, a[k + 1], sources);
+      change = [=](Simulation::AtomChange& c) {
+        c.q[0] = value.of(c);
         return true;
       };
       k += 2;

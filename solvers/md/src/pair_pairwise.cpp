@@ -19,17 +19,36 @@ double mix_distance(const std::string& rule, double a, double b) {
   return std::sqrt(a * b);
 }
 
-void parse_settings(const std::string& style, const std::vector<std::string>& args,
-                    double& cut_global, bool& nocoeff, bool takes_nocoeff) {
-  const std::string usage = "pair_style " + style + " RC" + (takes_nocoeff ? " [nocoeff]" : "");
-  const std::size_t most = takes_nocoeff ? 2 : 1;
-  if (args.empty() || args.size() > most) bad("wrong number of arguments; usage: " + usage);
-  const double cut = number("pair_style " + style, args[0]);
-  if (!(cut > 0)) bad("pair_style " + style + ": the cutoff must be positive");
-  if (args.size() == 2 && args[1] != "nocoeff")
-    bad("pair_style " + style + ": unknown keyword '" + args[1] + "'; usage: " + usage);
-  cut_global = cut;
-  nocoeff = args.size() == 2;
+void parse_settings(const std::string& style, const Shape& shape,
+                    const std::vector<std::string>& args, Globals& g) {
+  const std::string usage = "pair_style " + style +
+                            (shape.parameters > 0 ? std::string(" ") + shape.parameter_usage : "") +
+                            " RC" + (shape.cutoffs == 2 ? " [RC_COUL]" : "") +
+                            (shape.takes_nocoeff ? " [nocoeff]" : "");
+  const std::size_t least = shape.parameters + 1;
+  const std::size_t most = least + (shape.cutoffs == 2 ? 1 : 0) + (shape.takes_nocoeff ? 1 : 0);
+  if (args.size() < least || args.size() > most) bad("wrong number of arguments; usage: " + usage);
+  const std::string command = "pair_style " + style;
+  std::vector<double> parameters;
+  for (std::size_t k = 0; k < shape.parameters; ++k) parameters.push_back(number(command, args[k]));
+  const double cut = number(command, args[shape.parameters]);
+  if (!(cut > 0)) bad(command + ": the cutoff must be positive");
+  double cut_coul = cut;
+  bool nocoeff = false;
+  for (std::size_t k = least; k < args.size(); ++k) {
+    if (shape.takes_nocoeff && args[k] == "nocoeff") {
+      nocoeff = true;
+    } else if (shape.cutoffs == 2 && k == least) {
+      cut_coul = number(command, args[k]);
+      if (!(cut_coul > 0)) bad(command + ": the Coulomb cutoff must be positive");
+    } else {
+      bad(command + ": unknown keyword '" + args[k] + "'; usage: " + usage);
+    }
+  }
+  g.parameters = parameters;
+  g.cut = cut;
+  g.cut_coul = shape.cutoffs == 2 ? cut_coul : 0.0;
+  g.nocoeff = nocoeff;
 }
 
 void parse_modify(const std::string& style, const std::vector<std::string>& a, bool shifts,
@@ -65,36 +84,41 @@ void grow(std::vector<std::vector<Setting>>& set, int types) {
 }
 
 void put(std::vector<std::vector<Setting>>& set, int ilo, int ihi, int jlo, int jhi,
-         const std::vector<double>& coeffs, double cut) {
+         const std::vector<double>& coeffs, double cut, double cut_coul) {
   for (int i = ilo; i <= ihi; ++i)
     for (int j = std::max(jlo, i); j <= jhi; ++j)
-      set[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = {coeffs, cut, true};
+      set[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = {coeffs, cut, true, cut_coul};
 }
 
 }  // namespace
 
-void parse_coeff(const std::string& style, const std::vector<std::string>& a, int types,
-                 std::size_t n, const char* usage, double cut_global, bool nocoeff,
-                 std::vector<std::vector<Setting>>& set,
+void parse_coeff(const std::string& style, const Shape& shape, const std::vector<std::string>& a,
+                 int types, const Globals& g, std::vector<std::vector<Setting>>& set,
                  const std::function<void(const std::vector<double>&)>& check) {
   const std::string command = "pair_coeff";
-  const std::string full = std::string("pair_coeff I J ") + usage + " [RC]";
-  if (!(cut_global > 0)) bad("pair_coeff before pair_style " + style + " RC");
+  const std::size_t n = shape.coefficients;
+  const std::string full = std::string("pair_coeff I J ") + shape.usage +
+                           (shape.cutoffs == 2 ? " [RC [RC_COUL]]" : " [RC]");
+  if (!(g.cut > 0)) bad("pair_coeff before pair_style " + style + " RC");
   if (a.size() < 2) bad("wrong number of arguments; usage: " + full);
   std::vector<double> coeffs;
-  double cut = cut_global;
-  if (!nocoeff) {
-    if (a.size() < 2 + n || a.size() > 3 + n) bad("wrong number of arguments; usage: " + full);
+  double cut = g.cut, cut_coul = g.cut_coul;
+  if (!g.nocoeff) {
+    if (a.size() < 2 + n || a.size() > 2 + n + shape.cutoffs)
+      bad("wrong number of arguments; usage: " + full);
     for (std::size_t k = 0; k < n; ++k) coeffs.push_back(number(command, a[2 + k]));
-    if (a.size() == 3 + n) cut = number(command, a[2 + n]);
+    // As LAMMPS's lj/cut/coul/cut: one cutoff sets both, a second the Coulomb one.
+    if (a.size() >= 3 + n) cut = number(command, a[2 + n]), cut_coul = shape.cutoffs == 2 ? cut : 0;
+    if (a.size() == 4 + n) cut_coul = number(command, a[3 + n]);
     check(coeffs);
   }  // with nocoeff (pair_style zero) the words after I J are another style's: all ignored
   if (!(cut > 0)) bad("pair_coeff: the cutoff must be positive");
+  if (shape.cutoffs == 2 && !(cut_coul > 0)) bad("pair_coeff: the Coulomb cutoff must be positive");
   const auto [ilo, ihi] = arguments::type_range(command, a[0], types);
   const auto [jlo, jhi] = arguments::type_range(command, a[1], types);
   if (ilo > jhi) bad("pair_coeff: " + a[0] + " " + a[1] + " names no pair with I <= J");
   grow(set, types);
-  put(set, ilo, ihi, jlo, jhi, coeffs, cut);
+  put(set, ilo, ihi, jlo, jhi, coeffs, cut, cut_coul);
 }
 
 void not_set(const std::string& style, int i, int j) {
@@ -103,27 +127,51 @@ void not_set(const std::string& style, int i, int j) {
       " (LAMMPS: All pair coeffs are not set)");
 }
 
-nlohmann::json restart_section(const std::string& style, double cut_global, bool shift,
-                               const std::string& mix, bool tail, bool nocoeff,
+// Each pair as [i, j, coefficients, cutoff], and its Coulomb cutoff fifth where the style has
+// one; the parameters and the global Coulomb cutoff only where the style has them.
+nlohmann::json restart_section(const std::string& style, const Shape& shape, const Globals& g,
+                               bool shift, const std::string& mix, bool tail,
                                const std::vector<std::vector<Setting>>& set) {
   nlohmann::json coeffs = nlohmann::json::array();
   for (std::size_t i = 1; i < set.size(); ++i)
-    for (std::size_t j = i; j < set[i].size(); ++j)
-      if (set[i][j].set) coeffs.push_back({i, j, set[i][j].coeffs, set[i][j].cut});
-  return {{"style", style}, {"cutoff", cut_global}, {"shift", shift},  {"mix", mix},
-          {"tail", tail},   {"nocoeff", nocoeff},   {"coeffs", coeffs}};
+    for (std::size_t j = i; j < set[i].size(); ++j) {
+      const Setting& s = set[i][j];
+      if (!s.set) continue;
+      coeffs.push_back({i, j, s.coeffs, s.cut});
+      if (shape.cutoffs == 2) coeffs.back().push_back(s.cut_coul);
+    }
+  nlohmann::json section = {{"style", style},  {"cutoff", g.cut}, {"shift", shift},
+                            {"mix", mix},      {"tail", tail},    {"nocoeff", g.nocoeff},
+                            {"coeffs", coeffs}};
+  if (shape.cutoffs == 2) section["cutoff_coul"] = g.cut_coul;
+  if (shape.parameters > 0) section["parameters"] = g.parameters;
+  return section;
 }
 
-void restore(const nlohmann::json& p, const detail::RestartHeader& r, int types, std::size_t n,
-             double& cut_global, bool& shift, std::string& mix, bool& tail, bool& nocoeff,
+void restore(const nlohmann::json& p, const detail::RestartHeader& r, int types, const Shape& shape,
+             Globals& g, bool& shift, std::string& mix, bool& tail,
              std::vector<std::vector<Setting>>& set,
              const std::function<void(const std::vector<double>&)>& check) {
   using Sign = detail::RestartHeader::Sign;
-  cut_global =
-      r.real(r.at(p, "cutoff", "pair.cutoff"), "pair.cutoff", Sign::positive, "pair_style");
+  const std::size_t n = shape.coefficients;
+  g.cut = r.real(r.at(p, "cutoff", "pair.cutoff"), "pair.cutoff", Sign::positive, "pair_style");
+  if (shape.cutoffs == 2)
+    g.cut_coul = r.real(r.at(p, "cutoff_coul", "pair.cutoff_coul"), "pair.cutoff_coul",
+                        Sign::positive, "pair_style");
+  g.parameters.clear();
+  if (shape.parameters > 0) {
+    const auto& values = r.at(p, "parameters", "pair.parameters");
+    if (!values.is_array() || values.size() != shape.parameters)
+      r.fail("has pair.parameters = " + values.dump() + ", not " +
+             std::to_string(shape.parameters) + " numbers (" + shape.parameter_usage + ")");
+    for (std::size_t k = 0; k < values.size(); ++k)
+      g.parameters.push_back(
+          r.real(values[k], "pair.parameters[" + std::to_string(k) + "]", Sign::any, "pair_style"));
+  }
   shift = r.boolean(r.at(p, "shift", "pair.shift"), "pair.shift");
   tail = r.boolean(r.at(p, "tail", "pair.tail"), "pair.tail");
-  nocoeff = r.boolean(r.at(p, "nocoeff", "pair.nocoeff"), "pair.nocoeff");
+  g.nocoeff = r.boolean(r.at(p, "nocoeff", "pair.nocoeff"), "pair.nocoeff");
+  const bool nocoeff = g.nocoeff;
   mix = r.text(r.at(p, "mix", "pair.mix"), "pair.mix");
   if (mix != "geometric" && mix != "arithmetic" && mix != "sixthpower")
     r.fail("has pair.mix = '" + mix + "', which pair_modify mix refuses");
@@ -133,9 +181,10 @@ void restore(const nlohmann::json& p, const detail::RestartHeader& r, int types,
   for (std::size_t k = 0; k < coeffs.size(); ++k) {
     const auto& c = coeffs[k];
     const std::string name = "pair.coeffs[" + std::to_string(k) + "]";
-    if (!c.is_array() || c.size() != 4 || !c[2].is_array() || c[2].size() != (nocoeff ? 0 : n))
+    if (!c.is_array() || c.size() != 3 + shape.cutoffs || !c[2].is_array() ||
+        c[2].size() != (nocoeff ? 0 : n))
       r.fail("has " + name + " = " + c.dump() + ", not [i, j, [" + std::to_string(n) +
-             " coefficients], cutoff]");
+             " coefficients], cutoff" + (shape.cutoffs == 2 ? ", Coulomb cutoff]" : "]"));
     const int i = static_cast<int>(r.integer(c[0], name + "[0]", 1, types, "pair_coeff"));
     const int j = static_cast<int>(r.integer(c[1], name + "[1]", i, types, "pair_coeff"));
     std::vector<double> values;
@@ -148,7 +197,9 @@ void restore(const nlohmann::json& p, const detail::RestartHeader& r, int types,
       r.fail("has " + name + ", which " + e.what());
     }
     const double cut = r.real(c[3], name + "[3]", Sign::positive, "pair_coeff");
-    put(set, i, i, j, j, values, cut);
+    const double cut_coul =
+        shape.cutoffs == 2 ? r.real(c[4], name + "[4]", Sign::positive, "pair_coeff") : 0.0;
+    put(set, i, i, j, j, values, cut, cut_coul);
   }
 }
 
@@ -169,9 +220,10 @@ void write_data_coeffs(std::ostream& out, const std::string& style, int types,
   }
 }
 
-void data_coeff(const std::string& style, const std::vector<std::string>& w, int types,
-                std::size_t n, double cut_global, std::vector<std::vector<Setting>>& set,
+void data_coeff(const std::string& style, const Shape& shape, const std::vector<std::string>& w,
+                int types, const Globals& g, std::vector<std::vector<Setting>>& set,
                 const std::function<void(const std::vector<double>&)>& check) {
+  const std::size_t n = shape.coefficients;
   if (w.size() < 1 + n)
     bad("a Pair Coeffs line for " + style + " needs the type and " + std::to_string(n) +
         " coefficients");
@@ -180,7 +232,7 @@ void data_coeff(const std::string& style, const std::vector<std::string>& w, int
   for (std::size_t k = 0; k < n; ++k) coeffs.push_back(number("Pair Coeffs", w[1 + k]));
   check(coeffs);
   grow(set, types);
-  put(set, t, t, t, t, coeffs, cut_global);
+  put(set, t, t, t, t, coeffs, g.cut, g.cut_coul);
 }
 
 void charge_pairs(PairTile& t) {

@@ -2,6 +2,7 @@
 #include "arguments.hpp"
 #include "tessera/md/pair.hpp"
 #include "tessera/md/pair_buck.hpp"
+#include "tessera/md/pair_coul.hpp"
 #include "tessera/md/pair_deepmd.hpp"
 #include "tessera/md/pair_eam.hpp"
 #include "tessera/md/pair_lj_cut.hpp"
@@ -21,6 +22,11 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairDeepMD>("deepmd");
     r.add<PairMorse>("morse");
     r.add<PairBuck>("buck");
+    r.add<PairCoulCut>("coul/cut");
+    r.add<PairCoulDebye>("coul/debye");
+    r.add<PairLJCutCoulCut>("lj/cut/coul/cut");
+    r.add<PairLJCutCoulDebye>("lj/cut/coul/debye");
+    r.add<PairBuckCoulCut>("buck/coul/cut");
     r.add<PairSoft>("soft");
     r.add<PairZero>("zero");
     r.add<PairSW>("sw");

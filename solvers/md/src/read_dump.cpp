@@ -52,7 +52,8 @@ ReadDumpSettings parse_read_dump(const std::string& what, const std::vector<std:
   for (; k < a.size(); ++k) {
     if (a[k] == "q" || a[k] == "fx" || a[k] == "fy" || a[k] == "fz")
       bad(what + ": field " + a[k] + " is not read by md_ipu (" +
-          (a[k] == "q" ? std::string("it has no charges") : "it computes forces at each run's setup") +
+          (a[k] == "q" ? std::string("charges stay as the atoms have them")
+                       : "it computes forces at each run's setup") +
           "); read x y z vx vy vz ix iy iz");
     const auto f = field_of(a[k]);
     if (!f) break;

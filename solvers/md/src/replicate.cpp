@@ -45,7 +45,7 @@ std::string replicate(Simulation& sim, const std::vector<std::string>& a) {
     ByteWriter out;
     out.put(static_cast<long long>(atoms.size()));
     std::vector<double> values;
-    values.reserve(atoms.size() * 9);
+    values.reserve(atoms.size() * 10);
     for (const auto& atom : atoms) {
       values.push_back(static_cast<double>(atom.id));
       values.push_back(atom.type);
@@ -54,6 +54,7 @@ std::string replicate(Simulation& sim, const std::vector<std::string>& a) {
       const auto x = old.unwrap(atom.x.data(), bondlist ? none : atom.image.data());
       values.insert(values.end(), x.begin(), x.end());
       for (std::size_t d = 0; d < 3; ++d) values.push_back(atom.v[d]);
+      values.push_back(atom.q);
     }
     out.put(values);
     return out.take();
@@ -73,11 +74,12 @@ std::string replicate(Simulation& sim, const std::vector<std::string>& a) {
         const std::int64_t offset = (iz * n[1] * n[0] + iy * n[0] + ix) * max_id;
         const long long shift[3] = {ix, iy, iz};
         for (std::size_t k = 0; k < count; ++k) {
-          const double* v = &values[9 * k];
+          const double* v = &values[10 * k];
           AtomRecord atom;
           atom.id = static_cast<std::int64_t>(v[0]) + offset;
           atom.type = static_cast<std::int32_t>(v[1]);
           atom.mask = static_cast<std::uint32_t>(v[2]);
+          atom.q = v[9];
           for (std::size_t d = 0; d < 3; ++d) {
             atom.x[d] = v[3 + d] + static_cast<double>(shift[d]) * old.length(static_cast<int>(d));
             atom.v[d] = v[6 + d];

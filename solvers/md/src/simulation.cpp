@@ -68,6 +68,7 @@ struct Simulation::TileAtoms {
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
   double pe = 0, ke = 0;
+  double evdwl = 0, ecoul = 0;  // pe's parts (LAMMPS's eng_vdwl and eng_coul)
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
 };
@@ -79,6 +80,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
   type_ = runtime_.create_variable<std::int32_t>("md.type", 0);
   send_x_ = runtime_.create_variable<double>("md.ghost_send_x", 0);
   send_type_ = runtime_.create_variable<std::int32_t>("md.ghost_send_type", 0);
+  q_ = runtime_.create_variable<double>("md.q", 0);
+  send_q_ = runtime_.create_variable<double>("md.ghost_send_q", 0);
   ghost_tag_ = runtime_.create_variable<std::int64_t>("md.ghost_id", 0);
   send_tag_ = runtime_.create_variable<std::int64_t>("md.ghost_send_id", 0);
   ghost_mask_ = runtime_.create_variable<std::uint32_t>("md.ghost_mask", 0);
@@ -104,8 +107,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
 // The tiles' memory goes back to the runtime, which outlives this system (a script's clear
 // builds the next one on it).
 Simulation::~Simulation() {
-  for (auto v : {x_, send_x_, ghost_f_, send_f_, ghost_extra_, send_extra_, ghost_tally_,
-                 send_tally_, send_forward_, ghost_forward_})
+  for (auto v : {x_, send_x_, q_, send_q_, ghost_f_, send_f_, ghost_extra_, send_extra_,
+                 ghost_tally_, send_tally_, send_forward_, ghost_forward_})
     runtime_.destroy_variable(v);
   runtime_.destroy_variable(type_);
   runtime_.destroy_variable(send_type_);
@@ -131,6 +134,15 @@ void Simulation::require_box(const char* command) const {
   if (!has_box())
     throw ConfigError(std::string(command) +
                       " before the simulation box is defined; use create_box or read_data first");
+}
+
+void Simulation::set_atom_style(AtomStyle style) {
+  changed();
+  if (has_box())
+    throw ConfigError(
+        "atom_style: the simulation box is already defined; put atom_style before it is "
+        "created (create_box, read_data or read_restart)");
+  atom_style_ = style;
 }
 
 void Simulation::set_boundary(const Boundary& boundary) {
@@ -296,12 +308,15 @@ void Simulation::add_atoms(std::vector<AtomRecord> atoms) {
     s.nghost = 0;  // ghosts are rebuilt at the next run
     t.resize(x_, 3 * n);
     t.resize(type_, n);
+    if (charged()) t.resize(q_, n);
     auto x = t.get(x_);
     auto type = t.get(type_);
+    auto q = t.get(q_);
     std::size_t k = first;
     for (const auto& a : bucket) {
       for (std::size_t d = 0; d < 3; ++d) x[3 * k + d] = a.x[d];
       type[k] = a.type;
+      if (charged()) q[k] = a.q;
       s.id.push_back(a.id);
       s.image.insert(s.image.end(), a.image.begin(), a.image.end());
       s.noise.push_back(a.noise);
@@ -346,11 +361,13 @@ std::vector<AtomRecord> Simulation::gather_atoms(Positions positions) {
         TileAtoms& s = state(t);
         const auto x = t.get(x_);
         const auto type = t.get(type_);
+        const auto q = t.get(q_);
         for (int i = 0; i < s.nlocal; ++i) {
           const auto u = static_cast<std::size_t>(i);
           AtomRecord a;
           a.id = s.id[u];
           a.type = type[u];
+          if (charged()) a.q = q[u];
           a.noise = s.noise[u];
           a.mask = s.mask[u];
           for (std::size_t d = 0; d < 3; ++d) {
@@ -387,6 +404,7 @@ void Simulation::set_atoms(std::vector<AtomRecord> atoms) {
     s.v.clear(), s.id.clear(), s.image.clear(), s.noise.clear(), s.mask.clear(), s.extra.clear();
     t.resize(x_, 0);
     t.resize(type_, 0);
+    t.resize(q_, 0);
   });
   natoms_ = 0;
   max_id_ = 0;
@@ -649,6 +667,7 @@ AtomsView Simulation::atoms_view(Tile& t) {
   view.v = std::span<const double>(s.v.data(), 3 * n);
   view.f = std::span<const double>(s.f.data(), std::min(s.f.size(), 3 * n));
   view.type = t.get(type_).subspan(0, n);
+  if (charged()) view.q = t.get(q_).subspan(0, n);
   view.image = std::span<const std::int32_t>(s.image.data(), 3 * n);
   view.id = std::span<const std::int64_t>(s.id.data(), n);
   view.mask = std::span<const std::uint32_t>(s.mask.data(), n);
@@ -731,6 +750,7 @@ std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)
     }
     auto x = t.get(x_);
     auto type = t.get(type_);
+    auto q = t.get(q_);
     const std::size_t w = per_atom_width_;
     double n = 0;
     for (std::size_t i = 0; i < nlocal; ++i) {
@@ -742,6 +762,7 @@ std::int64_t Simulation::change_atoms(const std::function<bool(const GroupAtom&)
                    std::span<double>(s.v.data() + 3 * i, 3),
                    s.mask[i],
                    std::span<std::int32_t>(s.image.data() + 3 * i, 3),
+                   charged() ? q.subspan(i, 1) : std::span<double>(),
                    std::span<double>(s.extra.data() + w * i, w),
                    std::span<const double>(values.data() + count * i, count)};
       n += change(c) ? 1.0 : 0.0;
@@ -756,6 +777,8 @@ void Simulation::keep_atoms(Tile& t, const std::vector<bool>& leaves) {
   TileAtoms& s = state(t);
   auto x = t.get(x_);
   auto type = t.get(type_);
+  auto q = t.get(q_);
+  const bool charges = charged();
   const std::size_t w = per_atom_width_;
   std::size_t keep = 0;
   for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
@@ -766,6 +789,7 @@ void Simulation::keep_atoms(Tile& t, const std::vector<bool>& leaves) {
       s.image[3 * keep + d] = s.image[3 * u + d];
     }
     type[keep] = type[u];
+    if (charges) q[keep] = q[u];
     s.id[keep] = s.id[u];
     s.noise[keep] = s.noise[u];
     s.mask[keep] = s.mask[u];
@@ -776,6 +800,7 @@ void Simulation::keep_atoms(Tile& t, const std::vector<bool>& leaves) {
   s.nghost = 0;
   t.resize(x_, 3 * keep);
   t.resize(type_, keep);
+  if (charges) t.resize(q_, keep);
   s.v.resize(3 * keep), s.image.resize(3 * keep), s.id.resize(keep), s.noise.resize(keep);
   s.mask.resize(keep), s.extra.resize(w * keep);
 }
@@ -967,10 +992,12 @@ double Simulation::step_temperature() {
 
 Thermo Simulation::thermo() {
   const auto sums = runtime_.all_reduce<double>(
-      "md.thermo", ReduceOp::sum, 20, [&](Tile& t, std::span<double> out) {
+      "md.thermo", ReduceOp::sum, 22, [&](Tile& t, std::span<double> out) {
         TileAtoms& s = state(t);
         out[0] = s.ke;
         out[1] = s.pe;
+        out[20] = s.evdwl;
+        out[21] = s.ecoul;
         for (const auto& fix : fixes_) {
           if (minimizing_ && !fix->acts_in_minimize()) continue;
           if (fix->energy_in_pe()) out[1] += fix->tile_energy(t);
@@ -986,12 +1013,15 @@ Thermo Simulation::thermo() {
   Thermo th;
   th.ke = sums[0] * scale2;
   th.pe = sums[1];
+  th.evdwl = sums[20];
+  th.ecoul = sums[21];
   for (std::size_t k = 0; k < 6; ++k)
     th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2,
     th.fix_virial[k] = sums[14 + k];
   if (tail_) {  // over the volume now, as LAMMPS's compute pe and pressure add it
     const double volume = box_.volume();
     th.pe += (*tail_)[0] / volume;
+    th.evdwl += (*tail_)[0] / volume;
     for (std::size_t k = 0; k < 3; ++k) th.virial[k] += (*tail_)[1] / volume;
   }
   th.natoms = natoms_;
@@ -1058,6 +1088,9 @@ void Simulation::setup_run() {
       throw ConfigError("run: no mass is set for atom type " + std::to_string(type) +
                         "; add a mass command");
   if (!pair_) throw ConfigError("run: no pair style is defined; add pair_style lj/cut RC");
+  if (pair_->needs_charges() && !charged())
+    throw ConfigError("run: pair style " + pair_->style() +
+                      " requires atom attribute q; use atom_style charge before the box");
   // A restart file's fix states go to fixes defined before the first run only (LAMMPS's
   // Modify::init discards them).
   fix_states_.clear();
@@ -1499,6 +1532,7 @@ void Simulation::rebuild(bool canonical_order) {
     TileAtoms& s = state(t);
     auto x = t.get(x_);
     auto type = t.get(type_);
+    const auto q = t.get(q_);
     std::vector<std::pair<int, int>> leaving;  // (new owner, index)
     for (int i = 0; i < s.nlocal; ++i) {
       const auto u = static_cast<std::size_t>(i);
@@ -1564,6 +1598,7 @@ void Simulation::rebuild(bool canonical_order) {
       AtomRecord a;
       a.id = s.id[u];
       a.type = type[u];
+      if (charged()) a.q = q[u];
       a.noise = s.noise[u];
       a.mask = s.mask[u];
       for (std::size_t d = 0; d < 3; ++d)
@@ -1600,8 +1635,10 @@ void Simulation::rebuild(bool canonical_order) {
     const std::size_t n = static_cast<std::size_t>(s.nlocal) + arriving;
     t.resize(x_, 3 * n);
     t.resize(type_, n);
+    if (charged()) t.resize(q_, n);
     auto x = t.get(x_);
     auto type = t.get(type_);
+    auto q = t.get(q_);
     std::size_t k = static_cast<std::size_t>(s.nlocal);
     for (std::size_t m = 0; m < inbox.size(); m += stride) {
       if (w > 0) {
@@ -1611,6 +1648,7 @@ void Simulation::rebuild(bool canonical_order) {
       for (const AtomRecord& a : inbox[m].as<AtomRecord>()) {
         for (std::size_t d = 0; d < 3; ++d) x[3 * k + d] = a.x[d];
         type[k] = a.type;
+        if (charged()) q[k] = a.q;
         s.id.push_back(a.id);
         s.noise.push_back(a.noise);
         s.mask.push_back(a.mask);
@@ -1663,6 +1701,7 @@ void Simulation::rebuild(bool canonical_order) {
       permute(x, 3), permute(type, 1), permute(s.v, 3), permute(s.image, 3), permute(s.id, 1),
           permute(s.noise, 1), permute(s.mask, 1);
       if (w > 0) permute(s.extra, w);
+      if (charged()) permute(q, 1);
       rc = rebuild_positions();
     }
     s.send_atom.clear();
@@ -1682,6 +1721,7 @@ void Simulation::rebuild(bool canonical_order) {
     }
     t.resize(send_x_, 3 * s.send_atom.size());
     t.resize(send_type_, s.send_atom.size());
+    if (charged()) t.resize(send_q_, s.send_atom.size());
     t.charge(ghost_select_work,
              static_cast<std::uint64_t>(s.nlocal) * static_cast<std::uint64_t>(nseg));
   });
@@ -1698,7 +1738,7 @@ void Simulation::rebuild(bool canonical_order) {
   //    destination, behind every segment from lower tiles (and lower k of tile s).
   const int tiles = runtime_.target().total_tiles();
   std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
-  ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type"), pid("md.ghost_id"),
+  ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type"), pq("md.ghost_q"), pid("md.ghost_id"),
       pmask("md.ghost_mask"), pr("md.ghost_forces_back"), prm("md.ghost_extra_back"),
       ptally("md.ghost_tally_back"), pfwd("md.pair_forward");
   const bool masks = !neighbor_.exclude_groups.empty();
@@ -1718,6 +1758,7 @@ void Simulation::rebuild(bool canonical_order) {
           nlocal_dst + static_cast<std::size_t>(ghosts[static_cast<std::size_t>(dst)]);
       px.copy(send_x_, src, 3 * offset, x_, dst, 3 * at, 3 * static_cast<std::size_t>(c));
       pt.copy(send_type_, src, offset, type_, dst, at, static_cast<std::size_t>(c));
+      if (charged()) pq.copy(send_q_, src, offset, q_, dst, at, static_cast<std::size_t>(c));
       pid.copy(send_tag_, src, offset, ghost_tag_, dst, at - nlocal_dst,
                static_cast<std::size_t>(c));
       if (masks)
@@ -1741,6 +1782,10 @@ void Simulation::rebuild(bool canonical_order) {
   }
   plan_x_.emplace(runtime_.compile(px));
   plan_type_.emplace(runtime_.compile(pt));
+  if (charged())
+    plan_q_.emplace(runtime_.compile(pq));
+  else
+    plan_q_.reset();
   plan_tag_.emplace(runtime_.compile(pid));
   if (masks)
     plan_mask_.emplace(runtime_.compile(pmask));
@@ -1768,6 +1813,7 @@ void Simulation::rebuild(bool canonical_order) {
     const std::size_t n = static_cast<std::size_t>(s.nlocal + s.nghost);
     t.resize(x_, 3 * n);
     t.resize(type_, n);
+    if (charged()) t.resize(q_, n);
     const std::size_t ghosts_here = static_cast<std::size_t>(s.nghost);
     t.resize(ghost_tag_, ghosts_here);
     t.resize(ghost_f_, 3 * ghosts_here);
@@ -1788,6 +1834,12 @@ void Simulation::rebuild(bool canonical_order) {
       out[k] = type[i];
       tags[k] = s.id[i];
     }
+    if (charged()) {
+      const auto q = t.get(q_);
+      auto send = t.get(send_q_);
+      for (std::size_t k = 0; k < s.send_atom.size(); ++k)
+        send[k] = q[static_cast<std::size_t>(s.send_atom[k])];
+    }
     if (masks) {
       t.resize(ghost_mask_, ghosts_here);
       t.resize(send_mask_, s.send_atom.size());
@@ -1796,11 +1848,10 @@ void Simulation::rebuild(bool canonical_order) {
         send[k] = s.mask[static_cast<std::size_t>(s.send_atom[k])];
     }
   };
-  if (masks)
-    runtime_.superstep("md.ghosts", send_ghosts,
-                       {&*plan_x_, &*plan_type_, &*plan_tag_, &*plan_mask_});
-  else
-    runtime_.superstep("md.ghosts", send_ghosts, {&*plan_x_, &*plan_type_, &*plan_tag_});
+  std::vector<const ExchangePlan*> ghost_plans{&*plan_x_, &*plan_type_, &*plan_tag_};
+  if (masks) ghost_plans.push_back(&*plan_mask_);
+  if (charged()) ghost_plans.push_back(&*plan_q_);
+  runtime_.superstep("md.ghosts", send_ghosts, ghost_plans);
   if (fractional)
     runtime_.superstep("md.to_cartesian", [&](Tile& t) {
       TileAtoms& s = state(t);
@@ -1999,6 +2050,7 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     pt.nghost = s.nghost;
     pt.x = t.get(x_);
     pt.type = t.get(type_);
+    pt.q = t.get(q_);
     pt.id = std::span<const std::int64_t>(s.id.data(), static_cast<std::size_t>(s.nlocal));
     pt.ghost_id = t.get(ghost_tag_);
     pt.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
@@ -2053,7 +2105,9 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     }
     pair_->compute(pt);
     if (energy_virial) {
-      s.pe = pt.energy;
+      s.pe = pt.energy + pt.energy_coul;
+      s.evdwl = pt.energy;
+      s.ecoul = pt.energy_coul;
       s.virial = pt.virial;
     }
   };

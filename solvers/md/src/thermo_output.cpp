@@ -150,6 +150,7 @@ void ThermoOutput::set_float_format(const std::string& format) {
 // Each compute a line needs, called once for it.
 struct ThermoOutput::Line {
   std::optional<double> temp, dof, press, pe;
+  std::optional<Thermo> sums;  // the pair style's energies (evdwl, ecoul)
   std::optional<std::vector<double>> press_tensor;
   std::map<std::string, std::vector<double>> vectors;  // c_ID[N], f_ID[N] (output_value)
 };
@@ -204,14 +205,23 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
     if (!line.press) line.press = compute(press_id_).scalar(sim);
     return *line.press;
   }
-  if (k == "pe" || k == "evdwl" || k == "epair") return pe() * scale;
+  if (k == "pe") return pe() * scale;
+  // LAMMPS's Thermo::compute_evdwl, compute_ecoul and compute_epair: the pair style's energies
+  // only (not the fixes' that pe holds), the tail correction with the van der Waals part.
+  if (k == "evdwl" || k == "ecoul" || k == "epair") {
+    if (!line.sums) line.sums = sim.thermo();
+    const double value = k == "evdwl"   ? line.sums->evdwl
+                         : k == "ecoul" ? line.sums->ecoul
+                                        : line.sums->evdwl + line.sums->ecoul;
+    return value * scale;
+  }
   if (k == "ke") return ke() * scale;
   if (k == "etotal") return (pe() + ke()) * scale;
   // LAMMPS's Thermo::compute_ecouple and compute_econserve: the thermostats' energy is not
   // normalized by the atom count even where etotal is (thermo_modify norm yes).
   if (k == "ecouple") return ecouple(sim);
   if (k == "econserve") return (pe() + ke()) * scale + ecouple(sim);
-  if (k == "ecoul" || k == "emol" || k == "elong") return 0.0;
+  if (k == "emol" || k == "elong") return 0.0;
   if (k == "vol") return sim.volume();
   if (k == "lx") return box.length(0);
   if (k == "ly") return box.length(1);

@@ -231,6 +231,12 @@ ref in.manybody manybody_sw.lammps.out -var style sw -var a 6.48
 LAMMPS_POTENTIALS=/usr/share/lammps/potentials ref in.manybody manybody_sw_si.lammps.out -var style sw_si -var a 5.431
 ref in.manybody manybody_vashishta.lammps.out -var style vashishta -var a 5.87
 ref in.manybody manybody_vashishta_real.lammps.out -var style vashishta -var a 5.87 -var units real
+ref in.charged charged_coul_cut.lammps.out -var style coul_cut -var q2 0.5
+ref in.charged charged_coul_debye.lammps.out -var style coul_debye -var q2 0.5
+ref in.charged charged_lj_cut_coul_cut.lammps.out -var style lj_cut_coul_cut
+ref in.charged charged_lj_cut_coul_debye.lammps.out -var style lj_cut_coul_debye
+ref in.charged charged_buck_coul_cut.lammps.out -var style buck_coul_cut
+ref in.charged charged_lj_cut_coul_cut_real.lammps.out -var style lj_cut_coul_cut -var units real
 # Thermostats continued after read_restart (restart_global), with ecouple and econserve.
 for style in nvt npt berendsen rescale; do
   ref in.thermostat_restart thermostat_restart_$style.lammps.out -var style $style

@@ -25,6 +25,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/core/registry.hpp"
@@ -47,6 +48,7 @@ struct AtomsView {
   std::span<const std::int32_t> image;  // 3 per atom: periodic images crossed
   std::span<const std::int64_t> id;     // per atom
   std::span<const std::uint32_t> mask;  // per atom: its groups, a bit each
+  std::span<const double> q;            // per atom: charge; empty unless atom_style charge
   std::span<const double> mass;         // by type, 1-based
   const Units* units = nullptr;
   const Box* box = nullptr;
@@ -61,6 +63,18 @@ struct AtomsView {
     return box->unwrapped(&x[3 * i], &image[3 * i], d);
   }
 };
+
+// The attributes of an atom that formulas name, as LAMMPS's variables do (q only where the atoms
+// carry charges), and atom i's value of attribute k (an index into atom_attributes; forces 0
+// where a view has none).
+inline constexpr std::array<std::string_view, 13> atom_attributes{
+    "id", "type", "mass", "x", "y", "z", "vx", "vy", "vz", "fx", "fy", "fz", "q"};
+inline std::optional<std::size_t> atom_attribute_index(std::string_view name) {
+  for (std::size_t k = 0; k < atom_attributes.size(); ++k)
+    if (atom_attributes[k] == name) return k;
+  return std::nullopt;
+}
+double atom_attribute(const AtomsView& a, std::size_t k, std::size_t i);
 
 // Adds an atom's m v_a v_b to a kinetic tensor (xx yy zz xy xz yz).
 inline void add_kinetic_tensor(double* out, double m, const double* v) {

@@ -2,8 +2,8 @@
 // values as per-atom output (one attribute: a per-atom vector; more: an array, c_ID[K] its
 // K-th): id type mass (mass units), x y z (distance; as stored), xs ys zs (scaled to the box,
 // 0..1), xu yu zu (unwrapped by the image flags), ix iy iz (image flags), vx vy vz (velocity),
-// fx fy fz (force), and the custom properties of fix property/atom (i_NAME, d_NAME,
-// i2_NAME[K], d2_NAME[K]). 0 for atoms outside the group.
+// fx fy fz (force), q (charge, atom_style charge only), and the custom properties of fix
+// property/atom (i_NAME, d_NAME, i2_NAME[K], d2_NAME[K]). 0 for atoms outside the group.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +23,7 @@ class ComputePropertyAtom final : public Compute {
   void prepare_peratom(Simulation& sim) override;
   void peratom(const AtomsView& atoms, std::span<double> out) const override;
 
-  enum class Kind { id, type, mass, x, scaled, unwrapped, image, v, f, custom };
+  enum class Kind { id, type, mass, x, scaled, unwrapped, image, v, f, q, custom };
   struct Attribute {
     Kind kind = Kind::id;
     std::size_t axis = 0;                // x y z and their kin

@@ -1,9 +1,11 @@
-// LAMMPS data files (atom_style atomic) and Tessera restart files.
+// LAMMPS data files (atom_style atomic and charge) and Tessera restart files.
 //
 // read_data: header (atoms, atom types, xlo xhi / ylo yhi / zlo zhi), sections
 // Masses, Pair Coeffs (the pair style's: lj/cut's type epsilon sigma), Atoms (id type x y z [ix iy
-// iz]), Velocities (id vx vy vz), and fix property/atom's sections (DataFixSection). write_data
-// writes the same layout, values at full precision, through a temporary file.
+// iz]; id type q x y z [ix iy iz] under atom_style charge), Velocities (id vx vy vz), and fix
+// property/atom's sections (DataFixSection). write_data writes the same layout, values at full
+// precision, through a temporary file; `coefficients` false (LAMMPS's nocoeff) leaves out Pair
+// Coeffs.
 //
 // Restart files are binary and self-describing: a magic line, a version, a JSON
 // header with everything but the atoms (units, box, masses, pair and neighbor
@@ -34,7 +36,7 @@ struct DataFixSection {
 // Throws FormatError naming the file and line for malformed input.
 void read_data(Simulation& sim, const std::string& path,
                const std::vector<DataFixSection>& fix_sections = {});
-void write_data(Simulation& sim, const std::string& path);
+void write_data(Simulation& sim, const std::string& path, bool coefficients = true);
 
 void write_restart(Simulation& sim, const std::string& path);
 // Restores into a simulation that has no box yet.

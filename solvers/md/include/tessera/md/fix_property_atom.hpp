@@ -6,7 +6,7 @@
 // weight store read and write them. Integers are kept exactly (as doubles, |i| < 2^53).
 //
 // LAMMPS's mol, q, rmass, temperature and heatflow change what the atoms are (molecules,
-// charges, per-atom masses) and are refused: md_ipu's atoms are atom_style atomic. ghost is
+// charges, per-atom masses) and are refused: charges come with atom_style charge. ghost is
 // accepted: no md_ipu pair style reads custom properties of ghosts. The values are not kept in
 // restart files (write_restart refuses rather than drop them); unfix drops them. As in LAMMPS, it
 // may come before the box, so that read_data ... fix ID NULL SECTION fills it from the file.

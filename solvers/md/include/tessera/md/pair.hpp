@@ -58,6 +58,7 @@ struct PairTile {
   int nlocal = 0, nghost = 0;
   std::span<const double> x;           // 3 per atom
   std::span<const std::int32_t> type;  // per atom, 1-based
+  std::span<const double> q;           // per atom, charge units; empty unless atom_style charge
   std::span<const std::int64_t> id, ghost_id;  // the owned atoms' ids, the ghosts'
   // Neighbors of owned atom i: list[begin[i] .. begin[i + 1]), a half list (each pair once, a
   // ghost pair on one side only) unless the style asks for a full one.
@@ -66,7 +67,8 @@ struct PairTile {
   bool energy_virial = false;  // thermo wants the energy and virial this step
   // Outputs. Forces on owned atoms and on ghosts (returned to their owners) come zeroed.
   std::span<double> f, ghost_f;
-  double energy = 0;
+  // The energy in LAMMPS's two parts: Coulomb (eng_coul) and all else (eng_vdwl).
+  double energy = 0, energy_coul = 0;
   std::array<double, 6> virial{};
   // At an extra_due step: extra_per_ghost() more doubles per ghost, returned with the forces.
   std::span<double> ghost_extra;
@@ -109,6 +111,8 @@ class Pair {
   // Whether compute fills PairTile's per-atom tallies when asked (LAMMPS's eflag_atom and
   // vflag_atom), so that compute pe/atom and stress/atom can be used.
   virtual bool tallies_per_atom() const { return false; }
+  // Whether the style needs the atoms' charges (atom_style charge); a run refuses it without.
+  virtual bool needs_charges() const { return false; }
   // A full neighbor list (every neighbor of each owned atom) rather than a half one.
   virtual bool full_list() const { return false; }
   // Forces (and, when asked, energy and virial) of the tile's atoms.

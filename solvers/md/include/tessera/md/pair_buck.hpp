@@ -10,7 +10,7 @@
 
 namespace tessera::md {
 
-struct Buck {
+struct Buck : pairwise::Plain {
   static constexpr const char* name = "buck";
   static constexpr std::size_t coefficients = 3;
   static constexpr const char* usage = "A RHO C";

@@ -10,7 +10,7 @@
 
 namespace tessera::md {
 
-struct Morse {
+struct Morse : pairwise::Plain {
   static constexpr const char* name = "morse";
   static constexpr std::size_t coefficients = 3;
   static constexpr const char* usage = "D0 ALPHA R0";

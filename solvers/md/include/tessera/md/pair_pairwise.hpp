@@ -1,9 +1,14 @@
 // PairPairwise<Potential>: a pair style of one pair potential with a cutoff per type pair, as
-// LAMMPS writes most of its simple pair styles (morse, buck, soft, zero): everything but the
-// potential's formula is shared here, and each style is a small Potential type beside it
-// (pair_morse.hpp, pair_buck.hpp, pair_soft.hpp, pair_zero.hpp).
+// LAMMPS writes most of its simple pair styles (morse, buck, soft, zero, and the short-range
+// Coulomb styles): everything but the potential's formula is shared here, and each style is a
+// small Potential type beside it (pair_morse.hpp, pair_buck.hpp, pair_soft.hpp, pair_zero.hpp,
+// pair_coul.hpp).
 //
-//   pair_style NAME RC [extra settings]      pair_coeff I J C1 ... CN [RC_IJ]
+//   pair_style NAME [P1 ... PM] RC [RC_COUL] [nocoeff]
+//   pair_coeff I J C1 ... CN [RC_IJ [RC_COUL_IJ]]
+// P1..PM are the style's parameters (coul/debye's KAPPA); RC_COUL only for styles with a
+// Coulomb cutoff of its own (lj/cut/coul/cut: RC_COUL defaults to RC, and pair_coeff's one
+// cutoff sets both, as LAMMPS's).
 //   pair_modify shift yes|no (styles whose energy is shifted) mix geometric|arithmetic|sixthpower
 //               (styles that mix) tail yes|no (styles with a tail correction)
 // As LAMMPS's: pair_style with a new RC resets the cutoff of every pair already set; unlike pairs
@@ -11,17 +16,27 @@
 // refused by the others ("All pair coeffs are not set"). A restart file keeps the settings and
 // every pair_coeff; write_data writes the like pairs' coefficients when all are set.
 //
-// A Potential provides:
+// A Potential provides (deriving from pairwise::Plain gives the defaults of the first three):
+//   static constexpr bool charged;             a Coulomb style (atom_style charge)
+//   static constexpr std::size_t cutoffs;      1, or 2 with a Coulomb cutoff of its own
+//   static constexpr std::size_t parameters;   M, named by parameter_usage ("KAPPA")
 //   static constexpr const char* name;        the style's name
 //   static constexpr std::size_t coefficients; N
 //   static constexpr const char* usage;        the coefficients' names ("D0 ALPHA R0")
 //   static constexpr bool shifts, mixes, has_tail, takes_nocoeff;
 //   struct Derived;                           what the kernel needs per type pair
 //   static Derived derive(const Coeffs& c, double cut, bool shift);   (LAMMPS's init_one)
-//   static Coeffs mix(const Coeffs& ii, const Coeffs& jj);            (only styles that mix)
+//   static Derived derive(const Coeffs& c, const pairwise::Cutoffs& cut, bool shift,
+//                         const Parameters& p);                        (charged styles)
+//   static Coeffs mix(const Coeffs& ii, const Coeffs& jj, const std::string& rule);
+//       (only styles that mix; rule: pair_modify mix's)
 //   static void check(const Coeffs& c);        throws ConfigError for values LAMMPS refuses
 //   template <bool Energy> static double force(const Derived& d, double rsq, double& energy);
 //       returns fpair (the force on i is fpair * (x_i - x_j)), the energy when Energy
+//   template <bool Energy> static double force(const Derived& d, double rsq, double qqi,
+//                                              double qj, double& evdwl, double& ecoul);
+//       (charged styles: qqi = qqrd2e q_i, so that q_i q_j terms multiply in LAMMPS's order;
+//       the energy in its van der Waals and Coulomb parts, LAMMPS's eng_vdwl and eng_coul)
 //   static std::array<double, 2> tail(const Coeffs& c, double cut);  (only has_tail styles:
 //       etail and ptail per N_i N_j, as LAMMPS's init_one)
 // The kernel walks a half list, the reaction to the other atom or to its ghost slot (returned to
@@ -49,31 +64,53 @@ struct Setting {
   std::vector<double> coeffs;
   double cut = 0;
   bool set = false;
+  double cut_coul = 0;  // styles with two cutoffs
+};
+struct Cutoffs {
+  double lj, coul;  // the van der Waals and the Coulomb cutoff of a pair (distance units)
+};
+// The defaults of a Potential that is not charged and has one cutoff and no parameters.
+struct Plain {
+  static constexpr bool charged = false;
+  static constexpr std::size_t cutoffs = 1, parameters = 0;
+  static constexpr const char* parameter_usage = "";
+};
+// What a style's pair_style command sets, and its shape.
+struct Globals {
+  std::vector<double> parameters;
+  double cut = 0, cut_coul = 0;
+  bool nocoeff = false;
+};
+struct Shape {
+  std::size_t coefficients, cutoffs, parameters;
+  const char* usage;            // the coefficients' names
+  const char* parameter_usage;  // the parameters' names
+  bool takes_nocoeff;
 };
 // LAMMPS's Pair::mix_distance.
 double mix_distance(const std::string& rule, double a, double b);
-void parse_settings(const std::string& style, const std::vector<std::string>& args,
-                    double& cut_global, bool& nocoeff, bool takes_nocoeff);
+void parse_settings(const std::string& style, const Shape& shape,
+                    const std::vector<std::string>& args, Globals& g);
 void parse_modify(const std::string& style, const std::vector<std::string>& args, bool shifts,
                   bool has_tail, bool& shift, std::string& mix, bool& tail);
-// Reads pair_coeff I J C... [RC] into the settings of every pair it names (N coefficients;
-// with nocoeff, words after I J are ignored but a cutoff may be the last).
-void parse_coeff(const std::string& style, const std::vector<std::string>& args, int types,
-                 std::size_t n, const char* usage, double cut_global, bool nocoeff,
-                 std::vector<std::vector<Setting>>& set,
+// Reads pair_coeff I J C... [RC [RC_COUL]] into the settings of every pair it names (with
+// nocoeff, words after I J are ignored but a cutoff may be the last).
+void parse_coeff(const std::string& style, const Shape& shape, const std::vector<std::string>& args,
+                 int types, const Globals& g, std::vector<std::vector<Setting>>& set,
                  const std::function<void(const std::vector<double>&)>& check);
-nlohmann::json restart_section(const std::string& style, double cut_global, bool shift,
-                               const std::string& mix, bool tail, bool nocoeff,
+nlohmann::json restart_section(const std::string& style, const Shape& shape, const Globals& g,
+                               bool shift, const std::string& mix, bool tail,
                                const std::vector<std::vector<Setting>>& set);
-void restore(const nlohmann::json& p, const detail::RestartHeader& r, int types, std::size_t n,
-             double& cut_global, bool& shift, std::string& mix, bool& tail, bool& nocoeff,
+void restore(const nlohmann::json& p, const detail::RestartHeader& r, int types, const Shape& shape,
+             Globals& g, bool& shift, std::string& mix, bool& tail,
              std::vector<std::vector<Setting>>& set,
              const std::function<void(const std::vector<double>&)>& check);
 void write_data_coeffs(std::ostream& out, const std::string& style, int types,
                        const std::vector<std::vector<Setting>>& set);
-void data_coeff(const std::string& style, const std::vector<std::string>& words, int types,
-                std::size_t n, double cut_global, std::vector<std::vector<Setting>>& set,
+void data_coeff(const std::string& style, const Shape& shape, const std::vector<std::string>& words,
+                int types, const Globals& g, std::vector<std::vector<Setting>>& set,
                 const std::function<void(const std::vector<double>&)>& check);
+
 [[noreturn]] void not_set(const std::string& style, int i, int j);
 void charge_pairs(PairTile& t);
 
@@ -85,24 +122,24 @@ class PairPairwise final : public Pair {
   using Coeffs = std::array<double, Potential::coefficients>;
 
   PairPairwise() = default;
-  explicit PairPairwise(const PairContext&) {}
+  explicit PairPairwise(const PairContext& c) : qqrd2e_(c.units.qqr2e) {}
 
   std::string style() const override { return Potential::name; }
   void settings(const std::vector<std::string>& args) override {
-    pairwise::parse_settings(style(), args, cut_global_, nocoeff_, Potential::takes_nocoeff);
+    pairwise::parse_settings(style(), shape, args, globals_);
     for (auto& row : set_)
       for (auto& s : row)
-        if (s.set) s.cut = cut_global_;
+        if (s.set) s.cut = globals_.cut, s.cut_coul = globals_.cut_coul;
   }
   void coeff(const std::vector<std::string>& args, int types) override {
-    pairwise::parse_coeff(style(), args, types, Potential::coefficients, Potential::usage,
-                          cut_global_, nocoeff_, set_, check());
+    pairwise::parse_coeff(style(), shape, args, types, globals_, set_, check());
   }
   void modify(const std::vector<std::string>& args) override {
     pairwise::parse_modify(style(), args, Potential::shifts, Potential::has_tail, shift_, mix_,
                            tail_);
   }
   double init(int types, std::size_t) override;
+  bool needs_charges() const override { return Potential::charged; }
   std::optional<std::array<double, 2>> tail_correction(
       std::span<const double> type_counts) const override;
   bool tallies_per_atom() const override { return true; }
@@ -111,21 +148,22 @@ class PairPairwise final : public Pair {
     pairwise::charge_pairs(t);
   }
   nlohmann::json restart_section() const override {
-    return pairwise::restart_section(style(), cut_global_, shift_, mix_, tail_, nocoeff_, set_);
+    return pairwise::restart_section(style(), shape, globals_, shift_, mix_, tail_, set_);
   }
   void restore(const nlohmann::json& p, const detail::RestartHeader& r, int types) override {
-    pairwise::restore(p, r, types, Potential::coefficients, cut_global_, shift_, mix_, tail_,
-                      nocoeff_, set_, check());
+    pairwise::restore(p, r, types, shape, globals_, shift_, mix_, tail_, set_, check());
   }
   void write_data_coeffs(std::ostream& out, int types) const override {
     pairwise::write_data_coeffs(out, style(), types, set_);
   }
   void data_coeff(const std::vector<std::string>& words, int types) override {
-    pairwise::data_coeff(style(), words, types, Potential::coefficients, cut_global_, set_,
-                         check());
+    pairwise::data_coeff(style(), shape, words, types, globals_, set_, check());
   }
 
  private:
+  static constexpr pairwise::Shape shape{Potential::coefficients,    Potential::cutoffs,
+                                         Potential::parameters,      Potential::usage,
+                                         Potential::parameter_usage, Potential::takes_nocoeff};
   struct Entry {
     double cutsq = 0;
     typename Potential::Derived d{};
@@ -142,8 +180,9 @@ class PairPairwise final : public Pair {
   template <bool EnergyVirial, bool PerAtom>
   void kernel(PairTile& t) const;
 
-  double cut_global_ = 0;
-  bool shift_ = false, tail_ = false, nocoeff_ = false;
+  double qqrd2e_ = 0;  // LAMMPS's qqrd2e: its qqr2e with the dielectric constant 1
+  pairwise::Globals globals_;
+  bool shift_ = false, tail_ = false;
   std::string mix_ = "geometric";
   std::vector<std::vector<pairwise::Setting>> set_;  // [i][j], 1-based, i <= j
   int types_ = 0;
@@ -153,7 +192,7 @@ class PairPairwise final : public Pair {
 
 template <class Potential>
 double PairPairwise<Potential>::init(int types, std::size_t) {
-  if (!(cut_global_ > 0)) pairwise::not_set(style(), 1, 1);
+  if (!(globals_.cut > 0)) pairwise::not_set(style(), 1, 1);
   types_ = types;
   const auto width = static_cast<std::size_t>(types) + 1;
   if (set_.size() < width) set_.resize(width);
@@ -171,20 +210,30 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
           const auto& b = set_[j][j];
           if (!a.set || !b.set)
             pairwise::not_set(style(), static_cast<int>(i), static_cast<int>(j));
-          const Coeffs mixed = Potential::mix(coeffs_of(a), coeffs_of(b));
+          const Coeffs mixed = Potential::mix(coeffs_of(a), coeffs_of(b), mix_);
           s.coeffs.assign(mixed.begin(), mixed.end());
           s.cut = pairwise::mix_distance(mix_, a.cut, b.cut);
+          s.cut_coul = pairwise::mix_distance(mix_, a.cut_coul, b.cut_coul);
           s.set = true;
         } else {
           pairwise::not_set(style(), static_cast<int>(i), static_cast<int>(j));
         }
       }
       Entry e;
-      e.cutsq = s.cut * s.cut;
-      e.d = Potential::derive(coeffs_of(s), s.cut, shift_);
+      double cut = s.cut;
+      if constexpr (Potential::charged) {
+        const double coul = Potential::cutoffs == 2 ? s.cut_coul : s.cut;
+        cut = std::max(s.cut, coul);
+        typename Potential::Parameters p{};
+        for (std::size_t k = 0; k < p.size(); ++k) p[k] = globals_.parameters[k];
+        e.d = Potential::derive(coeffs_of(s), pairwise::Cutoffs{s.cut, coul}, shift_, p);
+      } else {
+        e.d = Potential::derive(coeffs_of(s), s.cut, shift_);
+      }
+      e.cutsq = cut * cut;
       table_[i * width + j] = table_[j * width + i] = e;
       resolved_[i * width + j] = s;
-      max_cut = std::max(max_cut, s.cut);
+      max_cut = std::max(max_cut, cut);
     }
   return max_cut;
 }
@@ -219,10 +268,14 @@ void PairPairwise<Potential>::kernel(PairTile& t) const {
   double* __restrict f = t.f.data();
   double* __restrict gf = t.ghost_f.data();
   const std::int32_t* __restrict type = t.type.data();
-  double pe = 0;
+  [[maybe_unused]] const double* __restrict q = t.q.data();
+  [[maybe_unused]] const double qqrd2e = qqrd2e_;
+  double pe = 0, pe_coul = 0;
   std::array<double, 6> w{};
   for (std::size_t i = 0; i < nlocal; ++i) {
     const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+    [[maybe_unused]] double qqi = 0;
+    if constexpr (Potential::charged) qqi = qqrd2e * q[i];
     const Entry* row = &table_[static_cast<std::size_t>(type[i]) * width];
     double fx = 0, fy = 0, fz = 0;
     for (int n = t.begin[i]; n < t.begin[i + 1]; ++n) {
@@ -231,8 +284,12 @@ void PairPairwise<Potential>::kernel(PairTile& t) const {
       const double rsq = dx * dx + dy * dy + dz * dz;
       const Entry& e = row[type[j]];
       if (rsq >= e.cutsq) continue;
-      double energy = 0;
-      const double fpair = Potential::template force<EnergyVirial>(e.d, rsq, energy);
+      double energy = 0, ecoul = 0;
+      double fpair;
+      if constexpr (Potential::charged)
+        fpair = Potential::template force<EnergyVirial>(e.d, rsq, qqi, q[j], energy, ecoul);
+      else
+        fpair = Potential::template force<EnergyVirial>(e.d, rsq, energy);
       fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
       double* reacting = j < nlocal ? f + 3 * j : gf + 3 * (j - nlocal);
       reacting[0] -= dx * fpair, reacting[1] -= dy * fpair, reacting[2] -= dz * fpair;
@@ -240,16 +297,19 @@ void PairPairwise<Potential>::kernel(PairTile& t) const {
         const std::array<double, 6> v = {fpair * dx * dx, fpair * dy * dy, fpair * dz * dz,
                                          fpair * dx * dy, fpair * dx * dz, fpair * dy * dz};
         pe += energy;
+        if constexpr (Potential::charged) pe_coul += ecoul;
         for (std::size_t k = 0; k < 6; ++k) w[k] += v[k];
         if constexpr (PerAtom) {
-          t.eatom[i] += 0.5 * energy;
+          // LAMMPS's ev_tally: half of each part onto each atom.
+          const double half = Potential::charged ? 0.5 * energy + 0.5 * ecoul : 0.5 * energy;
+          t.eatom[i] += half;
           for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * i + k] += 0.5 * v[k];
           if (j < nlocal) {
-            t.eatom[j] += 0.5 * energy;
+            t.eatom[j] += half;
             for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * j + k] += 0.5 * v[k];
           } else {
             double* g = &t.ghost_tally[7 * (j - nlocal)];
-            g[0] += 0.5 * energy;
+            g[0] += half;
             for (std::size_t k = 0; k < 6; ++k) g[1 + k] += 0.5 * v[k];
           }
         }
@@ -259,6 +319,7 @@ void PairPairwise<Potential>::kernel(PairTile& t) const {
   }
   if constexpr (EnergyVirial) {
     t.energy = pe;
+    t.energy_coul = pe_coul;
     t.virial = w;
   }
 }

@@ -10,7 +10,7 @@
 
 namespace tessera::md {
 
-struct Soft {
+struct Soft : pairwise::Plain {
   static constexpr const char* name = "soft";
   static constexpr std::size_t coefficients = 1;
   static constexpr const char* usage = "A";
@@ -21,7 +21,9 @@ struct Soft {
   };
   static void check(const Coeffs&) {}
   static Derived derive(const Coeffs& c, double cut, bool) { return {c[0], cut}; }
-  static Coeffs mix(const Coeffs& a, const Coeffs& b) { return {std::sqrt(a[0] * b[0])}; }
+  static Coeffs mix(const Coeffs& a, const Coeffs& b, const std::string&) {
+    return {std::sqrt(a[0] * b[0])};
+  }
   template <bool Energy>
   static double force(const Derived& d, double rsq, double& energy) {
     const double r = std::sqrt(rsq);

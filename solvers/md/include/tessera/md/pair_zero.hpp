@@ -11,7 +11,7 @@
 
 namespace tessera::md {
 
-struct Zero {
+struct Zero : pairwise::Plain {
   static constexpr const char* name = "zero";
   static constexpr std::size_t coefficients = 0;
   static constexpr const char* usage = "";
@@ -20,7 +20,9 @@ struct Zero {
   struct Derived {};
   static void check(const Coeffs&) {}
   static Derived derive(const Coeffs&, double, bool) { return {}; }
-  static Coeffs mix(const Coeffs&, const Coeffs&) { return {}; }  // only cutoffs mix
+  static Coeffs mix(const Coeffs&, const Coeffs&, const std::string&) {
+    return {};
+  }  // only cutoffs mix
   template <bool Energy>
   static double force(const Derived&, double, double& energy) {
     if constexpr (Energy) energy = 0.0;

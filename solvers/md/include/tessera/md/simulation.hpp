@@ -47,6 +47,7 @@ struct AtomRecord {
   std::array<std::int32_t, 3> image{0, 0, 0};
   std::uint32_t noise = 1;  // per-atom random state for fix langevin
   std::uint32_t mask = 1;   // the groups the atom is in, a bit per group (bit 0: all)
+  double q = 0;             // charge, charge units (atom_style charge; 0 otherwise)
   std::array<double, 3> x{0, 0, 0}, v{0, 0, 0};
   std::array<double, 3> f{0, 0, 0};  // filled by gather_atoms only
 };
@@ -68,6 +69,9 @@ struct NeighborSettings {
 // Global sums at the end of a step (from which thermo columns follow).
 struct Thermo {
   double ke = 0, pe = 0;
+  // The pair style's part of pe in LAMMPS's two parts, van der Waals (with the tail correction)
+  // and Coulomb: thermo's evdwl and ecoul.
+  double evdwl = 0, ecoul = 0;
   std::array<double, 6> virial{};      // sum r_a f_b over pairs: xx yy zz xy xz yz, energy units
   std::array<double, 6> fix_virial{};  // the fixes' constraint forces' (Fix::virial_in_pressure)
   std::array<double, 6> ke_tensor{};   // mvv2e * sum m v_a v_b, same order
@@ -79,6 +83,13 @@ struct Thermo {
     return w;
   }
 };
+
+// What the atoms carry besides LAMMPS's atomic attributes (its atom_style): `charge` adds a
+// charge per atom, which travels with the atom and to its ghosts.
+enum class AtomStyle { atomic, charge };
+inline const char* atom_style_name(AtomStyle style) {
+  return style == AtomStyle::charge ? "charge" : "atomic";
+}
 
 class Simulation;
 
@@ -114,6 +125,10 @@ class Simulation {
   void set_tilt_large(bool large);
   bool tilt_large() const { return tilt_large_; }
   const Boundary& boundary() const { return boundary_; }
+  // atom_style (before the box; throws ConfigError after it).
+  void set_atom_style(AtomStyle style);
+  AtomStyle atom_style() const { return atom_style_; }
+  bool charged() const { return atom_style_ == AtomStyle::charge; }
   // `expand`: as LAMMPS's set_initial_box, shrink-wrapped faces move out by 1e-4 of the box
   // length and m faces remember where they were set (not for a box from a restart file, whose
   // faces are where the run left them; set_shrink_state restores the rest).
@@ -223,6 +238,7 @@ class Simulation {
     std::span<double> x, v;
     std::uint32_t mask;
     std::span<std::int32_t> image;   // 3: periodic images crossed
+    std::span<double> q;             // its charge (1), empty unless charged()
     std::span<double> per_atom;      // its per-atom vectors (add_per_atom)
     std::span<const double> values;  // one per source
   };
@@ -478,6 +494,7 @@ class Simulation {
   Runtime& runtime_;
   Units units_;
   int dimension_ = 3;
+  AtomStyle atom_style_ = AtomStyle::atomic;
   int types_ = 0;
   Box box_;
   Box box_at_build_;          // the box at the last rebuild (for the rebuild decision)
@@ -515,13 +532,14 @@ class Simulation {
   Domain domain_;
   Variable<double> x_, send_x_;
   Variable<std::int32_t> type_, send_type_;
+  Variable<double> q_, send_q_;  // charges, owned then ghosts (empty unless charged())
   Variable<std::int64_t> ghost_tag_, send_tag_;     // ids of ghosts, for the pair rule
   Variable<std::uint32_t> ghost_mask_, send_mask_;  // their groups (neigh_modify exclude group)
   Variable<double> ghost_f_, send_f_;               // forces on ghosts, and as returned to owners
   std::vector<std::unique_ptr<TileAtoms>> tiles_;
   // What the pair style returns from ghosts besides forces (Pair::extra_per_ghost).
   Variable<double> ghost_extra_, send_extra_;
-  std::optional<ExchangePlan> plan_x_, plan_type_, plan_tag_, plan_mask_, plan_reverse_,
+  std::optional<ExchangePlan> plan_x_, plan_type_, plan_q_, plan_tag_, plan_mask_, plan_reverse_,
       plan_reverse_extra_;
   // What the pair style sends from owned atoms to their ghosts before the forces
   // (Pair::forward_per_atom: EAM's F'(rho)), as sent and as the ghosts receive it.

@@ -70,6 +70,7 @@ void Input::start_simulation() {
   sim_ = std::make_unique<Simulation>(runtime_, Units::of("lj"));
   thermo_ = std::make_shared<ThermoOutput>(console_, *sim_);
   sim_->add_observer(thermo_);
+  sim_->set_log([this](const std::string& text) { console_.print(text); });
   thermo_->set_variables([this](const std::string& name) {
     if (!variables_.count(name))
       bad("thermo_style custom v_" + name + ": there is no variable " + name +
@@ -614,6 +615,8 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"newton", &Input::newton},
       {"shell", &Input::shell},
       {"pair_coeff", &Input::pair_coeff},
+      {"kspace_modify", &Input::kspace_modify},
+      {"kspace_style", &Input::kspace_style},
       {"pair_modify", &Input::pair_modify},
       {"pair_style", &Input::pair_style},
       {"print", &Input::print},
@@ -1237,6 +1240,27 @@ void Input::pair_coeff(const std::vector<std::string>& a) {
   Pair* pair = sim().pair();
   if (!pair) bad("pair_coeff before pair_style: set pair_style lj/cut first");
   pair->coeff(a, sim().types());
+}
+
+// kspace_style NAME ARGS... | none, as LAMMPS's: a new style replaces the old one.
+void Input::kspace_style(const std::vector<std::string>& a) {
+  need(a, 1,
+       "kspace_style STYLE ACCURACY | none; the kspace styles are " + kspace_styles().listing());
+  if (a[0] == "none") {
+    if (a.size() != 1) bad("kspace_style none takes no further arguments");
+    sim().set_kspace(nullptr);
+    return;
+  }
+  std::unique_ptr<KSpace> kspace = kspace_styles().make(a[0]);
+  kspace->settings(std::vector<std::string>(a.begin() + 1, a.end()));
+  sim().set_kspace(std::move(kspace));
+}
+
+void Input::kspace_modify(const std::vector<std::string>& a) {
+  KSpace* kspace = sim().kspace();
+  if (!kspace) bad("kspace_modify before kspace_style: set the kspace style first");
+  need(a, 1, "kspace_modify KEYWORD VALUE ...");
+  kspace->modify(a);
 }
 
 void Input::pair_modify(const std::vector<std::string>& a) {

@@ -52,7 +52,7 @@ void parse_settings(const std::string& style, const Shape& shape,
 }
 
 void parse_modify(const std::string& style, const std::vector<std::string>& a, bool shifts,
-                  bool has_tail, bool& shift, std::string& mix, bool& tail) {
+                  bool has_tail, bool& shift, std::string& mix, bool& tail, bool takes_table) {
   if (a.size() < 2 || a.size() % 2 != 0)
     bad("pair_modify KEYWORD VALUE ...; pair_style " + style + " takes" +
         (shifts ? " shift yes|no" : "") + " mix geometric|arithmetic|sixthpower" +
@@ -67,6 +67,9 @@ void parse_modify(const std::string& style, const std::vector<std::string>& a, b
       mix = a[k + 1];
     } else if (a[k] == "tail" && has_tail) {
       tail = arguments::yes_no("pair_modify tail", a[k + 1]);
+    } else if (a[k] == "table" && takes_table) {
+      // LAMMPS's tables of erfc (2^N points) approximate what md_ipu always computes (table 0).
+      arguments::integer("pair_modify table", a[k + 1], 0, 30);
     } else {
       bad("pair_modify " + a[k] + ": pair_style " + style + " takes" + (shifts ? " shift," : "") +
           " mix" + (has_tail ? ", tail" : ""));
@@ -98,17 +101,20 @@ void parse_coeff(const std::string& style, const Shape& shape, const std::vector
   const std::string command = "pair_coeff";
   const std::size_t n = shape.coefficients;
   const std::string full = std::string("pair_coeff I J ") + shape.usage +
-                           (shape.cutoffs == 2 ? " [RC [RC_COUL]]" : " [RC]");
+                           (shape.coeff_cutoffs == 2   ? " [RC [RC_COUL]]"
+                            : shape.coeff_cutoffs == 1 ? " [RC]"
+                                                       : "");
   if (!(g.cut > 0)) bad("pair_coeff before pair_style " + style + " RC");
   if (a.size() < 2) bad("wrong number of arguments; usage: " + full);
   std::vector<double> coeffs;
   double cut = g.cut, cut_coul = g.cut_coul;
   if (!g.nocoeff) {
-    if (a.size() < 2 + n || a.size() > 2 + n + shape.cutoffs)
+    if (a.size() < 2 + n || a.size() > 2 + n + shape.coeff_cutoffs)
       bad("wrong number of arguments; usage: " + full);
     for (std::size_t k = 0; k < n; ++k) coeffs.push_back(number(command, a[2 + k]));
     // As LAMMPS's lj/cut/coul/cut: one cutoff sets both, a second the Coulomb one.
-    if (a.size() >= 3 + n) cut = number(command, a[2 + n]), cut_coul = shape.cutoffs == 2 ? cut : 0;
+    if (a.size() >= 3 + n)
+      cut = number(command, a[2 + n]), cut_coul = shape.coeff_cutoffs == 2 ? cut : g.cut_coul;
     if (a.size() == 4 + n) cut_coul = number(command, a[3 + n]);
     check(coeffs);
   }  // with nocoeff (pair_style zero) the words after I J are another style's: all ignored

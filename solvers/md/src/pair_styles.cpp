@@ -27,6 +27,8 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairLJCutCoulCut>("lj/cut/coul/cut");
     r.add<PairLJCutCoulDebye>("lj/cut/coul/debye");
     r.add<PairBuckCoulCut>("buck/coul/cut");
+    r.add<PairCoulLong>("coul/long");
+    r.add<PairLJCutCoulLong>("lj/cut/coul/long");
     r.add<PairSoft>("soft");
     r.add<PairZero>("zero");
     r.add<PairSW>("sw");

@@ -1018,6 +1018,11 @@ Thermo Simulation::thermo() {
   for (std::size_t k = 0; k < 6; ++k)
     th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2,
     th.fix_virial[k] = sums[14 + k];
+  if (kspace_) {
+    th.elong = kspace_energy_;
+    th.pe += kspace_energy_;
+    for (std::size_t k = 0; k < 6; ++k) th.virial[k] += kspace_virial_[k];
+  }
   if (tail_) {  // over the volume now, as LAMMPS's compute pe and pressure add it
     const double volume = box_.volume();
     th.pe += (*tail_)[0] / volume;
@@ -1094,6 +1099,7 @@ void Simulation::setup_run() {
   // A restart file's fix states go to fixes defined before the first run only (LAMMPS's
   // Modify::init discards them).
   fix_states_.clear();
+  init_kspace();
   const double cutoff = pair_->init(types_, tiles_.size());
   // The tail correction's constants from the atoms each type has now (LAMMPS's init_one).
   const auto type_counts =
@@ -1261,6 +1267,7 @@ bool Simulation::decide_rebuild() {
 }
 
 void Simulation::change_box(const Box& box) {
+  if (kspace_ && in_run()) kspace_->box_changed(box);
   box_ = box;
   domain_.rescale(box);
   box_changed_ = true;
@@ -2034,6 +2041,65 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   t.charge(list_work, candidates);
 }
 
+// LAMMPS's Force::init order: the kspace style first, so that the pair style has g_ewald.
+void Simulation::init_kspace() {
+  const std::optional<double> cutoff = pair_->long_range_cutoff();
+  if (!kspace_) return;
+  if (!cutoff)
+    throw ConfigError("run: kspace_style " + kspace_->style() + " needs a pair style with a " +
+                      "long-range Coulomb part (coul/long, lj/cut/coul/long), not " +
+                      pair_->style());
+  if (!charged())
+    throw ConfigError("run: kspace_style " + kspace_->style() +
+                      " requires atom attribute q; use atom_style charge before the box");
+  const auto charges = reduce_atoms("md.kspace_charges", ReduceOp::sum, 2,
+                                    [](const AtomsView& a, std::span<double> out) {
+                                      for (double q : a.q) out[0] += q, out[1] += q * q;
+                                    });
+  KSpaceSystem system;
+  system.units = units_;
+  system.box = box_;
+  system.boundary = boundary_;
+  system.dimension = dimension_;
+  system.natoms = static_cast<double>(natoms_);
+  system.qsum = charges[0];
+  system.qsqsum = charges[1];
+  system.cutoff = *cutoff;
+  system.tiles = tiles_.size();
+  std::string log;
+  pair_->set_g_ewald(kspace_->init(system, log));
+  if (log_) log_(log);
+}
+
+// The kspace style's two phases (kspace.hpp): the tiles' partial sums all-reduced, then the
+// forces on each tile's atoms (and their per-atom energies and virials when tallied).
+void Simulation::compute_kspace(bool energy_virial) {
+  const auto view = [&](Tile& t) {
+    TileAtoms& s = state(t);
+    const auto n = static_cast<std::size_t>(s.nlocal);
+    KSpaceTile k(t, static_cast<std::size_t>(t.id() - runtime_.first_tile()));
+    k.x = t.get(x_).subspan(0, 3 * n);
+    k.q = t.get(q_).subspan(0, n);
+    k.f = std::span<double>(s.f.data(), 3 * n);
+    if (tally_now_) {
+      k.per_atom = true;
+      k.eatom = std::span<double>(s.eatom.data(), n);
+      k.vatom = std::span<double>(s.vatom.data(), 6 * n);
+    }
+    return k;
+  };
+  const auto total = runtime_.all_reduce<double>(
+      "md.kspace_sums", ReduceOp::sum, kspace_->reduced(), [&](Tile& t, std::span<double> out) {
+        std::fill(out.begin(), out.end(), 0.0);
+        kspace_->partial(view(t), out);
+      });
+  runtime_.superstep("md.kspace_forces", [&](Tile& t) {
+    KSpaceTile k = view(t);
+    kspace_->forces(k, total);
+  });
+  if (energy_virial) kspace_->energy_virial(total, kspace_energy_, kspace_virial_);
+}
+
 void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial,
                                             bool defer) {
   for (auto& fix : fixes_)
@@ -2120,6 +2186,7 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     runtime_.superstep("md.force", force, {&*plan_reverse_, &*plan_reverse_tally_});
   else
     runtime_.superstep("md.force", force, {&*plan_reverse_});
+  if (kspace_) compute_kspace(energy_virial);
   // Add the returned forces, then Langevin and the second half-kick: now, or, when nothing
   // looks at the velocities before the next step, in the next step's first superstep.
   if (defer) {

@@ -208,11 +208,13 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   if (k == "pe") return pe() * scale;
   // LAMMPS's Thermo::compute_evdwl, compute_ecoul and compute_epair: the pair style's energies
   // only (not the fixes' that pe holds), the tail correction with the van der Waals part.
-  if (k == "evdwl" || k == "ecoul" || k == "epair") {
+  if (k == "evdwl" || k == "ecoul" || k == "elong" || k == "epair") {
     if (!line.sums) line.sums = sim.thermo();
-    const double value = k == "evdwl"   ? line.sums->evdwl
-                         : k == "ecoul" ? line.sums->ecoul
-                                        : line.sums->evdwl + line.sums->ecoul;
+    const Thermo& e = *line.sums;
+    const double value = k == "evdwl"   ? e.evdwl
+                         : k == "ecoul" ? e.ecoul
+                         : k == "elong" ? e.elong
+                                        : e.evdwl + e.ecoul + e.elong;
     return value * scale;
   }
   if (k == "ke") return ke() * scale;
@@ -221,7 +223,7 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   // normalized by the atom count even where etotal is (thermo_modify norm yes).
   if (k == "ecouple") return ecouple(sim);
   if (k == "econserve") return (pe() + ke()) * scale + ecouple(sim);
-  if (k == "emol" || k == "elong") return 0.0;
+  if (k == "emol") return 0.0;
   if (k == "vol") return sim.volume();
   if (k == "lx") return box.length(0);
   if (k == "ly") return box.length(1);

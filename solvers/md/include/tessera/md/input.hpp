@@ -140,6 +140,8 @@ class Input {
   void pair_style(const std::vector<std::string>& a);
   void pair_coeff(const std::vector<std::string>& a);
   void pair_modify(const std::vector<std::string>& a);
+  void kspace_style(const std::vector<std::string>& a);
+  void kspace_modify(const std::vector<std::string>& a);
   void neighbor(const std::vector<std::string>& a);
   void neigh_modify(const std::vector<std::string>& a);
   void fix(const std::vector<std::string>& a);

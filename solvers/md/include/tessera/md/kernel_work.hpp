@@ -39,6 +39,16 @@ constexpr KernelWork pair_work =
 // from j; loads as lj/cut's, with 4 derived coefficients.
 constexpr KernelWork pairwise_work =
     md_work(8 + 1 + 10 + 9, 2, 3, 4 + 4 + 3 * 8 + 5 * 8 + 3 * 8, 3 * 8);
+// Ewald (kspace_ewald.hpp): per atom, cos and sin along each axis (6 transcendentals, counted
+// as divisions, and 3 multiplies); per atom and step of an axis's recurrence, 6 operations.
+constexpr KernelWork ewald_exponentials_work = md_work(3, 6, 1, 3 * 8, 2 * 8);
+constexpr KernelWork ewald_recurrence_work = md_work(6, 0, 1, 4 * 8, 2 * 8);
+// ... per atom and k-vector in the structure factors: exp(i k.r) from the axes' (6 multiplies,
+// 4 adds) and q times it added to S(k) (4); loads 6 exponentials and q.
+constexpr KernelWork ewald_structure_work = md_work(14, 0, 4, 7 * 8, 0);
+// ... and in the forces: exp(i k.r) (10), the partial (3) and the force's 3 components (6);
+// loads 6 exponentials, S(k) and eg.
+constexpr KernelWork ewald_force_work = md_work(19, 0, 4, 11 * 8, 0);
 // EAM (pair_eam.hpp), per neighbor of the full list, in its density pass: the distance (8),
 // the cutoff compare, sqrt, the table interval (3) and a cubic (6); loads j's index and
 // type, x_j, the table index and 4 coefficients.

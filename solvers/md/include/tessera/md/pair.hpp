@@ -113,6 +113,11 @@ class Pair {
   virtual bool tallies_per_atom() const { return false; }
   // Whether the style needs the atoms' charges (atom_style charge); a run refuses it without.
   virtual bool needs_charges() const { return false; }
+  // A style whose Coulomb term is the real-space part of a kspace style's sum (LAMMPS's
+  // ewaldflag): its Coulomb cutoff, which the kspace style's accuracy estimate uses; nothing for
+  // the others. set_g_ewald gives it the kspace style's splitting parameter before init.
+  virtual std::optional<double> long_range_cutoff() const { return std::nullopt; }
+  virtual void set_g_ewald(double /*g_ewald*/) {}
   // A full neighbor list (every neighbor of each owned atom) rather than a half one.
   virtual bool full_list() const { return false; }
   // Forces (and, when asked, energy and virial) of the tile's atoms.

@@ -7,6 +7,14 @@
 //   lj/cut/coul/debye KAPPA RC [RC_COUL]
 //                                  the same with coul/debye's screening (PairLJCutCoulDebye)
 //   buck/coul/cut RC [RC_COUL]     buck's A exp(-r/rho) - C/r^6 plus coul/cut (PairBuckCoulCut)
+//   coul/long RC                   E = qqrd2e q_i q_j erfc(g r) / r, the real-space part of a
+//                                  kspace style's Ewald sum (PairCoulLong)
+//   lj/cut/coul/long RC [RC_COUL]  lj/cut plus coul/long (PairLJCutCoulLong); pair_coeff I J
+//                                  EPSILON SIGMA [RC]: the Coulomb cutoff is global only
+// The long-range styles take g from the kspace style and erfc from Abramowitz and Stegun's
+// 7.1.26 as LAMMPS computes it (its EWALD_P, A1..A5; relative error below 1.5e-7). LAMMPS
+// tabulates it by default (pair_modify table 12, within about 1e-6 of it); md_ipu always
+// computes it, as LAMMPS does with pair_modify table 0.
 // pair_coeff I J [EPSILON SIGMA | A RHO C] [RC [RC_COUL]]. lj/cut/coul/* mix unlike pairs
 // (epsilon, sigma and both cutoffs by pair_modify mix, as LAMMPS's mix_energy and
 // mix_distance); coul/cut and coul/debye mix only their cutoffs; buck/coul/cut does not mix.
@@ -51,6 +59,25 @@ inline double energy(const Term& c, double rsq, double r2inv, double qqi, double
   }
 }
 
+// The real-space Ewald term (LAMMPS's PairCoulLong without tables): qqi qj erfc(g r) / r and
+// its force, erfc by LAMMPS's polynomial. Returns forcecoul (fpair = forcecoul / r^2).
+struct Screening {
+  double cutsq = 0, g_ewald = 0;
+};
+inline double long_force(const Screening& c, double rsq, double qqi, double qj, double& ecoul) {
+  constexpr double ewald_f = 1.12837917, ewald_p = 0.3275911;
+  constexpr double a1 = 0.254829592, a2 = -0.284496736, a3 = 1.421413741, a4 = -1.453152027,
+                   a5 = 1.061405429;
+  const double r = std::sqrt(rsq);
+  const double grij = c.g_ewald * r;
+  const double expm2 = std::exp(-grij * grij);
+  const double t = 1.0 / (1.0 + ewald_p * grij);
+  const double erfc = t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5)))) * expm2;
+  const double prefactor = qqi * qj / r;
+  ecoul = prefactor * erfc;
+  return prefactor * (erfc + ewald_f * grij * expm2);
+}
+
 // LAMMPS's Pair::mix_energy.
 inline double mix_energy(const std::string& rule, double eps1, double eps2, double sig1,
                          double sig2) {
@@ -66,7 +93,7 @@ inline double mix_energy(const std::string& rule, double eps1, double eps2, doub
 template <bool Screened>
 struct CoulOnly {
   static constexpr const char* name = Screened ? "coul/debye" : "coul/cut";
-  static constexpr bool charged = true;
+  static constexpr bool charged = true, long_range = false;
   static constexpr std::size_t cutoffs = 1, parameters = Screened ? 1 : 0;
   static constexpr const char* parameter_usage = "KAPPA";
   static constexpr std::size_t coefficients = 0;
@@ -97,7 +124,7 @@ struct CoulOnly {
 template <bool Screened>
 struct LJCutCoul {
   static constexpr const char* name = Screened ? "lj/cut/coul/debye" : "lj/cut/coul/cut";
-  static constexpr bool charged = true;
+  static constexpr bool charged = true, long_range = false;
   static constexpr std::size_t cutoffs = 2, parameters = Screened ? 1 : 0;
   static constexpr const char* parameter_usage = "KAPPA";
   static constexpr std::size_t coefficients = 2;
@@ -160,7 +187,7 @@ struct LJCutCoul {
 // buck/coul/cut.
 struct BuckCoulCut {
   static constexpr const char* name = "buck/coul/cut";
-  static constexpr bool charged = true;
+  static constexpr bool charged = true, long_range = false;
   static constexpr std::size_t cutoffs = 2, parameters = 0;
   static constexpr const char* parameter_usage = "";
   static constexpr std::size_t coefficients = 3;
@@ -199,10 +226,85 @@ struct BuckCoulCut {
   }
 };
 
+// coul/long.
+struct CoulLong {
+  static constexpr const char* name = "coul/long";
+  static constexpr bool charged = true, long_range = true;
+  static constexpr std::size_t cutoffs = 1, parameters = 0;
+  static constexpr const char* parameter_usage = "";
+  static constexpr std::size_t coefficients = 0;
+  static constexpr const char* usage = "";
+  static constexpr bool shifts = false, mixes = true, has_tail = false, takes_nocoeff = false;
+  using Coeffs = std::array<double, coefficients>;
+  using Parameters = std::array<double, parameters>;
+  struct Derived {
+    coul::Screening coul;
+  };
+  static void check(const Coeffs&) {}
+  static Coeffs mix(const Coeffs&, const Coeffs&, const std::string&) { return {}; }
+  static Derived derive(const Coeffs&, const pairwise::Cutoffs& cut, bool, const Parameters&) {
+    return {{cut.coul * cut.coul, cut.g_ewald}};
+  }
+  template <bool Energy>
+  static double force(const Derived& d, double rsq, double qqi, double qj, double&, double& ecoul) {
+    const double r2inv = 1.0 / rsq;
+    double e;
+    const double forcecoul = coul::long_force(d.coul, rsq, qqi, qj, e);
+    if constexpr (Energy) ecoul = e;
+    return forcecoul * r2inv;
+  }
+};
+
+// lj/cut/coul/long.
+struct LJCutCoulLong {
+  static constexpr const char* name = "lj/cut/coul/long";
+  static constexpr bool charged = true, long_range = true;
+  static constexpr std::size_t cutoffs = 2, parameters = 0;
+  static constexpr const char* parameter_usage = "";
+  static constexpr std::size_t coefficients = 2;
+  static constexpr const char* usage = "EPSILON SIGMA";
+  static constexpr bool shifts = true, mixes = true, has_tail = true, takes_nocoeff = false;
+  using Coeffs = std::array<double, coefficients>;
+  using Parameters = std::array<double, parameters>;
+  using LJ = LJCutCoul<false>;
+  struct Derived {
+    LJ::Derived lj;
+    coul::Screening coul;
+  };
+  static void check(const Coeffs&) {}
+  static Coeffs mix(const Coeffs& a, const Coeffs& b, const std::string& rule) {
+    return LJ::mix(a, b, rule);
+  }
+  static Derived derive(const Coeffs& c, const pairwise::Cutoffs& cut, bool shift,
+                        const Parameters&) {
+    return {LJ::derive(c, cut, shift, {}), {cut.coul * cut.coul, cut.g_ewald}};
+  }
+  static std::array<double, 2> tail(const Coeffs& c, double rc) { return LJ::tail(c, rc); }
+  // LAMMPS's PairLJCutCoulLong::compute.
+  template <bool Energy>
+  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
+                      double& ecoul) {
+    const double r2inv = 1.0 / rsq;
+    double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, e = 0.0;
+    if (rsq < d.coul.cutsq) forcecoul = coul::long_force(d.coul, rsq, qqi, qj, e);
+    if (rsq < d.lj.cut_ljsq) {
+      r6inv = r2inv * r2inv * r2inv;
+      forcelj = r6inv * (d.lj.lj1 * r6inv - d.lj.lj2);
+    }
+    if constexpr (Energy) {
+      ecoul = e;
+      evdwl = rsq < d.lj.cut_ljsq ? r6inv * (d.lj.lj3 * r6inv - d.lj.lj4) - d.lj.offset : 0.0;
+    }
+    return (forcecoul + forcelj) * r2inv;
+  }
+};
+
 using PairCoulCut = PairPairwise<CoulOnly<false>>;
 using PairCoulDebye = PairPairwise<CoulOnly<true>>;
 using PairLJCutCoulCut = PairPairwise<LJCutCoul<false>>;
 using PairLJCutCoulDebye = PairPairwise<LJCutCoul<true>>;
 using PairBuckCoulCut = PairPairwise<BuckCoulCut>;
+using PairCoulLong = PairPairwise<CoulLong>;
+using PairLJCutCoulLong = PairPairwise<LJCutCoulLong>;
 
 }  // namespace tessera::md

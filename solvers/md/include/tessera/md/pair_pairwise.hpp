@@ -16,8 +16,11 @@
 // refused by the others ("All pair coeffs are not set"). A restart file keeps the settings and
 // every pair_coeff; write_data writes the like pairs' coefficients when all are set.
 //
-// A Potential provides (deriving from pairwise::Plain gives the defaults of the first three):
+// A Potential provides (deriving from pairwise::Plain gives the defaults of the first four):
 //   static constexpr bool charged;             a Coulomb style (atom_style charge)
+//   static constexpr bool long_range;          its Coulomb term is the real-space part of a kspace
+//                                              style's sum: one global Coulomb cutoff, not set by
+//                                              pair_coeff, and g_ewald from the kspace style
 //   static constexpr std::size_t cutoffs;      1, or 2 with a Coulomb cutoff of its own
 //   static constexpr std::size_t parameters;   M, named by parameter_usage ("KAPPA")
 //   static constexpr const char* name;        the style's name
@@ -68,10 +71,11 @@ struct Setting {
 };
 struct Cutoffs {
   double lj, coul;  // the van der Waals and the Coulomb cutoff of a pair (distance units)
+  double g_ewald;   // the kspace style's splitting parameter (1/distance; long-range styles)
 };
 // The defaults of a Potential that is not charged and has one cutoff and no parameters.
 struct Plain {
-  static constexpr bool charged = false;
+  static constexpr bool charged = false, long_range = false;
   static constexpr std::size_t cutoffs = 1, parameters = 0;
   static constexpr const char* parameter_usage = "";
 };
@@ -83,6 +87,7 @@ struct Globals {
 };
 struct Shape {
   std::size_t coefficients, cutoffs, parameters;
+  std::size_t coeff_cutoffs;  // how many pair_coeff may give: fewer when the Coulomb one is global
   const char* usage;            // the coefficients' names
   const char* parameter_usage;  // the parameters' names
   bool takes_nocoeff;
@@ -91,8 +96,9 @@ struct Shape {
 double mix_distance(const std::string& rule, double a, double b);
 void parse_settings(const std::string& style, const Shape& shape,
                     const std::vector<std::string>& args, Globals& g);
+// takes_table: pair_modify table N is accepted (and erfc computed all the same).
 void parse_modify(const std::string& style, const std::vector<std::string>& args, bool shifts,
-                  bool has_tail, bool& shift, std::string& mix, bool& tail);
+                  bool has_tail, bool& shift, std::string& mix, bool& tail, bool takes_table);
 // Reads pair_coeff I J C... [RC [RC_COUL]] into the settings of every pair it names (with
 // nocoeff, words after I J are ignored but a cutoff may be the last).
 void parse_coeff(const std::string& style, const Shape& shape, const std::vector<std::string>& args,
@@ -136,10 +142,17 @@ class PairPairwise final : public Pair {
   }
   void modify(const std::vector<std::string>& args) override {
     pairwise::parse_modify(style(), args, Potential::shifts, Potential::has_tail, shift_, mix_,
-                           tail_);
+                           tail_, Potential::long_range);
   }
   double init(int types, std::size_t) override;
   bool needs_charges() const override { return Potential::charged; }
+  std::optional<double> long_range_cutoff() const override {
+    if constexpr (Potential::long_range)
+      return Potential::cutoffs == 2 ? globals_.cut_coul : globals_.cut;
+    else
+      return std::nullopt;
+  }
+  void set_g_ewald(double g) override { g_ewald_ = g; }
   std::optional<std::array<double, 2>> tail_correction(
       std::span<const double> type_counts) const override;
   bool tallies_per_atom() const override { return true; }
@@ -161,9 +174,11 @@ class PairPairwise final : public Pair {
   }
 
  private:
-  static constexpr pairwise::Shape shape{Potential::coefficients,    Potential::cutoffs,
-                                         Potential::parameters,      Potential::usage,
-                                         Potential::parameter_usage, Potential::takes_nocoeff};
+  static constexpr pairwise::Shape shape{
+      Potential::coefficients, Potential::cutoffs,
+      Potential::parameters,   Potential::long_range ? Potential::cutoffs - 1 : Potential::cutoffs,
+      Potential::usage,        Potential::parameter_usage,
+      Potential::takes_nocoeff};
   struct Entry {
     double cutsq = 0;
     typename Potential::Derived d{};
@@ -181,6 +196,7 @@ class PairPairwise final : public Pair {
   void kernel(PairTile& t) const;
 
   double qqrd2e_ = 0;  // LAMMPS's qqrd2e: its qqr2e with the dielectric constant 1
+  double g_ewald_ = 0;  // from the kspace style (long-range styles)
   pairwise::Globals globals_;
   bool shift_ = false, tail_ = false;
   std::string mix_ = "geometric";
@@ -193,6 +209,9 @@ class PairPairwise final : public Pair {
 template <class Potential>
 double PairPairwise<Potential>::init(int types, std::size_t) {
   if (!(globals_.cut > 0)) pairwise::not_set(style(), 1, 1);
+  if (Potential::long_range && !(g_ewald_ > 0))
+    throw ConfigError("pair style " + style() +
+                      " requires a kspace style for its long-range part (kspace_style ewald)");
   types_ = types;
   const auto width = static_cast<std::size_t>(types) + 1;
   if (set_.size() < width) set_.resize(width);
@@ -222,11 +241,13 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
       Entry e;
       double cut = s.cut;
       if constexpr (Potential::charged) {
-        const double coul = Potential::cutoffs == 2 ? s.cut_coul : s.cut;
+        const double coul = Potential::long_range     ? *long_range_cutoff()
+                            : Potential::cutoffs == 2 ? s.cut_coul
+                                                      : s.cut;
         cut = std::max(s.cut, coul);
         typename Potential::Parameters p{};
         for (std::size_t k = 0; k < p.size(); ++k) p[k] = globals_.parameters[k];
-        e.d = Potential::derive(coeffs_of(s), pairwise::Cutoffs{s.cut, coul}, shift_, p);
+        e.d = Potential::derive(coeffs_of(s), pairwise::Cutoffs{s.cut, coul, g_ewald_}, shift_, p);
       } else {
         e.d = Potential::derive(coeffs_of(s), s.cut, shift_);
       }

@@ -35,6 +35,7 @@
 #include "tessera/md/compute.hpp"
 #include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
+#include "tessera/md/kspace.hpp"
 #include "tessera/md/pair.hpp"
 #include "tessera/md/units.hpp"
 
@@ -72,6 +73,7 @@ struct Thermo {
   // The pair style's part of pe in LAMMPS's two parts, van der Waals (with the tail correction)
   // and Coulomb: thermo's evdwl and ecoul.
   double evdwl = 0, ecoul = 0;
+  double elong = 0;                    // the kspace style's energy (in pe; its virial is in virial)
   std::array<double, 6> virial{};      // sum r_a f_b over pairs: xx yy zz xy xz yz, energy units
   std::array<double, 6> fix_virial{};  // the fixes' constraint forces' (Fix::virial_in_pressure)
   std::array<double, 6> ke_tensor{};   // mvv2e * sum m v_a v_b, same order
@@ -187,6 +189,13 @@ class Simulation {
   Pair* pair() { return changed(), pair_.get(); }
   const Pair* pair() const { return pair_.get(); }
   void set_pair(std::unique_ptr<Pair> pair) { changed(), pair_ = std::move(pair); }
+  // The kspace style (kspace.hpp), or nullptr (kspace_style none).
+  const KSpace* kspace() const { return kspace_.get(); }
+  KSpace* kspace() { return changed(), kspace_.get(); }
+  void set_kspace(std::unique_ptr<KSpace> kspace) { changed(), kspace_ = std::move(kspace); }
+  // Where a run's setup says what it worked out (the kspace style's parameters), on every rank;
+  // nothing is said without one.
+  void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
   NeighborSettings& neighbor() { return changed(), neighbor_; }
   const NeighborSettings& neighbor() const { return neighbor_; }
   void set_timestep(double dt) { changed(), dt_ = dt; }
@@ -508,6 +517,13 @@ class Simulation {
   std::vector<double> mass_;
   std::vector<bool> mass_set_;
   std::unique_ptr<Pair> pair_;
+  std::unique_ptr<KSpace> kspace_;
+  // The kspace style's energy and virial at the last step that asked for them.
+  double kspace_energy_ = 0;
+  std::array<double, 6> kspace_virial_{};
+  std::function<void(const std::string&)> log_;
+  void init_kspace();
+  void compute_kspace(bool energy_virial);
   NeighborSettings neighbor_;
   double dt_;
   std::int64_t step_ = 0;

@@ -29,6 +29,7 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairBuckCoulCut>("buck/coul/cut");
     r.add<PairCoulLong>("coul/long");
     r.add<PairLJCutCoulLong>("lj/cut/coul/long");
+    r.add<PairBuckCoulLong>("buck/coul/long");
     r.add<PairSoft>("soft");
     r.add<PairZero>("zero");
     r.add<PairSW>("sw");

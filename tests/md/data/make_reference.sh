@@ -238,6 +238,7 @@ ref in.charged charged_lj_cut_coul_debye.lammps.out -var style lj_cut_coul_debye
 ref in.charged charged_buck_coul_cut.lammps.out -var style buck_coul_cut
 ref in.charged charged_lj_cut_coul_cut_real.lammps.out -var style lj_cut_coul_cut -var units real
 ref in.charged charged_lj_cut_coul_long.lammps.out -var style lj_cut_coul_long
+ref in.charged charged_buck_coul_long.lammps.out -var style buck_coul_long
 ref in.charged charged_coul_long.lammps.out -var style coul_long -var q2 0.5
 ref in.charged charged_lj_cut_coul_long_real.lammps.out -var style lj_cut_coul_long -var units real
 # Thermostats continued after read_restart (restart_global), with ecouple and econserve.

@@ -11,6 +11,8 @@
 //                                  kspace style's Ewald sum (PairCoulLong)
 //   lj/cut/coul/long RC [RC_COUL]  lj/cut plus coul/long (PairLJCutCoulLong); pair_coeff I J
 //                                  EPSILON SIGMA [RC]: the Coulomb cutoff is global only
+//   buck/coul/long RC [RC_COUL]    buck plus coul/long (PairBuckCoulLong); pair_coeff I J A RHO
+//                                  C [RC]
 // The long-range styles take g from the kspace style and erfc from Abramowitz and Stegun's
 // 7.1.26 as LAMMPS computes it (its EWALD_P, A1..A5; relative error below 1.5e-7). LAMMPS
 // tabulates it by default (pair_modify table 12, within about 1e-6 of it); md_ipu always
@@ -299,6 +301,49 @@ struct LJCutCoulLong {
   }
 };
 
+// buck/coul/long.
+struct BuckCoulLong {
+  static constexpr const char* name = "buck/coul/long";
+  static constexpr bool charged = true, long_range = true;
+  static constexpr std::size_t cutoffs = 2, parameters = 0;
+  static constexpr const char* parameter_usage = "";
+  static constexpr std::size_t coefficients = 3;
+  static constexpr const char* usage = "A RHO C";
+  static constexpr bool shifts = true, mixes = false, has_tail = true, takes_nocoeff = false;
+  using Coeffs = std::array<double, coefficients>;
+  using Parameters = std::array<double, parameters>;
+  struct Derived {
+    Buck::Derived buck;
+    double cut_ljsq;
+    coul::Screening coul;
+  };
+  static void check(const Coeffs& c) { Buck::check(c); }
+  static Derived derive(const Coeffs& c, const pairwise::Cutoffs& cut, bool shift,
+                        const Parameters&) {
+    return {Buck::derive(c, cut.lj, shift), cut.lj * cut.lj, {cut.coul * cut.coul, cut.g_ewald}};
+  }
+  static std::array<double, 2> tail(const Coeffs& c, double rc) { return Buck::tail(c, rc); }
+  // LAMMPS's PairBuckCoulLong::compute.
+  template <bool Energy>
+  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
+                      double& ecoul) {
+    const double r2inv = 1.0 / rsq;
+    double forcecoul = 0.0, forcebuck = 0.0, r6inv = 0.0, rexp = 0.0, e = 0.0;
+    if (rsq < d.coul.cutsq) forcecoul = coul::long_force(d.coul, rsq, qqi, qj, e);
+    if (rsq < d.cut_ljsq) {
+      const double r = std::sqrt(rsq);
+      r6inv = r2inv * r2inv * r2inv;
+      rexp = std::exp(-r * d.buck.rhoinv);
+      forcebuck = d.buck.buck1 * r * rexp - d.buck.buck2 * r6inv;
+    }
+    if constexpr (Energy) {
+      ecoul = e;
+      evdwl = rsq < d.cut_ljsq ? d.buck.a * rexp - d.buck.c * r6inv - d.buck.offset : 0.0;
+    }
+    return (forcecoul + forcebuck) * r2inv;
+  }
+};
+
 using PairCoulCut = PairPairwise<CoulOnly<false>>;
 using PairCoulDebye = PairPairwise<CoulOnly<true>>;
 using PairLJCutCoulCut = PairPairwise<LJCutCoul<false>>;
@@ -306,5 +351,6 @@ using PairLJCutCoulDebye = PairPairwise<LJCutCoul<true>>;
 using PairBuckCoulCut = PairPairwise<BuckCoulCut>;
 using PairCoulLong = PairPairwise<CoulLong>;
 using PairLJCutCoulLong = PairPairwise<LJCutCoulLong>;
+using PairBuckCoulLong = PairPairwise<BuckCoulLong>;
 
 }  // namespace tessera::md

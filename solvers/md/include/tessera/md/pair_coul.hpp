@@ -1,4 +1,4 @@
-// The short-range Coulomb pair styles, as LAMMPS's (atom_style charge; qqrd2e is Coulomb's
+// The Coulomb pair styles, as LAMMPS's (atom_style charge; qqrd2e is Coulomb's
 // constant in the units' energy and charge units, the dielectric constant 1):
 //   coul/cut RC                    E = qqrd2e q_i q_j / r, r < rc (PairCoulCut)
 //   coul/debye KAPPA RC            E = qqrd2e q_i q_j exp(-kappa r) / r (PairCoulDebye)
@@ -37,48 +37,82 @@ namespace tessera::md {
 
 namespace coul {
 
-// The Coulomb term alone, unscreened (screened: kappa > 0). qqi = qqrd2e q_i.
-struct Term {
-  double cutsq = 0, kappa = 0;
+// The Coulomb terms, each as LAMMPS writes it (qqi = qqrd2e q_i). A Term has the names of the
+// styles made of it (alone, with lj/cut, with buck), whether it is the real-space part of a kspace
+// sum, its pair_style parameters, what it keeps of them (derive), and force: forcecoul (fpair =
+// forcecoul / r^2) and, with Energy, the energy, for a pair within its cutoff.
+struct Cut {  // coul/cut and lj/cut/coul/cut: qqi qj sqrt(1/r^2)
+  static constexpr const char *alone = "coul/cut", *lj = "lj/cut/coul/cut", *buck = nullptr;
+  static constexpr bool long_range = false;
+  static constexpr std::size_t parameters = 0;
+  static constexpr const char* parameter_usage = "";
+  double cutsq = 0;
+  static Cut derive(const pairwise::Cutoffs& cut, const double*) { return {cut.coul * cut.coul}; }
+  template <bool Energy>
+  double force(double, double r2inv, double qqi, double qj, double& ecoul) const {
+    if constexpr (Energy) ecoul = qqi * qj * std::sqrt(r2inv);
+    return qqi * qj * std::sqrt(r2inv);
+  }
 };
-template <bool Screened>
-inline double force(const Term& c, double rsq, double r2inv, double qqi, double qj) {
-  if constexpr (Screened) {
+struct CutOverR {  // buck/coul/cut: qqi qj / r
+  static constexpr const char *alone = nullptr, *lj = nullptr, *buck = "buck/coul/cut";
+  static constexpr bool long_range = false;
+  static constexpr std::size_t parameters = 0;
+  static constexpr const char* parameter_usage = "";
+  double cutsq = 0;
+  static CutOverR derive(const pairwise::Cutoffs& cut, const double*) {
+    return {cut.coul * cut.coul};
+  }
+  template <bool Energy>
+  double force(double rsq, double, double qqi, double qj, double& ecoul) const {
+    const double r = std::sqrt(rsq);
+    if constexpr (Energy) ecoul = qqi * qj / r;
+    return qqi * qj / r;
+  }
+};
+struct Debye {  // qqi qj exp(-kappa r) / r
+  static constexpr const char *alone = "coul/debye", *lj = "lj/cut/coul/debye", *buck = nullptr;
+  static constexpr bool long_range = false;
+  static constexpr std::size_t parameters = 1;
+  static constexpr const char* parameter_usage = "KAPPA";
+  double cutsq = 0, kappa = 0;
+  static Debye derive(const pairwise::Cutoffs& cut, const double* p) {
+    return {cut.coul * cut.coul, p[0]};
+  }
+  template <bool Energy>
+  double force(double rsq, double, double qqi, double qj, double& ecoul) const {
     const double r = std::sqrt(rsq);
     const double rinv = 1.0 / r;
-    return qqi * qj * std::exp(-c.kappa * r) * (c.kappa + rinv);
-  } else {
-    return qqi * qj * std::sqrt(r2inv);
+    const double screening = std::exp(-kappa * r);
+    if constexpr (Energy) ecoul = qqi * qj * rinv * screening;
+    return qqi * qj * screening * (kappa + rinv);
   }
-}
-template <bool Screened>
-inline double energy(const Term& c, double rsq, double r2inv, double qqi, double qj) {
-  if constexpr (Screened) {
-    const double r = std::sqrt(rsq);
-    return qqi * qj * (1.0 / r) * std::exp(-c.kappa * r);
-  } else {
-    return qqi * qj * std::sqrt(r2inv);
-  }
-}
-
-// The real-space Ewald term (LAMMPS's PairCoulLong without tables): qqi qj erfc(g r) / r and
-// its force, erfc by LAMMPS's polynomial. Returns forcecoul (fpair = forcecoul / r^2).
-struct Screening {
-  double cutsq = 0, g_ewald = 0;
 };
-inline double long_force(const Screening& c, double rsq, double qqi, double qj, double& ecoul) {
-  constexpr double ewald_f = 1.12837917, ewald_p = 0.3275911;
-  constexpr double a1 = 0.254829592, a2 = -0.284496736, a3 = 1.421413741, a4 = -1.453152027,
-                   a5 = 1.061405429;
-  const double r = std::sqrt(rsq);
-  const double grij = c.g_ewald * r;
-  const double expm2 = std::exp(-grij * grij);
-  const double t = 1.0 / (1.0 + ewald_p * grij);
-  const double erfc = t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5)))) * expm2;
-  const double prefactor = qqi * qj / r;
-  ecoul = prefactor * erfc;
-  return prefactor * (erfc + ewald_f * grij * expm2);
-}
+struct Long {  // the real-space Ewald term qqi qj erfc(g r) / r, erfc by LAMMPS's polynomial
+  static constexpr const char *alone = "coul/long", *lj = "lj/cut/coul/long",
+                              *buck = "buck/coul/long";
+  static constexpr bool long_range = true;
+  static constexpr std::size_t parameters = 0;
+  static constexpr const char* parameter_usage = "";
+  double cutsq = 0, g_ewald = 0;
+  static Long derive(const pairwise::Cutoffs& cut, const double*) {
+    return {cut.coul * cut.coul, cut.g_ewald};
+  }
+  template <bool Energy>
+  double force(double rsq, double, double qqi, double qj, double& ecoul) const {
+    constexpr double ewald_f = 1.12837917, ewald_p = 0.3275911;
+    constexpr double a1 = 0.254829592, a2 = -0.284496736, a3 = 1.421413741, a4 = -1.453152027,
+                     a5 = 1.061405429;
+    const double r = std::sqrt(rsq);
+    const double grij = g_ewald * r;
+    const double expm2 = std::exp(-grij * grij);
+    const double t = 1.0 / (1.0 + ewald_p * grij);
+    const double erfc = t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5)))) * expm2;
+    const double prefactor = qqi * qj / r;
+    if constexpr (Energy) ecoul = prefactor * erfc;
+    return prefactor * (erfc + ewald_f * grij * expm2);
+  }
+};
 
 // LAMMPS's Pair::mix_energy.
 inline double mix_energy(const std::string& rule, double eps1, double eps2, double sig1,
@@ -89,54 +123,57 @@ inline double mix_energy(const std::string& rule, double eps1, double eps2, doub
   return std::sqrt(eps1 * eps2);
 }
 
+// What every Coulomb style shares: the term's settings, and a pair's Coulomb cutoff of its own
+// only for short-range terms with a van der Waals part.
+template <class Term>
+struct Charged {
+  static constexpr bool charged = true, long_range = Term::long_range;
+  static constexpr std::size_t parameters = Term::parameters;
+  static constexpr const char* parameter_usage = Term::parameter_usage;
+  using Parameters = std::array<double, parameters>;
+};
+
 }  // namespace coul
 
-// coul/cut and coul/debye.
-template <bool Screened>
-struct CoulOnly {
-  static constexpr const char* name = Screened ? "coul/debye" : "coul/cut";
-  static constexpr bool charged = true, long_range = false;
-  static constexpr std::size_t cutoffs = 1, parameters = Screened ? 1 : 0;
-  static constexpr const char* parameter_usage = "KAPPA";
+// coul/cut, coul/debye and coul/long: the Coulomb term alone; pair_coeff I J [RC] (coul/long: no
+// cutoff of a pair's own).
+template <class Term>
+struct CoulOnly : coul::Charged<Term> {
+  static constexpr const char* name = Term::alone;
+  static constexpr std::size_t cutoffs = 1;
   static constexpr std::size_t coefficients = 0;
   static constexpr const char* usage = "";
   static constexpr bool shifts = false, mixes = true, has_tail = false, takes_nocoeff = false;
   using Coeffs = std::array<double, coefficients>;
-  using Parameters = std::array<double, parameters>;
+  using Parameters = typename coul::Charged<Term>::Parameters;
   struct Derived {
-    coul::Term coul;
+    Term coul;
   };
   static void check(const Coeffs&) {}
   static Coeffs mix(const Coeffs&, const Coeffs&, const std::string&) { return {}; }
   static Derived derive(const Coeffs&, const pairwise::Cutoffs& cut, bool, const Parameters& p) {
-    Derived d;
-    d.coul.cutsq = cut.coul * cut.coul;
-    if constexpr (Screened) d.coul.kappa = p[0];
-    return d;
+    return {Term::derive(cut, p.data())};
   }
   template <bool Energy>
   static double force(const Derived& d, double rsq, double qqi, double qj, double&, double& ecoul) {
     const double r2inv = 1.0 / rsq;
-    if constexpr (Energy) ecoul = coul::energy<Screened>(d.coul, rsq, r2inv, qqi, qj);
-    return coul::force<Screened>(d.coul, rsq, r2inv, qqi, qj) * r2inv;
+    return d.coul.template force<Energy>(rsq, r2inv, qqi, qj, ecoul) * r2inv;
   }
 };
 
-// lj/cut/coul/cut and lj/cut/coul/debye.
-template <bool Screened>
-struct LJCutCoul {
-  static constexpr const char* name = Screened ? "lj/cut/coul/debye" : "lj/cut/coul/cut";
-  static constexpr bool charged = true, long_range = false;
-  static constexpr std::size_t cutoffs = 2, parameters = Screened ? 1 : 0;
-  static constexpr const char* parameter_usage = "KAPPA";
+// lj/cut/coul/cut, lj/cut/coul/debye and lj/cut/coul/long.
+template <class Term>
+struct LJCutCoul : coul::Charged<Term> {
+  static constexpr const char* name = Term::lj;
+  static constexpr std::size_t cutoffs = 2;
   static constexpr std::size_t coefficients = 2;
   static constexpr const char* usage = "EPSILON SIGMA";
   static constexpr bool shifts = true, mixes = true, has_tail = true, takes_nocoeff = false;
   using Coeffs = std::array<double, coefficients>;
-  using Parameters = std::array<double, parameters>;
+  using Parameters = typename coul::Charged<Term>::Parameters;
   struct Derived {
     double lj1, lj2, lj3, lj4, offset, cut_ljsq;
-    coul::Term coul;
+    Term coul;
   };
   static void check(const Coeffs&) {}
   static Coeffs mix(const Coeffs& a, const Coeffs& b, const std::string& rule) {
@@ -153,12 +190,11 @@ struct LJCutCoul {
               4.0 * eps * std::pow(sigma, 6.0),
               0.0,
               cut.lj * cut.lj,
-              {cut.coul * cut.coul, 0.0}};
+              Term::derive(cut, p.data())};
     if (shift && cut.lj > 0.0) {
       const double ratio = sigma / cut.lj;
       d.offset = 4.0 * eps * (std::pow(ratio, 12.0) - std::pow(ratio, 6.0));
     }
-    if constexpr (Screened) d.coul.kappa = p[0];
     return d;
   }
   // etail and ptail per N_i N_j (LAMMPS's init_one, over the van der Waals cutoff).
@@ -172,164 +208,49 @@ struct LJCutCoul {
   static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
                       double& ecoul) {
     const double r2inv = 1.0 / rsq;
-    double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0;
-    if (rsq < d.coul.cutsq) forcecoul = coul::force<Screened>(d.coul, rsq, r2inv, qqi, qj);
+    double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, e = 0.0;
+    if (rsq < d.coul.cutsq) forcecoul = d.coul.template force<Energy>(rsq, r2inv, qqi, qj, e);
     if (rsq < d.cut_ljsq) {
       r6inv = r2inv * r2inv * r2inv;
       forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
     }
     if constexpr (Energy) {
-      ecoul = rsq < d.coul.cutsq ? coul::energy<Screened>(d.coul, rsq, r2inv, qqi, qj) : 0.0;
+      ecoul = e;
       evdwl = rsq < d.cut_ljsq ? r6inv * (d.lj3 * r6inv - d.lj4) - d.offset : 0.0;
     }
     return (forcecoul + forcelj) * r2inv;
   }
 };
 
-// buck/coul/cut.
-struct BuckCoulCut {
-  static constexpr const char* name = "buck/coul/cut";
-  static constexpr bool charged = true, long_range = false;
-  static constexpr std::size_t cutoffs = 2, parameters = 0;
-  static constexpr const char* parameter_usage = "";
+// buck/coul/cut and buck/coul/long (LAMMPS's buck/coul/cut divides by r where the others
+// multiply by sqrt(1/r^2): coul::CutOverR).
+template <class Term>
+struct BuckCoul : coul::Charged<Term> {
+  static constexpr const char* name = Term::buck;
+  static constexpr std::size_t cutoffs = 2;
   static constexpr std::size_t coefficients = 3;
   static constexpr const char* usage = "A RHO C";
   static constexpr bool shifts = true, mixes = false, has_tail = true, takes_nocoeff = false;
   using Coeffs = std::array<double, coefficients>;
-  using Parameters = std::array<double, parameters>;
-  struct Derived {
-    Buck::Derived buck;
-    double cut_ljsq, cut_coulsq;
-  };
-  static void check(const Coeffs& c) { Buck::check(c); }
-  static Derived derive(const Coeffs& c, const pairwise::Cutoffs& cut, bool shift,
-                        const Parameters&) {
-    return {Buck::derive(c, cut.lj, shift), cut.lj * cut.lj, cut.coul * cut.coul};
-  }
-  static std::array<double, 2> tail(const Coeffs& c, double rc) { return Buck::tail(c, rc); }
-  // LAMMPS's PairBuckCoulCut::compute: the Coulomb term as qqrd2e q_i q_j / r.
-  template <bool Energy>
-  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
-                      double& ecoul) {
-    const double r2inv = 1.0 / rsq;
-    const double r = std::sqrt(rsq);
-    double forcecoul = 0.0, forcebuck = 0.0, r6inv = 0.0, rexp = 0.0;
-    if (rsq < d.cut_coulsq) forcecoul = qqi * qj / r;
-    if (rsq < d.cut_ljsq) {
-      r6inv = r2inv * r2inv * r2inv;
-      rexp = std::exp(-r * d.buck.rhoinv);
-      forcebuck = d.buck.buck1 * r * rexp - d.buck.buck2 * r6inv;
-    }
-    if constexpr (Energy) {
-      ecoul = rsq < d.cut_coulsq ? qqi * qj / r : 0.0;
-      evdwl = rsq < d.cut_ljsq ? d.buck.a * rexp - d.buck.c * r6inv - d.buck.offset : 0.0;
-    }
-    return (forcecoul + forcebuck) * r2inv;
-  }
-};
-
-// coul/long.
-struct CoulLong {
-  static constexpr const char* name = "coul/long";
-  static constexpr bool charged = true, long_range = true;
-  static constexpr std::size_t cutoffs = 1, parameters = 0;
-  static constexpr const char* parameter_usage = "";
-  static constexpr std::size_t coefficients = 0;
-  static constexpr const char* usage = "";
-  static constexpr bool shifts = false, mixes = true, has_tail = false, takes_nocoeff = false;
-  using Coeffs = std::array<double, coefficients>;
-  using Parameters = std::array<double, parameters>;
-  struct Derived {
-    coul::Screening coul;
-  };
-  static void check(const Coeffs&) {}
-  static Coeffs mix(const Coeffs&, const Coeffs&, const std::string&) { return {}; }
-  static Derived derive(const Coeffs&, const pairwise::Cutoffs& cut, bool, const Parameters&) {
-    return {{cut.coul * cut.coul, cut.g_ewald}};
-  }
-  template <bool Energy>
-  static double force(const Derived& d, double rsq, double qqi, double qj, double&, double& ecoul) {
-    const double r2inv = 1.0 / rsq;
-    double e;
-    const double forcecoul = coul::long_force(d.coul, rsq, qqi, qj, e);
-    if constexpr (Energy) ecoul = e;
-    return forcecoul * r2inv;
-  }
-};
-
-// lj/cut/coul/long.
-struct LJCutCoulLong {
-  static constexpr const char* name = "lj/cut/coul/long";
-  static constexpr bool charged = true, long_range = true;
-  static constexpr std::size_t cutoffs = 2, parameters = 0;
-  static constexpr const char* parameter_usage = "";
-  static constexpr std::size_t coefficients = 2;
-  static constexpr const char* usage = "EPSILON SIGMA";
-  static constexpr bool shifts = true, mixes = true, has_tail = true, takes_nocoeff = false;
-  using Coeffs = std::array<double, coefficients>;
-  using Parameters = std::array<double, parameters>;
-  using LJ = LJCutCoul<false>;
-  struct Derived {
-    LJ::Derived lj;
-    coul::Screening coul;
-  };
-  static void check(const Coeffs&) {}
-  static Coeffs mix(const Coeffs& a, const Coeffs& b, const std::string& rule) {
-    return LJ::mix(a, b, rule);
-  }
-  static Derived derive(const Coeffs& c, const pairwise::Cutoffs& cut, bool shift,
-                        const Parameters&) {
-    return {LJ::derive(c, cut, shift, {}), {cut.coul * cut.coul, cut.g_ewald}};
-  }
-  static std::array<double, 2> tail(const Coeffs& c, double rc) { return LJ::tail(c, rc); }
-  // LAMMPS's PairLJCutCoulLong::compute.
-  template <bool Energy>
-  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
-                      double& ecoul) {
-    const double r2inv = 1.0 / rsq;
-    double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, e = 0.0;
-    if (rsq < d.coul.cutsq) forcecoul = coul::long_force(d.coul, rsq, qqi, qj, e);
-    if (rsq < d.lj.cut_ljsq) {
-      r6inv = r2inv * r2inv * r2inv;
-      forcelj = r6inv * (d.lj.lj1 * r6inv - d.lj.lj2);
-    }
-    if constexpr (Energy) {
-      ecoul = e;
-      evdwl = rsq < d.lj.cut_ljsq ? r6inv * (d.lj.lj3 * r6inv - d.lj.lj4) - d.lj.offset : 0.0;
-    }
-    return (forcecoul + forcelj) * r2inv;
-  }
-};
-
-// buck/coul/long.
-struct BuckCoulLong {
-  static constexpr const char* name = "buck/coul/long";
-  static constexpr bool charged = true, long_range = true;
-  static constexpr std::size_t cutoffs = 2, parameters = 0;
-  static constexpr const char* parameter_usage = "";
-  static constexpr std::size_t coefficients = 3;
-  static constexpr const char* usage = "A RHO C";
-  static constexpr bool shifts = true, mixes = false, has_tail = true, takes_nocoeff = false;
-  using Coeffs = std::array<double, coefficients>;
-  using Parameters = std::array<double, parameters>;
+  using Parameters = typename coul::Charged<Term>::Parameters;
   struct Derived {
     Buck::Derived buck;
     double cut_ljsq;
-    coul::Screening coul;
+    Term coul;
   };
   static void check(const Coeffs& c) { Buck::check(c); }
   static Derived derive(const Coeffs& c, const pairwise::Cutoffs& cut, bool shift,
-                        const Parameters&) {
-    return {Buck::derive(c, cut.lj, shift), cut.lj * cut.lj, {cut.coul * cut.coul, cut.g_ewald}};
+                        const Parameters& p) {
+    return {Buck::derive(c, cut.lj, shift), cut.lj * cut.lj, Term::derive(cut, p.data())};
   }
   static std::array<double, 2> tail(const Coeffs& c, double rc) { return Buck::tail(c, rc); }
-  // LAMMPS's PairBuckCoulLong::compute.
+  // LAMMPS's PairBuckCoulCut::compute and PairBuckCoulLong::compute.
   template <bool Energy>
   static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
                       double& ecoul) {
     const double r2inv = 1.0 / rsq;
     double forcecoul = 0.0, forcebuck = 0.0, r6inv = 0.0, rexp = 0.0, e = 0.0;
-    if (rsq < d.coul.cutsq) forcecoul = coul::long_force(d.coul, rsq, qqi, qj, e);
+    if (rsq < d.coul.cutsq) forcecoul = d.coul.template force<Energy>(rsq, r2inv, qqi, qj, e);
     if (rsq < d.cut_ljsq) {
       const double r = std::sqrt(rsq);
       r6inv = r2inv * r2inv * r2inv;
@@ -344,13 +265,13 @@ struct BuckCoulLong {
   }
 };
 
-using PairCoulCut = PairPairwise<CoulOnly<false>>;
-using PairCoulDebye = PairPairwise<CoulOnly<true>>;
-using PairLJCutCoulCut = PairPairwise<LJCutCoul<false>>;
-using PairLJCutCoulDebye = PairPairwise<LJCutCoul<true>>;
-using PairBuckCoulCut = PairPairwise<BuckCoulCut>;
-using PairCoulLong = PairPairwise<CoulLong>;
-using PairLJCutCoulLong = PairPairwise<LJCutCoulLong>;
-using PairBuckCoulLong = PairPairwise<BuckCoulLong>;
+using PairCoulCut = PairPairwise<CoulOnly<coul::Cut>>;
+using PairCoulDebye = PairPairwise<CoulOnly<coul::Debye>>;
+using PairCoulLong = PairPairwise<CoulOnly<coul::Long>>;
+using PairLJCutCoulCut = PairPairwise<LJCutCoul<coul::Cut>>;
+using PairLJCutCoulDebye = PairPairwise<LJCutCoul<coul::Debye>>;
+using PairLJCutCoulLong = PairPairwise<LJCutCoul<coul::Long>>;
+using PairBuckCoulCut = PairPairwise<BuckCoul<coul::CutOverR>>;
+using PairBuckCoulLong = PairPairwise<BuckCoul<coul::Long>>;
 
 }  // namespace tessera::md

@@ -19,7 +19,7 @@ namespace {
 const std::vector<std::pair<std::string, Field>>& field_names() {
   static const std::vector<std::pair<std::string, Field>> names{
       {"x", Field::x},   {"y", Field::y},   {"z", Field::z},   {"vx", Field::vx}, {"vy", Field::vy},
-      {"vz", Field::vz}, {"ix", Field::ix}, {"iy", Field::iy}, {"iz", Field::iz}};
+      {"vz", Field::vz}, {"ix", Field::ix}, {"iy", Field::iy}, {"iz", Field::iz}, {"q", Field::q}};
   return names;
 }
 
@@ -50,11 +50,10 @@ ReadDumpSettings parse_read_dump(const std::string& what, const std::vector<std:
   ReadDumpSettings s;
   std::size_t k = at;
   for (; k < a.size(); ++k) {
-    if (a[k] == "q" || a[k] == "fx" || a[k] == "fy" || a[k] == "fz")
-      bad(what + ": field " + a[k] + " is not read by md_ipu (" +
-          (a[k] == "q" ? std::string("charges stay as the atoms have them")
-                       : "it computes forces at each run's setup") +
-          "); read x y z vx vy vz ix iy iz");
+    if (a[k] == "fx" || a[k] == "fy" || a[k] == "fz")
+      bad(what + ": field " + a[k] +
+          " is not read by md_ipu (it computes forces at each run's setup); read x y z vx vy vz "
+          "ix iy iz q");
     const auto f = field_of(a[k]);
     if (!f) break;
     if (std::find(s.fields.begin(), s.fields.end(), *f) != s.fields.end())
@@ -63,7 +62,7 @@ ReadDumpSettings parse_read_dump(const std::string& what, const std::vector<std:
       bad(what + ": field " + a[k] + " in a 2-d simulation");
     s.fields.push_back(*f);
   }
-  if (s.fields.empty()) bad(what + ": give the fields to read (x y z vx vy vz ix iy iz)");
+  if (s.fields.empty()) bad(what + ": give the fields to read (x y z vx vy vz ix iy iz q)");
   for (; k < a.size(); ++k) {
     const std::string& key = a[k];
     auto value = [&]() -> const std::string& {
@@ -135,6 +134,9 @@ std::optional<std::int64_t> SharedDumpReader::next(std::int64_t current, std::in
 }
 
 ReadDumpCounts SharedDumpReader::apply(const ReadDumpSettings& settings) {
+  if (!sim_.charged() &&
+      std::find(settings.fields.begin(), settings.fields.end(), Field::q) != settings.fields.end())
+    throw ConfigError("read_dump: field q: the atoms carry no charges; use atom_style charge");
   const bool with_type = settings.add != ReadDumpSettings::Add::no;
   const std::size_t first_field = with_type ? 2 : 1;  // columns: id, [type], fields
   const std::size_t width = first_field + settings.fields.size();
@@ -255,6 +257,9 @@ ReadDumpCounts SharedDumpReader::apply(const ReadDumpSettings& settings) {
         case Field::ix: image[0] = static_cast<std::int32_t>(v); break;
         case Field::iy: image[1] = static_cast<std::int32_t>(v); break;
         case Field::iz: image[2] = static_cast<std::int32_t>(v); break;
+        case Field::q:
+          c.q[0] = v;
+          break;
       }
     }
     if (!wrapped) image = {0, 0, 0};
@@ -279,7 +284,9 @@ ReadDumpCounts SharedDumpReader::apply(const ReadDumpSettings& settings) {
         const double v = row[first_field + k];
         const auto f = settings.fields[k];
         const auto d = static_cast<std::size_t>(f) % 3;
-        if (is_coordinate(f))
+        if (f == Field::q)
+          atom.q = v;
+        else if (is_coordinate(f))
           atom.x[d] = coordinate(d, v);
         else if (f == Field::vx || f == Field::vy || f == Field::vz)
           atom.v[d] = v;

@@ -26,7 +26,7 @@
 namespace tessera::md {
 
 struct ReadDumpSettings {
-  enum class Field { x, y, z, vx, vy, vz, ix, iy, iz };
+  enum class Field { x, y, z, vx, vy, vz, ix, iy, iz, q };
   std::vector<Field> fields;
   bool box = true, replace = true, purge = false, trim = false;
   enum class Add { no, yes, keep } add = Add::no;

@@ -219,23 +219,27 @@ void KSpaceEwald::exponentials(const KSpaceTile& t) {
 }
 
 namespace {
-// exp(i k.r) of atom i for k = (a, b, c): LAMMPS's exprl and expim, from the exponentials of
-// the three axes (a negative multiple: the cosine's, the sine negated).
-struct Phase {
-  double re, im;
-};
-inline Phase phase(const std::array<std::vector<double>, 3>& cs,
-                   const std::array<std::vector<double>, 3>& sn, std::size_t n, std::size_t i,
-                   const std::array<int, 3>& k) {
-  double c[3], s[3];
-  for (std::size_t d = 0; d < 3; ++d) {
-    const auto m = static_cast<std::size_t>(std::abs(k[d]));
-    c[d] = cs[d][m * n + i];
-    s[d] = k[d] < 0 ? -sn[d][m * n + i] : sn[d][m * n + i];
+// exp(i k.r) of the atoms for one k-vector (a, b, c), a >= 0: LAMMPS's exprl and expim from the
+// exponentials of the three axes, a negative multiple's sine negated (exactly, as LAMMPS stores
+// it). The rows are the atoms' values of each axis's multiple, contiguous over the atoms.
+struct Rows {
+  const double *c0, *s0, *c1, *s1, *c2, *s2;
+  double sign1, sign2;
+  void at(std::size_t i, double& re, double& im) const {
+    const double cy = c1[i], sy = sign1 * s1[i], cz = c2[i], sz = sign2 * s2[i];
+    const double cypz = cy * cz - sy * sz;
+    const double sypz = sy * cz + cy * sz;
+    re = c0[i] * cypz - s0[i] * sypz;
+    im = s0[i] * cypz + c0[i] * sypz;
   }
-  const double cypz = c[1] * c[2] - s[1] * s[2];
-  const double sypz = s[1] * c[2] + c[1] * s[2];
-  return {c[0] * cypz - s[0] * sypz, s[0] * cypz + c[0] * sypz};
+};
+Rows rows_of(const std::array<std::vector<double>, 3>& cs,
+             const std::array<std::vector<double>, 3>& sn, std::size_t n,
+             const std::array<int, 3>& k) {
+  const auto row = [&](std::size_t d) { return static_cast<std::size_t>(std::abs(k[d])) * n; };
+  return {cs[0].data() + row(0), sn[0].data() + row(0), cs[1].data() + row(1),
+          sn[1].data() + row(1), cs[2].data() + row(2), sn[2].data() + row(2),
+          k[1] < 0 ? -1.0 : 1.0, k[2] < 0 ? -1.0 : 1.0};
 }
 }  // namespace
 
@@ -244,43 +248,53 @@ void KSpaceEwald::partial(const KSpaceTile& t, std::span<double> out) {
   const TileExponentials& e = tiles_[t.slot];
   const std::size_t n = t.q.size();
   for (std::size_t k = 0; k < kvectors_.size(); ++k) {
-    double re = 0, im = 0;
+    const Rows rows = rows_of(e.cs, e.sn, n, kvectors_[k].n);
+    double sum_re = 0, sum_im = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const Phase p = phase(e.cs, e.sn, n, i, kvectors_[k].n);
-      re += t.q[i] * p.re;
-      im += t.q[i] * p.im;
+      double re, im;
+      rows.at(i, re, im);
+      sum_re += t.q[i] * re;
+      sum_im += t.q[i] * im;
     }
-    out[2 * k] = re;
-    out[2 * k + 1] = im;
+    out[2 * k] = sum_re;
+    out[2 * k + 1] = sum_im;
   }
   t.tile.charge(ewald_structure_work, static_cast<std::uint64_t>(n * kvectors_.size()));
 }
 
+// As LAMMPS's Ewald::compute: k-vectors outer, atoms inner, each atom's sums over k in k order.
 void KSpaceEwald::forces(KSpaceTile& t, std::span<const double> total) {
   const TileExponentials& e = tiles_[t.slot];
   const std::size_t n = t.q.size();
   const double qscale = qqrd2e_;
-  for (std::size_t i = 0; i < n; ++i) {
-    double ek[3] = {0, 0, 0};
-    double energy = 0;
-    std::array<double, 6> virial{};
-    for (std::size_t k = 0; k < kvectors_.size(); ++k) {
-      const KVector& v = kvectors_[k];
-      const Phase p = phase(e.cs, e.sn, n, i, v.n);
-      const double partial = p.im * total[2 * k] - p.re * total[2 * k + 1];
-      for (std::size_t d = 0; d < 3; ++d) ek[d] += partial * v.eg[d];
+  std::vector<double> ek(3 * n, 0.0), energy(t.per_atom ? n : 0, 0.0),
+      virial(t.per_atom ? 6 * n : 0, 0.0);
+  for (std::size_t k = 0; k < kvectors_.size(); ++k) {
+    const KVector& v = kvectors_[k];
+    const Rows rows = rows_of(e.cs, e.sn, n, v.n);
+    const double sre = total[2 * k], sim = total[2 * k + 1];
+    for (std::size_t i = 0; i < n; ++i) {
+      double re, im;
+      rows.at(i, re, im);
+      const double partial = im * sre - re * sim;
+      ek[3 * i] += partial * v.eg[0];
+      ek[3 * i + 1] += partial * v.eg[1];
+      ek[3 * i + 2] += partial * v.eg[2];
       if (t.per_atom) {
-        const double partial_peratom = p.re * total[2 * k] + p.im * total[2 * k + 1];
-        energy += t.q[i] * v.ug * partial_peratom;
-        for (std::size_t j = 0; j < 6; ++j) virial[j] += v.ug * v.vg[j] * partial_peratom;
+        const double partial_peratom = re * sre + im * sim;
+        energy[i] += t.q[i] * v.ug * partial_peratom;
+        for (std::size_t j = 0; j < 6; ++j) virial[6 * i + j] += v.ug * v.vg[j] * partial_peratom;
       }
     }
-    for (std::size_t d = 0; d < 3; ++d) t.f[3 * i + d] += qscale * t.q[i] * ek[d];
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t d = 0; d < 3; ++d) t.f[3 * i + d] += qscale * t.q[i] * ek[3 * i + d];
     if (t.per_atom) {
-      energy -= g_ewald_ * t.q[i] * t.q[i] / sqrt_pi +
-                half_pi * t.q[i] * qsum_ / (g_ewald_ * g_ewald_ * volume_);
-      t.eatom[i] += energy * qscale;
-      for (std::size_t j = 0; j < 6; ++j) t.vatom[6 * i + j] += virial[j] * (t.q[i] * qscale);
+      energy[i] -= g_ewald_ * t.q[i] * t.q[i] / sqrt_pi +
+                   half_pi * t.q[i] * qsum_ / (g_ewald_ * g_ewald_ * volume_);
+      t.eatom[i] += energy[i] * qscale;
+      for (std::size_t j = 0; j < 6; ++j)
+        t.vatom[6 * i + j] += virial[6 * i + j] * (t.q[i] * qscale);
     }
   }
   t.tile.charge(ewald_force_work, static_cast<std::uint64_t>(n * kvectors_.size()));

@@ -318,7 +318,7 @@ std::string records_without_charges(const std::string& atoms) {
   std::string old;
   const std::size_t at = offsetof(AtomRecord, q);
   for (std::size_t k = 0; k < atoms.size(); k += sizeof(AtomRecord))
-    old += atoms.substr(k, at) + atoms.substr(k + at + sizeof(double), sizeof(AtomRecord) - at - 8);
+    old += atoms.substr(k, at) + atoms.substr(k + at + sizeof(double), sizeof(AtomRecord) - at - sizeof(double));
   return old;
 }
 

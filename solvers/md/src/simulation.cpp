@@ -2049,9 +2049,7 @@ void Simulation::init_kspace() {
     throw ConfigError("run: kspace_style " + kspace_->style() + " needs a pair style with a " +
                       "long-range Coulomb part (coul/long, lj/cut/coul/long), not " +
                       pair_->style());
-  if (!charged())
-    throw ConfigError("run: kspace_style " + kspace_->style() +
-                      " requires atom attribute q; use atom_style charge before the box");
+  // Every long-range pair style needs charges: setup_run has refused a run without them.
   const auto charges = reduce_atoms("md.kspace_charges", ReduceOp::sum, 2,
                                     [](const AtomsView& a, std::span<double> out) {
                                       for (double q : a.q) out[0] += q, out[1] += q * q;

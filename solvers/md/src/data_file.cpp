@@ -70,7 +70,8 @@ PairContext pair_context(Simulation& sim) {
               throw ConfigError("cannot open " + kind + " '" + path + "': " + f.bytes + hint);
             return std::move(f.bytes);
           },
-          [&sim](int type, double mass) { sim.set_mass(type, mass); }};
+          [&sim](int type, double mass) { sim.set_mass(type, mass); },
+          [&sim](const std::string& text) { sim.log(text); }};
 }
 
 namespace {

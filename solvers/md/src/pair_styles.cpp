@@ -9,6 +9,7 @@
 #include "tessera/md/pair_morse.hpp"
 #include "tessera/md/pair_soft.hpp"
 #include "tessera/md/pair_sw.hpp"
+#include "tessera/md/pair_table.hpp"
 #include "tessera/md/pair_tersoff.hpp"
 #include "tessera/md/pair_vashishta.hpp"
 #include "tessera/md/pair_zero.hpp"
@@ -34,6 +35,7 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairZero>("zero");
     r.add<PairSW>("sw");
     r.add<PairVashishta>("vashishta");
+    r.add<PairTable>("table");
     // Styles that are one class with a variant: the variant given to its constructor.
     const auto variant = [&r]<class Style>(const char* name, typename Style::Variant v) {
       r.add(name, [v](const PairContext& c) -> std::unique_ptr<Pair> {

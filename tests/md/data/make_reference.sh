@@ -241,6 +241,16 @@ ref in.charged charged_lj_cut_coul_long.lammps.out -var style lj_cut_coul_long
 ref in.charged charged_buck_coul_long.lammps.out -var style buck_coul_long
 ref in.charged charged_coul_long.lammps.out -var style coul_long -var q2 0.5
 ref in.charged charged_lj_cut_coul_long_real.lammps.out -var style lj_cut_coul_long -var units real
+# pair_style table: each interpolation from a table even in r, one even in r^2 used as it is,
+# one with the file's own distances and end slopes; a potential file of lammps-data in two units.
+ref in.table table_linear.lammps.out -var style linear -var n 1000 -var section LJ_R
+ref in.table table_spline.lammps.out -var style spline -var n 1000 -var section LJ_R
+ref in.table table_lookup.lammps.out -var style lookup -var n 1000 -var section LJ_R
+ref in.table table_bitmap.lammps.out -var style bitmap -var n 12 -var section LJ_R -var more 20
+ref in.table table_linear_match.lammps.out -var style linear -var n 400 -var section LJ_RSQ
+ref in.table table_spline_fprime.lammps.out -var style spline -var n 500 -var section LJ_FILE
+ref in.table_he table_he_metal.lammps.out
+ref in.table_he table_he_real.lammps.out -var units real
 # Thermostats continued after read_restart (restart_global), with ecouple and econserve.
 for style in nvt npt berendsen rescale; do
   ref in.thermostat_restart thermostat_restart_$style.lammps.out -var style $style

@@ -39,6 +39,15 @@ constexpr KernelWork pair_work =
 // from j; loads as lj/cut's, with 4 derived coefficients.
 constexpr KernelWork pairwise_work =
     md_work(8 + 1 + 10 + 9, 2, 3, 4 + 4 + 3 * 8 + 5 * 8 + 3 * 8, 3 * 8);
+// pair_style table (pair_table.hpp), per neighbor pair: the distance, the compare, the inner-end
+// compare, the bin (a subtract, a multiply, a conversion, a compare) and the linear value (3),
+// and 9 to add the force; loads j's index and type, x_j, the pair's table index and cutsq,
+// the bin's r^2, f and df, and f_j; stores f_j. The spline reads 4 values and does 14 more
+// operations.
+constexpr KernelWork table_work =
+    md_work(8 + 1 + 1 + 4 + 3 + 9, 0, 5, 4 + 4 + 3 * 8 + 4 + 8 + 3 * 8 + 3 * 8, 3 * 8);
+constexpr KernelWork table_spline_work =
+    md_work(8 + 1 + 1 + 4 + 17 + 9, 0, 5, 4 + 4 + 3 * 8 + 4 + 8 + 5 * 8 + 3 * 8, 3 * 8);
 // Ewald (kspace_ewald.hpp): per atom, cos and sin along each axis (6 transcendentals, counted
 // as divisions, and 3 multiplies); per atom and step of an axis's recurrence, 6 operations.
 constexpr KernelWork ewald_exponentials_work = md_work(3, 6, 1, 3 * 8, 2 * 8);

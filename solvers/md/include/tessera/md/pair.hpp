@@ -36,8 +36,9 @@ class RestartHeader;
 }
 
 // What a style may need when it is made: the units, a reader for files it loads (rank 0
-// reads them and sends them to every rank; see shared_input.hpp) and the setter of a type's
-// mass (for styles whose files carry the masses, as LAMMPS's pair_coeff of eam sets them).
+// reads them and sends them to every rank; see shared_input.hpp), the setter of a type's
+// mass (for styles whose files carry the masses, as LAMMPS's pair_coeff of eam sets them) and
+// where to warn.
 struct PairContext {
   Units units;
   // A file's text by its path. When it cannot be read, throws ConfigError "cannot open KIND
@@ -46,6 +47,8 @@ struct PairContext {
                             const std::string& hint)>
       read_file;
   std::function<void(int type, double mass)> set_mass;
+  // Where a style prints a warning (whole lines, LAMMPS's "WARNING: ..."); may be empty.
+  std::function<void(const std::string& text)> warn;
 };
 
 // One tile's atoms and lists as compute sees them. Atoms 0..nlocal-1 are the tile's own,

@@ -193,9 +193,12 @@ class Simulation {
   const KSpace* kspace() const { return kspace_.get(); }
   KSpace* kspace() { return changed(), kspace_.get(); }
   void set_kspace(std::unique_ptr<KSpace> kspace) { changed(), kspace_ = std::move(kspace); }
-  // Where a run's setup says what it worked out (the kspace style's parameters), on every rank;
-  // nothing is said without one.
+  // Where a run's setup says what it worked out (the kspace style's parameters) and styles warn,
+  // on every rank; nothing is said without one.
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+  void log(const std::string& text) const {
+    if (log_) log_(text);
+  }
   NeighborSettings& neighbor() { return changed(), neighbor_; }
   const NeighborSettings& neighbor() const { return neighbor_; }
   void set_timestep(double dt) { changed(), dt_ = dt; }

@@ -318,12 +318,20 @@ void PairEAM::build_setfl_tables() {
   for (const auto& t : setfl_.z2r) z2r_spline_.push_back(spline(t, dr_));
 }
 
+bool PairEAM::has_coeff(int i, int j) const {
+  if (static_cast<std::size_t>(j) >= map_.size()) return false;
+  const bool mapped =
+      map_[static_cast<std::size_t>(i)] >= 0 && map_[static_cast<std::size_t>(j)] >= 0;
+  // A funcfl file sets its type's like pair; unlike pairs are mixed (LAMMPS's setflag[i][i]).
+  return format_ == Format::funcfl ? mapped && i == j : mapped;
+}
+
 double PairEAM::init(int types, std::size_t tiles) {
   if (static_cast<int>(map_.size()) != types + 1)
     bad("pair_style " + style() + " has no pair_coeff for this box's " + std::to_string(types) +
         " atom types");
   for (int i = 1; i <= types; ++i)
-    if (map_[static_cast<std::size_t>(i)] < 0)
+    if (map_[static_cast<std::size_t>(i)] < 0 && active_type(i, types))
       bad("pair_style " + style() + ": atom type " + std::to_string(i) +
           (format_ == Format::funcfl ? " has no potential file (pair_coeff I I FILE)"
                                      : " is mapped to no element (NULL)") +
@@ -389,10 +397,13 @@ void PairEAM::compute_forward(PairTile& t, std::span<double> owned) {
   // table's largest density (LAMMPS's energy-conserving extrapolation).
   double energy = 0;
   for (std::size_t i = 0; i < nlocal; ++i) {
+    const int table = type2frho_[static_cast<std::size_t>(type[i])];
+    if (table < 0) {  // a type pair_style hybrid gives to other styles: no embedding
+      owned[i] = 0;
+      continue;
+    }
     const auto [m, p] = interval(s.rho[i] * rdrho_ + 1.0, 1, nrho_);
-    const double* c =
-        &frho_spline_[static_cast<std::size_t>(type2frho_[static_cast<std::size_t>(type[i])])]
-                     [7 * m];
+    const double* c = &frho_spline_[static_cast<std::size_t>(table)][7 * m];
     owned[i] = slope(c, p);
     double phi = value(c, p);
     if (s.rho[i] > rhomax_) phi += owned[i] * (s.rho[i] - rhomax_);

@@ -52,6 +52,7 @@ void PairLJCut::build_tables(int types) {
   max_cutoff_ = 0;
   for (int i = 1; i <= types; ++i)
     for (int j = i; j <= types; ++j) {
+      if (!active(i, j, types)) continue;
       Setting s = set_[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
       if (!s.set) {
         const Setting& a = set_[static_cast<std::size_t>(i)][static_cast<std::size_t>(i)];
@@ -125,6 +126,7 @@ std::optional<std::array<double, 2>> PairLJCut::tail_correction(
   double etail = 0, ptail = 0;
   for (int i = 1; i <= types_; ++i)
     for (int j = i; j <= types_; ++j) {
+      if (!active(i, j, types_)) continue;
       const Setting& s = mixed_[static_cast<std::size_t>(i * (types_ + 1) + j)];
       const double sig2 = s.sigma * s.sigma, sig6 = sig2 * sig2 * sig2;
       const double rc3 = s.cutoff * s.cutoff * s.cutoff, rc6 = rc3 * rc3, rc9 = rc3 * rc6;
@@ -137,6 +139,11 @@ std::optional<std::array<double, 2>> PairLJCut::tail_correction(
       if (i != j) etail += e, ptail += p;
     }
   return std::array<double, 2>{etail, ptail};
+}
+
+bool PairLJCut::has_coeff(int i, int j) const {
+  return static_cast<std::size_t>(j) < set_.size() &&
+         set_[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)].set;
 }
 
 double PairLJCut::init(int types, std::size_t) {

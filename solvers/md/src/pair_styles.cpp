@@ -5,6 +5,7 @@
 #include "tessera/md/pair_coul.hpp"
 #include "tessera/md/pair_deepmd.hpp"
 #include "tessera/md/pair_eam.hpp"
+#include "tessera/md/pair_hybrid.hpp"
 #include "tessera/md/pair_lj_cut.hpp"
 #include "tessera/md/pair_morse.hpp"
 #include "tessera/md/pair_soft.hpp"
@@ -48,6 +49,8 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     variant.operator()<PairTersoff>("tersoff", PairTersoff::Variant::tersoff);
     variant.operator()<PairTersoff>("tersoff/mod", PairTersoff::Variant::mod);
     variant.operator()<PairTersoff>("tersoff/mod/c", PairTersoff::Variant::mod_c);
+    variant.operator()<PairHybrid>("hybrid", false);
+    variant.operator()<PairHybrid>("hybrid/overlay", true);
     return r;
   }();
   return styles;

@@ -461,6 +461,11 @@ std::optional<double> PairTable::long_range_cutoff() const {
   return tables_.front().cut;
 }
 
+bool PairTable::has_coeff(int i, int j) const {
+  return static_cast<std::size_t>(j) < index_.size() &&
+         index_[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] >= 0;
+}
+
 double PairTable::init(int types, std::size_t) {
   types_ = types;
   const auto width = static_cast<std::size_t>(types) + 1;
@@ -472,6 +477,7 @@ double PairTable::init(int types, std::size_t) {
   double max_cut = 0;
   for (std::size_t i = 1; i < width; ++i)
     for (std::size_t j = i; j < width; ++j) {
+      if (!active(static_cast<int>(i), static_cast<int>(j), types)) continue;
       const int k = index_[i][j];
       if (k < 0)
         throw ConfigError("pair style table: no pair_coeff for types " + std::to_string(i) + " " +
@@ -569,23 +575,8 @@ void PairTable::kernel(PairTile& t) const {
       double* reacting = j < nlocal ? f + 3 * j : gf + 3 * (j - nlocal);
       reacting[0] -= dx * fpair, reacting[1] -= dy * fpair, reacting[2] -= dz * fpair;
       if constexpr (EnergyVirial) {
-        const std::array<double, 6> v = {fpair * dx * dx, fpair * dy * dy, fpair * dz * dz,
-                                         fpair * dx * dy, fpair * dx * dz, fpair * dy * dz};
         pe += energy;
-        for (std::size_t k = 0; k < 6; ++k) w[k] += v[k];
-        if constexpr (PerAtom) {
-          const double half = 0.5 * energy;
-          t.eatom[i] += half;
-          for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * i + k] += 0.5 * v[k];
-          if (j < nlocal) {
-            t.eatom[j] += half;
-            for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * j + k] += 0.5 * v[k];
-          } else {
-            double* g = &t.ghost_tally[7 * (j - nlocal)];
-            g[0] += half;
-            for (std::size_t k = 0; k < 6; ++k) g[1 + k] += 0.5 * v[k];
-          }
-        }
+        tally_half_pair<PerAtom>(t, i, j, dx, dy, dz, fpair, 0.5 * energy, w);
       }
     }
     f[3 * i] += fx, f[3 * i + 1] += fy, f[3 * i + 2] += fz;

@@ -293,7 +293,9 @@ PairTersoff::Param PairTersoff::make_param(const std::vector<double>& v) const {
 }
 
 double PairTersoff::init(int types, std::size_t tiles) {
-  if (params_.empty() || !elements_.covers(types)) threebody::no_coeff(style(), types);
+  if (params_.empty()) threebody::no_coeff(style(), types);
+  threebody::check_elements(style(), elements_, types,
+                            [&](int i) { return active_type(i, types); });
   short_.reset(tiles);
   return cutmax_;
 }
@@ -340,6 +342,7 @@ void PairTersoff::kernel(PairTile& t, TileVector<int>& shortlist) const {
   };
 
   for (std::size_t i = 0; i < nlocal; ++i) {
+    if (!elements_.mapped(type[i])) continue;  // NULL under pair_style hybrid
     const std::int64_t itag = t.id[i];
     const std::size_t ie = element(i);
     const double* xi = x + 3 * i;

@@ -31,15 +31,14 @@ Table read(const PairContext& context, const std::vector<std::string>& args, int
   map.type_element.assign(static_cast<std::size_t>(types) + 1, -1);
   for (int t = 1; t <= types; ++t) {
     const std::string& name = args[static_cast<std::size_t>(t) + 2];
-    if (name == "NULL")
-      arguments::bad("pair_coeff of pair_style " + style + ": type " + std::to_string(t) +
-                     " is NULL, which only pair_style hybrid allows (md_ipu has no hybrid "
-                     "yet): every type needs an element");
+    if (name == "NULL") continue;  // a type left to other styles of pair_style hybrid
     auto at = std::find(elements.begin(), elements.end(), name);
     if (at == elements.end()) at = elements.insert(elements.end(), name);
     map.type_element[static_cast<std::size_t>(t)] = static_cast<int>(at - elements.begin());
   }
   const std::size_t n = elements.size();
+  if (n == 0)
+    arguments::bad("pair_coeff of pair_style " + style + " maps no atom type to an element");
   map.count = n;
 
   PotentialFile file = open_potential(context, args[2], file_kind);
@@ -102,6 +101,16 @@ void tally_atom(PairTile& t, std::size_t a, double e, const double* v, double sh
     g[0] += share * e;
     for (std::size_t c = 0; c < 6; ++c) g[1 + c] += share * v[c];
   }
+}
+
+void check_elements(const std::string& style, const Elements& elements, int types,
+                    const std::function<bool(int)>& active_type) {
+  if (!elements.covers(types)) no_coeff(style, types);
+  for (int i = 1; i <= types; ++i)
+    if (elements.type_element[static_cast<std::size_t>(i)] < 0 && active_type(i))
+      throw ConfigError("pair_style " + style + ": atom type " + std::to_string(i) +
+                        " is NULL, which only pair_style hybrid allows for types whose pairs "
+                        "other sub-styles compute");
 }
 
 void no_coeff(const std::string& style, int types) {

@@ -251,6 +251,15 @@ ref in.table table_linear_match.lammps.out -var style linear -var n 400 -var sec
 ref in.table table_spline_fprime.lammps.out -var style spline -var n 500 -var section LJ_FILE
 ref in.table_he table_he_metal.lammps.out
 ref in.table_he table_he_real.lammps.out -var units real
+# pair_style hybrid and hybrid/overlay, pairwise and many-body sub-styles.
+for style in lj_table lj_twice lj_overlay; do
+  ref in.hybrid_lj hybrid_$style.lammps.out -var style $style
+done
+ref in.hybrid_manybody hybrid_eam_morse.lammps.out -var style eam_morse
+ref in.hybrid_manybody hybrid_eam_overlay.lammps.out -var style eam_overlay
+silicon="-var lattice diamond -var a 5.431 -var mass 28.0855 -var temp 1000.0"
+ref in.hybrid_manybody hybrid_sw_lj.lammps.out -var style sw_lj $silicon
+ref in.hybrid_manybody hybrid_tersoff_lj.lammps.out -var style tersoff_lj $silicon
 # Thermostats continued after read_restart (restart_global), with ecouple and econserve.
 for style in nvt npt berendsen rescale; do
   ref in.thermostat_restart thermostat_restart_$style.lammps.out -var style $style

@@ -44,6 +44,10 @@ constexpr KernelWork pairwise_work =
 // and 9 to add the force; loads j's index and type, x_j, the pair's table index and cutsq,
 // the bin's r^2, f and df, and f_j; stores f_j. The spline reads 4 values and does 14 more
 // operations.
+// pair_style hybrid (pair_hybrid.hpp), per sub-style and pair of the system's list at a
+// rebuild: the type-pair lookup (2 loads, an add, a compare), the half-list test (2 compares)
+// and the copy of the index.
+constexpr KernelWork hybrid_filter_work = md_work(0, 0, 6, 4 + 4 + 1 + 8, 4);
 constexpr KernelWork table_work =
     md_work(8 + 1 + 1 + 4 + 3 + 9, 0, 5, 4 + 4 + 3 * 8 + 4 + 8 + 3 * 8 + 3 * 8, 3 * 8);
 constexpr KernelWork table_spline_work =

@@ -100,6 +100,13 @@ class Pair {
   virtual void coeff(const std::vector<std::string>& args, int types) = 0;
   // pair_modify ARGS...; the default refuses any.
   virtual void modify(const std::vector<std::string>& args);
+  // Whether pair_coeff has given the type pair i <= j what it needs (LAMMPS's setflag[i][j];
+  // pair_style hybrid maps a pair to the sub-style that has it).
+  virtual bool has_coeff(int i, int j) const = 0;
+  // Under pair_style hybrid, before init: the type pairs this style computes (`pairs[i * (types +
+  // 1) + j]`, both orders). init then checks and builds those alone, and compute's lists hold
+  // only them. Empty (the default): every pair.
+  void set_active_pairs(std::vector<bool> pairs) { active_pairs_ = std::move(pairs); }
   // Checks that every pair of the `types` types has coefficients and builds the tables; returns
   // the largest cutoff. `tiles` is the number of tiles on this rank. Throws ConfigError.
   virtual double init(int types, std::size_t tiles) = 0;
@@ -157,6 +164,23 @@ class Pair {
   // one of its lines ("TYPE COEFF...") read back.
   virtual void write_data_coeffs(std::ostream& /*out*/, int /*types*/) const {}
   virtual void data_coeff(const std::vector<std::string>& words, int types);
+
+ protected:
+  // Whether init should check and build type pair (i, j), and type i (in some active pair), for
+  // a box of `types` types (set_active_pairs).
+  bool active(int i, int j, int types) const {
+    return active_pairs_.empty() ||
+           active_pairs_[static_cast<std::size_t>(i) * (static_cast<std::size_t>(types) + 1) +
+                         static_cast<std::size_t>(j)];
+  }
+  bool active_type(int i, int types) const {
+    for (int j = 1; j <= types; ++j)
+      if (active(i, j, types)) return true;
+    return false;
+  }
+
+ private:
+  std::vector<bool> active_pairs_;
 };
 
 // Calls f.template operator()<EnergyVirial, PerAtom>() with the flags this step asks for (energy
@@ -171,6 +195,31 @@ void with_tally_flags(const PairTile& t, F&& f) {
     f.template operator()<true, false>();
   else
     f.template operator()<false, false>();
+}
+
+// A pair of a half list (i owned, j owned or a ghost): its virial (r_a f_b for the separation d and
+// force factor fpair, xx yy zz xy xz yz) added to `w`, and with PerAtom `half` of its energy and
+// half its virial onto each atom (ghost j's into its tally slot), as LAMMPS's ev_tally with
+// newton on.
+template <bool PerAtom>
+inline void tally_half_pair(PairTile& t, std::size_t i, std::size_t j, double dx, double dy,
+                            double dz, double fpair, double half, std::array<double, 6>& w) {
+  const std::array<double, 6> v = {fpair * dx * dx, fpair * dy * dy, fpair * dz * dz,
+                                   fpair * dx * dy, fpair * dx * dz, fpair * dy * dz};
+  for (std::size_t k = 0; k < 6; ++k) w[k] += v[k];
+  if constexpr (PerAtom) {
+    const auto nlocal = static_cast<std::size_t>(t.nlocal);
+    t.eatom[i] += half;
+    for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * i + k] += 0.5 * v[k];
+    if (j < nlocal) {
+      t.eatom[j] += half;
+      for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * j + k] += 0.5 * v[k];
+    } else {
+      double* g = &t.ghost_tally[7 * (j - nlocal)];
+      g[0] += half;
+      for (std::size_t k = 0; k < 6; ++k) g[1 + k] += 0.5 * v[k];
+    }
+  }
 }
 
 // The pair styles md_ipu has, by name.

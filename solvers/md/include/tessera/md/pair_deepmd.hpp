@@ -55,6 +55,8 @@ class PairDeepMD final : public Pair {
   void settings(const std::vector<std::string>& args) override;
   // * * [ELEMENT ...].
   void coeff(const std::vector<std::string>& args, int types) override;
+  // Every type pair is the model's (a type without an element name maps to the model's own).
+  bool has_coeff(int, int) const override { return true; }
   double init(int types, std::size_t tiles) override;
   bool full_list() const override { return true; }
   void compute(PairTile& t) override;

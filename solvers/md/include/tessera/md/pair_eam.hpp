@@ -39,6 +39,7 @@ class PairEAM final : public Pair {
   std::string style() const override;
   void settings(const std::vector<std::string>& args) override;
   void coeff(const std::vector<std::string>& args, int types) override;
+  bool has_coeff(int i, int j) const override;
   double init(int types, std::size_t tiles) override;
   bool full_list() const override { return true; }
   bool tallies_per_atom() const override { return true; }

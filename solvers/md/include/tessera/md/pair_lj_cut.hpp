@@ -30,6 +30,7 @@ class PairLJCut final : public Pair {
   void settings(const std::vector<std::string>& args) override;
   void coeff(const std::vector<std::string>& args, int types) override;
   void modify(const std::vector<std::string>& args) override;
+  bool has_coeff(int i, int j) const override;
   double init(int types, std::size_t tiles) override;
   void compute(PairTile& t) override;
   bool tallies_per_atom() const override { return true; }

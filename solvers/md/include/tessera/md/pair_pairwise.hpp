@@ -145,6 +145,10 @@ class PairPairwise final : public Pair {
                            tail_, Potential::long_range);
   }
   double init(int types, std::size_t) override;
+  bool has_coeff(int i, int j) const override {
+    return static_cast<std::size_t>(j) < set_.size() &&
+           set_[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)].set;
+  }
   bool needs_charges() const override { return Potential::charged; }
   std::optional<double> long_range_cutoff() const override {
     if constexpr (Potential::long_range)
@@ -222,6 +226,7 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
   double max_cut = 0;
   for (std::size_t i = 1; i < width; ++i)
     for (std::size_t j = i; j < width; ++j) {
+      if (!active(static_cast<int>(i), static_cast<int>(j), types)) continue;
       pairwise::Setting s = set_[i][j];
       if (!s.set) {
         if constexpr (Potential::mixes) {
@@ -271,6 +276,7 @@ std::optional<std::array<double, 2>> PairPairwise<Potential>::tail_correction(
     double etail = 0, ptail = 0;
     for (std::size_t i = 1; i < width; ++i)
       for (std::size_t j = i; j < width; ++j) {
+        if (!active(static_cast<int>(i), static_cast<int>(j), types_)) continue;
         const auto& s = resolved_[i * width + j];
         const auto [e, p] = Potential::tail(coeffs_of(s), s.cut);
         const double n = type_counts[i] * type_counts[j] * (i == j ? 1.0 : 2.0);
@@ -315,25 +321,11 @@ void PairPairwise<Potential>::kernel(PairTile& t) const {
       double* reacting = j < nlocal ? f + 3 * j : gf + 3 * (j - nlocal);
       reacting[0] -= dx * fpair, reacting[1] -= dy * fpair, reacting[2] -= dz * fpair;
       if constexpr (EnergyVirial) {
-        const std::array<double, 6> v = {fpair * dx * dx, fpair * dy * dy, fpair * dz * dz,
-                                         fpair * dx * dy, fpair * dx * dz, fpair * dy * dz};
         pe += energy;
         if constexpr (Potential::charged) pe_coul += ecoul;
-        for (std::size_t k = 0; k < 6; ++k) w[k] += v[k];
-        if constexpr (PerAtom) {
-          // LAMMPS's ev_tally: half of each part onto each atom.
-          const double half = Potential::charged ? 0.5 * energy + 0.5 * ecoul : 0.5 * energy;
-          t.eatom[i] += half;
-          for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * i + k] += 0.5 * v[k];
-          if (j < nlocal) {
-            t.eatom[j] += half;
-            for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * j + k] += 0.5 * v[k];
-          } else {
-            double* g = &t.ghost_tally[7 * (j - nlocal)];
-            g[0] += half;
-            for (std::size_t k = 0; k < 6; ++k) g[1 + k] += 0.5 * v[k];
-          }
-        }
+        // LAMMPS's ev_tally: half of each part onto each atom.
+        const double half = Potential::charged ? 0.5 * energy + 0.5 * ecoul : 0.5 * energy;
+        tally_half_pair<PerAtom>(t, i, j, dx, dy, dz, fpair, half, w);
       }
     }
     f[3 * i] += fx, f[3 * i + 1] += fy, f[3 * i + 2] += fz;

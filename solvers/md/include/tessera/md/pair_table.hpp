@@ -38,6 +38,7 @@ class PairTable final : public Pair {
   std::string style() const override { return "table"; }
   void settings(const std::vector<std::string>& args) override;
   void coeff(const std::vector<std::string>& args, int types) override;
+  bool has_coeff(int i, int j) const override;
   double init(int types, std::size_t tiles) override;
   bool tallies_per_atom() const override { return true; }
   std::optional<double> long_range_cutoff() const override;

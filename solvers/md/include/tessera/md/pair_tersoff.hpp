@@ -47,6 +47,7 @@ class PairTersoff final : public Pair {
   void settings(const std::vector<std::string>& args) override;
   void coeff(const std::vector<std::string>& args, int types) override;
   double init(int types, std::size_t tiles) override;
+  bool has_coeff(int i, int j) const override { return elements_.mapped(i) && elements_.mapped(j); }
   bool full_list() const override { return true; }
   bool tallies_per_atom() const override { return true; }
   void compute(PairTile& t) override;

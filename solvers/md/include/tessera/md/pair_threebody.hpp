@@ -59,6 +59,11 @@ struct Elements {
   bool covers(int types) const {
     return type_element.size() == static_cast<std::size_t>(types) + 1;
   }
+  // Whether the type has an element (not NULL), and the pair's both.
+  bool mapped(std::int32_t type) const {
+    return static_cast<std::size_t>(type) < type_element.size() &&
+           type_element[static_cast<std::size_t>(type)] >= 0;
+  }
   std::size_t of_type(std::int32_t type) const {
     return static_cast<std::size_t>(type_element[static_cast<std::size_t>(type)]);
   }
@@ -97,6 +102,9 @@ std::int64_t atom_id(const PairTile& t, std::size_t a);
 double* atom_force(PairTile& t, std::size_t a);
 void tally_atom(PairTile& t, std::size_t a, double e, const double* v, double share);
 [[noreturn]] void no_coeff(const std::string& style, int types);
+// Refuses a run whose element map misses the box's types or leaves an active type NULL.
+void check_elements(const std::string& style, const Elements& elements, int types,
+                    const std::function<bool(int)>& active_type);
 // A two-body term of atoms i and j: fpair * del (del = x_i - x_j) added to fi and taken from fj
 // (accumulators of i's and j's forces), and with EnergyVirial its energy and virial (LAMMPS's
 // ev_tally; PerAtom: half to each atom).
@@ -190,10 +198,13 @@ class PairThreeBody final : public Pair {
     coeff_call_ = args;
   }
   double init(int types, std::size_t tiles) override {
-    if (params_.empty() || !elements_.covers(types)) threebody::no_coeff(Potential::name, types);
+    if (params_.empty()) threebody::no_coeff(Potential::name, types);
+    threebody::check_elements(Potential::name, elements_, types,
+                              [&](int i) { return active_type(i, types); });
     short_.reset(tiles);
     return cutmax_;
   }
+  bool has_coeff(int i, int j) const override { return elements_.mapped(i) && elements_.mapped(j); }
   bool full_list() const override { return true; }
   bool tallies_per_atom() const override { return true; }
   void compute(PairTile& t) override {
@@ -236,6 +247,7 @@ void PairThreeBody<Potential>::kernel(PairTile& t, TileVector<int>& shortlist) c
   };
 
   for (std::size_t i = 0; i < nlocal; ++i) {
+    if (!elements_.mapped(type[i])) continue;  // NULL under pair_style hybrid
     const std::int64_t itag = t.id[i];
     const std::size_t ie = element(i);
     const double xtmp = x[3 * i], ytmp = x[3 * i + 1], ztmp = x[3 * i + 2];

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -140,12 +141,17 @@ std::string write_second_model() {
 // DeePMD-kit's model deviation of the first frame, computed here from whole-system evaluations
 // of both models: per-atom force deviation sqrt(mean_k |F_k - <F>|^2) and the per-atom virial's
 // standard deviation over models, component by component.
+// With a `relative` level, each atom's deviation is over |<F>| + level; with `relative_v`, each
+// virial component's over |<W>| / N + level (DeePMD-kit's relative model deviation).
 struct ExpectedDeviation {
   double v_max = 0, v_min = std::numeric_limits<double>::max(), v_avg = 0;
   double f_max = 0, f_min = std::numeric_limits<double>::max(), f_avg = 0;
+  std::vector<double> atomic;  // each atom's, in the data file's order (its ids 1..N)
 };
 ExpectedDeviation expected_deviation(const std::vector<std::string>& models,
-                                     const std::string& data) {
+                                     const std::string& data,
+                                     std::optional<double> relative = std::nullopt,
+                                     std::optional<double> relative_v = std::nullopt) {
   // The water box: positions from the data file (types 1/2 -> 0/1).
   std::ifstream in(data);
   std::string line;
@@ -176,13 +182,16 @@ ExpectedDeviation expected_deviation(const std::vector<std::string>& models,
   const double n = static_cast<double>(types.size()), k = static_cast<double>(models.size());
   ExpectedDeviation e;
   for (std::size_t i = 0; i < types.size(); ++i) {
-    double sq = 0;
+    double sq = 0, mean_sq = 0;
     for (std::size_t d = 0; d < 3; ++d) {
       double mean = 0;
       for (const auto& ri : r) mean += ri.force[3 * i + d] / k;
       for (const auto& ri : r) sq += (ri.force[3 * i + d] - mean) * (ri.force[3 * i + d] - mean);
+      mean_sq += mean * mean;
     }
-    const double devi = std::sqrt(sq / k);
+    double devi = std::sqrt(sq / k);
+    if (relative) devi /= std::sqrt(mean_sq) + *relative;
+    e.atomic.push_back(devi);
     e.f_max = std::max(e.f_max, devi), e.f_min = std::min(e.f_min, devi), e.f_avg += devi / n;
   }
   double sum_sq = 0;
@@ -190,8 +199,10 @@ ExpectedDeviation expected_deviation(const std::vector<std::string>& models,
     double mean = 0, var = 0;
     for (const auto& ri : r) mean += ri.virial()[c] / n / k;
     for (const auto& ri : r) var += (ri.virial()[c] / n - mean) * (ri.virial()[c] / n - mean) / k;
-    e.v_max = std::max(e.v_max, std::sqrt(var)), e.v_min = std::min(e.v_min, std::sqrt(var));
-    sum_sq += var;
+    double sd = std::sqrt(var);
+    if (relative_v) sd /= std::fabs(mean) + *relative_v;
+    e.v_max = std::max(e.v_max, sd), e.v_min = std::min(e.v_min, sd);
+    sum_sq += sd * sd;
   }
   e.v_avg = std::sqrt(sum_sq / 9);
   return e;
@@ -234,6 +245,41 @@ TEST(PairDeepmd, WritesTheModelDeviationFile) {
     // The file holds 7 significant digits.
     EXPECT_NEAR(rows[0][c + 1], want[c], 1e-6 * want[c]) << "column " << c + 1;
   }
+  std::remove(out.c_str());
+  std::remove(second.c_str());
+}
+
+// The plugin's atomic, relative and relative_v keywords: after the six columns every atom's force
+// deviation in id order, each over |<F>| + 0.5 eV/A, and the virial columns each over |<W>|/N +
+// 0.2 eV, against the independent evaluation; a level off by 1% would show in the columns
+// (relative deviations of this frame move by about 0.2% per 1% of level, far above the file's 7
+// digits), and so would a wrong atom order.
+TEST(PairDeepmd, WritesAtomicAndRelativeDeviations) {
+  SKIP_WITHOUT_DATA();
+  const std::string second = write_second_model();
+  const std::string out = temp_path("model_devi_relative.out");
+  Session s(host_target(4), 2);
+  s.input.run_script(setup(kWater,
+                           "deepmd " + kModel + " " + second + " out_file " + out +
+                               " out_freq 1 atomic relative 0.5 relative_v 0.2",
+                           "run 0\n"),
+                     "test");
+  std::ifstream in(out);
+  std::string line;
+  std::getline(in, line);
+  ASSERT_TRUE(std::getline(in, line));
+  std::istringstream w(line);
+  std::vector<double> row;
+  for (double v; w >> v;) row.push_back(v);
+  const ExpectedDeviation e = expected_deviation({kModel, second}, kWater, 0.5, 0.2);
+  ASSERT_EQ(row.size(), 7 + e.atomic.size());
+  const double want[6] = {e.v_max, e.v_min, e.v_avg, e.f_max, e.f_min, e.f_avg};
+  for (std::size_t c = 0; c < 6; ++c) {
+    EXPECT_GT(want[c], 0) << "column " << c + 1;
+    EXPECT_NEAR(row[c + 1], want[c], 1e-6 * want[c]) << "column " << c + 1;
+  }
+  for (std::size_t i = 0; i < e.atomic.size(); ++i)
+    EXPECT_NEAR(row[7 + i], e.atomic[i], 1e-6 * e.atomic[i]) << "atom " << i + 1;
   std::remove(out.c_str());
   std::remove(second.c_str());
 }
@@ -413,8 +459,14 @@ TEST(PairDeepmd, RejectsBadSettings) {
                 .find("compute e pe/atom needs per-atom energies and virials, which pair style "
                       "deepmd does not compute"),
             std::string::npos);
-  EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " atomic")
-                .find("keyword atomic of DeePMD-kit's plugin is not supported"),
+  EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " fparam 1.0")
+                .find("keyword fparam of DeePMD-kit's plugin is not supported"),
+            std::string::npos);
+  EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " relative atomic")
+                .find("pair_style deepmd: keyword relative needs a value"),
+            std::string::npos);
+  EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " relative_v -0.5")
+                .find("pair_style deepmd: the level of relative_v must not be negative, not -0.5"),
             std::string::npos);
   EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " out_freq -1")
                 .find("out_freq must be a non-negative integer"),

@@ -64,6 +64,9 @@ struct PairDeepMD::TileState {
   std::vector<double> forces;
   double devi_max = 0, devi_min = 0, devi_sum = 0;
   std::vector<double> devi_virial;
+  // With `atomic`: each owned atom's force deviation and the atoms' ids.
+  std::vector<double> devi_atom;
+  std::vector<std::int64_t> ids;
   // What the models (replicated per tile, as on the IPU) and the buffers above take.
   ChargedBytes model_bytes, workspace_bytes, io_bytes;
 };
@@ -187,26 +190,40 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
   std::string out_file = "model_devi.out";
   long long out_freq = 100;
   std::optional<deepmd::Precision> precision;
-  for (; i < a.size(); i += 2) {
-    if (a[i] != "out_file" && a[i] != "out_freq" && a[i] != "precision")
-      bad("pair_style deepmd: keyword " + a[i] +
-          " of DeePMD-kit's plugin is not supported by md_ipu; supported: out_file, out_freq "
-          "(and Tessera's precision)");
-    if (i + 1 >= a.size()) bad("pair_style deepmd: keyword " + a[i] + " needs a value");
-    if (a[i] == "out_file") {
-      out_file = a[i + 1];
-    } else if (a[i] == "out_freq") {
-      out_freq =
-          integer("pair_style deepmd out_freq", a[i + 1], std::numeric_limits<long long>::min(),
-                  std::numeric_limits<long long>::max());
-    } else if (const auto p = deepmd::precision_named(a[i + 1])) {
+  Deviations deviations;
+  for (; i < a.size(); ++i) {
+    const std::string& key = a[i];
+    if (key == "atomic") {
+      deviations.atomic = true;
+      continue;
+    }
+    if (key != "out_file" && key != "out_freq" && key != "precision" && key != "relative" &&
+        key != "relative_v")
+      bad("pair_style deepmd: keyword " + key +
+          " of DeePMD-kit's plugin is not supported by md_ipu; supported: out_file, out_freq, "
+          "atomic, relative, relative_v (and Tessera's precision)");
+    if (i + 1 >= a.size() || is_keyword(a[i + 1]))
+      bad("pair_style deepmd: keyword " + key + " needs a value");
+    const std::string& value = a[++i];
+    if (key == "out_file") {
+      out_file = value;
+    } else if (key == "out_freq") {
+      out_freq = integer("pair_style deepmd out_freq", value, std::numeric_limits<long long>::min(),
+                         std::numeric_limits<long long>::max());
+    } else if (key == "relative" || key == "relative_v") {
+      const double level = number("pair_style deepmd " + key, value);
+      if (!(level >= 0))
+        bad("pair_style deepmd: the level of " + key + " must not be negative, not " + value);
+      (key == "relative" ? deviations.relative : deviations.relative_v) = level;
+    } else if (const auto p = deepmd::precision_named(value)) {
       precision = p;
     } else {
-      bad("pair_style deepmd: precision must be float32 or float64, not " + a[i + 1]);
+      bad("pair_style deepmd: precision must be float32 or float64, not " + value);
     }
   }
   if (out_freq < 0 || out_freq > std::numeric_limits<int>::max())
     bad("pair_style deepmd: out_freq must be a non-negative integer");
+  deviations_ = deviations;
   load(models, out_file, static_cast<int>(out_freq), precision, model_reader());
 }
 
@@ -281,6 +298,7 @@ void PairDeepMD::compute(PairTile& pt) {
   for (double& v : w) v *= c;
   pt.virial = {w[0], w[4], w[8], w[3], w[6], w[7]};
   if (!deviation_due(pt.step)) return;
+  if (deviations_.atomic) s.ids.assign(pt.id.begin(), pt.id.end());
   const auto m = static_cast<std::size_t>(model_count());
   const std::size_t extra = 3 * (m - 1);
   s.forces.assign(3 * m * nlocal, 0.0);
@@ -315,10 +333,14 @@ void PairDeepMD::fold_returned(Tile& t, std::size_t slot, std::span<const int> s
   s.devi_min = std::numeric_limits<double>::max();
   s.devi_sum = 0;
   const std::size_t nlocal = f.size() / 3;
+  s.devi_atom.clear();
   for (std::size_t i = 0; i < nlocal; ++i) {
     for (std::size_t d = 0; d < 3; ++d) s.forces[3 * m * i + d] = f[3 * i + d];
-    const double devi =
-        force_deviation(std::span<const double>(&s.forces[3 * m * i], 3 * m), static_cast<int>(m));
+    const std::span<const double> forces(&s.forces[3 * m * i], 3 * m);
+    double devi = force_deviation(forces, static_cast<int>(m));
+    if (deviations_.relative)
+      devi /= mean_force_norm(forces, static_cast<int>(m)) + *deviations_.relative;
+    if (deviations_.atomic) s.devi_atom.push_back(devi);
     s.devi_max = std::max(s.devi_max, devi);
     s.devi_min = std::min(s.devi_min, devi);
     s.devi_sum += devi;
@@ -347,16 +369,37 @@ void PairDeepMD::end_of_step(Runtime& runtime, std::int64_t step, std::int64_t n
   d.virial.resize(m);
   for (std::size_t k = 0; k < m; ++k)
     for (std::size_t c = 0; c < 9; ++c) d.virial[k][c] = sums[1 + 9 * k + c];
+  if (deviations_.atomic) {
+    // Every atom's force deviation on rank 0, in the order of the atoms' ids (the plugin writes
+    // them by id).
+    struct IdDeviation {
+      std::int64_t id;
+      double devi;
+    };
+    auto all = runtime.collect<IdDeviation>("md.deepmd_atomic_deviation",
+                                            [&](Tile& t, std::vector<IdDeviation>& out) {
+                                              const TileState& s = state(t);
+                                              for (std::size_t i = 0; i < s.devi_atom.size(); ++i)
+                                                out.push_back({s.ids[i], s.devi_atom[i]});
+                                            });
+    std::sort(all.begin(), all.end(),
+              [](const IdDeviation& a, const IdDeviation& b) { return a.id < b.id; });
+    for (const auto& a : all) d.atomic.push_back(a.devi);
+  }
   if (runtime.rank() == 0) write_deviation(step, d);
 }
 
 nlohmann::json PairDeepMD::restart_section() const {
-  return {{"style", style()},
-          {"models", paths_},
-          {"out_file", out_file_},
-          {"out_freq", out_freq_},
-          {"elements", type_elements()},
-          {"precision", precision_ ? deepmd::precision_name(*precision_) : "model"}};
+  return {
+      {"style", style()},
+      {"models", paths_},
+      {"out_file", out_file_},
+      {"out_freq", out_freq_},
+      {"elements", type_elements()},
+      {"precision", precision_ ? deepmd::precision_name(*precision_) : "model"},
+      {"atomic", deviations_.atomic},
+      {"relative", deviations_.relative ? nlohmann::json(*deviations_.relative) : nullptr},
+      {"relative_v", deviations_.relative_v ? nlohmann::json(*deviations_.relative_v) : nullptr}};
 }
 
 void PairDeepMD::restore(const nlohmann::json& p, const detail::RestartHeader& r, int types) {
@@ -371,6 +414,18 @@ void PairDeepMD::restore(const nlohmann::json& p, const detail::RestartHeader& r
       static_cast<int>(r.integer(r.at(p, "out_freq", "pair.out_freq"), "pair.out_freq", 0,
                                  std::numeric_limits<int>::max(), "pair_style deepmd out_freq"));
   const auto elements = r.texts(r.at(p, "elements", "pair.elements"), "pair.elements");
+  // Files before these keywords have none of them: off.
+  Deviations deviations;
+  if (p.contains("atomic")) {
+    if (!p.at("atomic").is_boolean()) r.fail("has pair.atomic that is not true or false");
+    deviations.atomic = p.at("atomic").get<bool>();
+  }
+  for (const char* key : {"relative", "relative_v"})
+    if (p.contains(key) && !p.at(key).is_null())
+      (std::string(key) == "relative" ? deviations.relative : deviations.relative_v) =
+          r.real(p.at(key), std::string("pair.") + key, detail::RestartHeader::Sign::non_negative,
+                 std::string("pair_style deepmd ") + key);
+  deviations_ = deviations;
   // The models are read again from their files, as LAMMPS's DeePMD plugin does.
   load(models, out_file, out_freq, override, model_reader());
   map_elements(elements, types);
@@ -398,6 +453,14 @@ double PairDeepMD::force_deviation(std::span<const double> forces, int models) {
   return std::sqrt(sum / models);
 }
 
+double PairDeepMD::mean_force_norm(std::span<const double> forces, int models) {
+  double mean[3] = {0, 0, 0};
+  for (int k = 0; k < models; ++k)
+    for (int d = 0; d < 3; ++d) mean[d] += forces[static_cast<std::size_t>(3 * k + d)];
+  for (double& m : mean) m /= models;
+  return std::sqrt(mean[0] * mean[0] + mean[1] * mean[1] + mean[2] * mean[2]);
+}
+
 void PairDeepMD::write_deviation(std::int64_t step, const Deviation& d) {
   // Virial deviation as DeePMD-kit's LAMMPS plugin reports it: the standard deviation over the
   // models of each component of the virial per atom; max, min and root mean square of the nine.
@@ -412,7 +475,8 @@ void PairDeepMD::write_deviation(std::int64_t step, const Deviation& d) {
       const double e = w[c] / static_cast<double>(d.natoms) - mean;
       var += e * e;
     }
-    const double sd = std::sqrt(var / static_cast<double>(m));
+    double sd = std::sqrt(var / static_cast<double>(m));
+    if (deviations_.relative_v) sd /= std::fabs(mean) + *deviations_.relative_v;
     v_max = std::max(v_max, sd);
     v_min = std::min(v_min, sd);
     v_sq += sd * sd;
@@ -428,10 +492,15 @@ void PairDeepMD::write_deviation(std::int64_t step, const Deviation& d) {
     if (!append_) out_ << header;
   }
   char row[160];
-  std::snprintf(row, sizeof row, "%12lld %18.6e %18.6e %18.6e %18.6e %18.6e %18.6e\n",
+  std::snprintf(row, sizeof row, "%12lld %18.6e %18.6e %18.6e %18.6e %18.6e %18.6e",
                 static_cast<long long>(step), v_max, v_min, std::sqrt(v_sq / 9), d.f_max, d.f_min,
                 d.f_sum / static_cast<double>(d.natoms));
-  out_ << row << std::flush;
+  out_ << row;
+  for (const double devi : d.atomic) {
+    std::snprintf(row, sizeof row, " %18.6e", devi);
+    out_ << row;
+  }
+  out_ << '\n' << std::flush;
   if (!out_)
     throw Error("pair_style deepmd: writing the model deviation file '" + out_file_ + "' failed");
 }

@@ -1,7 +1,8 @@
 // pair_style deepmd: DeePMD-kit models as md_ipu's potential, with the syntax and output of
 // DeePMD-kit's LAMMPS plugin (doc/third-party/lammps-command.md in DeePMD-kit):
 //
-//   pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N] [precision float32|float64]
+//   pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N] [atomic]
+//                     [relative LEVEL] [relative_v LEVEL] [precision float32|float64]
 //   pair_coeff * * [ELEMENT ...]
 //
 // `precision` is Tessera's own keyword: it runs the models' networks in float32 or float64
@@ -10,7 +11,12 @@
 // The first model drives the dynamics. With several models, every out_freq steps all of them
 // are evaluated and the spread of their predictions (the "model deviation" that DP-GEN uses to
 // pick new training configurations) is written to out_file in DeePMD-kit's model_devi.out
-// columns: step, max/min/avg virial deviation (per atom), max/min/avg force deviation.
+// columns: step, max/min/avg virial deviation (per atom), max/min/avg force deviation; with
+// `atomic` every atom's force deviation follows, in id order. `relative LEVEL` divides each
+// atom's force deviation by |<F>| + LEVEL and `relative_v LEVEL` each virial component's by
+// |<W>| / N + LEVEL (DeePMD-kit's relative model deviation; LEVEL in the simulation's units, as
+// the plugin takes it). Relative columns have no unit: in units real md_ipu leaves them as they
+// are, where the plugin multiplies them by its force factor as it does the absolute ones.
 // pair_coeff maps LAMMPS atom types 1..n to the models' element names in order; without names,
 // type i is the models' element i-1. Models work in eV and Angstrom; in units real their
 // energies, forces and virials are converted as DeePMD-kit's plugin converts them (by boltz /
@@ -106,7 +112,17 @@ class PairDeepMD final : public Pair {
     double f_max = 0, f_min = 0, f_sum = 0;  // per-atom force deviations
     std::int64_t natoms = 0;
     std::vector<std::array<double, 9>> virial;  // total virial per model
+    std::vector<double> atomic;                 // with `atomic`: each atom's, in id order
   };
+  // The plugin's deviation keywords: `atomic` (every atom's force deviation after the six
+  // columns), `relative LEVEL` (each atom's force deviation over |<F>| + LEVEL) and
+  // `relative_v LEVEL` (each virial component's over |<W>| / N + LEVEL); levels in the
+  // simulation's force and energy units.
+  struct Deviations {
+    bool atomic = false;
+    std::optional<double> relative, relative_v;
+  };
+  const Deviations& deviations() const { return deviations_; }
   // Appends a row to out_file (call on one rank only); the first call truncates and writes
   // the header. Throws Error if the file cannot be written.
   void write_deviation(std::int64_t step, const Deviation& d);
@@ -114,6 +130,8 @@ class PairDeepMD final : public Pair {
   // Per-atom force deviation: sqrt(mean over models |F_k - <F>|^2), DeePMD-kit's std_f.
   // `forces` holds the models' forces on the atom, 3 per model.
   static double force_deviation(std::span<const double> forces, int models);
+  // |<F>|, the norm of the models' mean force (relative's denominator less its level).
+  static double mean_force_norm(std::span<const double> forces, int models);
 
  private:
   void load(std::vector<std::string> model_paths, std::string out_file, int out_freq,
@@ -131,6 +149,7 @@ class PairDeepMD final : public Pair {
   int out_freq_ = 0;
   double energy_factor_ = 1.0;  // the units' energy per eV (DeePMD-kit's ener_unit_cvt_factor)
   std::optional<deepmd::Precision> precision_;
+  Deviations deviations_;
   struct Cost {
     double flops = 0, tanh = 0;
   };

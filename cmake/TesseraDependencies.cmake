@@ -10,6 +10,8 @@ find_package(netCDF REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(NETCDF_CXX4 REQUIRED IMPORTED_TARGET netcdf-cxx4)
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
+# HDF5's C library (DeePMD-kit's .dp models), as Debian's pkg-config module.
+pkg_check_modules(HDF5 REQUIRED IMPORTED_TARGET hdf5)
 if(TESSERA_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "dp_file.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::md::deepmd {
@@ -185,14 +186,21 @@ std::size_t Model::weight_bytes() const {
          energy_bias.size() * sizeof(double) + sel.size() * sizeof(int);
 }
 
+// The model from its tree, the YAML form's or a .dp file's (dp_file.hpp).
+Model parse_model_tree(const YAML::Node& root, const std::string& source);
+
 Model parse_model(const std::string& yaml_text, const std::string& source) {
-  Reader r(source);
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    r.format_error("YAML", e.what());
+    Reader(source).format_error("YAML", e.what());
   }
+  return parse_model_tree(root, source);
+}
+
+Model parse_model_tree(const YAML::Node& root, const std::string& source) {
+  Reader r(source);
   const YAML::Node m = r.child(root, "model", "top level");
   const std::string model_type = r.text(m, "type", "model");
   if (model_type != "standard")
@@ -280,10 +288,12 @@ Model parse_model(const std::string& yaml_text, const std::string& source) {
   Matrix bias = r.matrix(r.child(fvars, "bias_atom_e", "model.fitting.@variables"),
                          "model.fitting.bias_atom_e", ntypes, 1);
   // The energy model adds out_bias per atom type (BaseAtomicModel.apply_out_stat); out_std is
-  // not applied to energies.
-  Matrix out_bias =
-      r.matrix(r.child(r.child(m, "@variables", "model"), "out_bias", "model.@variables"),
-               "model.out_bias", ntypes, 1);
+  // not applied to energies. Models of @version 1 (DeePMD-kit 3.0 alphas) predate the output
+  // statistics: no out_bias, as zeros.
+  Matrix out_bias = Matrix::Zero(ntypes, 1);
+  if (!(r.is_null(m, "@variables") && r.scalar<int>(m, "@version", "model") == 1))
+    out_bias = r.matrix(r.child(r.child(m, "@variables", "model"), "out_bias", "model.@variables"),
+                        "model.out_bias", ntypes, 1);
   for (int t = 0; t < ntypes; ++t) model.energy_bias.push_back(bias(t, 0) + out_bias(t, 0));
   return model;
 }
@@ -292,9 +302,10 @@ Model parse_model_file(const std::string& text, const std::string& path) {
   // DeePMD-kit's model formats by their suffixes (deepmd/backend/*.py: suffixes of each backend).
   const auto dot = path.rfind('.');
   const std::string suffix = dot == std::string::npos ? "" : path.substr(dot);
+  if (suffix == ".dp") return parse_model_tree(dp_model_tree(text, path), "'" + path + "'");
   const char* format = suffix == ".pb"                        ? "a TensorFlow model (.pb)"
                        : suffix == ".pth" || suffix == ".pt"  ? "a PyTorch model (.pth/.pt)"
-                       : suffix == ".dp" || suffix == ".hlo"  ? "a DeePMD-kit HDF5 model (.dp)"
+                       : suffix == ".hlo"                     ? "a JAX model (.hlo)"
                        : text.find('\0') != std::string::npos ? "a binary file"
                                                               : nullptr;
   if (format) {
@@ -308,10 +319,10 @@ Model parse_model_file(const std::string& text, const std::string& path) {
 }
 
 Model load_model(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in)
     throw ConfigError("cannot open DeePMD model file '" + path +
-                      "'; give the path of a .yaml model written by `dp convert-backend`");
+                      "'; give the path of a .yaml or .dp model written by `dp convert-backend`");
   std::stringstream buffer;
   buffer << in.rdbuf();
   return parse_model_file(buffer.str(), path);

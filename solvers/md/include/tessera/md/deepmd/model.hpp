@@ -88,9 +88,10 @@ struct Model {
 Model load_model(const std::string& path);
 // The same from YAML text; `source` names it in error messages.
 Model parse_model(const std::string& yaml_text, const std::string& source);
-// The same from the text of the file at `path`: a model in another of DeePMD-kit's formats
-// (TensorFlow .pb, PyTorch .pth/.pt, the HDF5 .dp, or any binary file) is refused with the
-// command that converts it, before any YAML parsing.
+// The same from the bytes of the file at `path`: YAML, or DeePMD-kit's backend-independent HDF5
+// form (.dp, the same tree with its arrays as datasets); a model in another of DeePMD-kit's
+// formats (TensorFlow .pb, PyTorch .pth/.pt, JAX .hlo, or any other binary file) is refused with
+// the command that converts it, before any parsing.
 Model parse_model_file(const std::string& text, const std::string& path);
 
 }  // namespace tessera::md::deepmd

@@ -394,6 +394,14 @@ void PairHybrid::continue_outputs() {
   for (Sub& s : subs_) s.pair->continue_outputs();
 }
 
+void PairHybrid::data_coeff(const std::vector<std::string>& words, int types) {
+  if (words.size() < 2)
+    bad("a Pair Coeffs line of pair_style " + style() + ": TYPE STYLE COEFF...");
+  std::vector<std::string> args{words[0], words[0]};
+  args.insert(args.end(), words.begin() + 1, words.end());
+  coeff(args, types);
+}
+
 nlohmann::json PairHybrid::restart_section() const {
   return {{"style", style()}, {"settings", settings_}, {"commands", commands_}};
 }

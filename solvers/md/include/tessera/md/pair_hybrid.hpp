@@ -18,7 +18,7 @@
 // tallies added to the others'. At most one sub-style may send per-atom values to ghosts
 // before the forces (eam's F'(rho)); deepmd cannot be a sub-style. A restart file keeps the
 // settings and every pair_coeff and pair_modify since them (the files are read again); data
-// files get no Pair Coeffs, as LAMMPS's.
+// files get no Pair Coeffs, as LAMMPS's, but read_data takes them ("TYPE STYLE [K] COEFF...").
 #pragma once
 
 #include <memory>
@@ -55,6 +55,9 @@ class PairHybrid final : public Pair {
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,
                int types) override;
+  // A data file's Pair Coeffs line "TYPE STYLE [K] COEFF...": pair_coeff TYPE TYPE STYLE ...,
+  // as LAMMPS's read_data passes it.
+  void data_coeff(const std::vector<std::string>& words, int types) override;
 
  private:
   struct Sub {

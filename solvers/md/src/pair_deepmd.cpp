@@ -439,25 +439,29 @@ std::vector<std::string> PairDeepMD::type_elements() const {
   return names;
 }
 
-double PairDeepMD::force_deviation(std::span<const double> forces, int models) {
-  double mean[3] = {0, 0, 0};
+std::array<double, 3> PairDeepMD::mean_force(std::span<const double> forces, int models) {
+  std::array<double, 3> mean{0, 0, 0};
   for (int k = 0; k < models; ++k)
-    for (int d = 0; d < 3; ++d) mean[d] += forces[static_cast<std::size_t>(3 * k + d)];
+    for (int d = 0; d < 3; ++d)
+      mean[static_cast<std::size_t>(d)] += forces[static_cast<std::size_t>(3 * k + d)];
   for (double& m : mean) m /= models;
+  return mean;
+}
+
+double PairDeepMD::force_deviation(std::span<const double> forces, int models) {
+  const std::array<double, 3> mean = mean_force(forces, models);
   double sum = 0;
   for (int k = 0; k < models; ++k)
     for (int d = 0; d < 3; ++d) {
-      const double e = forces[static_cast<std::size_t>(3 * k + d)] - mean[d];
+      const double e =
+          forces[static_cast<std::size_t>(3 * k + d)] - mean[static_cast<std::size_t>(d)];
       sum += e * e;
     }
   return std::sqrt(sum / models);
 }
 
 double PairDeepMD::mean_force_norm(std::span<const double> forces, int models) {
-  double mean[3] = {0, 0, 0};
-  for (int k = 0; k < models; ++k)
-    for (int d = 0; d < 3; ++d) mean[d] += forces[static_cast<std::size_t>(3 * k + d)];
-  for (double& m : mean) m /= models;
+  const std::array<double, 3> mean = mean_force(forces, models);
   return std::sqrt(mean[0] * mean[0] + mean[1] * mean[1] + mean[2] * mean[2]);
 }
 

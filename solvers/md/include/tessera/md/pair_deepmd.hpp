@@ -132,6 +132,8 @@ class PairDeepMD final : public Pair {
   static double force_deviation(std::span<const double> forces, int models);
   // |<F>|, the norm of the models' mean force (relative's denominator less its level).
   static double mean_force_norm(std::span<const double> forces, int models);
+  // <F>, the models' mean force on the atom (3 values).
+  static std::array<double, 3> mean_force(std::span<const double> forces, int models);
 
  private:
   void load(std::vector<std::string> model_paths, std::string out_file, int out_freq,

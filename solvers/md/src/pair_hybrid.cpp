@@ -333,8 +333,8 @@ PairHybrid::TileLists& PairHybrid::lists(PairTile& t) {
         const int j = t.list[static_cast<std::size_t>(n)];
         const auto u = static_cast<std::size_t>(j);
         if (!uses[row + static_cast<std::size_t>(t.type[u])]) continue;
-        if (half_from_full && (u < nlocal ? u < i : t.ghost_id[u - nlocal] < t.id[i])) continue;
-        if (half_from_full && u >= nlocal && t.ghost_id[u - nlocal] == t.id[i]) continue;
+        // Each pair on one side: the lower index, or the smaller id of a ghost pair.
+        if (half_from_full && !(u < nlocal ? u > i : t.id[i] < t.ghost_id[u - nlocal])) continue;
         list.push_back(j);
       }
       begin[i + 1] = static_cast<int>(list.size());

@@ -219,8 +219,8 @@ TEST(PairDeepmd, ReadsDpModels) {
   std::remove(data.c_str());
 }
 
-// An HDF5 file without the "json" attribute, and one whose JSON names a dataset it lacks, are
-// refused with what is wrong.
+// An HDF5 file without the "json" attribute, one whose JSON names a dataset it lacks, one whose
+// "json" is not JSON and one with integers for an array are refused with what is wrong.
 TEST(PairDeepmd, RefusesBrokenDpFiles) {
   SKIP_WITHOUT_DATA();
   const std::string empty = temp_path("empty.dp"), dangling = temp_path("dangling.dp");
@@ -241,8 +241,43 @@ TEST(PairDeepmd, RefusesBrokenDpFiles) {
                 .find("DeePMD model '" + dangling +
                       "': its JSON names dataset '/variable_0003', which the file does not have"),
             std::string::npos);
-  std::remove(empty.c_str());
-  std::remove(dangling.c_str());
+  // A fixed-length string that is not JSON, and an array of integers where floats belong.
+  const std::string not_json = temp_path("not_json.dp"), integers = temp_path("integers.dp");
+  {
+    const hid_t file = H5Fcreate(not_json.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, 8);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t attr = H5Acreate2(file, "json", type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, type, "{model:");
+    H5Aclose(attr), H5Sclose(space), H5Tclose(type), H5Fclose(file);
+  }
+  {
+    const std::string text = R"({"model":{"@variables":{"w":"/variable_0000"}}})";
+    const hid_t file = H5Fcreate(integers.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t n = 2;
+    const int values[2] = {1, 2};
+    const hid_t space = H5Screate_simple(1, &n, nullptr);
+    const hid_t set = H5Dcreate2(file, "variable_0000", H5T_STD_I32LE, space, H5P_DEFAULT,
+                                 H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(set, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    const hid_t scalar = H5Screate(H5S_SCALAR);
+    const hid_t attr = H5Acreate2(file, "json", type, scalar, H5P_DEFAULT, H5P_DEFAULT);
+    const char* data = text.c_str();
+    H5Awrite(attr, type, &data);
+    H5Aclose(attr), H5Sclose(scalar), H5Tclose(type), H5Dclose(set), H5Sclose(space);
+    H5Fclose(file);
+  }
+  EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + not_json)
+                .find("DeePMD model '" + not_json + "': its attribute 'json' is not JSON"),
+            std::string::npos);
+  EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + integers)
+                .find("DeePMD model '" + integers +
+                      "': dataset '/variable_0000' is not an array of floating-point numbers"),
+            std::string::npos);
+  for (const auto& path : {empty, dangling, not_json, integers}) std::remove(path.c_str());
 }
 
 // A .dp file that DeePMD-kit itself wrote (3.0.0a1; tests/md/data/deepmd/README.md) is read: its

@@ -185,7 +185,10 @@ TEST(Restart, EveryHeaderFieldIsCheckedLikeItsCommand) {
       {"/atoms", 107, "is truncated or has trailing bytes"},
       {"/atoms", 9223372036854775807LL, "is truncated or has trailing bytes"},
       {"/atom_record_bytes", 96, "was written with another atom layout"},
-      {"/atom_style", "full", "records atom_style 'full'; this md_ipu has atomic and charge"},
+      {"/atom_style", "ellipsoid",
+       "records atom_style 'ellipsoid'; this md_ipu has atomic, charge, bond, angle, molecular and "
+       "full"},
+      {"/atom_style", "bond", "has no header field topology"},
   };
   for (const auto& c : cases) {
     Session s(host_target(2), 1);

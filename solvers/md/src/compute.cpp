@@ -38,10 +38,20 @@ std::size_t Compute::modify(const std::vector<std::string>& words, std::size_t a
                     words[at] + "' (or it lacks its value)");
 }
 
+void require_lumped_terms(const Simulation& sim, const std::string& what,
+                          const VirialTerms& terms) {
+  const bool bonded = sim.bond() || sim.angle(), kspace = sim.kspace() != nullptr;
+  if ((bonded && terms.bonded != terms.pair) || (kspace && terms.kspace != terms.pair))
+    throw ConfigError(what + ": md_ipu tallies each atom's shares of the pair" +
+                      (bonded ? ", bond and angle" : "") + (kspace ? ", kspace" : "") +
+                      " terms together; name them all (pair" + (bonded ? " bond angle" : "") +
+                      (kspace ? " kspace" : "") + ") or none");
+}
+
 VirialTerms virial_terms(const std::string& what, const std::vector<std::string>& words,
                          std::size_t from) {
   VirialTerms terms;
-  if (words.size() > from) terms.ke = terms.pair = terms.fix = false;
+  if (words.size() > from) terms.ke = terms.pair = terms.fix = terms.bonded = terms.kspace = false;
   for (std::size_t k = from; k < words.size(); ++k) {
     const std::string& word = words[k];
     if (word == "ke")
@@ -51,9 +61,12 @@ VirialTerms virial_terms(const std::string& what, const std::vector<std::string>
     else if (word == "fix")
       terms.fix = true;
     else if (word == "virial")
-      terms.pair = terms.fix = true;
-    else if (word != "bond" && word != "angle" && word != "dihedral" && word != "improper" &&
-             word != "kspace")
+      terms.pair = terms.fix = terms.bonded = terms.kspace = true;
+    else if (word == "bond" || word == "angle" || word == "dihedral" || word == "improper")
+      terms.bonded = true;
+    else if (word == "kspace")
+      terms.kspace = true;
+    else
       throw ConfigError(what + ": unknown keyword '" + word +
                         "'; use ke, pair, virial, bond, angle, dihedral, improper, kspace or fix");
   }

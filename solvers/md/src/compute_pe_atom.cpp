@@ -18,22 +18,26 @@ void require_per_atom_tallies(Simulation& sim, const std::string& what) {
 ComputePEAtom::ComputePEAtom(const ComputeArguments& a) : Compute(a.id, a.group) {
   static const std::set<std::string> keywords{"pair",     "bond",   "angle", "dihedral",
                                               "improper", "kspace", "fix"};
-  if (!a.args.empty()) pair_ = false;
+  if (!a.args.empty()) terms_.pair = terms_.bonded = terms_.kspace = false;
   for (const auto& word : a.args) {
     if (!keywords.count(word))
       throw ConfigError("compute " + a.id + " pe/atom: unknown keyword '" + word +
                         "'; use pair, bond, angle, dihedral, improper, kspace or fix");
-    if (word == "pair") pair_ = true;
+    if (word == "pair") terms_.pair = true;
+    if (word == "bond" || word == "angle" || word == "dihedral" || word == "improper")
+      terms_.bonded = true;
+    if (word == "kspace") terms_.kspace = true;
   }
 }
 
 void ComputePEAtom::prepare_peratom(Simulation& sim) {
   require_per_atom_tallies(sim, "compute " + id() + " pe/atom");
+  require_lumped_terms(sim, "compute " + id() + " pe/atom", terms_);
 }
 
 void ComputePEAtom::peratom(const AtomsView& a, std::span<double> out) const {
   for (std::size_t i = 0; i < a.id.size(); ++i)
-    out[i] = pair_ && in_group(a, i) ? a.eatom[i] : 0.0;
+    out[i] = terms_.pair && in_group(a, i) ? a.eatom[i] : 0.0;
 }
 
 }  // namespace tessera::md

@@ -18,7 +18,8 @@ ComputePressure::ComputePressure(const ComputeArguments& a) : Compute(a.id, a.gr
                         ") does not compute a temperature");
   }
   const VirialTerms terms = virial_terms(what, a.args, 1);
-  ke_ = terms.ke, pair_ = terms.pair, fix_ = terms.fix;
+  ke_ = terms.ke, pair_ = terms.pair, fix_ = terms.fix, bonded_ = terms.bonded,
+  kspace_ = terms.kspace;
   if (ke_ && !temperature_)
     throw ConfigError(what +
                       ": the kinetic part (ke, or no keywords) needs a temperature "
@@ -28,8 +29,16 @@ ComputePressure::ComputePressure(const ComputeArguments& a) : Compute(a.id, a.gr
 std::array<double, 6> ComputePressure::virial(Simulation& sim) const {
   const Thermo th = sim.thermo();
   std::array<double, 6> w{};
-  for (std::size_t k = 0; k < 6; ++k)
-    w[k] = (pair_ ? th.virial[k] : 0.0) + (fix_ ? th.fix_virial[k] : 0.0);
+  // th.virial holds the pair, bonded and kspace terms' (LAMMPS's keywords pair, bond and angle,
+  // kspace), the last two also on their own.
+  const bool all = pair_ && bonded_ && kspace_;
+  for (std::size_t k = 0; k < 6; ++k) {
+    const double pair = th.virial[k] - th.bonded_virial[k] - th.kspace_virial[k];
+    const double interactions = all ? th.virial[k]
+                                    : (pair_ ? pair : 0.0) + (bonded_ ? th.bonded_virial[k] : 0.0) +
+                                          (kspace_ ? th.kspace_virial[k] : 0.0);
+    w[k] = interactions + (fix_ ? th.fix_virial[k] : 0.0);
+  }
   return w;
 }
 
@@ -44,7 +53,7 @@ Compute& ComputePressure::temperature(Simulation& sim) const {
 double ComputePressure::scalar(Simulation& sim) {
   const int d = sim.dimension();
   double sum = 0;
-  if (pair_ || fix_) {
+  if (pair_ || fix_ || bonded_ || kspace_) {
     const auto virial = this->virial(sim);
     for (std::size_t k = 0; k < static_cast<std::size_t>(d); ++k) sum += virial[k];
   }
@@ -58,7 +67,7 @@ double ComputePressure::scalar(Simulation& sim) {
 
 std::vector<double> ComputePressure::vector(Simulation& sim) {
   std::vector<double> p(6, 0.0);
-  if (pair_ || fix_) {
+  if (pair_ || fix_ || bonded_ || kspace_) {
     const auto w = virial(sim);
     p.assign(w.begin(), w.end());
   }

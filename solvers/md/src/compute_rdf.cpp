@@ -68,17 +68,25 @@ std::vector<double> ComputeRDF::array(Simulation& sim) {
           for (std::size_t m : histograms[static_cast<std::size_t>(ti * (types + 1) + tj)])
             out[m * nbin + bin] += 1.0;
         };
+        const auto pair = [&](std::size_t i, std::size_t j) {
+          const double dx = p.x[3 * i] - p.x[3 * j], dy = p.x[3 * i + 1] - p.x[3 * j + 1],
+                       dz = p.x[3 * i + 2] - p.x[3 * j + 2];
+          const auto bin =
+              static_cast<std::size_t>(std::sqrt(dx * dx + dy * dy + dz * dz) * inverse);
+          if (bin >= nbin) return;
+          tally(p.type[i], p.type[j], bin);
+          if (!p.full) tally(p.type[j], p.type[i], bin);
+        };
         for (std::size_t i = 0; i < static_cast<std::size_t>(p.nlocal); ++i) {
-          const double* xi = &p.x[3 * i];
-          for (int k = p.begin[i]; k < p.begin[i + 1]; ++k) {
-            const auto j = static_cast<std::size_t>(p.list[static_cast<std::size_t>(k)]);
-            const double dx = xi[0] - p.x[3 * j], dy = xi[1] - p.x[3 * j + 1],
-                         dz = xi[2] - p.x[3 * j + 2];
-            const auto bin =
-                static_cast<std::size_t>(std::sqrt(dx * dx + dy * dy + dz * dz) * inverse);
-            if (bin >= nbin) continue;
-            tally(p.type[i], p.type[j], bin);
-            if (!p.full) tally(p.type[j], p.type[i], bin);
+          for (int k = p.begin[i]; k < p.begin[i + 1]; ++k)
+            pair(i, static_cast<std::size_t>(p.list[static_cast<std::size_t>(k)]));
+          // Special pairs count unless both their weights are 0 (LAMMPS's ComputeRDF).
+          if (p.special_list.empty()) continue;
+          for (int k = p.special_begin[i]; k < p.special_begin[i + 1]; ++k) {
+            const auto level =
+                static_cast<std::size_t>(p.special_list[2 * static_cast<std::size_t>(k) + 1]);
+            if (p.special->lj[level] == 0.0 && p.special->coul[level] == 0.0) continue;
+            pair(i, static_cast<std::size_t>(p.special_list[2 * static_cast<std::size_t>(k)]));
           }
         }
       });

@@ -30,12 +30,13 @@ ComputeStressAtom::ComputeStressAtom(const ComputeArguments& a) : Compute(a.id, 
     temperature_ = a.args[0];
   }
   const VirialTerms terms = virial_terms(what, a.args, 1);
-  ke_ = terms.ke, pair_ = terms.pair, fix_ = terms.fix;
+  ke_ = terms.ke, pair_ = terms.pair, fix_ = terms.fix, terms_ = terms;
 }
 
 void ComputeStressAtom::prepare_peratom(Simulation& sim) {
   const std::string what = "compute " + id() + " stress/atom";
   require_per_atom_tallies(sim, what);
+  require_lumped_terms(sim, what, terms_);
   if (fix_)
     for (const auto& fix : sim.fixes())
       if (fix->virial_in_pressure())

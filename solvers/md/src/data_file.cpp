@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "checked_integer.hpp"
@@ -126,8 +127,8 @@ void read_data(Simulation& sim, const std::string& path,
   LineReader r{std::istringstream(slurp(sim, path, "data")), path};
   std::string line;
   r.next(line);  // the first line is a title
-  long long natoms = -1;
-  int types = -1;
+  long long natoms = -1, nbonds = 0, nangles = 0;
+  int types = -1, bond_types = 0, angle_types = 0;
   Box box;
   bool have[3] = {false, false, false};
   // Header: until the first section keyword.
@@ -145,17 +146,37 @@ void read_data(Simulation& sim, const std::string& path,
       box.lo[d] = to_double(r, w[0]);
       box.hi[d] = to_double(r, w[1]);
       have[d] = true;
-    } else if (w.size() >= 2 && (w.back() == "bonds" || w.back() == "angles" ||
-                                 w.back() == "dihedrals" || w.back() == "impropers")) {
-      if (to_int(r, w[0], bigint_min, bigint_max) != 0)
-        r.fail("this file has " + w.back() + ", but atom_style " +
-               atom_style_name(sim.atom_style()) + " has none");
+    } else if (w.size() == 2 && (w[1] == "bonds" || w[1] == "angles" || w[1] == "dihedrals" ||
+                                 w[1] == "impropers")) {
+      const long long count = to_int(r, w[0], 0, bigint_max);
+      const bool allowed = w[1] == "bonds"    ? has_bonds(sim.atom_style())
+                           : w[1] == "angles" ? has_angles(sim.atom_style())
+                                              : false;
+      if (count != 0 && !allowed)
+        r.fail(
+            "this file has " + w[1] + ", but " +
+            (w[1][0] == 'd' || w[1][0] == 'i'
+                 ? std::string("md_ipu reads no dihedrals or impropers yet")
+                 : "atom_style " + std::string(atom_style_name(sim.atom_style())) + " has none"));
+      if (w[1] == "bonds") nbonds = count;
+      if (w[1] == "angles") nangles = count;
     } else if (w.size() == 6 && w[3] == "xy" && w[4] == "xz" && w[5] == "yz") {
       box.xy = to_double(r, w[0]), box.xz = to_double(r, w[1]), box.yz = to_double(r, w[2]);
       box.triclinic = true;
-    } else if (w.size() >= 3 &&
+    } else if (w.size() == 3 && w[2] == "types" &&
                (w[1] == "bond" || w[1] == "angle" || w[1] == "dihedral" || w[1] == "improper")) {
-      continue;  // "N bond types" and the like: fine when there are none of them
+      const long long count = to_int(r, w[0], 0, int_max);
+      if (w[1] == "bond") bond_types = static_cast<int>(count);
+      if (w[1] == "angle") angle_types = static_cast<int>(count);
+      if ((w[1] == "bond" && !has_bonds(sim.atom_style())) ||
+          (w[1] == "angle" && !has_angles(sim.atom_style())))
+        if (count != 0)
+          r.fail("this file has " + w[1] + " types, but atom_style " +
+                 atom_style_name(sim.atom_style()) + " has no " + w[1] + "s");
+    } else if (w.size() == 5 && w[1] == "extra" && w[3] == "per" && w[4] == "atom" &&
+               (w[2] == "bond" || w[2] == "angle" || w[2] == "dihedral" || w[2] == "improper" ||
+                w[2] == "special")) {
+      to_int(r, w[0], 0, int_max);  // room for topology added later: md_ipu sizes its own
     } else if (std::isalpha(static_cast<unsigned char>(w[0][0]))) {
       section = line;
       section_line = r.line;
@@ -170,8 +191,11 @@ void read_data(Simulation& sim, const std::string& path,
     if (!have[d])
       r.fail(std::string("the header has no ") + "xyz"[d] + "lo " + "xyz"[d] + "hi line");
   sim.create_box(types, box);
+  if (sim.molecular()) sim.set_topology_types(bond_types, angle_types);
 
   std::map<std::int64_t, AtomRecord> atoms;
+  std::map<std::int64_t, AtomTopology> topology;  // molecular styles: every atom's
+  long long bonds_read = 0, angles_read = 0;
   std::map<std::int64_t, std::array<double, 3>> velocities;
   // Per fix section: each atom's values, all its properties' columns in order.
   std::vector<std::map<std::int64_t, std::vector<double>>> fix_values(fix_sections.size());
@@ -237,22 +261,26 @@ void read_data(Simulation& sim, const std::string& path,
         }
       }
     } else if (name == "Atoms") {
-      // LAMMPS's columns: id type x y z (atomic), id type q x y z (charge); image flags may follow.
-      const std::size_t first_x = sim.charged() ? 3 : 2;
+      // LAMMPS's columns: id type x y z (atomic), id type q x y z (charge), id molecule type x y z
+      // (bond, angle, molecular), id molecule type q x y z (full); image flags may follow.
+      const std::size_t at_type = sim.molecular() ? 2 : 1;
+      const std::size_t first_x = at_type + (sim.charged() ? 2 : 1);
       for (const auto& [at, w] : rows) {
         r.line = at;
         if (w.size() != first_x + 3 && w.size() != first_x + 6)
-          r.fail(sim.charged() ? "an Atoms line (charge) needs: id type q x y z [ix iy iz]"
-                               : "an Atoms line (atomic) needs: id type x y z [ix iy iz]");
+          r.fail(std::string("an Atoms line (") + atom_style_name(sim.atom_style()) +
+                 ") needs: id " + (sim.molecular() ? "molecule " : "") + "type " +
+                 (sim.charged() ? "q " : "") + "x y z [ix iy iz]");
         AtomRecord a;
         a.id = to_int(r, w[0], 1, bigint_max);
         long long type = 0;
-        if (!detail::integer_problem(w[1], 1, types, &type).empty()) {
-          to_int(r, w[1], bigint_min, bigint_max);  // not an integer at all: say so
-          r.fail("atom type " + w[1] + " is out of range 1.." + std::to_string(types));
+        if (!detail::integer_problem(w[at_type], 1, types, &type).empty()) {
+          to_int(r, w[at_type], bigint_min, bigint_max);  // not an integer at all: say so
+          r.fail("atom type " + w[at_type] + " is out of range 1.." + std::to_string(types));
         }
         a.type = static_cast<std::int32_t>(type);
-        if (sim.charged()) a.q = to_double(r, w[2]);
+        if (sim.charged()) a.q = to_double(r, w[at_type + 1]);
+        if (sim.molecular()) topology[a.id].molecule = to_int(r, w[1], 0, bigint_max);
         for (std::size_t d = 0; d < 3; ++d) a.x[d] = to_double(r, w[first_x + d]);
         if (w.size() == first_x + 6)
           for (std::size_t d = 0; d < 3; ++d)
@@ -271,6 +299,59 @@ void read_data(Simulation& sim, const std::string& path,
                                                     to_double(r, w[3])})
                  .second)
           r.fail("atom id " + w[0] + " appears twice in Velocities");
+      }
+    } else if ((name == "Bonds" || name == "Angles") && sim.molecular()) {
+      // id type atom1 atom2 (kept with atom1) | id type atom1 atom2 atom3 (kept with atom2), as
+      // LAMMPS's newton_bond on.
+      const bool bond = name == "Bonds";
+      if (!bond && !has_angles(sim.atom_style()))
+        r.fail(
+            "atom_style bond has no angles; this file needs atom_style angle, molecular or full");
+      const int ntypes = bond ? sim.bond_types() : sim.angle_types();
+      for (const auto& [at, w] : rows) {
+        r.line = at;
+        if (w.size() != (bond ? 4u : 5u))
+          r.fail(bond ? "a Bonds line needs: id type atom1 atom2"
+                      : "an Angles line needs: id type atom1 atom2 atom3");
+        to_int(r, w[0], 1, bigint_max);
+        long long type = 0;
+        if (!detail::integer_problem(w[1], 1, ntypes, &type).empty()) {
+          to_int(r, w[1], bigint_min, bigint_max);
+          r.fail(std::string(bond ? "bond" : "angle") + " type " + w[1] + " is out of range 1.." +
+                 std::to_string(ntypes) + " (the header's '" + std::to_string(ntypes) +
+                 (bond ? " bond" : " angle") + " types')");
+        }
+        std::array<std::int64_t, 3> ids{};
+        for (std::size_t k = 2; k < w.size(); ++k) {
+          ids[k - 2] = to_int(r, w[k], 1, bigint_max);
+          if (!atoms.count(ids[k - 2]))
+            r.fail(std::string(bond ? "bond" : "angle") + " atom " + w[k] +
+                   " is not in the Atoms section (LAMMPS: \"Invalid atom ID in " + name +
+                   " section of data file\")");
+        }
+        if (bond)
+          topology[ids[0]].bonds.push_back({static_cast<int>(type), ids[1]});
+        else
+          topology[ids[1]].angles.push_back({static_cast<int>(type), ids[0], ids[2]});
+        ++(bond ? bonds_read : angles_read);
+      }
+    } else if ((name == "Bond Coeffs" || name == "Angle Coeffs") && sim.molecular()) {
+      const bool bond = name == "Bond Coeffs";
+      BondedStyle<BondEntry>* bond_style = bond ? sim.bond() : nullptr;
+      BondedStyle<AngleEntry>* angle_style = bond ? nullptr : sim.angle();
+      if (bond ? !bond_style : !angle_style)
+        r.fail(name + " need a " + (bond ? "bond_style" : "angle_style") +
+               " (e.g. harmonic) before read_data");
+      for (const auto& [at, w] : rows) {
+        r.line = at;
+        try {
+          if (bond)
+            bond_style->data_coeff(w, sim.bond_types());
+          else
+            angle_style->data_coeff(w, sim.angle_types());
+        } catch (const ConfigError& e) {
+          r.fail(e.what());
+        }
       }
     } else if (const auto fix =
                    std::find_if(fix_sections.begin(), fix_sections.end(),
@@ -297,7 +378,11 @@ void read_data(Simulation& sim, const std::string& path,
     } else {
       r.line = name_line;
       r.fail("unsupported section '" + name + "' (atom_style " + atom_style_name(sim.atom_style()) +
-             " files have Masses, Pair Coeffs, Atoms, Velocities)");
+             " files have Masses, Pair Coeffs, Atoms, Velocities" +
+             (sim.molecular() ? std::string(", Bonds, Bond Coeffs") +
+                                    (has_angles(sim.atom_style()) ? ", Angles, Angle Coeffs" : "")
+                              : std::string()) +
+             ")");
     }
     r.line = resume;
   }
@@ -331,7 +416,15 @@ void read_data(Simulation& sim, const std::string& path,
         throw FormatError("read_data: " + path + ": " + fix_sections[k].section +
                           " gives values for atom id " + std::to_string(id) +
                           ", which no Atoms line has");
+  if (bonds_read != nbonds || angles_read != nangles)
+    throw FormatError("read_data: " + path + ": the header says " + std::to_string(nbonds) +
+                      " bonds and " + std::to_string(nangles) + " angles but the file has " +
+                      std::to_string(bonds_read) + " and " + std::to_string(angles_read));
   sim.add_atoms(std::move(list));
+  if (sim.molecular()) {
+    build_special(topology);
+    sim.set_topology(topology);
+  }
   for (std::size_t k = 0; k < fix_sections.size(); ++k) {
     std::size_t column = 0;
     for (const auto& property : fix_sections[k].properties) {
@@ -351,12 +444,19 @@ void read_data(Simulation& sim, const std::string& path,
 
 void write_data(Simulation& sim, const std::string& path, bool coefficients) {
   const std::vector<AtomRecord> atoms = sim.gather_atoms();
+  const std::map<std::int64_t, AtomTopology> topology = sim.gather_topology();
   if (rank_of(sim) != 0) return;
   std::ostringstream out;
   char buf[256];
   out << "LAMMPS data file via write_data, Tessera md_ipu, timestep = " << sim.step()
       << ", units = " << sim.units().style << "\n\n";
-  out << sim.natoms() << " atoms\n" << sim.types() << " atom types\n\n";
+  out << sim.natoms() << " atoms\n" << sim.types() << " atom types\n";
+  std::size_t nbonds = 0, nangles = 0;
+  for (const auto& [id, a] : topology) nbonds += a.bonds.size(), nangles += a.angles.size();
+  if (sim.molecular()) out << nbonds << " bonds\n" << sim.bond_types() << " bond types\n";
+  if (has_angles(sim.atom_style()))
+    out << nangles << " angles\n" << sim.angle_types() << " angle types\n";
+  out << "\n";
   const Box& b = sim.box();
   for (std::size_t d = 0; d < 3; ++d) {
     std::snprintf(buf, sizeof buf, "%.17g %.17g %clo %chi\n", b.lo[d], b.hi[d],
@@ -374,9 +474,24 @@ void write_data(Simulation& sim, const std::string& path, bool coefficients) {
   }
   if (const Pair* pair = sim.pair(); pair && coefficients)
     pair->write_data_coeffs(out, sim.types());
+  if (const Bond* bond = sim.bond(); bond && coefficients)
+    bond->write_data_coeffs(out, sim.bond_types());
+  if (const Angle* angle = sim.angle(); angle && coefficients)
+    angle->write_data_coeffs(out, sim.angle_types());
   out << "\nAtoms # " << atom_style_name(sim.atom_style()) << "\n\n";
   for (const auto& a : atoms) {
-    if (sim.charged())
+    if (sim.molecular()) {
+      const auto it = topology.find(a.id);
+      const long long molecule = it == topology.end() ? 0 : it->second.molecule;
+      if (sim.charged())
+        std::snprintf(buf, sizeof buf, "%lld %lld %d %.17g %.17g %.17g %.17g %d %d %d\n",
+                      static_cast<long long>(a.id), molecule, a.type, a.q, a.x[0], a.x[1], a.x[2],
+                      a.image[0], a.image[1], a.image[2]);
+      else
+        std::snprintf(buf, sizeof buf, "%lld %lld %d %.17g %.17g %.17g %d %d %d\n",
+                      static_cast<long long>(a.id), molecule, a.type, a.x[0], a.x[1], a.x[2],
+                      a.image[0], a.image[1], a.image[2]);
+    } else if (sim.charged())
       std::snprintf(buf, sizeof buf, "%lld %d %.17g %.17g %.17g %.17g %d %d %d\n",
                     static_cast<long long>(a.id), a.type, a.q, a.x[0], a.x[1], a.x[2], a.image[0],
                     a.image[1], a.image[2]);
@@ -392,6 +507,21 @@ void write_data(Simulation& sim, const std::string& path, bool coefficients) {
                   a.v[1], a.v[2]);
     out << buf;
   }
+  // Numbered in the order of their atoms' ids, each with the atoms LAMMPS's sections list.
+  if (nbonds > 0) {
+    out << "\nBonds\n\n";
+    std::size_t n = 0;
+    for (const auto& [id, a] : topology)
+      for (const auto& b : a.bonds)
+        out << ++n << " " << b.type << " " << id << " " << b.atom << "\n";
+  }
+  if (nangles > 0) {
+    out << "\nAngles\n\n";
+    std::size_t n = 0;
+    for (const auto& [id, a] : topology)
+      for (const auto& g : a.angles)
+        out << ++n << " " << g.type << " " << g.atom1 << " " << id << " " << g.atom3 << "\n";
+  }
   write_file_atomically(path, out.str());
 }
 
@@ -402,6 +532,7 @@ void write_restart(Simulation& sim, const std::string& path) {
   // On every rank: the run after this one sets up anew, as the run continued from the file will.
   sim.require_setup();
   const std::vector<AtomRecord> atoms = sim.gather_atoms();
+  const std::map<std::int64_t, AtomTopology> topology = sim.gather_topology();
   if (rank_of(sim) != 0) return;
   nlohmann::json h;
   h["units"] = sim.units().style;
@@ -453,10 +584,29 @@ void write_restart(Simulation& sim, const std::string& path) {
   h["fix_states"] = states;
   h["atoms"] = atoms.size();
   h["atom_record_bytes"] = sizeof(AtomRecord);
+  // Molecular topology: the styles and weights here, each atom's row (in id order, as the atoms)
+  // after the atoms.
+  std::vector<double> rows;
+  if (sim.molecular()) {
+    const TopologyLayout layout = TopologyLayout::fitting(topology);
+    nlohmann::json t = {{"bond_types", sim.bond_types()},
+                        {"angle_types", sim.angle_types()},
+                        {"special_lj", sim.special_bonds().lj},
+                        {"special_coul", sim.special_bonds().coul},
+                        {"layout", {layout.bonds, layout.angles, layout.specials}}};
+    if (const Bond* bond = sim.bond()) t["bond"] = bond->restart_section();
+    if (const Angle* angle = sim.angle()) t["angle"] = angle->restart_section();
+    h["topology"] = t;
+    rows.assign(atoms.size() * layout.width(), 0.0);
+    for (std::size_t k = 0; k < atoms.size(); ++k)
+      if (const auto it = topology.find(atoms[k].id); it != topology.end())
+        layout.encode(it->second, std::span<double>(&rows[k * layout.width()], layout.width()));
+  }
   std::string out = std::string(restart_magic) + " " + std::to_string(restart_version) + "\n";
   const std::string header = h.dump();
   out += std::to_string(header.size()) + "\n" + header;
   out.append(reinterpret_cast<const char*>(atoms.data()), atoms.size() * sizeof(AtomRecord));
+  out.append(reinterpret_cast<const char*>(rows.data()), rows.size() * sizeof(double));
   seal_restart(out);
   write_file_atomically(path, out);
 }
@@ -532,8 +682,6 @@ void read_restart(Simulation& sim, const std::string& path) {
     r.fail("was written with another atom layout");
   const auto natoms = static_cast<std::size_t>(
       r.integer(r.at(h, "atoms", "atoms"), "atoms", 0, bigint_max, "Tessera"));
-  if (natoms > (body - at) / record_bytes || at + natoms * record_bytes != body)
-    r.fail("is truncated or has trailing bytes");
 
   // Units, step, timestep, box, types and masses (units, reset_timestep, timestep, create_box,
   // mass).
@@ -558,11 +706,68 @@ void read_restart(Simulation& sim, const std::string& path) {
   AtomStyle atom_style = AtomStyle::atomic;
   if (h.contains("atom_style")) {
     const std::string name = r.text(h["atom_style"], "atom_style");
-    if (name == "charge")
-      atom_style = AtomStyle::charge;
-    else if (name != "atomic")
-      r.fail("records atom_style '" + name + "'; this md_ipu has atomic and charge");
+    bool known = false;
+    for (const AtomStyle style : {AtomStyle::atomic, AtomStyle::charge, AtomStyle::bond,
+                                  AtomStyle::angle, AtomStyle::molecular, AtomStyle::full})
+      if (name == atom_style_name(style)) atom_style = style, known = true;
+    if (!known)
+      r.fail("records atom_style '" + name +
+             "'; this md_ipu has atomic, charge, bond, angle, molecular and full");
   }
+  // Molecular topology (atom_style bond and the like): types, styles, weights, and the rows'
+  // layout; the rows follow the atoms.
+  int bond_types = 0, angle_types = 0;
+  TopologyLayout layout;
+  SpecialBonds special;
+  std::unique_ptr<Bond> bond;
+  std::unique_ptr<Angle> angle;
+  if (has_bonds(atom_style)) {
+    const auto& t = r.at(h, "topology", "topology");
+    bond_types =
+        static_cast<int>(r.integer(r.at(t, "bond_types", "topology.bond_types"),
+                                   "topology.bond_types", 0, int_max, "read_data's bond types"));
+    angle_types = static_cast<int>(
+        r.integer(r.at(t, "angle_types", "topology.angle_types"), "topology.angle_types", 0,
+                  has_angles(atom_style) ? int_max : 0, "read_data's angle types"));
+    const auto& l = r.at(t, "layout", "topology.layout");
+    if (!l.is_array() || l.size() != 3) r.fail("has topology.layout that is not 3 counts");
+    const auto most = [&](std::size_t k) {
+      return static_cast<std::size_t>(
+          r.integer(l[k], "topology.layout[" + std::to_string(k) + "]", 0, 1 << 20, "a topology"));
+    };
+    layout.bonds = most(0), layout.angles = most(1), layout.specials = most(2);
+    for (const char* key : {"special_lj", "special_coul"}) {
+      const auto& w = r.at(t, key, std::string("topology.") + key);
+      if (!w.is_array() || w.size() != 4)
+        r.fail(std::string("has topology.") + key + " that is not 4 weights");
+      auto& to = key[8] == 'l' ? special.lj : special.coul;
+      for (std::size_t k = 0; k < 4; ++k) {
+        to[k] = r.real(w[k], std::string("topology.") + key, Sign::non_negative, "special_bonds");
+        if (to[k] > 1.0 || (k == 0 && to[k] != 1.0))
+          r.fail(std::string("has topology.") + key + " weights outside 0..1");
+      }
+    }
+    if (t.contains("bond")) {
+      const std::string name =
+          r.text(r.at(t["bond"], "style", "topology.bond.style"), "topology.bond.style");
+      if (!bond_styles().has(name))
+        r.fail("records bond style '" + name + "'; this md_ipu has " + bond_styles().listing());
+      bond = bond_styles().make(name);
+      bond->restore(t["bond"], r, bond_types);
+    }
+    if (t.contains("angle")) {
+      const std::string name =
+          r.text(r.at(t["angle"], "style", "topology.angle.style"), "topology.angle.style");
+      if (!angle_styles().has(name))
+        r.fail("records angle style '" + name + "'; this md_ipu has " + angle_styles().listing());
+      angle = angle_styles().make(name);
+      angle->restore(t["angle"], r, angle_types);
+    }
+  }
+  const std::size_t row_bytes = has_bonds(atom_style) ? layout.width() * sizeof(double) : 0;
+  if (natoms > (body - at) / (record_bytes + row_bytes) ||
+      at + natoms * (record_bytes + row_bytes) != body)
+    r.fail("is truncated or has trailing bytes");
   std::vector<std::string> groups{"all"};
   if (h.contains("groups")) {
     groups = r.texts_or_empty(h["groups"], "groups");
@@ -765,6 +970,48 @@ void read_restart(Simulation& sim, const std::string& path) {
              " is outside 1..2147483646");
   }
 
+  // Each atom's topology row, checked as read_data checks its sections.
+  std::map<std::int64_t, AtomTopology> topology;
+  if (has_bonds(atom_style)) {
+    std::set<std::int64_t> ids;
+    for (const AtomRecord& a : atoms) ids.insert(a.id);
+    const char* rows = data.data() + at + natoms * record_bytes;
+    std::vector<double> row(layout.width());
+    for (std::size_t k = 0; k < natoms; ++k) {
+      std::memcpy(row.data(), rows + k * row_bytes, row_bytes);
+      const std::string which = "the topology of atom " + std::to_string(atoms[k].id);
+      const auto count = [&](double v, std::size_t most) {
+        return v >= 0 && v <= static_cast<double>(most) && v == std::floor(v);
+      };
+      const std::size_t at_special = 3 + 2 * layout.bonds + 3 * layout.angles;
+      bool ok = count(row[1], layout.bonds) && count(row[2 + 2 * layout.bonds], layout.angles);
+      double specials = 0;
+      for (std::size_t level = 0; level < 3 && ok; ++level) {
+        ok = count(row[at_special + level], layout.specials);
+        specials += row[at_special + level];
+      }
+      if (!ok || specials > static_cast<double>(layout.specials))
+        r.fail("has " + which + " with counts outside its layout");
+      AtomTopology t = layout.decode(row);
+      for (const auto& b : t.bonds)
+        if (b.type < 1 || b.type > bond_types || !ids.count(b.atom))
+          r.fail("has " + which + ": a bond of type " + std::to_string(b.type) + " to atom " +
+                 std::to_string(b.atom) + " (types 1.." + std::to_string(bond_types) +
+                 ", atoms of the file)");
+      for (const auto& g : t.angles)
+        if (g.type < 1 || g.type > angle_types || !ids.count(g.atom1) || !ids.count(g.atom3))
+          r.fail("has " + which + ": an angle of type " + std::to_string(g.type) + " with atoms " +
+                 std::to_string(g.atom1) + " and " + std::to_string(g.atom3) + " (types 1.." +
+                 std::to_string(angle_types) + ", atoms of the file)");
+      for (const auto& level : t.special)
+        for (const std::int64_t id : level)
+          if (!ids.count(id))
+            r.fail("has " + which + ": special neighbor " + std::to_string(id) +
+                   " is not an atom of the file");
+      topology.emplace(atoms[k].id, std::move(t));
+    }
+  }
+
   // Everything has passed: the simulation changes only now.
   sim.set_units(units);
   sim.set_atom_style(atom_style);
@@ -780,6 +1027,13 @@ void read_restart(Simulation& sim, const std::string& path) {
   sim.neighbor() = neighbor;
   sim.set_groups(groups);
   sim.add_atoms(std::move(atoms));
+  if (has_bonds(atom_style)) {
+    sim.set_topology_types(bond_types, angle_types);
+    sim.set_special_bonds(special);
+    if (bond) sim.set_bond(std::move(bond));
+    if (angle) sim.set_angle(std::move(angle));
+    sim.set_topology(topology);
+  }
   // The atoms carry the fixes' per-atom state (fix langevin's noise streams).
   for (auto& fix : fixes) sim.add_fix(std::move(fix), /*start_atoms=*/false);
   sim.set_fix_states(std::move(fix_states));

@@ -90,8 +90,8 @@ FixDeposit::FixDeposit(const FixArguments& a)
     } else if (key == "mol" || key == "molfrac" || key == "rigid" || key == "shake" ||
                key == "orient") {
       arguments::bad(what_ + ": " + key +
-                     " inserts molecules, which need a molecular atom style; md_ipu deposits "
-                     "single atoms (atom_style atomic)");
+                     " inserts molecules (molecule templates), which md_ipu does not read yet; it "
+                     "deposits single atoms");
     } else {
       arguments::bad(what_ + ": unknown keyword '" + key + "'; usage: " + usage);
     }

@@ -590,7 +590,14 @@ void Input::execute(const std::string& raw) {
 // Every command md_ipu speaks, by its LAMMPS name.
 const std::map<std::string, Input::Command>& Input::commands() {
   static const std::map<std::string, Command> table = {
+      {"angle_coeff", &Input::angle_coeff},
+      {"angle_style", &Input::angle_style},
       {"atom_modify", &Input::atom_modify},
+      {"bond_coeff", &Input::bond_coeff},
+      {"bond_style", &Input::bond_style},
+      {"dihedral_style", &Input::dihedral_or_improper_style},
+      {"improper_style", &Input::dihedral_or_improper_style},
+      {"special_bonds", &Input::special_bonds},
       {"atom_style", &Input::atom_style},
       {"boundary", &Input::boundary},
       {"box", &Input::box},
@@ -674,14 +681,13 @@ void Input::boundary(const std::vector<std::string>& a) {
 }
 
 void Input::atom_style(const std::vector<std::string>& a) {
-  need(a, 1, "atom_style atomic|charge");
+  need(a, 1, "atom_style atomic|charge|bond|angle|molecular|full");
   if (a.size() != 1) bad("atom_style " + a[0] + " takes no further arguments");
-  if (a[0] == "atomic")
-    sim().set_atom_style(AtomStyle::atomic);
-  else if (a[0] == "charge")
-    sim().set_atom_style(AtomStyle::charge);
-  else
-    bad("atom_style " + a[0] + ": md_ipu has atom_style atomic and charge");
+  for (const AtomStyle style : {AtomStyle::atomic, AtomStyle::charge, AtomStyle::bond,
+                                AtomStyle::angle, AtomStyle::molecular, AtomStyle::full})
+    if (a[0] == atom_style_name(style)) return sim().set_atom_style(style);
+  bad("atom_style " + a[0] + ": md_ipu has atom_style atomic, charge, bond, angle, molecular and " +
+      "full");
 }
 
 void Input::box(const std::vector<std::string>& a) {

@@ -219,6 +219,19 @@ void PairLJCut::kernel(PairTile& t) const {
     t.energy = pe;
     t.virial = w;
   }
+  // special_bonds: LAMMPS's factor_lj on the force and the energy.
+  weighted_special_pairs<EnergyVirial, PerAtom>(
+      t, [&](std::size_t i, std::size_t j, double rsq, double lj, double, double& evdwl, double&,
+             double& fpair) {
+        const Coeff& c = (*this)(types[i], types[j]);
+        if (rsq >= c.cutsq) return false;
+        const double r2inv = 1.0 / rsq;
+        const double r6inv = r2inv * r2inv * r2inv;
+        const double forcelj = r6inv * (c.lj1 * r6inv - c.lj2);
+        fpair = lj * forcelj * r2inv;
+        if constexpr (EnergyVirial) evdwl = lj * (r6inv * (c.lj3 * r6inv - c.lj4) - c.offset);
+        return true;
+      });
 }
 
 nlohmann::json PairLJCut::restart_section() const {

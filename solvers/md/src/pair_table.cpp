@@ -509,6 +509,41 @@ void PairTable::compute(PairTile& t) {
                 static_cast<std::uint64_t>(t.begin[static_cast<std::size_t>(t.nlocal)]));
 }
 
+// One pair's force over r and, with Energy, its energy from table tb (LAMMPS's PairTable::
+// compute, by interpolation style); false for a distance beyond the table's outer end.
+template <PairTable::Interpolation Style, bool Energy>
+bool PairTable::interpolate(const Table& tb, double rsq, double& fpair, double& energy) const {
+  if constexpr (Style == Interpolation::bitmap) {
+    const auto rsq_f = static_cast<float>(rsq);
+    const auto itable = static_cast<std::size_t>((as_bits(rsq_f) & tb.nmask) >> tb.nshiftbits);
+    const double fraction = (rsq_f - tb.rsq[itable]) * tb.drsq[itable];
+    fpair = tb.f[itable] + fraction * tb.df[itable];
+    if constexpr (Energy) energy = tb.e[itable] + fraction * tb.de[itable];
+  } else {
+    const int itable_signed = static_cast<int>((rsq - tb.innersq) * tb.invdelta);
+    if (itable_signed >= length_ - 1) return false;
+    const auto itable = static_cast<std::size_t>(itable_signed);
+    if constexpr (Style == Interpolation::lookup) {
+      fpair = tb.f[itable];
+      if constexpr (Energy) energy = tb.e[itable];
+    } else if constexpr (Style == Interpolation::linear) {
+      const double fraction = (rsq - tb.rsq[itable]) * tb.invdelta;
+      fpair = tb.f[itable] + fraction * tb.df[itable];
+      if constexpr (Energy) energy = tb.e[itable] + fraction * tb.de[itable];
+    } else {
+      const double b = (rsq - tb.rsq[itable]) * tb.invdelta;
+      const double a = 1.0 - b;
+      fpair = a * tb.f[itable] + b * tb.f[itable + 1] +
+              ((a * a * a - a) * tb.f2[itable] + (b * b * b - b) * tb.f2[itable + 1]) * tb.deltasq6;
+      if constexpr (Energy)
+        energy =
+            a * tb.e[itable] + b * tb.e[itable + 1] +
+            ((a * a * a - a) * tb.e2[itable] + (b * b * b - b) * tb.e2[itable + 1]) * tb.deltasq6;
+    }
+  }
+  return true;
+}
+
 template <PairTable::Interpolation Style, bool EnergyVirial, bool PerAtom>
 void PairTable::kernel(PairTile& t) const {
   const auto nlocal = static_cast<std::size_t>(t.nlocal);
@@ -517,7 +552,6 @@ void PairTable::kernel(PairTile& t) const {
   double* __restrict f = t.f.data();
   double* __restrict gf = t.ghost_f.data();
   const std::int32_t* __restrict type = t.type.data();
-  const int tlm1 = length_ - 1;
   double pe = 0;
   std::array<double, 6> w{};
   const auto fail = [&](std::size_t i, std::size_t j, double rsq, const char* which) {
@@ -542,35 +576,8 @@ void PairTable::kernel(PairTile& t) const {
       const Table& tb = tables_[static_cast<std::size_t>(pair_table_[pair])];
       if (rsq < tb.innersq) fail(i, j, rsq, "inside the inner end");
       double fpair = 0, energy = 0;
-      if constexpr (Style == Interpolation::bitmap) {
-        const auto rsq_f = static_cast<float>(rsq);
-        const auto itable = static_cast<std::size_t>((as_bits(rsq_f) & tb.nmask) >> tb.nshiftbits);
-        const double fraction = (rsq_f - tb.rsq[itable]) * tb.drsq[itable];
-        fpair = tb.f[itable] + fraction * tb.df[itable];
-        if constexpr (EnergyVirial) energy = tb.e[itable] + fraction * tb.de[itable];
-      } else {
-        const int itable_signed = static_cast<int>((rsq - tb.innersq) * tb.invdelta);
-        if (itable_signed >= tlm1) fail(i, j, rsq, "beyond the outer end");
-        const auto itable = static_cast<std::size_t>(itable_signed);
-        if constexpr (Style == Interpolation::lookup) {
-          fpair = tb.f[itable];
-          if constexpr (EnergyVirial) energy = tb.e[itable];
-        } else if constexpr (Style == Interpolation::linear) {
-          const double fraction = (rsq - tb.rsq[itable]) * tb.invdelta;
-          fpair = tb.f[itable] + fraction * tb.df[itable];
-          if constexpr (EnergyVirial) energy = tb.e[itable] + fraction * tb.de[itable];
-        } else {
-          const double b = (rsq - tb.rsq[itable]) * tb.invdelta;
-          const double a = 1.0 - b;
-          fpair =
-              a * tb.f[itable] + b * tb.f[itable + 1] +
-              ((a * a * a - a) * tb.f2[itable] + (b * b * b - b) * tb.f2[itable + 1]) * tb.deltasq6;
-          if constexpr (EnergyVirial)
-            energy = a * tb.e[itable] + b * tb.e[itable + 1] +
-                     ((a * a * a - a) * tb.e2[itable] + (b * b * b - b) * tb.e2[itable + 1]) *
-                         tb.deltasq6;
-        }
-      }
+      if (!interpolate<Style, EnergyVirial>(tb, rsq, fpair, energy))
+        fail(i, j, rsq, "beyond the outer end");
       fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
       double* reacting = j < nlocal ? f + 3 * j : gf + 3 * (j - nlocal);
       reacting[0] -= dx * fpair, reacting[1] -= dy * fpair, reacting[2] -= dz * fpair;
@@ -585,6 +592,21 @@ void PairTable::kernel(PairTile& t) const {
     t.energy = pe;
     t.virial = w;
   }
+  // special_bonds: LAMMPS's factor_lj on the force and the energy.
+  weighted_special_pairs<EnergyVirial, PerAtom>(
+      t, [&](std::size_t i, std::size_t j, double rsq, double lj, double, double& evdwl, double&,
+             double& fpair) {
+        const std::size_t pair =
+            static_cast<std::size_t>(type[i]) * width + static_cast<std::size_t>(type[j]);
+        if (rsq >= cutsq_[pair]) return false;
+        const Table& tb = tables_[static_cast<std::size_t>(pair_table_[pair])];
+        if (rsq < tb.innersq) fail(i, j, rsq, "inside the inner end");
+        if (!interpolate<Style, EnergyVirial>(tb, rsq, fpair, evdwl))
+          fail(i, j, rsq, "beyond the outer end");
+        fpair *= lj;
+        evdwl *= lj;
+        return true;
+      });
 }
 
 nlohmann::json PairTable::restart_section() const {

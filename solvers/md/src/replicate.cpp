@@ -23,6 +23,10 @@ std::string replicate(Simulation& sim, const std::vector<std::string>& a) {
   if (a.size() == 4 && a[3] != "bbox" && !bondlist)
     bad("replicate: unknown keyword '" + a[3] + "'; use bbox or bondlist");
   if (sim.dimension() == 2 && n[2] != 1) bad("replicate: a 2-d simulation cannot be replicated in z");
+  if (sim.molecular())
+    bad(std::string("replicate: md_ipu does not replicate molecular topology yet (atom_style ") +
+        atom_style_name(sim.atom_style()) + "); replicate the system before it is given bonds, " +
+        "or write the larger data file with LAMMPS");
   if (sim.has_per_atom_vectors())
     bad("replicate: fixes or computes store per-atom values (fix property/atom, compute msd, ...); "
         "LAMMPS refuses to replicate them too: define them after replicate");

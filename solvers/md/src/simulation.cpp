@@ -54,7 +54,11 @@ struct Simulation::TileAtoms {
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
         neigh(t.make_vector<int>("md.neighbor_list")),
         bin_head(t.make_vector<int>("md.bins")),
-        bin_next(t.make_vector<int>("md.bins")) {}
+        bin_next(t.make_vector<int>("md.bins")),
+        special_begin(t.make_vector<int>("md.special_list")),
+        special_list(t.make_vector<int>("md.special_list")),
+        bonds(t.make_vector<BondEntry>("md.bond_list")),
+        angles(t.make_vector<AngleEntry>("md.angle_list")) {}
   int nlocal = 0, nghost = 0;
   TileVector<double> v, f, x_build;
   TileVector<std::int64_t> id;
@@ -67,7 +71,14 @@ struct Simulation::TileAtoms {
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
+  // Weighted special pairs (PairTile::special_list) and the bonds and angles this tile computes,
+  // from each rebuild.
+  TileVector<int> special_begin, special_list;
+  TileVector<BondEntry> bonds;
+  TileVector<AngleEntry> angles;
   double pe = 0, ke = 0;
+  double ebond = 0, eangle = 0;           // in pe
+  std::array<double, 6> bonded_virial{};  // in virial
   double evdwl = 0, ecoul = 0;  // pe's parts (LAMMPS's eng_vdwl and eng_coul)
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
@@ -143,6 +154,70 @@ void Simulation::set_atom_style(AtomStyle style) {
         "atom_style: the simulation box is already defined; put atom_style before it is "
         "created (create_box, read_data or read_restart)");
   atom_style_ = style;
+}
+
+void Simulation::set_topology_types(int bond_types, int angle_types) {
+  changed();
+  if (!molecular() && (bond_types > 0 || angle_types > 0))
+    throw ConfigError(std::string("atom_style ") + atom_style_name(atom_style_) +
+                      " has no bonds or angles; use atom_style bond, angle, molecular or full");
+  if (!has_angles(atom_style_) && angle_types > 0)
+    throw ConfigError("atom_style bond has no angles; use atom_style angle, molecular or full");
+  bond_types_ = bond_types, angle_types_ = angle_types;
+}
+
+void Simulation::set_bond(std::unique_ptr<Bond> bond) { changed(), bond_ = std::move(bond); }
+
+void Simulation::set_angle(std::unique_ptr<Angle> angle) { changed(), angle_ = std::move(angle); }
+
+void Simulation::set_topology(const std::map<std::int64_t, AtomTopology>& atoms) {
+  changed();
+  if (!molecular())
+    throw ConfigError(std::string("atom_style ") + atom_style_name(atom_style_) +
+                      " carries no molecular topology");
+  for (const auto& [id, a] : atoms) {
+    for (const auto& b : a.bonds)
+      if (b.type < 1 || b.type > bond_types_)
+        throw ConfigError("bond of atoms " + std::to_string(id) + " " + std::to_string(b.atom) +
+                          " has type " + std::to_string(b.type) + ", out of range 1.." +
+                          std::to_string(bond_types_));
+    for (const auto& g : a.angles)
+      if (g.type < 1 || g.type > angle_types_)
+        throw ConfigError("angle of atoms " + std::to_string(g.atom1) + " " + std::to_string(id) +
+                          " " + std::to_string(g.atom3) + " has type " + std::to_string(g.type) +
+                          ", out of range 1.." + std::to_string(angle_types_));
+  }
+  if (topology_handle_ != 0) remove_per_atom(topology_handle_);
+  topology_ = TopologyLayout::fitting(atoms);
+  topology_handle_ = add_per_atom(topology_.width());
+  const std::size_t at = per_atom_offset(topology_handle_);
+  for_each_tile("md.set_topology", [&](FixTile& t) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i)
+      if (const auto it = atoms.find(t.id[i]); it != atoms.end())
+        topology_.encode(it->second,
+                         t.per_atom.subspan(i * t.per_atom_width + at, topology_.width()));
+  });
+}
+
+std::map<std::int64_t, AtomTopology> Simulation::gather_topology() {
+  std::map<std::int64_t, AtomTopology> out;
+  if (topology_handle_ == 0) return out;
+  const std::size_t at = per_atom_offset(topology_handle_);
+  const std::size_t width = topology_.width();
+  // Each atom's id, then its row.
+  const std::vector<double> rows =
+      runtime_.collect<double>("md.gather_topology", [&](Tile& t, std::vector<double>& values) {
+        TileAtoms& s = state(t);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
+          values.push_back(static_cast<double>(s.id[i]));
+          const auto row = s.extra.begin() + static_cast<std::ptrdiff_t>(i * per_atom_width_ + at);
+          values.insert(values.end(), row, row + static_cast<std::ptrdiff_t>(width));
+        }
+      });
+  for (std::size_t k = 0; k + width < rows.size(); k += width + 1)
+    out.emplace(static_cast<std::int64_t>(rows[k]),
+                topology_.decode(std::span<const double>(&rows[k + 1], width)));
+  return out;
 }
 
 void Simulation::set_boundary(const Boundary& boundary) {
@@ -654,6 +729,11 @@ std::vector<double> Simulation::reduce_pairs(
         view.tile = t.id();
         view.id = std::span<const std::int64_t>(s.id.data(), static_cast<std::size_t>(s.nlocal));
         view.ghost_id = t.get(ghost_tag_);
+        if (!s.special_list.empty()) {
+          view.special_begin = std::span<const int>(s.special_begin.data(), s.special_begin.size());
+          view.special_list = std::span<const int>(s.special_list.data(), s.special_list.size());
+          view.special = &special_;
+        }
         fill(view, out);
       });
 }
@@ -992,12 +1072,15 @@ double Simulation::step_temperature() {
 
 Thermo Simulation::thermo() {
   const auto sums = runtime_.all_reduce<double>(
-      "md.thermo", ReduceOp::sum, 22, [&](Tile& t, std::span<double> out) {
+      "md.thermo", ReduceOp::sum, 30, [&](Tile& t, std::span<double> out) {
         TileAtoms& s = state(t);
         out[0] = s.ke;
         out[1] = s.pe;
         out[20] = s.evdwl;
         out[21] = s.ecoul;
+        out[22] = s.ebond;
+        out[23] = s.eangle;
+        for (std::size_t k = 0; k < 6; ++k) out[24 + k] = s.bonded_virial[k];
         for (const auto& fix : fixes_) {
           if (minimizing_ && !fix->acts_in_minimize()) continue;
           if (fix->energy_in_pe()) out[1] += fix->tile_energy(t);
@@ -1015,6 +1098,9 @@ Thermo Simulation::thermo() {
   th.pe = sums[1];
   th.evdwl = sums[20];
   th.ecoul = sums[21];
+  th.ebond = sums[22];
+  th.eangle = sums[23];
+  for (std::size_t k = 0; k < 6; ++k) th.bonded_virial[k] = sums[24 + k];
   for (std::size_t k = 0; k < 6; ++k)
     th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2,
     th.fix_virial[k] = sums[14 + k];
@@ -1022,6 +1108,7 @@ Thermo Simulation::thermo() {
     th.elong = kspace_energy_;
     th.pe += kspace_energy_;
     for (std::size_t k = 0; k < 6; ++k) th.virial[k] += kspace_virial_[k];
+    th.kspace_virial = kspace_virial_;
   }
   if (tail_) {  // over the volume now, as LAMMPS's compute pe and pressure add it
     const double volume = box_.volume();
@@ -1109,6 +1196,7 @@ void Simulation::setup_run() {
                        out[static_cast<std::size_t>(a.type[i])] += 1;
                    });
   tail_ = pair_->tail_correction(type_counts);
+  init_topology();
   tally_wanted_ = false;
   for (const auto& c : computes_)
     if (c->needs_per_atom_tally()) {
@@ -1143,6 +1231,52 @@ void Simulation::setup_run() {
   for (auto& c : computes_) c->setup(*this);
   for (auto& fix : fixes_)
     if (!minimizing_ || fix->acts_in_minimize()) fix->setup(*this);
+}
+
+void Simulation::init_topology() {
+  special_pair_.fill(SpecialPair::ordinary);
+  if (!molecular()) return;
+  // As LAMMPS's Force::init, a style missing for topology the atoms have is a warning, and those
+  // terms are left out.
+  std::int64_t bonds = 0, angles = 0;
+  if (topology_handle_ != 0) {
+    const std::size_t at = per_atom_offset(topology_handle_);
+    const auto counts = reduce_atoms(
+        "md.topology_counts", ReduceOp::sum, 2, [&](const AtomsView& a, std::span<double> out) {
+          for (std::size_t i = 0; i < a.id.size(); ++i) {
+            const auto row = a.per_atom.subspan(i * a.per_atom_width + at, topology_.width());
+            out[0] += static_cast<double>(topology_.bond_count(row));
+            out[1] += static_cast<double>(topology_.angle_count(row));
+          }
+        });
+    bonds = static_cast<std::int64_t>(counts[0]), angles = static_cast<std::int64_t>(counts[1]);
+  }
+  if (bonds > 0 && !bond_) log("WARNING: Bonds are defined but no bond style is set");
+  if (angles > 0 && !angle_) log("WARNING: Angles are defined but no angle style is set");
+  if (bond_) bond_->init(bond_types_);
+  if (angle_) angle_->init(angle_types_);
+  // LAMMPS's Neighbor::init: special pairs of weights 0 and 0 are left out and of 1 and 1 kept,
+  // unless a kspace style needs them listed to take the excluded Coulomb part out (special_flag
+  // 2); the others are listed with their weights, which LAMMPS's many-body styles ignore.
+  const Pair::SpecialWeights weighs = pair_->special_weights();
+  for (std::size_t level = 1; level <= 3; ++level) {
+    const double lj = special_.lj[level], coul = special_.coul[level];
+    SpecialPair& mode = special_pair_[level];
+    if (lj == 1.0 && coul == 1.0)
+      mode = SpecialPair::ordinary;
+    else if (!kspace_ && lj == 0.0 && coul == 0.0)
+      mode = SpecialPair::dropped;
+    else if (weighs == Pair::SpecialWeights::weighed)
+      mode = SpecialPair::weighted;
+    else if (weighs == Pair::SpecialWeights::refused && topology_.specials > 0)
+      throw ConfigError("run: pair style " + pair_->style() +
+                        " cannot weigh special_bonds pairs yet: give special_bonds weights of 0 " +
+                        "or 1 (1-" + std::to_string(level + 1) + " neighbors have lj " +
+                        fmt_double(lj) + " and coul " + fmt_double(coul) +
+                        (kspace_ ? ", and a kspace style needs them weighed)" : ")"));
+    else
+      mode = SpecialPair::ordinary;
+  }
 }
 
 void Simulation::evaluate_snapshot() {
@@ -1950,6 +2084,13 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   }
   s.neigh_begin.resize(nlocal + 1);
   s.neigh_begin[0] = 0;
+  // special_bonds: each candidate that is one of i's special neighbors (its topology row lists
+  // them by id) is left out, kept, or moved to the weighted list, by its level.
+  const bool specials = molecular() && topology_handle_ != 0 && topology_.specials > 0;
+  const std::size_t special_at = specials ? per_atom_offset(topology_handle_) : 0;
+  s.special_list.clear();
+  s.special_begin.assign(specials ? nlocal + 1 : 0, 0);
+  std::uint64_t special_checks = 0;
   std::size_t n = 0;
   std::uint64_t candidates = 0;
   const std::ptrdiff_t ghost_heads = static_cast<std::ptrdiff_t>(cells);
@@ -2035,10 +2176,129 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
       }
       n = kept;
     }
+    if (specials) {
+      const std::span<const double> row(&s.extra[i * per_atom_width_ + special_at],
+                                        topology_.width());
+      std::size_t kept = first;
+      for (std::size_t k = first; k < n; ++k) {
+        const int j = out[k];
+        const std::int64_t id_j = j < nl ? ids[j] : ghost_ids[j - nl];
+        const int level = topology_.special_level(row, id_j);
+        const SpecialPair mode =
+            level == 0 ? SpecialPair::ordinary : special_pair_[static_cast<std::size_t>(level)];
+        if (mode == SpecialPair::ordinary) out[kept++] = j;
+        if (mode == SpecialPair::weighted)
+          s.special_list.push_back(j), s.special_list.push_back(level);
+      }
+      special_checks += n - first;
+      n = kept;
+      s.special_begin[i + 1] = static_cast<int>(s.special_list.size() / 2);
+    }
     s.neigh_begin[i + 1] = static_cast<int>(n);
   }
   s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
   t.charge(list_work, candidates);
+  if (specials) t.charge(special_filter_work, special_checks * topology_.specials);
+  if (molecular()) resolve_topology(t);
+}
+
+void Simulation::compute_bonded(Tile& t, const PairTile& pt) {
+  TileAtoms& s = state(t);
+  BondedTile b;
+  b.nlocal = pt.nlocal;
+  b.x = pt.x;
+  b.f = pt.f;
+  b.ghost_f = pt.ghost_f;
+  b.energy_virial = pt.energy_virial;
+  b.per_atom = pt.per_atom;
+  b.eatom = pt.eatom, b.vatom = pt.vatom, b.ghost_tally = pt.ghost_tally;
+  double ebond = 0, eangle = 0;
+  std::array<double, 6> virial{};
+  const auto add = [&](double& energy) {
+    energy = b.energy;
+    for (std::size_t k = 0; k < 6; ++k) virial[k] += b.virial[k];
+    b.energy = 0, b.virial = {};
+  };
+  if (bond_) {
+    bond_->compute(b, std::span<const BondEntry>(s.bonds.data(), s.bonds.size()));
+    add(ebond);
+    t.charge(bond_work, s.bonds.size());
+  }
+  if (angle_) {
+    angle_->compute(b, std::span<const AngleEntry>(s.angles.data(), s.angles.size()));
+    add(eangle);
+    t.charge(angle_work, s.angles.size());
+  }
+  if (pt.energy_virial) {
+    s.ebond = ebond, s.eangle = eangle;
+    s.bonded_virial = virial;
+    s.pe += ebond + eangle;
+    for (std::size_t k = 0; k < 6; ++k) s.virial[k] += virial[k];
+  }
+}
+
+void Simulation::resolve_topology(Tile& t) {
+  TileAtoms& s = state(t);
+  s.bonds.clear();
+  s.angles.clear();
+  if (topology_handle_ == 0 || (!bond_ && !angle_)) return;
+  const auto x = t.get(x_);
+  const auto ghost_ids = t.get(ghost_tag_);
+  const auto nlocal = static_cast<std::size_t>(s.nlocal);
+  const std::size_t nall = nlocal + static_cast<std::size_t>(s.nghost);
+  // The tile's atoms by id (LAMMPS's atom->map), several images of one atom side by side.
+  std::vector<std::pair<std::int64_t, int>> by_id(nall);
+  for (std::size_t i = 0; i < nall; ++i)
+    by_id[i] = {i < nlocal ? s.id[i] : ghost_ids[i - nlocal], static_cast<int>(i)};
+  std::sort(by_id.begin(), by_id.end());
+  // Atom `id`'s image nearest to atom `from` (LAMMPS's Domain::closest_image), or -1.
+  const auto nearest = [&](std::int64_t id, int from) {
+    auto it = std::lower_bound(by_id.begin(), by_id.end(), std::pair<std::int64_t, int>{id, -1});
+    int best = -1;
+    double best_rsq = 0;
+    const auto f = static_cast<std::size_t>(from);
+    for (; it != by_id.end() && it->first == id; ++it) {
+      const auto j = static_cast<std::size_t>(it->second);
+      const double dx = x[3 * f] - x[3 * j], dy = x[3 * f + 1] - x[3 * j + 1],
+                   dz = x[3 * f + 2] - x[3 * j + 2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      if (best < 0 || rsq < best_rsq) best = it->second, best_rsq = rsq;
+    }
+    return best;
+  };
+  const auto missing = [&](const char* what, const std::string& atoms) {
+    throw Error(std::string(what) + " atoms " + atoms + " missing at step " +
+                std::to_string(step_) + " (LAMMPS: \"" + (what[0] == 'b' ? "Bond" : "Angle") +
+                " atoms missing\"): an atom is farther from its partner than the ghost cutoff (" +
+                fmt_double(ghost_cutoff_) + "); the molecule blew apart or a bond is longer " +
+                "than the pair cutoff plus skin (lengthen it with a larger skin)");
+  };
+  const std::size_t at = per_atom_offset(topology_handle_);
+  std::uint64_t lookups = 0;
+  for (std::size_t i = 0; i < nlocal; ++i) {
+    const std::span<const double> row(&s.extra[i * per_atom_width_ + at], topology_.width());
+    const auto me = static_cast<int>(i);
+    if (bond_)
+      for (std::size_t k = 0; k < topology_.bond_count(row); ++k) {
+        const double* b = topology_.bond(row, k);
+        const auto partner = static_cast<std::int64_t>(b[1]);
+        const int j = nearest(partner, me);
+        if (j < 0) missing("bond", fmt_id(s.id[i]) + " " + fmt_id(partner));
+        s.bonds.push_back({me, j, static_cast<int>(b[0])});
+        ++lookups;
+      }
+    if (angle_)
+      for (std::size_t k = 0; k < topology_.angle_count(row); ++k) {
+        const double* a = topology_.angle(row, k);
+        const auto id1 = static_cast<std::int64_t>(a[1]), id3 = static_cast<std::int64_t>(a[2]);
+        const int i1 = nearest(id1, me), i3 = nearest(id3, me);
+        if (i1 < 0 || i3 < 0)
+          missing("angle", fmt_id(id1) + " " + fmt_id(s.id[i]) + " " + fmt_id(id3));
+        s.angles.push_back({i1, me, i3, static_cast<int>(a[0])});
+        lookups += 2;
+      }
+  }
+  t.charge(topology_resolve_work, lookups + nall);
 }
 
 // LAMMPS's Force::init order: the kspace style first, so that the pair style has g_ewald.
@@ -2167,6 +2427,11 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
       pt.vatom = std::span<double>(s.vatom.data(), s.vatom.size());
       pt.ghost_tally = ghost_tally;
     }
+    if (!s.special_list.empty()) {
+      pt.special_begin = std::span<const int>(s.special_begin.data(), s.special_begin.size());
+      pt.special_list = std::span<const int>(s.special_list.data(), s.special_list.size());
+      pt.special = &special_;
+    }
     pair_->compute(pt);
     if (energy_virial) {
       s.pe = pt.energy + pt.energy_coul;
@@ -2174,6 +2439,7 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
       s.ecoul = pt.energy_coul;
       s.virial = pt.virial;
     }
+    if (bond_ || angle_) compute_bonded(t, pt);
   };
   if (extra && tally_now_)
     runtime_.superstep("md.force", force,

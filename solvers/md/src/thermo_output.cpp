@@ -15,22 +15,52 @@ namespace {
 // keyword -> (column name, extensive)
 const std::map<std::string, std::pair<const char*, bool>>& keywords() {
   static const std::map<std::string, std::pair<const char*, bool>> k{
-      {"step", {"Step", false}},     {"atoms", {"Atoms", false}}, {"time", {"Time", false}},
-      {"dt", {"Dt", false}},         {"temp", {"Temp", false}},   {"press", {"Press", false}},
-      {"pe", {"PotEng", true}},      {"ke", {"KinEng", true}},    {"etotal", {"TotEng", true}},
-      {"evdwl", {"E_vdwl", true}},   {"ecoul", {"E_coul", true}}, {"epair", {"E_pair", true}},
-      {"emol", {"E_mol", true}},     {"elong", {"E_long", true}}, {"vol", {"Volume", false}},
-      {"lx", {"Lx", false}},         {"ly", {"Ly", false}},       {"lz", {"Lz", false}},
-      {"xlat", {"Xlat", false}},     {"ylat", {"Ylat", false}},   {"zlat", {"Zlat", false}},
-      {"xlo", {"Xlo", false}},       {"xhi", {"Xhi", false}},     {"ylo", {"Ylo", false}},
-      {"yhi", {"Yhi", false}},       {"zlo", {"Zlo", false}},     {"zhi", {"Zhi", false}},
-      {"pxx", {"Pxx", false}},       {"pyy", {"Pyy", false}},     {"pzz", {"Pzz", false}},
-      {"pxy", {"Pxy", false}},       {"pxz", {"Pxz", false}},     {"pyz", {"Pyz", false}},
-      {"nbuild", {"Nbuild", false}}, {"ecouple", {"Ecouple", true}},
+      {"step", {"Step", false}},
+      {"atoms", {"Atoms", false}},
+      {"time", {"Time", false}},
+      {"dt", {"Dt", false}},
+      {"temp", {"Temp", false}},
+      {"press", {"Press", false}},
+      {"pe", {"PotEng", true}},
+      {"ke", {"KinEng", true}},
+      {"etotal", {"TotEng", true}},
+      {"evdwl", {"E_vdwl", true}},
+      {"ecoul", {"E_coul", true}},
+      {"epair", {"E_pair", true}},
+      {"emol", {"E_mol", true}},
+      {"elong", {"E_long", true}},
+      {"vol", {"Volume", false}},
+      {"ebond", {"E_bond", true}},
+      {"eangle", {"E_angle", true}},
+      {"lx", {"Lx", false}},
+      {"ly", {"Ly", false}},
+      {"lz", {"Lz", false}},
+      {"xlat", {"Xlat", false}},
+      {"ylat", {"Ylat", false}},
+      {"zlat", {"Zlat", false}},
+      {"xlo", {"Xlo", false}},
+      {"xhi", {"Xhi", false}},
+      {"ylo", {"Ylo", false}},
+      {"yhi", {"Yhi", false}},
+      {"zlo", {"Zlo", false}},
+      {"zhi", {"Zhi", false}},
+      {"pxx", {"Pxx", false}},
+      {"pyy", {"Pyy", false}},
+      {"pzz", {"Pzz", false}},
+      {"pxy", {"Pxy", false}},
+      {"pxz", {"Pxz", false}},
+      {"pyz", {"Pyz", false}},
+      {"nbuild", {"Nbuild", false}},
+      {"ecouple", {"Ecouple", true}},
       {"econserve", {"Econserve", true}},
-      {"xy", {"Xy", false}},         {"xz", {"Xz", false}},       {"yz", {"Yz", false}},
-      {"cella", {"Cella", false}},   {"cellb", {"Cellb", false}}, {"cellc", {"Cellc", false}},
-      {"cellalpha", {"CellAlpha", false}}, {"cellbeta", {"CellBeta", false}},
+      {"xy", {"Xy", false}},
+      {"xz", {"Xz", false}},
+      {"yz", {"Yz", false}},
+      {"cella", {"Cella", false}},
+      {"cellb", {"Cellb", false}},
+      {"cellc", {"Cellc", false}},
+      {"cellalpha", {"CellAlpha", false}},
+      {"cellbeta", {"CellBeta", false}},
       {"cellgamma", {"CellGamma", false}},
   };
   return k;
@@ -90,7 +120,8 @@ void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& ar
     if (!ref)
       throw ConfigError(
           "thermo_style custom: unknown keyword '" + *word +
-          "'; supported: step atoms time dt temp press pe ke etotal evdwl ecoul epair emol "
+          "'; supported: step atoms time dt temp press pe ke etotal evdwl ecoul epair ebond eangle "
+          "emol "
           "elong vol lx ly lz xlo xhi ylo yhi zlo zhi xlat ylat zlat pxx pyy pzz pxy pxz pyz, "
           "v_NAME, c_ID, c_ID[N], c_ID[*], f_ID, f_ID[N] and f_ID[*]");
     if (!ref->every) {
@@ -208,13 +239,18 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   if (k == "pe") return pe() * scale;
   // LAMMPS's Thermo::compute_evdwl, compute_ecoul and compute_epair: the pair style's energies
   // only (not the fixes' that pe holds), the tail correction with the van der Waals part.
-  if (k == "evdwl" || k == "ecoul" || k == "elong" || k == "epair") {
+  // Thermo::compute_ebond, compute_eangle, compute_emol: the bonded styles' energies.
+  if (k == "evdwl" || k == "ecoul" || k == "elong" || k == "epair" || k == "ebond" ||
+      k == "eangle" || k == "emol") {
     if (!line.sums) line.sums = sim.thermo();
     const Thermo& e = *line.sums;
-    const double value = k == "evdwl"   ? e.evdwl
-                         : k == "ecoul" ? e.ecoul
-                         : k == "elong" ? e.elong
-                                        : e.evdwl + e.ecoul + e.elong;
+    const double value = k == "evdwl"    ? e.evdwl
+                         : k == "ecoul"  ? e.ecoul
+                         : k == "elong"  ? e.elong
+                         : k == "ebond"  ? e.ebond
+                         : k == "eangle" ? e.eangle
+                         : k == "emol"   ? e.ebond + e.eangle
+                                         : e.evdwl + e.ecoul + e.elong;
     return value * scale;
   }
   if (k == "ke") return ke() * scale;
@@ -223,7 +259,6 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   // normalized by the atom count even where etotal is (thermo_modify norm yes).
   if (k == "ecouple") return ecouple(sim);
   if (k == "econserve") return (pe() + ke()) * scale + ecouple(sim);
-  if (k == "emol") return 0.0;
   if (k == "vol") return sim.volume();
   if (k == "lx") return box.length(0);
   if (k == "ly") return box.length(1);

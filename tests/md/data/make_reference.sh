@@ -266,6 +266,18 @@ for style in nvt npt berendsen rescale; do
 done
 # neigh_modify once yes.
 ref in.neigh_once neigh_once.lammps.out
+# Molecular systems from LAMMPS's examples (Debian's lammps-examples): micelle (atom_style bond,
+# special_bonds fene, then other weights on lj/cut), flexible SPC/E water (atom_style full, bonds
+# and angles, special weights with Ewald sums and with a cut Coulomb term), and its topology
+# through restart and data files.
+examples=/usr/share/lammps/examples
+ref in.micelle micelle_pushoff.lammps.out -var examples $examples
+ref in.micelle_lj micelle_lj_fene.lammps.out -var w12 0.0 -var w13 1.0 -var w14 1.0
+ref in.micelle_lj micelle_lj_weighted.lammps.out -var w12 0.0 -var w13 0.5 -var w14 0.8
+ref in.spce_flexible spce_ewald_excluded.lammps.out -var examples $examples -var coul long -var w12 0.0 -var w13 0.0
+ref in.spce_flexible spce_ewald_weighted.lammps.out -var examples $examples -var coul long -var w12 0.0 -var w13 0.5
+ref in.spce_flexible spce_cut_weighted.lammps.out -var examples $examples -var coul cut -var w12 0.0 -var w13 0.5
+ref in.spce_restart spce_restart.lammps.out -var examples $examples
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

@@ -202,7 +202,12 @@ struct ComputeArguments {
 // Throws ConfigError, `what` first, for another word.
 struct VirialTerms {
   bool ke = true, pair = true, fix = true;
+  bool bonded = true;  // bond and angle (md_ipu has no dihedrals or impropers)
+  bool kspace = true;
 };
+// md_ipu tallies each atom's shares of the pair, bond and angle, and kspace terms together: a
+// per-atom compute takes all the terms the system has, or none (throws ConfigError, `what` first).
+void require_lumped_terms(const Simulation& sim, const std::string& what, const VirialTerms& terms);
 VirialTerms virial_terms(const std::string& what, const std::vector<std::string>& words,
                          std::size_t from);
 

@@ -1,9 +1,11 @@
 // compute ID GROUP pe/atom [pair bond angle dihedral improper kspace fix]: LAMMPS's
 // ComputePEAtom, each atom's share of the potential energy (energy units; 0 outside the
 // group), a per-atom vector: half of every pair energy it takes part in, its ghost images'
-// halves included. Summed over the atoms it is the pair energy without pair_modify tail's
-// correction, as in LAMMPS. md_ipu has no bonded, long-range or fix energies per atom, so
-// those keywords add nothing (as in LAMMPS for a system without them); no keyword means all.
+// halves included, a half of each bond's and a third of each angle's, and its kspace share (Ewald
+// sums). Summed over the atoms it is the potential energy without pair_modify tail's correction,
+// as in LAMMPS. md_ipu tallies the pair, bonded and kspace shares together, so the keywords name
+// all the terms the system has or none (require_lumped_terms); it has no fix energies per atom;
+// no keyword means all.
 // The values exist at the steps the pair style tallied them (Simulation::per_atom_tallied):
 // evaluated at another step it throws Error, as LAMMPS's "Per-atom energy was not tallied".
 #pragma once
@@ -22,7 +24,7 @@ class ComputePEAtom final : public Compute {
   void peratom(const AtomsView& atoms, std::span<double> out) const override;
 
  private:
-  bool pair_ = true;
+  VirialTerms terms_;  // pair, bonded, kspace (ke and fix unused)
 };
 
 // Throws Error for compute `what` (ID and style) unless the per-atom tallies exist now.

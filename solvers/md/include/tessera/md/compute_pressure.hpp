@@ -3,8 +3,9 @@
 // the vector the tensor (ke tensor + virial) / V * nktv2p (xx yy zz xy xz yz; in 2-d over the
 // area, with zz xz yz zero), pressure units; T, dof and the ke tensor come from the
 // temperature compute TEMP-ID. With keywords, only the named parts count (ke needs a
-// temperature): pair the pairs' virial, fix the fixes' constraint virial (fix rigid's), virial
-// both; md_ipu has no bonds or k-space, so bond ... kspace add nothing. Not extensive.
+// temperature): pair the pair style's virial, bond and angle the bonded styles', kspace the
+// kspace style's, fix the fixes' constraint virial (fix rigid's), virial all of them; md_ipu has
+// no dihedrals or impropers, so those add nothing. Not extensive.
 #pragma once
 
 #include <array>
@@ -30,7 +31,7 @@ class ComputePressure : public Compute {
   // The virial terms chosen (xx yy zz xy xz yz, energy units).
   std::array<double, 6> virial(Simulation& sim) const;
   std::optional<std::string> temperature_;  // NULL: none
-  bool ke_ = true, pair_ = true, fix_ = true;
+  bool ke_ = true, pair_ = true, fix_ = true, bonded_ = true, kspace_ = true;
 };
 
 }  // namespace tessera::md

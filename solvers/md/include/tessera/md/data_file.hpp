@@ -1,16 +1,21 @@
-// LAMMPS data files (atom_style atomic and charge) and Tessera restart files.
+// LAMMPS data files (atom_style atomic, charge, bond, angle, molecular, full) and Tessera restart
+// files.
 //
-// read_data: header (atoms, atom types, xlo xhi / ylo yhi / zlo zhi), sections
-// Masses, Pair Coeffs (the pair style's: lj/cut's type epsilon sigma), Atoms (id type x y z [ix iy
-// iz]; id type q x y z [ix iy iz] under atom_style charge), Velocities (id vx vy vz), and fix
-// property/atom's sections (DataFixSection). write_data writes the same layout, values at full
+// read_data: header (atoms, atom types, bonds, bond types, angles, angle types, xlo xhi / ylo yhi
+// / zlo zhi), sections Masses, Pair Coeffs (the pair style's: lj/cut's type epsilon sigma), Bond
+// Coeffs and Angle Coeffs (the bond and angle styles'), Atoms (id type x y z [ix iy iz]; id type
+// q x y z under atom_style charge; id molecule type x y z under bond, angle and molecular; id
+// molecule type q x y z under full), Velocities (id vx vy vz), Bonds (id type atom1 atom2), Angles
+// (id type atom1 atom2 atom3), and fix property/atom's sections (DataFixSection). The special
+// lists follow from the bonds (topology.hpp). write_data writes the same layout, values at full
 // precision, through a temporary file; `coefficients` false (LAMMPS's nocoeff) leaves out Pair
 // Coeffs.
 //
 // Restart files are binary and self-describing: a magic line, a version, a JSON
 // header with everything but the atoms (units, box, masses, pair and neighbor
-// settings, timestep, step, fixes and thermostat state), then the atoms sorted by
-// id. A run continued from one reproduces the uninterrupted run bit for bit.
+// settings, timestep, step, fixes and thermostat state, the bond and angle styles and special
+// weights), then the atoms sorted by id, then their topology rows (molecular styles). A run
+// continued from one reproduces the uninterrupted run bit for bit.
 #pragma once
 
 #include <string>

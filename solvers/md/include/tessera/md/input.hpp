@@ -141,6 +141,13 @@ class Input {
   void pair_coeff(const std::vector<std::string>& a);
   void pair_modify(const std::vector<std::string>& a);
   void kspace_style(const std::vector<std::string>& a);
+  // Molecular topology's commands (input_molecular.cpp).
+  void bond_style(const std::vector<std::string>& a);
+  void bond_coeff(const std::vector<std::string>& a);
+  void angle_style(const std::vector<std::string>& a);
+  void angle_coeff(const std::vector<std::string>& a);
+  void dihedral_or_improper_style(const std::vector<std::string>& a);
+  void special_bonds(const std::vector<std::string>& a);
   void kspace_modify(const std::vector<std::string>& a);
   void neighbor(const std::vector<std::string>& a);
   void neigh_modify(const std::vector<std::string>& a);

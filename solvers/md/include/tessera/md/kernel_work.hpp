@@ -52,6 +52,22 @@ constexpr KernelWork table_work =
     md_work(8 + 1 + 1 + 4 + 3 + 9, 0, 5, 4 + 4 + 3 * 8 + 4 + 8 + 3 * 8 + 3 * 8, 3 * 8);
 constexpr KernelWork table_spline_work =
     md_work(8 + 1 + 1 + 4 + 17 + 9, 0, 5, 4 + 4 + 3 * 8 + 4 + 8 + 5 * 8 + 3 * 8, 3 * 8);
+// Molecular topology (bonded.hpp, topology.hpp). special_bonds at a rebuild, per candidate pair
+// and special neighbor of its owned atom: a load and a compare of the id.
+constexpr KernelWork special_filter_work = md_work(0, 0, 2, 8, 0);
+// The bonded atoms' tile indices at a rebuild, per atom (sorting the tile's ids: an estimate of
+// 10 integer steps) and per partner looked up (a binary search and the distance to each image).
+constexpr KernelWork topology_resolve_work = md_work(8, 0, 20, 5 * 8, 4);
+// bond_style harmonic, per bond: the distance (8), r, dr, the force factor (4 with a division),
+// the forces on two atoms (12), the energy and virial (9); loads the indices, type, 2 positions,
+// 2 coefficients and 2 forces, stores 2 forces.
+constexpr KernelWork bond_work =
+    md_work(8 + 4 + 12 + 9, 2, 4, 3 * 4 + 6 * 8 + 2 * 8 + 6 * 8, 6 * 8);
+// angle_style harmonic, per angle: two separations and lengths (16, 2 square roots), the cosine
+// (6 and a division), its sine (3 and a square root), acos (counted as 4 divisions), the force
+// factors (10, 3 divisions) and forces on three atoms (24), energy and virial (20).
+constexpr KernelWork angle_work =
+    md_work(16 + 6 + 3 + 10 + 24 + 20, 2 + 1 + 1 + 4 + 3, 4, 4 * 4 + 9 * 8 + 2 * 8 + 9 * 8, 9 * 8);
 // Ewald (kspace_ewald.hpp): per atom, cos and sin along each axis (6 transcendentals, counted
 // as divisions, and 3 multiplies); per atom and step of an axis's recurrence, 6 operations.
 constexpr KernelWork ewald_exponentials_work = md_work(3, 6, 1, 3 * 8, 2 * 8);

@@ -27,6 +27,7 @@
 
 #include "tessera/core/registry.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/md/topology.hpp"
 #include "tessera/md/units.hpp"
 
 namespace tessera::md {
@@ -66,6 +67,14 @@ struct PairTile {
   // Neighbors of owned atom i: list[begin[i] .. begin[i + 1]), a half list (each pair once, a
   // ghost pair on one side only) unless the style asks for a full one.
   std::span<const int> begin, list;
+  // Pairs of special neighbors (special_bonds) that a style which weighs them computes with
+  // their weights, kept out of `list`: of owned atom i, entries special_begin[i] ..
+  // special_begin[i + 1] of special_list, each two ints (the neighbor, its level: 1 for 1-2, 2
+  // for 1-3, 3 for 1-4), weighed by special->lj[level] and special->coul[level]. Empty unless the
+  // style weighs specials and some weight is neither 0 nor 1 or a kspace style needs the excluded
+  // pairs' Coulomb taken out (LAMMPS's special_flag 2).
+  std::span<const int> special_begin, special_list;
+  const SpecialBonds* special = nullptr;
   bool lists_rebuilt = false;  // the lists are new this step
   bool energy_virial = false;  // thermo wants the energy and virial this step
   // Outputs. Forces on owned atoms and on ghosts (returned to their owners) come zeroed.
@@ -130,6 +139,12 @@ class Pair {
   virtual void set_g_ewald(double /*g_ewald*/) {}
   // A full neighbor list (every neighbor of each owned atom) rather than a half one.
   virtual bool full_list() const { return false; }
+  // What the style does with special_bonds' weights: weighs each special pair's terms (the
+  // pairwise styles, from PairTile::special_list), computes special neighbors whose weights are
+  // not both 0 as any other pair (LAMMPS's many-body styles, which ignore the weights), or
+  // cannot take weights other than 0 and 1 yet (a run refuses them).
+  enum class SpecialWeights { weighed, unweighted, refused };
+  virtual SpecialWeights special_weights() const { return SpecialWeights::unweighted; }
   // Forces (and, when asked, energy and virial) of the tile's atoms.
   virtual void compute(PairTile& t) = 0;
   // Values per atom that the style computes for the owned atoms before the forces and needs
@@ -220,6 +235,37 @@ inline void tally_half_pair(PairTile& t, std::size_t i, std::size_t j, double dx
       for (std::size_t k = 0; k < 6; ++k) g[1 + k] += 0.5 * v[k];
     }
   }
+}
+
+// A weighing style's special pairs (PairTile::special_list), after its kernel over the main list
+// (their energy and virial add to the tile's): `force(i, j, rsq, lj, coul, evdwl, ecoul, fpair)`
+// returns whether the pair is within its cutoff and then sets fpair (the force over r) and, with
+// EnergyVirial, evdwl and ecoul, the weights lj and coul applied as the style applies them.
+template <bool EnergyVirial, bool PerAtom, class Force>
+void weighted_special_pairs(PairTile& t, Force&& force) {
+  if (t.special_list.empty()) return;
+  const auto nlocal = static_cast<std::size_t>(t.nlocal);
+  const auto& x = t.x;
+  for (std::size_t i = 0; i < nlocal; ++i)
+    for (int k = t.special_begin[i]; k < t.special_begin[i + 1]; ++k) {
+      const auto j = static_cast<std::size_t>(t.special_list[2 * static_cast<std::size_t>(k)]);
+      const auto level =
+          static_cast<std::size_t>(t.special_list[2 * static_cast<std::size_t>(k) + 1]);
+      const double dx = x[3 * i] - x[3 * j], dy = x[3 * i + 1] - x[3 * j + 1],
+                   dz = x[3 * i + 2] - x[3 * j + 2];
+      const double rsq = dx * dx + dy * dy + dz * dz;
+      double evdwl = 0, ecoul = 0, fpair = 0;
+      if (!force(i, j, rsq, t.special->lj[level], t.special->coul[level], evdwl, ecoul, fpair))
+        continue;
+      t.f[3 * i] += dx * fpair, t.f[3 * i + 1] += dy * fpair, t.f[3 * i + 2] += dz * fpair;
+      double* reacting = j < nlocal ? &t.f[3 * j] : &t.ghost_f[3 * (j - nlocal)];
+      reacting[0] -= dx * fpair, reacting[1] -= dy * fpair, reacting[2] -= dz * fpair;
+      if constexpr (EnergyVirial) {
+        t.energy += evdwl;
+        t.energy_coul += ecoul;
+        tally_half_pair<PerAtom>(t, i, j, dx, dy, dz, fpair, 0.5 * (evdwl + ecoul), t.virial);
+      }
+    }
 }
 
 // The pair styles md_ipu has, by name.

@@ -40,7 +40,10 @@ namespace coul {
 // The Coulomb terms, each as LAMMPS writes it (qqi = qqrd2e q_i). A Term has the names of the
 // styles made of it (alone, with lj/cut, with buck), whether it is the real-space part of a kspace
 // sum, its pair_style parameters, what it keeps of them (derive), and force: forcecoul (fpair =
-// forcecoul / r^2) and, with Energy, the energy, for a pair within its cutoff.
+// forcecoul / r^2) and, with Energy, the energy, for a pair within its cutoff; Weighted: of a
+// special pair of Coulomb weight fcoul (special_bonds), as LAMMPS weighs it (a factor on the
+// short-range terms; the long-range term takes out (1 - fcoul) of the plain Coulomb term, which
+// the kspace sum holds in full).
 struct Cut {  // coul/cut and lj/cut/coul/cut: qqi qj sqrt(1/r^2)
   static constexpr const char *alone = "coul/cut", *lj = "lj/cut/coul/cut", *buck = nullptr;
   static constexpr bool long_range = false;
@@ -48,10 +51,12 @@ struct Cut {  // coul/cut and lj/cut/coul/cut: qqi qj sqrt(1/r^2)
   static constexpr const char* parameter_usage = "";
   double cutsq = 0;
   static Cut derive(const pairwise::Cutoffs& cut, const double*) { return {cut.coul * cut.coul}; }
-  template <bool Energy>
-  double force(double, double r2inv, double qqi, double qj, double& ecoul) const {
-    if constexpr (Energy) ecoul = qqi * qj * std::sqrt(r2inv);
-    return qqi * qj * std::sqrt(r2inv);
+  template <bool Energy, bool Weighted = false>
+  double force(double, double r2inv, double qqi, double qj, double& ecoul,
+               double fcoul = 1.0) const {
+    const double forcecoul = qqi * qj * std::sqrt(r2inv);
+    if constexpr (Energy) ecoul = Weighted ? fcoul * forcecoul : forcecoul;
+    return Weighted ? fcoul * forcecoul : forcecoul;
   }
 };
 struct CutOverR {  // buck/coul/cut: qqi qj / r
@@ -63,11 +68,12 @@ struct CutOverR {  // buck/coul/cut: qqi qj / r
   static CutOverR derive(const pairwise::Cutoffs& cut, const double*) {
     return {cut.coul * cut.coul};
   }
-  template <bool Energy>
-  double force(double rsq, double, double qqi, double qj, double& ecoul) const {
+  template <bool Energy, bool Weighted = false>
+  double force(double rsq, double, double qqi, double qj, double& ecoul, double fcoul = 1.0) const {
     const double r = std::sqrt(rsq);
-    if constexpr (Energy) ecoul = qqi * qj / r;
-    return qqi * qj / r;
+    const double forcecoul = qqi * qj / r;
+    if constexpr (Energy) ecoul = Weighted ? fcoul * forcecoul : forcecoul;
+    return Weighted ? fcoul * forcecoul : forcecoul;
   }
 };
 struct Debye {  // qqi qj exp(-kappa r) / r
@@ -79,13 +85,13 @@ struct Debye {  // qqi qj exp(-kappa r) / r
   static Debye derive(const pairwise::Cutoffs& cut, const double* p) {
     return {cut.coul * cut.coul, p[0]};
   }
-  template <bool Energy>
-  double force(double rsq, double, double qqi, double qj, double& ecoul) const {
+  template <bool Energy, bool Weighted = false>
+  double force(double rsq, double, double qqi, double qj, double& ecoul, double fcoul = 1.0) const {
     const double r = std::sqrt(rsq);
     const double rinv = 1.0 / r;
     const double screening = std::exp(-kappa * r);
-    if constexpr (Energy) ecoul = qqi * qj * rinv * screening;
-    return qqi * qj * screening * (kappa + rinv);
+    if constexpr (Energy) ecoul = (Weighted ? fcoul : 1.0) * qqi * qj * rinv * screening;
+    return (Weighted ? fcoul : 1.0) * qqi * qj * screening * (kappa + rinv);
   }
 };
 struct Long {  // the real-space Ewald term qqi qj erfc(g r) / r, erfc by LAMMPS's polynomial
@@ -98,8 +104,8 @@ struct Long {  // the real-space Ewald term qqi qj erfc(g r) / r, erfc by LAMMPS
   static Long derive(const pairwise::Cutoffs& cut, const double*) {
     return {cut.coul * cut.coul, cut.g_ewald};
   }
-  template <bool Energy>
-  double force(double rsq, double, double qqi, double qj, double& ecoul) const {
+  template <bool Energy, bool Weighted = false>
+  double force(double rsq, double, double qqi, double qj, double& ecoul, double fcoul = 1.0) const {
     constexpr double ewald_f = 1.12837917, ewald_p = 0.3275911;
     constexpr double a1 = 0.254829592, a2 = -0.284496736, a3 = 1.421413741, a4 = -1.453152027,
                      a5 = 1.061405429;
@@ -109,8 +115,15 @@ struct Long {  // the real-space Ewald term qqi qj erfc(g r) / r, erfc by LAMMPS
     const double t = 1.0 / (1.0 + ewald_p * grij);
     const double erfc = t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5)))) * expm2;
     const double prefactor = qqi * qj / r;
-    if constexpr (Energy) ecoul = prefactor * erfc;
-    return prefactor * (erfc + ewald_f * grij * expm2);
+    double forcecoul = prefactor * (erfc + ewald_f * grij * expm2);
+    if constexpr (Weighted)
+      if (fcoul < 1.0) forcecoul -= (1.0 - fcoul) * prefactor;
+    if constexpr (Energy) {
+      ecoul = prefactor * erfc;
+      if constexpr (Weighted)
+        if (fcoul < 1.0) ecoul -= (1.0 - fcoul) * prefactor;
+    }
+    return forcecoul;
   }
 };
 
@@ -154,10 +167,11 @@ struct CoulOnly : coul::Charged<Term> {
   static Derived derive(const Coeffs&, const pairwise::Cutoffs& cut, bool, const Parameters& p) {
     return {Term::derive(cut, p.data())};
   }
-  template <bool Energy>
-  static double force(const Derived& d, double rsq, double qqi, double qj, double&, double& ecoul) {
+  template <bool Energy, bool Weighted = false>
+  static double force(const Derived& d, double rsq, double qqi, double qj, double&, double& ecoul,
+                      double = 1.0, double fcoul = 1.0) {
     const double r2inv = 1.0 / rsq;
-    return d.coul.template force<Energy>(rsq, r2inv, qqi, qj, ecoul) * r2inv;
+    return d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, ecoul, fcoul) * r2inv;
   }
 };
 
@@ -204,19 +218,22 @@ struct LJCutCoul : coul::Charged<Term> {
     return {8.0 * M_PI * c[0] * sig6 * (sig6 - 3.0 * rc6) / (9.0 * rc9),
             16.0 * M_PI * c[0] * sig6 * (2.0 * sig6 - 3.0 * rc6) / (9.0 * rc9)};
   }
-  template <bool Energy>
+  template <bool Energy, bool Weighted = false>
   static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
-                      double& ecoul) {
+                      double& ecoul, double flj = 1.0, double fcoul = 1.0) {
     const double r2inv = 1.0 / rsq;
     double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, e = 0.0;
-    if (rsq < d.coul.cutsq) forcecoul = d.coul.template force<Energy>(rsq, r2inv, qqi, qj, e);
+    if (rsq < d.coul.cutsq)
+      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
     if (rsq < d.cut_ljsq) {
       r6inv = r2inv * r2inv * r2inv;
       forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
+      if constexpr (Weighted) forcelj *= flj;
     }
     if constexpr (Energy) {
       ecoul = e;
       evdwl = rsq < d.cut_ljsq ? r6inv * (d.lj3 * r6inv - d.lj4) - d.offset : 0.0;
+      if constexpr (Weighted) evdwl *= flj;
     }
     return (forcecoul + forcelj) * r2inv;
   }
@@ -245,21 +262,24 @@ struct BuckCoul : coul::Charged<Term> {
   }
   static std::array<double, 2> tail(const Coeffs& c, double rc) { return Buck::tail(c, rc); }
   // LAMMPS's PairBuckCoulCut::compute and PairBuckCoulLong::compute.
-  template <bool Energy>
+  template <bool Energy, bool Weighted = false>
   static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
-                      double& ecoul) {
+                      double& ecoul, double flj = 1.0, double fcoul = 1.0) {
     const double r2inv = 1.0 / rsq;
     double forcecoul = 0.0, forcebuck = 0.0, r6inv = 0.0, rexp = 0.0, e = 0.0;
-    if (rsq < d.coul.cutsq) forcecoul = d.coul.template force<Energy>(rsq, r2inv, qqi, qj, e);
+    if (rsq < d.coul.cutsq)
+      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
     if (rsq < d.cut_ljsq) {
       const double r = std::sqrt(rsq);
       r6inv = r2inv * r2inv * r2inv;
       rexp = std::exp(-r * d.buck.rhoinv);
       forcebuck = d.buck.buck1 * r * rexp - d.buck.buck2 * r6inv;
+      if constexpr (Weighted) forcebuck *= flj;
     }
     if constexpr (Energy) {
       ecoul = e;
       evdwl = rsq < d.cut_ljsq ? d.buck.a * rexp - d.buck.c * r6inv - d.buck.offset : 0.0;
+      if constexpr (Weighted) evdwl *= flj;
     }
     return (forcecoul + forcebuck) * r2inv;
   }

@@ -47,6 +47,9 @@ class PairHybrid final : public Pair {
   std::optional<double> long_range_cutoff() const override;
   void set_g_ewald(double g_ewald) override;
   bool full_list() const override;
+  // Its sub-styles' lists are filtered from the system's main list alone: special pairs with
+  // weights other than 0 and 1 are refused until the filter carries them.
+  SpecialWeights special_weights() const override { return SpecialWeights::refused; }
   void compute(PairTile& t) override;
   std::size_t forward_per_atom() const override;
   void compute_forward(PairTile& t, std::span<double> owned) override;

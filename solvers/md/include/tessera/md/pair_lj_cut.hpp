@@ -33,6 +33,7 @@ class PairLJCut final : public Pair {
   bool has_coeff(int i, int j) const override;
   double init(int types, std::size_t tiles) override;
   void compute(PairTile& t) override;
+  SpecialWeights special_weights() const override { return SpecialWeights::weighed; }
   bool tallies_per_atom() const override { return true; }
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,

@@ -160,6 +160,7 @@ class PairPairwise final : public Pair {
   std::optional<std::array<double, 2>> tail_correction(
       std::span<const double> type_counts) const override;
   bool tallies_per_atom() const override { return true; }
+  SpecialWeights special_weights() const override { return SpecialWeights::weighed; }
   void compute(PairTile& t) override {
     with_tally_flags(t, [&]<bool E, bool P>() { kernel<E, P>(t); });
     pairwise::charge_pairs(t);
@@ -335,6 +336,23 @@ void PairPairwise<Potential>::kernel(PairTile& t) const {
     t.energy_coul = pe_coul;
     t.virial = w;
   }
+  // special_bonds, as LAMMPS's styles weigh their terms (pair_coul.hpp; a factor on the plain
+  // styles' force and energy).
+  weighted_special_pairs<EnergyVirial, PerAtom>(
+      t, [&](std::size_t i, std::size_t j, double rsq, double lj, double coul, double& evdwl,
+             double& ecoul, double& fpair) {
+        const Entry& e =
+            table_[static_cast<std::size_t>(type[i]) * width + static_cast<std::size_t>(type[j])];
+        if (rsq >= e.cutsq) return false;
+        if constexpr (Potential::charged) {
+          fpair = Potential::template force<EnergyVirial, true>(e.d, rsq, qqrd2e * q[i], q[j],
+                                                                evdwl, ecoul, lj, coul);
+        } else {
+          fpair = lj * Potential::template force<EnergyVirial>(e.d, rsq, evdwl);
+          evdwl *= lj;
+        }
+        return true;
+      });
 }
 
 }  // namespace tessera::md

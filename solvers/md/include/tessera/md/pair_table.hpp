@@ -43,6 +43,7 @@ class PairTable final : public Pair {
   bool tallies_per_atom() const override { return true; }
   std::optional<double> long_range_cutoff() const override;
   void compute(PairTile& t) override;
+  SpecialWeights special_weights() const override { return SpecialWeights::weighed; }
   nlohmann::json restart_section() const override;
   void restore(const nlohmann::json& section, const detail::RestartHeader& header,
                int types) override;
@@ -70,6 +71,8 @@ class PairTable final : public Pair {
  private:
   void read(Table& tb, const std::string& path, const std::string& keyword) const;
   void build(Table& tb) const;
+  template <Interpolation Style, bool Energy>
+  bool interpolate(const Table& tb, double rsq, double& fpair, double& energy) const;
   template <Interpolation Style, bool EnergyVirial, bool PerAtom>
   void kernel(PairTile& t) const;
 

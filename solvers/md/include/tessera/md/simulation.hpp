@@ -32,11 +32,13 @@
 
 #include "tessera/core/exchange_plan.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/md/bonded.hpp"
 #include "tessera/md/compute.hpp"
 #include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
 #include "tessera/md/kspace.hpp"
 #include "tessera/md/pair.hpp"
+#include "tessera/md/topology.hpp"
 #include "tessera/md/units.hpp"
 
 namespace tessera::md {
@@ -74,6 +76,9 @@ struct Thermo {
   // and Coulomb: thermo's evdwl and ecoul.
   double evdwl = 0, ecoul = 0;
   double elong = 0;                    // the kspace style's energy (in pe; its virial is in virial)
+  double ebond = 0, eangle = 0;        // the bond and angle styles' energies (in pe)
+  std::array<double, 6> bonded_virial{};  // their virial (in virial)
+  std::array<double, 6> kspace_virial{};  // the kspace style's (in virial)
   std::array<double, 6> virial{};      // sum r_a f_b over pairs: xx yy zz xy xz yz, energy units
   std::array<double, 6> fix_virial{};  // the fixes' constraint forces' (Fix::virial_in_pressure)
   std::array<double, 6> ke_tensor{};   // mvv2e * sum m v_a v_b, same order
@@ -87,11 +92,33 @@ struct Thermo {
 };
 
 // What the atoms carry besides LAMMPS's atomic attributes (its atom_style): `charge` adds a
-// charge per atom, which travels with the atom and to its ghosts.
-enum class AtomStyle { atomic, charge };
+// charge per atom, which travels with the atom and to its ghosts; `bond` a molecule id and bonds,
+// `angle` angles too, `molecular` dihedrals and impropers too (none are read yet), `full` all of
+// that and a charge (topology.hpp).
+enum class AtomStyle { atomic, charge, bond, angle, molecular, full };
 inline const char* atom_style_name(AtomStyle style) {
-  return style == AtomStyle::charge ? "charge" : "atomic";
+  switch (style) {
+    case AtomStyle::charge:
+      return "charge";
+    case AtomStyle::bond:
+      return "bond";
+    case AtomStyle::angle:
+      return "angle";
+    case AtomStyle::molecular:
+      return "molecular";
+    case AtomStyle::full:
+      return "full";
+    default:
+      return "atomic";
+  }
 }
+inline bool has_charges(AtomStyle style) {
+  return style == AtomStyle::charge || style == AtomStyle::full;
+}
+inline bool has_bonds(AtomStyle style) {
+  return style != AtomStyle::atomic && style != AtomStyle::charge;
+}
+inline bool has_angles(AtomStyle style) { return has_bonds(style) && style != AtomStyle::bond; }
 
 class Simulation;
 
@@ -130,7 +157,30 @@ class Simulation {
   // atom_style (before the box; throws ConfigError after it).
   void set_atom_style(AtomStyle style);
   AtomStyle atom_style() const { return atom_style_; }
-  bool charged() const { return atom_style_ == AtomStyle::charge; }
+  bool charged() const { return has_charges(atom_style_); }
+  bool molecular() const { return has_bonds(atom_style_); }
+
+  // Molecular topology (atom_style bond, angle, molecular, full; topology.hpp). The numbers of
+  // bond and angle types come with the box (read_data's header), before any style or topology.
+  void set_topology_types(int bond_types, int angle_types);
+  int bond_types() const { return bond_types_; }
+  int angle_types() const { return angle_types_; }
+  // Every atom's topology by id, after the atoms exist (an atom not in `atoms` has none), the same
+  // on every rank: its rows are sized to the most bonds, angles and special neighbors any atom
+  // has. Collective. Throws ConfigError for a bond or angle type out of range.
+  void set_topology(const std::map<std::int64_t, AtomTopology>& atoms);
+  // Every atom's topology on rank 0 by id (other ranks: empty). Collective.
+  std::map<std::int64_t, AtomTopology> gather_topology();
+  // The bond and angle styles (bonded.hpp), or nullptr before bond_style and angle_style.
+  Bond* bond() { return changed(), bond_.get(); }
+  const Bond* bond() const { return bond_.get(); }
+  void set_bond(std::unique_ptr<Bond> bond);
+  Angle* angle() { return changed(), angle_.get(); }
+  const Angle* angle() const { return angle_.get(); }
+  void set_angle(std::unique_ptr<Angle> angle);
+  // special_bonds: the pair weights of 1-2, 1-3 and 1-4 neighbors.
+  const SpecialBonds& special_bonds() const { return special_; }
+  void set_special_bonds(const SpecialBonds& special) { changed(), special_ = special; }
   // `expand`: as LAMMPS's set_initial_box, shrink-wrapped faces move out by 1e-4 of the box
   // length and m faces remember where they were set (not for a box from a restart file, whose
   // faces are where the run left them; set_shrink_state restores the rest).
@@ -339,6 +389,9 @@ class Simulation {
     std::span<const std::int32_t> type;   // per atom, owned then ghosts
     std::span<const std::uint32_t> mask;  // per owned atom
     std::span<const int> begin, list;     // neighbors of owned atom i: list[begin[i]..begin[i+1])
+    // Weighted special pairs, kept out of `list` (PairTile::special_list; empty without them).
+    std::span<const int> special_begin, special_list;
+    const SpecialBonds* special = nullptr;
     bool full = false;  // every neighbor of each owned atom; else each pair once over all tiles
     int tile = 0;       // the tile's Tile::id
     std::span<const std::int64_t> id, ghost_id;  // the owned atoms' ids, the ghosts'
@@ -521,6 +574,26 @@ class Simulation {
   std::vector<bool> mass_set_;
   std::unique_ptr<Pair> pair_;
   std::unique_ptr<KSpace> kspace_;
+  // Molecular topology: type counts, the styles, the weights, and the per-atom rows' layout and
+  // per-atom vector (0: none).
+  int bond_types_ = 0, angle_types_ = 0;
+  std::unique_ptr<Bond> bond_;
+  std::unique_ptr<Angle> angle_;
+  SpecialBonds special_;
+  TopologyLayout topology_;
+  int topology_handle_ = 0;
+  // Each owned atom's bonds and angles as tile atom indices, at each rebuild (LAMMPS's
+  // Neighbor::bond_all, angle_all); throws Error naming a bond's atoms when one is missing.
+  void resolve_topology(Tile& t);
+  // The bond and angle styles' forces (and energies and virials) on the tile, onto the pair
+  // style's outputs.
+  void compute_bonded(Tile& t, const PairTile& pt);
+  // At a run's setup: the bond and angle styles' checks, and how special pairs are listed.
+  void init_topology();
+  // What the neighbor lists do with a pair of special neighbors by level (1-3): leave it out,
+  // keep it as any pair, or list it with its weights.
+  enum class SpecialPair : char { dropped, ordinary, weighted };
+  std::array<SpecialPair, 4> special_pair_{};
   // The kspace style's energy and virial at the last step that asked for them.
   double kspace_energy_ = 0;
   std::array<double, 6> kspace_virial_{};

@@ -1,0 +1,116 @@
+// Bond and angle styles, as LAMMPS's Bond and Angle classes: two open families made by name
+// (bond_styles(): `bond_style harmonic` makes the bond style registered as "harmonic";
+// angle_styles() likewise).
+//
+// Life cycle, as LAMMPS's: settings (the words of bond_style after the name) -> coeff (each
+// bond_coeff) -> init (at each run's setup: every type has coefficients) -> compute (each step,
+// on every tile, inside the force superstep after the pair style, so concurrently on different
+// tiles: compute writes only to its BondedTile). A restart file keeps the style's own section,
+// a data file its Bond Coeffs or Angle Coeffs.
+//
+// Each bond is computed once, by the tile that owns its first atom (each angle by the owner of
+// its centre atom), with the other atoms as that tile's owned atoms or ghosts (their nearest
+// images): LAMMPS's newton_bond on. Units are the simulation's; energies in energy units, the
+// virial as sum r_a f_b (xx yy zz xy xz yz).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tessera/core/registry.hpp"
+
+namespace tessera::md {
+
+namespace detail {
+class RestartHeader;
+}
+
+// One tile's atoms as a bond or angle style sees them: atoms 0..nlocal-1 are the tile's own,
+// the rest its ghosts. Outputs add to what the pair style left.
+struct BondedTile {
+  int nlocal = 0;
+  std::span<const double> x;     // 3 per atom
+  std::span<double> f, ghost_f;  // forces on owned atoms, and on ghosts (returned to owners)
+  bool energy_virial = false;    // thermo wants the energy and virial this step
+  bool per_atom = false;         // and each atom's share (LAMMPS's ev_tally with newton_bond)
+  std::span<double> eatom, vatom, ghost_tally;  // as PairTile's
+  double energy = 0;
+  std::array<double, 6> virial{};
+
+  // Adds the force (fx, fy, fz) to atom a, owned or a ghost.
+  void add_force(int a, double fx, double fy, double fz) {
+    const auto u = static_cast<std::size_t>(a);
+    const auto n = static_cast<std::size_t>(nlocal);
+    double* to = u < n ? &f[3 * u] : &ghost_f[3 * (u - n)];
+    to[0] += fx, to[1] += fy, to[2] += fz;
+  }
+  // Tallies one term's energy and virial, and with per_atom an equal share of each onto each of
+  // its atoms (LAMMPS's Bond::ev_tally and Angle::ev_tally).
+  void tally(std::span<const int> atoms, double e, const std::array<double, 6>& v);
+};
+
+// A bond (i its first atom, owned; j the other) and an angle (i2 its centre, owned) of type
+// `type`, as tile atom indices.
+struct BondEntry {
+  int i, j, type;
+};
+struct AngleEntry {
+  int i1, i2, i3, type;
+};
+
+// The style interface both families share; Entry is what compute takes.
+template <class Entry>
+class BondedStyle {
+ public:
+  virtual ~BondedStyle() = default;
+  virtual std::string style() const = 0;
+  // bond_style NAME ARGS...: the ARGS (harmonic takes none).
+  virtual void settings(const std::vector<std::string>& args) = 0;
+  // bond_coeff ARGS... (angle_coeff) for `types` bond (angle) types.
+  virtual void coeff(const std::vector<std::string>& args, int types) = 0;
+  // At a run's setup: throws ConfigError naming a type without coefficients.
+  virtual void init(int types) = 0;
+  virtual void compute(BondedTile& t, std::span<const Entry> entries) const = 0;
+  // Its restart section ({"style": NAME, ...}) and its data file coefficient lines ("TYPE
+  // COEFF..."), each read back.
+  virtual nlohmann::json restart_section() const = 0;
+  virtual void restore(const nlohmann::json& section, const detail::RestartHeader& header,
+                       int types) = 0;
+  virtual void write_data_coeffs(std::ostream& out, int types) const = 0;
+  virtual void data_coeff(const std::vector<std::string>& words, int types) = 0;
+};
+using Bond = BondedStyle<BondEntry>;
+using Angle = BondedStyle<AngleEntry>;
+
+// Coefficients per type, N numbers each, as bond_coeff and angle_coeff set them (a type range
+// "*", "n*m" as LAMMPS's; `family`: "bond" or "angle", `usage`: the numbers' names).
+template <std::size_t N>
+class TypeCoefficients {
+ public:
+  TypeCoefficients(const char* family, const char* usage) : family_(family), usage_(usage) {}
+  void set(const std::vector<std::string>& args, int types);
+  // Every type has its numbers; throws ConfigError naming the first that does not.
+  void require_all(int types) const;
+  const std::array<double, N>& operator[](int type) const {
+    return values_[static_cast<std::size_t>(type)];
+  }
+  nlohmann::json to_json() const;
+  void from_json(const nlohmann::json& coeffs, const detail::RestartHeader& header, int types);
+
+ private:
+  const char* family_;
+  const char* usage_;
+  std::vector<std::array<double, N>> values_;
+  std::vector<bool> set_;
+};
+
+const Registry<Bond>& bond_styles();
+const Registry<Angle>& angle_styles();
+
+}  // namespace tessera::md

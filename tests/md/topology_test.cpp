@@ -1,0 +1,88 @@
+// Molecular topology's bookkeeping (topology.hpp): LAMMPS's special lists on molecules whose
+// levels a chain does not exercise (rings, a branch), and the per-atom rows' round trip.
+#include "tessera/md/topology.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace tessera::md {
+namespace {
+
+// Atoms 1..n with bonds (a, b), each stored with a as read_data stores it.
+std::map<std::int64_t, AtomTopology> bonded(int n, std::vector<std::pair<int, int>> bonds) {
+  std::map<std::int64_t, AtomTopology> atoms;
+  for (int i = 1; i <= n; ++i) atoms[i];
+  for (const auto& [a, b] : bonds) atoms[a].bonds.push_back({1, b});
+  build_special(atoms);
+  return atoms;
+}
+
+std::vector<std::int64_t> sorted(std::vector<std::int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+TEST(Special, ChainHasEachLevelOnce) {
+  const auto atoms = bonded(5, {{1, 2}, {2, 3}, {3, 4}, {4, 5}});
+  EXPECT_EQ(sorted(atoms.at(1).special[0]), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(sorted(atoms.at(1).special[1]), (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(sorted(atoms.at(1).special[2]), (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(sorted(atoms.at(3).special[0]), (std::vector<std::int64_t>{2, 4}));
+  EXPECT_EQ(sorted(atoms.at(3).special[1]), (std::vector<std::int64_t>{1, 5}));
+  EXPECT_TRUE(atoms.at(3).special[2].empty());
+}
+
+// In a triangle every atom is 1-2 of the others: LAMMPS's combine keeps each at its nearest
+// level, so there are no 1-3 or 1-4 neighbors (and never the atom itself).
+TEST(Special, TriangleIsAllOneTwo) {
+  const auto atoms = bonded(3, {{1, 2}, {2, 3}, {3, 1}});
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(atoms.at(i).special[0].size(), 2u) << i;
+    EXPECT_TRUE(atoms.at(i).special[1].empty()) << i;
+    EXPECT_TRUE(atoms.at(i).special[2].empty()) << i;
+  }
+}
+
+// A four-ring: the opposite atom is 1-3 by both ways round, listed once; nothing is 1-4.
+TEST(Special, FourRingListsTheOppositeAtomOnce) {
+  const auto atoms = bonded(4, {{1, 2}, {2, 3}, {3, 4}, {4, 1}});
+  EXPECT_EQ(sorted(atoms.at(1).special[0]), (std::vector<std::int64_t>{2, 4}));
+  EXPECT_EQ(atoms.at(1).special[1], (std::vector<std::int64_t>{3}));
+  EXPECT_TRUE(atoms.at(1).special[2].empty());
+}
+
+// A branch (isobutane's carbons: 2 bonded to 1, 3, 4, and 5 to 4): 1's 1-3 are 3 and 4, its 1-4
+// is 5; 5's 1-4 are 1 and 3.
+TEST(Special, BranchReachesOneFourThroughEachArm) {
+  const auto atoms = bonded(5, {{2, 1}, {2, 3}, {2, 4}, {4, 5}});
+  EXPECT_EQ(sorted(atoms.at(1).special[1]), (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(atoms.at(1).special[2], (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(sorted(atoms.at(5).special[2]), (std::vector<std::int64_t>{1, 3}));
+}
+
+TEST(TopologyLayout, RowsRoundTripAndFindLevels) {
+  std::map<std::int64_t, AtomTopology> atoms = bonded(4, {{1, 2}, {2, 3}, {3, 4}});
+  atoms[2].angles.push_back({2, 1, 3});
+  atoms[2].molecule = 7;
+  const TopologyLayout layout = TopologyLayout::fitting(atoms);
+  EXPECT_EQ(layout.bonds, 1u);
+  EXPECT_EQ(layout.angles, 1u);
+  EXPECT_EQ(layout.specials, 3u);
+  std::vector<double> row(layout.width());
+  for (const auto& [id, a] : atoms) {
+    layout.encode(a, row);
+    EXPECT_EQ(layout.decode(row), a) << id;
+    for (int level = 0; level < 3; ++level)
+      for (const std::int64_t other : a.special[static_cast<std::size_t>(level)])
+        EXPECT_EQ(layout.special_level(row, other), level + 1) << id << " " << other;
+    EXPECT_EQ(layout.special_level(row, id), 0);
+  }
+  layout.encode(atoms[1], row);
+  EXPECT_EQ(layout.special_level(row, 4), 3);
+  EXPECT_EQ(layout.bond_count(row), 1u);
+  EXPECT_EQ(layout.angle_count(row), 0u);
+}
+
+}  // namespace
+}  // namespace tessera::md

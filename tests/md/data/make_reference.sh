@@ -272,6 +272,26 @@ ref in.neigh_once neigh_once.lammps.out
 # through restart and data files.
 examples=/usr/share/lammps/examples
 ref in.micelle micelle_pushoff.lammps.out -var examples $examples
+# The main run's start: the push-off to its end (1000 steps), written by LAMMPS, rounded to 5
+# decimals (both programs read the same numbers).
+sed 's/^run.*/run 1000\nwrite_data micelle_relaxed_raw.data nocoeff/' in.micelle > "$work/relax.in"
+(cd "$work" && lmp -in relax.in -var examples $examples -log none >/dev/null)
+python3 - "$work/micelle_relaxed_raw.data" > micelle_relaxed.data <<'PY'
+import sys
+out, section = [], None
+for line in open(sys.argv[1]).read().split("\n"):
+    w = line.split()
+    if w and w[0][0].isalpha():
+        section = w[0]
+    elif section == "Atoms" and len(w) == 9:
+        line = " ".join(w[:3] + ["%.5f" % float(w[3]), "%.5f" % float(w[4])] + w[5:])
+    elif section == "Velocities" and len(w) == 4:
+        line = " ".join([w[0], "%.5f" % float(w[1]), "%.5f" % float(w[2]), "0"])
+    out.append(line)
+out[0] = ("LAMMPS data file: examples/micelle after its soft push-off (1000 steps at prefactor 20 "
+          "with temp/rescale), written by LAMMPS 29 Sep 2021 and rounded to 5 decimals")
+print("\n".join(out), end="")
+PY
 ref in.micelle_lj micelle_lj_fene.lammps.out -var w12 0.0 -var w13 1.0 -var w14 1.0
 ref in.micelle_lj micelle_lj_weighted.lammps.out -var w12 0.0 -var w13 0.5 -var w14 0.8
 ref in.spce_flexible spce_ewald_excluded.lammps.out -var examples $examples -var coul long -var w12 0.0 -var w13 0.0

@@ -105,18 +105,48 @@ void write_coeff_lines(std::ostream& out, const char* section, const char* style
   }
 }
 
-void no_settings(const char* command, const std::vector<std::string>& args) {
-  if (!args.empty()) arguments::bad(std::string(command) + " harmonic takes no further arguments");
-}
+// What a style of N coefficients per type and no settings has around its compute: its
+// coefficients through commands, restart files and data files. `family` is "bond" or "angle".
+template <class Entry, std::size_t N>
+class CoefficientStyle : public BondedStyle<Entry> {
+ public:
+  CoefficientStyle(const char* family, const char* section, const char* usage)
+      : family_(family), section_(section), c_(family, usage) {}
+  void settings(const std::vector<std::string>& args) override {
+    if (!args.empty())
+      arguments::bad(std::string(family_) + "_style " + this->style() +
+                     " takes no further arguments");
+  }
+  void coeff(const std::vector<std::string>& args, int types) override { c_.set(args, types); }
+  void init(int types) override { c_.require_all(types); }
+  nlohmann::json restart_section() const override {
+    return {{"style", this->style()}, {"coeffs", c_.to_json()}};
+  }
+  void restore(const nlohmann::json& section, const detail::RestartHeader& r, int types) override {
+    c_.from_json(r.at(section, "coeffs", std::string(family_) + ".coeffs"), r, types);
+  }
+  void write_data_coeffs(std::ostream& out, int types) const override {
+    write_coeff_lines<N>(out, section_, this->style().c_str(), types,
+                         [&](int t, std::size_t k) { return c_[t][k]; });
+  }
+  void data_coeff(const std::vector<std::string>& words, int types) override {
+    c_.set(words, types);
+  }
+
+ private:
+  const char* family_;
+  const char* section_;
+
+ protected:
+  TypeCoefficients<N> c_;
+};
 
 // bond_style harmonic: E = K (r - r0)^2 (LAMMPS's BondHarmonic; K in energy/distance^2 with the
 // 1/2 folded in).
-class BondHarmonic final : public Bond {
+class BondHarmonic final : public CoefficientStyle<BondEntry, 2> {
  public:
+  BondHarmonic() : CoefficientStyle("bond", "Bond Coeffs", "K R0") {}
   std::string style() const override { return "harmonic"; }
-  void settings(const std::vector<std::string>& args) override { no_settings("bond_style", args); }
-  void coeff(const std::vector<std::string>& args, int types) override { c_.set(args, types); }
-  void init(int types) override { c_.require_all(types); }
   void compute(BondedTile& t, std::span<const BondEntry> bonds) const override {
     const auto& x = t.x;
     for (const BondEntry& b : bonds) {
@@ -139,32 +169,14 @@ class BondHarmonic final : public Bond {
       }
     }
   }
-  nlohmann::json restart_section() const override {
-    return {{"style", style()}, {"coeffs", c_.to_json()}};
-  }
-  void restore(const nlohmann::json& section, const detail::RestartHeader& r, int types) override {
-    c_.from_json(r.at(section, "coeffs", "bond.coeffs"), r, types);
-  }
-  void write_data_coeffs(std::ostream& out, int types) const override {
-    write_coeff_lines<2>(out, "Bond Coeffs", "harmonic", types,
-                         [&](int t, std::size_t k) { return c_[t][k]; });
-  }
-  void data_coeff(const std::vector<std::string>& words, int types) override {
-    c_.set(words, types);
-  }
-
- private:
-  TypeCoefficients<2> c_{"bond", "K R0"};
 };
 
 // angle_style harmonic: E = K (theta - theta0)^2 (LAMMPS's AngleHarmonic; theta0 given in
 // degrees).
-class AngleHarmonic final : public Angle {
+class AngleHarmonic final : public CoefficientStyle<AngleEntry, 2> {
  public:
+  AngleHarmonic() : CoefficientStyle("angle", "Angle Coeffs", "K THETA0") {}
   std::string style() const override { return "harmonic"; }
-  void settings(const std::vector<std::string>& args) override { no_settings("angle_style", args); }
-  void coeff(const std::vector<std::string>& args, int types) override { c_.set(args, types); }
-  void init(int types) override { c_.require_all(types); }
   void compute(BondedTile& t, std::span<const AngleEntry> angles) const override {
     constexpr double small = 0.001;
     const auto& x = t.x;
@@ -202,22 +214,6 @@ class AngleHarmonic final : public Angle {
       }
     }
   }
-  nlohmann::json restart_section() const override {
-    return {{"style", style()}, {"coeffs", c_.to_json()}};
-  }
-  void restore(const nlohmann::json& section, const detail::RestartHeader& r, int types) override {
-    c_.from_json(r.at(section, "coeffs", "angle.coeffs"), r, types);
-  }
-  void write_data_coeffs(std::ostream& out, int types) const override {
-    write_coeff_lines<2>(out, "Angle Coeffs", "harmonic", types,
-                         [&](int t, std::size_t k) { return c_[t][k]; });
-  }
-  void data_coeff(const std::vector<std::string>& words, int types) override {
-    c_.set(words, types);
-  }
-
- private:
-  TypeCoefficients<2> c_{"angle", "K THETA0"};
 };
 
 }  // namespace

@@ -23,12 +23,13 @@ class ComputePropertyAtom final : public Compute {
   void prepare_peratom(Simulation& sim) override;
   void peratom(const AtomsView& atoms, std::span<double> out) const override;
 
-  enum class Kind { id, type, mass, x, scaled, unwrapped, image, v, f, q, custom };
+  enum class Kind { id, type, mass, x, scaled, unwrapped, image, v, f, q, molecule, custom };
   struct Attribute {
     Kind kind = Kind::id;
     std::size_t axis = 0;                // x y z and their kin
     Simulation::CustomReference custom;  // a custom property's
     std::size_t column = 0;              // where its value sits in the per-atom vectors, now
+    bool present = true;                 // molecule: whether the atoms have topology rows
   };
 
  private:

@@ -171,6 +171,12 @@ class Simulation {
   void set_topology(const std::map<std::int64_t, AtomTopology>& atoms);
   // Every atom's topology on rank 0 by id (other ranks: empty). Collective.
   std::map<std::int64_t, AtomTopology> gather_topology();
+  // Where each atom's molecule id sits in its per-atom vector values (AtomsView::per_atom), or
+  // nothing before read_data gives the atoms topology (their molecule ids are then 0).
+  std::optional<std::size_t> molecule_column() const {
+    if (topology_handle_ == 0) return std::nullopt;
+    return per_atom_offset(topology_handle_);
+  }
   // The bond and angle styles (bonded.hpp), or nullptr before bond_style and angle_style.
   Bond* bond() { return changed(), bond_.get(); }
   const Bond* bond() const { return bond_.get(); }

@@ -747,22 +747,20 @@ void read_restart(Simulation& sim, const std::string& path) {
           r.fail(std::string("has topology.") + key + " weights outside 0..1");
       }
     }
-    if (t.contains("bond")) {
-      const std::string name =
-          r.text(r.at(t["bond"], "style", "topology.bond.style"), "topology.bond.style");
-      if (!bond_styles().has(name))
-        r.fail("records bond style '" + name + "'; this md_ipu has " + bond_styles().listing());
-      bond = bond_styles().make(name);
-      bond->restore(t["bond"], r, bond_types);
-    }
-    if (t.contains("angle")) {
-      const std::string name =
-          r.text(r.at(t["angle"], "style", "topology.angle.style"), "topology.angle.style");
-      if (!angle_styles().has(name))
-        r.fail("records angle style '" + name + "'; this md_ipu has " + angle_styles().listing());
-      angle = angle_styles().make(name);
-      angle->restore(t["angle"], r, angle_types);
-    }
+    // The bond and angle styles, each made by its registry and restored from its section.
+    const auto restore_style = [&](const std::string& family, const auto& registry, auto& style,
+                                   int types) {
+      if (!t.contains(family)) return;
+      const std::string where = "topology." + family + ".style";
+      const std::string name = r.text(r.at(t[family], "style", where), where);
+      if (!registry.has(name))
+        r.fail("records " + family + " style '" + name + "'; this md_ipu has " +
+               registry.listing());
+      style = registry.make(name);
+      style->restore(t[family], r, types);
+    };
+    restore_style("bond", bond_styles(), bond, bond_types);
+    restore_style("angle", angle_styles(), angle, angle_types);
   }
   const std::size_t row_bytes = has_bonds(atom_style) ? layout.width() * sizeof(double) : 0;
   if (natoms > (body - at) / (record_bytes + row_bytes) ||
@@ -980,18 +978,7 @@ void read_restart(Simulation& sim, const std::string& path) {
     for (std::size_t k = 0; k < natoms; ++k) {
       std::memcpy(row.data(), rows + k * row_bytes, row_bytes);
       const std::string which = "the topology of atom " + std::to_string(atoms[k].id);
-      const auto count = [&](double v, std::size_t most) {
-        return v >= 0 && v <= static_cast<double>(most) && v == std::floor(v);
-      };
-      const std::size_t at_special = 3 + 2 * layout.bonds + 3 * layout.angles;
-      bool ok = count(row[1], layout.bonds) && count(row[2 + 2 * layout.bonds], layout.angles);
-      double specials = 0;
-      for (std::size_t level = 0; level < 3 && ok; ++level) {
-        ok = count(row[at_special + level], layout.specials);
-        specials += row[at_special + level];
-      }
-      if (!ok || specials > static_cast<double>(layout.specials))
-        r.fail("has " + which + " with counts outside its layout");
+      if (!layout.holds(row)) r.fail("has " + which + " with counts outside its layout");
       AtomTopology t = layout.decode(row);
       for (const auto& b : t.bonds)
         if (b.type < 1 || b.type > bond_types || !ids.count(b.atom))

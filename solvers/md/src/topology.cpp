@@ -1,6 +1,7 @@
 #include "tessera/md/topology.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace tessera::md {
@@ -13,43 +14,56 @@ std::int64_t as_id(double v) { return static_cast<std::int64_t>(v); }
 void TopologyLayout::encode(const AtomTopology& a, std::span<double> row) const {
   std::fill(row.begin(), row.end(), 0.0);
   row[0] = as_value(a.molecule);
-  row[1] = static_cast<double>(a.bonds.size());
-  for (std::size_t k = 0; k < a.bonds.size(); ++k)
-    row[2 + 2 * k] = a.bonds[k].type, row[3 + 2 * k] = as_value(a.bonds[k].atom);
-  const std::size_t at_angles = 2 + 2 * bonds;
-  row[at_angles] = static_cast<double>(a.angles.size());
+  row[bonds_at()] = static_cast<double>(a.bonds.size());
+  for (std::size_t k = 0; k < a.bonds.size(); ++k) {
+    double* e = &row[bonds_at() + 1 + 2 * k];
+    e[0] = a.bonds[k].type, e[1] = as_value(a.bonds[k].atom);
+  }
+  row[angles_at()] = static_cast<double>(a.angles.size());
   for (std::size_t k = 0; k < a.angles.size(); ++k) {
-    double* e = &row[at_angles + 1 + 3 * k];
+    double* e = &row[angles_at() + 1 + 3 * k];
     e[0] = a.angles[k].type, e[1] = as_value(a.angles[k].atom1), e[2] = as_value(a.angles[k].atom3);
   }
-  const std::size_t at_special = at_angles + 1 + 3 * angles;
   std::size_t n = 0;
   for (std::size_t level = 0; level < 3; ++level) {
-    row[at_special + level] = static_cast<double>(a.special[level].size());
-    for (const std::int64_t id : a.special[level]) row[at_special + 3 + n++] = as_value(id);
+    row[specials_at() + level] = static_cast<double>(a.special[level].size());
+    for (const std::int64_t id : a.special[level]) row[specials_at() + 3 + n++] = as_value(id);
   }
 }
 
 AtomTopology TopologyLayout::decode(std::span<const double> row) const {
   AtomTopology a;
   a.molecule = as_id(row[0]);
-  for (std::size_t k = 0; k < bond_count(row); ++k)
-    a.bonds.push_back({static_cast<int>(row[2 + 2 * k]), as_id(row[3 + 2 * k])});
+  for (std::size_t k = 0; k < bond_count(row); ++k) {
+    const double* e = bond(row, k);
+    a.bonds.push_back({static_cast<int>(e[0]), as_id(e[1])});
+  }
   for (std::size_t k = 0; k < angle_count(row); ++k) {
     const double* e = angle(row, k);
     a.angles.push_back({static_cast<int>(e[0]), as_id(e[1]), as_id(e[2])});
   }
-  const std::size_t at_special = 3 + 2 * bonds + 3 * angles;
   std::size_t n = 0;
   for (std::size_t level = 0; level < 3; ++level)
-    for (std::size_t k = 0; k < static_cast<std::size_t>(row[at_special + level]); ++k)
-      a.special[level].push_back(as_id(row[at_special + 3 + n++]));
+    for (std::size_t k = 0; k < static_cast<std::size_t>(row[specials_at() + level]); ++k)
+      a.special[level].push_back(as_id(row[specials_at() + 3 + n++]));
   return a;
 }
 
+bool TopologyLayout::holds(std::span<const double> row) const {
+  const auto count = [](double v, std::size_t most) {
+    return v >= 0 && v <= static_cast<double>(most) && v == std::floor(v);
+  };
+  if (!count(row[bonds_at()], bonds) || !count(row[angles_at()], angles)) return false;
+  double listed = 0;
+  for (std::size_t level = 0; level < 3; ++level) {
+    if (!count(row[specials_at() + level], specials)) return false;
+    listed += row[specials_at() + level];
+  }
+  return listed <= static_cast<double>(specials);
+}
+
 int TopologyLayout::special_level(std::span<const double> row, std::int64_t id) const {
-  const std::size_t at_special = 3 + 2 * bonds + 3 * angles;
-  const double* counts = &row[at_special];
+  const double* counts = &row[specials_at()];
   const double* ids = counts + 3;
   const double wanted = as_value(id);
   std::size_t k = 0;

@@ -51,16 +51,24 @@ struct TopologyLayout {
   // The special list of a row: level (1, 2 or 3) of atom `id`, or 0 when it is none of them.
   int special_level(std::span<const double> row, std::int64_t id) const;
   std::size_t bond_count(std::span<const double> row) const {
-    return static_cast<std::size_t>(row[1]);
+    return static_cast<std::size_t>(row[bonds_at()]);
   }
   std::size_t angle_count(std::span<const double> row) const {
-    return static_cast<std::size_t>(row[2 + 2 * bonds]);
+    return static_cast<std::size_t>(row[angles_at()]);
   }
   // Bond k of a row: (type, atom); angle k: (type, atom1, atom3).
-  const double* bond(std::span<const double> row, std::size_t k) const { return &row[2 + 2 * k]; }
-  const double* angle(std::span<const double> row, std::size_t k) const {
-    return &row[3 + 2 * bonds + 3 * k];
+  const double* bond(std::span<const double> row, std::size_t k) const {
+    return &row[bonds_at() + 1 + 2 * k];
   }
+  const double* angle(std::span<const double> row, std::size_t k) const {
+    return &row[angles_at() + 1 + 3 * k];
+  }
+  // Whether a row read from elsewhere (a restart file) has whole counts this layout holds.
+  bool holds(std::span<const double> row) const;
+  // Where the bond count, the angle count and the three special counts (then the ids) start.
+  std::size_t bonds_at() const { return 1; }
+  std::size_t angles_at() const { return bonds_at() + 1 + 2 * bonds; }
+  std::size_t specials_at() const { return angles_at() + 1 + 3 * angles; }
   // The layout that holds every atom of `atoms`.
   static TopologyLayout fitting(const std::map<std::int64_t, AtomTopology>& atoms);
 };

@@ -13,7 +13,7 @@ namespace {
 std::map<std::int64_t, AtomTopology> bonded(int n, std::vector<std::pair<int, int>> bonds) {
   std::map<std::int64_t, AtomTopology> atoms;
   for (int i = 1; i <= n; ++i) atoms[i];
-  for (const auto& [a, b] : bonds) atoms[a].bonds.push_back({1, b});
+  for (const auto& [a, b] : bonds) atoms[a].of(TermKind::bond).push_back({1, {a, b}});
   build_special(atoms);
   return atoms;
 }
@@ -61,18 +61,24 @@ TEST(Special, BranchReachesOneFourThroughEachArm) {
   EXPECT_EQ(sorted(atoms.at(5).special[2]), (std::vector<std::int64_t>{1, 3}));
 }
 
+// Every kind of term keeps its atoms in the data file's order through a row, the owner's place
+// filled from the atom's own id.
 TEST(TopologyLayout, RowsRoundTripAndFindLevels) {
   std::map<std::int64_t, AtomTopology> atoms = bonded(4, {{1, 2}, {2, 3}, {3, 4}});
-  atoms[2].angles.push_back({2, 1, 3});
+  atoms[2].of(TermKind::angle).push_back({2, {1, 2, 3}});
+  atoms[2].of(TermKind::dihedral).push_back({3, {1, 2, 3, 4}});
+  atoms[2].of(TermKind::improper).push_back({1, {4, 2, 1, 3}});
+  atoms[3].of(TermKind::angle).push_back({1, {2, 3, 4}});
   atoms[2].molecule = 7;
   const TopologyLayout layout = TopologyLayout::fitting(atoms);
-  EXPECT_EQ(layout.bonds, 1u);
-  EXPECT_EQ(layout.angles, 1u);
+  EXPECT_EQ(layout.most, (std::array<std::size_t, term_kinds>{1, 1, 1, 1}));
   EXPECT_EQ(layout.specials, 3u);
+  EXPECT_EQ(layout.width(), 1u + (1 + 2) + (1 + 3) + (1 + 4) + (1 + 4) + 3 + 3);
   std::vector<double> row(layout.width());
   for (const auto& [id, a] : atoms) {
     layout.encode(a, row);
-    EXPECT_EQ(layout.decode(row), a) << id;
+    EXPECT_TRUE(layout.holds(row)) << id;
+    EXPECT_EQ(layout.decode(row, id), a) << id;
     for (int level = 0; level < 3; ++level)
       for (const std::int64_t other : a.special[static_cast<std::size_t>(level)])
         EXPECT_EQ(layout.special_level(row, other), level + 1) << id << " " << other;
@@ -80,8 +86,16 @@ TEST(TopologyLayout, RowsRoundTripAndFindLevels) {
   }
   layout.encode(atoms[1], row);
   EXPECT_EQ(layout.special_level(row, 4), 3);
-  EXPECT_EQ(layout.bond_count(row), 1u);
-  EXPECT_EQ(layout.angle_count(row), 0u);
+  EXPECT_EQ(layout.count(row, TermKind::bond), 1u);
+  EXPECT_EQ(layout.count(row, TermKind::angle), 0u);
+  layout.encode(atoms[2], row);
+  const double* improper = layout.term(row, TermKind::improper, 0);
+  EXPECT_EQ(improper[0], 1.0);  // type, then atoms 4, 1, 3 (2, the owner, left out)
+  EXPECT_EQ(improper[1], 4.0);
+  EXPECT_EQ(improper[2], 1.0);
+  EXPECT_EQ(improper[3], 3.0);
+  row[layout.at(TermKind::dihedral)] = 2;  // more dihedrals than the layout holds
+  EXPECT_FALSE(layout.holds(row));
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// The bond and angle styles: LAMMPS's BondHarmonic and AngleHarmonic (MOLECULE package),
-// term by term, and their registries.
+// The bond, angle, dihedral and improper styles: LAMMPS's BondHarmonic, AngleHarmonic,
+// DihedralHarmonic, DihedralOPLS and ImproperHarmonic (MOLECULE package), term by term, and their
+// registries.
 #include "tessera/md/bonded.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -31,14 +33,16 @@ void BondedTile::tally(std::span<const int> atoms, double e, const std::array<do
 
 template <std::size_t N>
 void TypeCoefficients<N>::set(const std::vector<std::string>& args, int types) {
-  const std::string command = std::string(family_) + "_coeff";
+  const std::string family = info(kind_).name, command = family + "_coeff";
   if (args.size() != N + 1)
     arguments::bad(command + " needs: TYPE " + usage_ + " (got " + std::to_string(args.size()) +
                    " words)");
-  const auto [lo, hi] = arguments::bounds(command, args[0], types, std::string(family_) + " type",
-                                          std::string(family_) + " type range");
+  const auto [lo, hi] =
+      arguments::bounds(command, args[0], types, family + " type", family + " type range");
   std::array<double, N> v{};
   for (std::size_t k = 0; k < N; ++k) v[k] = arguments::number(command, args[k + 1]);
+  if (problem_)
+    if (const std::string why = problem_(v); !why.empty()) arguments::bad(command + ": " + why);
   values_.resize(static_cast<std::size_t>(types) + 1);
   set_.resize(static_cast<std::size_t>(types) + 1, false);
   for (long long t = lo; t <= hi; ++t)
@@ -49,10 +53,10 @@ template <std::size_t N>
 void TypeCoefficients<N>::require_all(int types) const {
   for (int t = 1; t <= types; ++t)
     if (static_cast<std::size_t>(t) >= set_.size() || !set_[static_cast<std::size_t>(t)])
-      arguments::bad("run: " + std::string(family_) + " type " + std::to_string(t) +
-                     " has no coefficients; give it " + family_ + "_coeff " + std::to_string(t) +
-                     " " + usage_ + " (or " + (family_[0] == 'b' ? "a Bond" : "an Angle") +
-                     " Coeffs section)");
+      arguments::bad("run: " + std::string(info(kind_).name) + " type " + std::to_string(t) +
+                     " has no coefficients; give it " + info(kind_).name + "_coeff " +
+                     std::to_string(t) + " " + usage_ + " (or a data file's " +
+                     info(kind_).coeff_section + " section)");
 }
 
 template <std::size_t N>
@@ -70,7 +74,7 @@ nlohmann::json TypeCoefficients<N>::to_json() const {
 template <std::size_t N>
 void TypeCoefficients<N>::from_json(const nlohmann::json& coeffs, const detail::RestartHeader& r,
                                     int types) {
-  const std::string where = std::string(family_) + ".coeffs";
+  const std::string family = info(kind_).name, where = family + ".coeffs";
   if (!coeffs.is_array()) r.fail("has " + where + " that is not a list");
   values_.assign(static_cast<std::size_t>(types) + 1, {});
   set_.assign(static_cast<std::size_t>(types) + 1, false);
@@ -79,10 +83,13 @@ void TypeCoefficients<N>::from_json(const nlohmann::json& coeffs, const detail::
     if (!coeffs[k].is_array() || coeffs[k].size() != N + 1)
       r.fail("has " + name + " that is not a type and " + std::to_string(N) + " numbers");
     const auto t = static_cast<std::size_t>(
-        r.integer(coeffs[k][0], name + "[0]", 1, types, std::string(family_) + "_coeff"));
+        r.integer(coeffs[k][0], name + "[0]", 1, types, family + "_coeff"));
     for (std::size_t c = 0; c < N; ++c)
       values_[t][c] = r.real(coeffs[k][c + 1], name + "[" + std::to_string(c + 1) + "]",
-                             detail::RestartHeader::Sign::any, std::string(family_) + "_coeff");
+                             detail::RestartHeader::Sign::any, family + "_coeff");
+    if (problem_)
+      if (const std::string why = problem_(values_[t]); !why.empty())
+        r.fail("has " + name + ": " + why);
     set_[t] = true;
   }
 }
@@ -106,15 +113,16 @@ void write_coeff_lines(std::ostream& out, const char* section, const char* style
 }
 
 // What a style of N coefficients per type and no settings has around its compute: its
-// coefficients through commands, restart files and data files. `family` is "bond" or "angle".
+// coefficients through commands, restart files and data files.
 template <class Entry, std::size_t N>
 class CoefficientStyle : public BondedStyle<Entry> {
  public:
-  CoefficientStyle(const char* family, const char* section, const char* usage)
-      : family_(family), section_(section), c_(family, usage) {}
+  CoefficientStyle(TermKind kind, const char* usage,
+                   typename TypeCoefficients<N>::Check problem = nullptr)
+      : kind_(kind), c_(kind, usage, problem) {}
   void settings(const std::vector<std::string>& args) override {
     if (!args.empty())
-      arguments::bad(std::string(family_) + "_style " + this->style() +
+      arguments::bad(std::string(info(kind_).name) + "_style " + this->style() +
                      " takes no further arguments");
   }
   void coeff(const std::vector<std::string>& args, int types) override { c_.set(args, types); }
@@ -123,10 +131,10 @@ class CoefficientStyle : public BondedStyle<Entry> {
     return {{"style", this->style()}, {"coeffs", c_.to_json()}};
   }
   void restore(const nlohmann::json& section, const detail::RestartHeader& r, int types) override {
-    c_.from_json(r.at(section, "coeffs", std::string(family_) + ".coeffs"), r, types);
+    c_.from_json(r.at(section, "coeffs", std::string(info(kind_).name) + ".coeffs"), r, types);
   }
   void write_data_coeffs(std::ostream& out, int types) const override {
-    write_coeff_lines<N>(out, section_, this->style().c_str(), types,
+    write_coeff_lines<N>(out, info(kind_).coeff_section, this->style().c_str(), types,
                          [&](int t, std::size_t k) { return c_[t][k]; });
   }
   void data_coeff(const std::vector<std::string>& words, int types) override {
@@ -134,8 +142,7 @@ class CoefficientStyle : public BondedStyle<Entry> {
   }
 
  private:
-  const char* family_;
-  const char* section_;
+  TermKind kind_;
 
  protected:
   TypeCoefficients<N> c_;
@@ -145,7 +152,7 @@ class CoefficientStyle : public BondedStyle<Entry> {
 // 1/2 folded in).
 class BondHarmonic final : public CoefficientStyle<BondEntry, 2> {
  public:
-  BondHarmonic() : CoefficientStyle("bond", "Bond Coeffs", "K R0") {}
+  BondHarmonic() : CoefficientStyle(TermKind::bond, "K R0") {}
   std::string style() const override { return "harmonic"; }
   void compute(BondedTile& t, std::span<const BondEntry> bonds) const override {
     const auto& x = t.x;
@@ -175,7 +182,7 @@ class BondHarmonic final : public CoefficientStyle<BondEntry, 2> {
 // degrees).
 class AngleHarmonic final : public CoefficientStyle<AngleEntry, 2> {
  public:
-  AngleHarmonic() : CoefficientStyle("angle", "Angle Coeffs", "K THETA0") {}
+  AngleHarmonic() : CoefficientStyle(TermKind::angle, "K THETA0") {}
   std::string style() const override { return "harmonic"; }
   void compute(BondedTile& t, std::span<const AngleEntry> angles) const override {
     constexpr double small = 0.001;
@@ -216,9 +223,219 @@ class AngleHarmonic final : public CoefficientStyle<AngleEntry, 2> {
   }
 };
 
+// A four-body term's forces (f2 = -f1 - f3 - f4 is left implied by LAMMPS's bond vectors vb1 =
+// x1 - x2, vb2 = x3 - x2, vb3 = x4 - x3): applied to its atoms, and its energy and virial tallied
+// as LAMMPS's Dihedral::ev_tally and Improper::ev_tally.
+struct FourBody {
+  double vb1[3], vb2[3], vb3[3];
+  double f1[3], f2[3], f3[3], f4[3];
+  template <class Entry>
+  void apply(BondedTile& t, const Entry& d, double energy) const {
+    t.add_force(d.i1, f1[0], f1[1], f1[2]);
+    t.add_force(d.i2, f2[0], f2[1], f2[2]);
+    t.add_force(d.i3, f3[0], f3[1], f3[2]);
+    t.add_force(d.i4, f4[0], f4[1], f4[2]);
+    if (!t.energy_virial) return;
+    const auto v = [&](int a, int b) {
+      const auto u = static_cast<std::size_t>(a), w = static_cast<std::size_t>(b);
+      return vb1[u] * f1[w] + vb2[u] * f3[w] + (vb3[u] + vb2[u]) * f4[w];
+    };
+    const int atoms[4] = {d.i1, d.i2, d.i3, d.i4};
+    t.tally(atoms, energy, {v(0, 0), v(1, 1), v(2, 2), v(0, 1), v(0, 2), v(1, 2)});
+  }
+};
+
+template <class Entry>
+FourBody bond_vectors(std::span<const double> x, const Entry& d) {
+  FourBody g{};
+  const auto i1 = static_cast<std::size_t>(d.i1), i2 = static_cast<std::size_t>(d.i2),
+             i3 = static_cast<std::size_t>(d.i3), i4 = static_cast<std::size_t>(d.i4);
+  for (std::size_t k = 0; k < 3; ++k) {
+    g.vb1[k] = x[3 * i1 + k] - x[3 * i2 + k];
+    g.vb2[k] = x[3 * i3 + k] - x[3 * i2 + k];
+    g.vb3[k] = x[3 * i4 + k] - x[3 * i3 + k];
+  }
+  return g;
+}
+
+// The forces of a term whose energy depends on the angle between the planes (1,2,3) and (2,3,4)
+// through its cosine c, as LAMMPS's DihedralOPLS and ImproperHarmonic both compute them: `a` is
+// the derivative factor each gives, `c0` the cosine between vb1 and vb3, c1mag and c2mag the two
+// bond angles' cosines with their inverse sines squared s1 and s2, sb1..3 the inverse squared bond
+// lengths, r12c1 = 1/(|vb1||vb2|), r12c2 = 1/(|vb2||vb3|), rb1rb3 = 1/(|vb1||vb3|).
+struct PlaneAngleTerms {
+  double c0, c1mag, c2mag, s1, s2, s12, sb1, sb2, sb3, r12c1, r12c2, rb1rb3;
+  void forces(FourBody& g, double c, double a) const {
+    const double ca = c * a, s12a = s12 * a;
+    const double a11 = ca * sb1 * s1;
+    const double a22 = -sb2 * (2.0 * c0 * s12a - ca * (s1 + s2));
+    const double a33 = ca * sb3 * s2;
+    const double a12 = -r12c1 * (c1mag * ca * s1 + c2mag * s12a);
+    const double a13 = -rb1rb3 * s12a;
+    const double a23 = r12c2 * (c2mag * ca * s2 + c1mag * s12a);
+    for (std::size_t k = 0; k < 3; ++k) {
+      const double s2k = a12 * g.vb1[k] + a22 * g.vb2[k] + a23 * g.vb3[k];
+      g.f1[k] = a11 * g.vb1[k] + a12 * g.vb2[k] + a13 * g.vb3[k];
+      g.f2[k] = -s2k - g.f1[k];
+      g.f4[k] = a13 * g.vb1[k] + a23 * g.vb2[k] + a33 * g.vb3[k];
+      g.f3[k] = s2k - g.f4[k];
+    }
+  }
+};
+
+double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+// dihedral_style harmonic: E = K [1 + d cos(n phi)], d = +1 or -1, n >= 0 (LAMMPS's
+// DihedralHarmonic, its cos(n phi) by the recurrence LAMMPS uses).
+class DihedralHarmonic final : public CoefficientStyle<DihedralEntry, 3> {
+ public:
+  DihedralHarmonic() : CoefficientStyle(TermKind::dihedral, "K D N", &problem) {}
+  std::string style() const override { return "harmonic"; }
+  static std::string problem(const std::array<double, 3>& v) {
+    if (v[1] != 1.0 && v[1] != -1.0)
+      return "D must be 1 or -1 (LAMMPS: Incorrect sign arg for dihedral coefficients)";
+    if (v[2] < 0.0 || v[2] != std::floor(v[2]) || v[2] > 1e6)
+      return "N must be a whole number >= 0 (LAMMPS: Incorrect multiplicity arg for dihedral "
+             "coefficients)";
+    return {};
+  }
+  void compute(BondedTile& t, std::span<const DihedralEntry> dihedrals) const override {
+    for (const DihedralEntry& d : dihedrals) {
+      FourBody g = bond_vectors(t.x, d);
+      const double vb2m[3] = {-g.vb2[0], -g.vb2[1], -g.vb2[2]};
+      const double ax = g.vb1[1] * vb2m[2] - g.vb1[2] * vb2m[1],
+                   ay = g.vb1[2] * vb2m[0] - g.vb1[0] * vb2m[2],
+                   az = g.vb1[0] * vb2m[1] - g.vb1[1] * vb2m[0];
+      const double bx = g.vb3[1] * vb2m[2] - g.vb3[2] * vb2m[1],
+                   by = g.vb3[2] * vb2m[0] - g.vb3[0] * vb2m[2],
+                   bz = g.vb3[0] * vb2m[1] - g.vb3[1] * vb2m[0];
+      const double rasq = ax * ax + ay * ay + az * az, rbsq = bx * bx + by * by + bz * bz;
+      const double rg = std::sqrt(dot(vb2m, vb2m));
+      const double rginv = rg > 0 ? 1.0 / rg : 0.0, ra2inv = rasq > 0 ? 1.0 / rasq : 0.0,
+                   rb2inv = rbsq > 0 ? 1.0 / rbsq : 0.0;
+      const double rabinv = std::sqrt(ra2inv * rb2inv);
+      const double c = std::clamp((ax * bx + ay * by + az * bz) * rabinv, -1.0, 1.0);
+      const double s = rg * rabinv * (ax * g.vb3[0] + ay * g.vb3[1] + az * g.vb3[2]);
+      const auto& [k, sign, n_real] = c_[d.type];
+      const int m = static_cast<int>(n_real);
+      // cos(m phi) in p and sin(m phi) in df1, then shifted by the sign (sin_shift 0).
+      double p = 1.0, df1 = 0.0, ddf1 = 0.0;
+      for (int i = 0; i < m; ++i) {
+        ddf1 = p * c - df1 * s;
+        df1 = p * s + df1 * c;
+        p = ddf1;
+      }
+      p = p * sign;
+      df1 = df1 * sign;
+      df1 *= -m;
+      p += 1.0;
+      if (m == 0) p = 1.0 + sign, df1 = 0.0;
+      const double fg = dot(g.vb1, vb2m), hg = dot(g.vb3, vb2m);
+      const double fga = fg * ra2inv * rginv, hgb = hg * rb2inv * rginv;
+      const double gaa = -ra2inv * rg, gbb = rb2inv * rg;
+      const double a[3] = {ax, ay, az}, b[3] = {bx, by, bz};
+      const double df = -k * df1;
+      for (std::size_t q = 0; q < 3; ++q) {
+        const double sq = df * (fga * a[q] - hgb * b[q]);
+        g.f1[q] = df * gaa * a[q];
+        g.f2[q] = sq - g.f1[q];
+        g.f4[q] = df * gbb * b[q];
+        g.f3[q] = -sq - g.f4[q];
+      }
+      g.apply(t, d, k * p);
+    }
+  }
+};
+
+// dihedral_style opls: E = K1/2 [1 + cos phi] + K2/2 [1 - cos 2phi] + K3/2 [1 + cos 3phi] +
+// K4/2 [1 - cos 4phi] (LAMMPS's DihedralOPLS).
+class DihedralOPLS final : public CoefficientStyle<DihedralEntry, 4> {
+ public:
+  DihedralOPLS() : CoefficientStyle(TermKind::dihedral, "K1 K2 K3 K4") {}
+  std::string style() const override { return "opls"; }
+  void compute(BondedTile& t, std::span<const DihedralEntry> dihedrals) const override {
+    constexpr double small = 0.001, smaller = 0.00001;
+    for (const DihedralEntry& d : dihedrals) {
+      FourBody g = bond_vectors(t.x, d);
+      PlaneAngleTerms p{};
+      p.sb1 = 1.0 / dot(g.vb1, g.vb1), p.sb2 = 1.0 / dot(g.vb2, g.vb2);
+      p.sb3 = 1.0 / dot(g.vb3, g.vb3);
+      const double rb1 = std::sqrt(p.sb1), rb3 = std::sqrt(p.sb3);
+      p.rb1rb3 = rb1 * rb3;
+      p.c0 = dot(g.vb1, g.vb3) * rb1 * rb3;
+      const double b1mag = std::sqrt(dot(g.vb1, g.vb1)), b2mag = std::sqrt(dot(g.vb2, g.vb2)),
+                   b3mag = std::sqrt(dot(g.vb3, g.vb3));
+      p.r12c1 = 1.0 / (b1mag * b2mag);
+      p.c1mag = dot(g.vb1, g.vb2) * p.r12c1;
+      p.r12c2 = 1.0 / (b2mag * b3mag);
+      p.c2mag = -dot(g.vb2, g.vb3) * p.r12c2;
+      const auto inverse_sine = [&](double cosine) {
+        const double sine = std::sqrt(std::max(1.0 - cosine * cosine, 0.0));
+        return 1.0 / std::max(sine, small);
+      };
+      const double sc1 = inverse_sine(p.c1mag), sc2 = inverse_sine(p.c2mag);
+      p.s1 = sc1 * sc1, p.s2 = sc2 * sc2, p.s12 = sc1 * sc2;
+      const double c = std::clamp((p.c0 + p.c1mag * p.c2mag) * p.s12, -1.0, 1.0);
+      const double cx = g.vb1[1] * g.vb2[2] - g.vb1[2] * g.vb2[1],
+                   cy = g.vb1[2] * g.vb2[0] - g.vb1[0] * g.vb2[2],
+                   cz = g.vb1[0] * g.vb2[1] - g.vb1[1] * g.vb2[0];
+      const double cmag = std::sqrt(cx * cx + cy * cy + cz * cz);
+      const double dx = (cx * g.vb3[0] + cy * g.vb3[1] + cz * g.vb3[2]) / cmag / b3mag;
+      double phi = std::acos(c);
+      if (dx < 0.0) phi = -phi;
+      double si = std::sin(phi);
+      if (std::fabs(si) < smaller) si = smaller;
+      const double siinv = 1.0 / si;
+      const auto& kk = c_[d.type];
+      const double k1 = 0.5 * kk[0], k2 = 0.5 * kk[1], k3 = 0.5 * kk[2], k4 = 0.5 * kk[3];
+      const double energy = k1 * (1.0 + c) + k2 * (1.0 - std::cos(2.0 * phi)) +
+                            k3 * (1.0 + std::cos(3.0 * phi)) + k4 * (1.0 - std::cos(4.0 * phi));
+      const double pd = k1 - 2.0 * k2 * std::sin(2.0 * phi) * siinv +
+                        3.0 * k3 * std::sin(3.0 * phi) * siinv -
+                        4.0 * k4 * std::sin(4.0 * phi) * siinv;
+      p.forces(g, c, pd);
+      g.apply(t, d, energy);
+    }
+  }
+};
+
+// improper_style harmonic: E = K (chi - chi0)^2, chi the angle between the planes (I,J,K) and
+// (J,K,L) of the improper's atoms I J K L (LAMMPS's ImproperHarmonic; chi0 given in degrees).
+class ImproperHarmonic final : public CoefficientStyle<ImproperEntry, 2> {
+ public:
+  ImproperHarmonic() : CoefficientStyle(TermKind::improper, "K CHI0") {}
+  std::string style() const override { return "harmonic"; }
+  void compute(BondedTile& t, std::span<const ImproperEntry> impropers) const override {
+    constexpr double small = 0.001;
+    for (const ImproperEntry& d : impropers) {
+      FourBody g = bond_vectors(t.x, d);
+      PlaneAngleTerms p{};
+      p.sb1 = 1.0 / dot(g.vb1, g.vb1), p.sb2 = 1.0 / dot(g.vb2, g.vb2);
+      p.sb3 = 1.0 / dot(g.vb3, g.vb3);
+      const double r1 = std::sqrt(p.sb1), r2 = std::sqrt(p.sb2), r3 = std::sqrt(p.sb3);
+      p.rb1rb3 = r1 * r3, p.r12c1 = r1 * r2, p.r12c2 = r2 * r3;
+      p.c0 = dot(g.vb1, g.vb3) * r1 * r3;
+      p.c1mag = dot(g.vb1, g.vb2) * r1 * r2;
+      p.c2mag = -dot(g.vb3, g.vb2) * r3 * r2;
+      p.s1 = 1.0 / std::max(1.0 - p.c1mag * p.c1mag, small);
+      p.s2 = 1.0 / std::max(1.0 - p.c2mag * p.c2mag, small);
+      p.s12 = std::sqrt(p.s1 * p.s2);
+      const double c = std::clamp((p.c1mag * p.c2mag + p.c0) * p.s12, -1.0, 1.0);
+      const double s = std::max(std::sqrt(1.0 - c * c), small);
+      const auto& [k, chi0_degrees] = c_[d.type];
+      const double domega = std::acos(c) - chi0_degrees / 180.0 * M_PI;
+      const double a = k * domega;
+      p.forces(g, c, -a * 2.0 / s);
+      g.apply(t, d, a * domega);
+    }
+  }
+};
+
 }  // namespace
 
 template class TypeCoefficients<2>;
+template class TypeCoefficients<3>;
+template class TypeCoefficients<4>;
 
 const Registry<Bond>& bond_styles() {
   static const Registry<Bond> registry = [] {
@@ -233,6 +450,25 @@ const Registry<Angle>& angle_styles() {
   static const Registry<Angle> registry = [] {
     Registry<Angle> r("angle style");
     r.add<AngleHarmonic>("harmonic");
+    return r;
+  }();
+  return registry;
+}
+
+const Registry<Dihedral>& dihedral_styles() {
+  static const Registry<Dihedral> registry = [] {
+    Registry<Dihedral> r("dihedral style");
+    r.add<DihedralHarmonic>("harmonic");
+    r.add<DihedralOPLS>("opls");
+    return r;
+  }();
+  return registry;
+}
+
+const Registry<Improper>& improper_styles() {
+  static const Registry<Improper> registry = [] {
+    Registry<Improper> r("improper style");
+    r.add<ImproperHarmonic>("harmonic");
     return r;
   }();
   return registry;

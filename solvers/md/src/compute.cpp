@@ -38,20 +38,34 @@ std::size_t Compute::modify(const std::vector<std::string>& words, std::size_t a
                     words[at] + "' (or it lacks its value)");
 }
 
+std::optional<TermKind> term_keyword(const std::string& word) {
+  for (const TermKind kind : all_term_kinds)
+    if (word == info(kind).name) return kind;
+  return std::nullopt;
+}
+
 void require_lumped_terms(const Simulation& sim, const std::string& what,
                           const VirialTerms& terms) {
-  const bool bonded = sim.bond() || sim.angle(), kspace = sim.kspace() != nullptr;
-  if ((bonded && terms.bonded != terms.pair) || (kspace && terms.kspace != terms.pair))
-    throw ConfigError(what + ": md_ipu tallies each atom's shares of the pair" +
-                      (bonded ? ", bond and angle" : "") + (kspace ? ", kspace" : "") +
-                      " terms together; name them all (pair" + (bonded ? " bond angle" : "") +
+  const bool styled[term_kinds] = {sim.bond() != nullptr, sim.angle() != nullptr,
+                                   sim.dihedral() != nullptr, sim.improper() != nullptr};
+  const bool kspace = sim.kspace() != nullptr;
+  bool lumped = !kspace || terms.kspace == terms.pair;
+  std::string names;
+  for (std::size_t k = 0; k < term_kinds; ++k)
+    if (styled[k]) {
+      lumped = lumped && terms.bonded[k] == terms.pair;
+      names += std::string(" ") + term_kind_info[k].name;
+    }
+  if (!lumped)
+    throw ConfigError(what + ": md_ipu tallies each atom's shares of the terms pair" + names +
+                      (kspace ? " kspace" : "") + " together; name them all (pair" + names +
                       (kspace ? " kspace" : "") + ") or none");
 }
 
 VirialTerms virial_terms(const std::string& what, const std::vector<std::string>& words,
                          std::size_t from) {
   VirialTerms terms;
-  if (words.size() > from) terms.ke = terms.pair = terms.fix = terms.bonded = terms.kspace = false;
+  if (words.size() > from) terms.ke = terms.fix = false, terms.set_interactions(false);
   for (std::size_t k = from; k < words.size(); ++k) {
     const std::string& word = words[k];
     if (word == "ke")
@@ -61,9 +75,9 @@ VirialTerms virial_terms(const std::string& what, const std::vector<std::string>
     else if (word == "fix")
       terms.fix = true;
     else if (word == "virial")
-      terms.pair = terms.fix = terms.bonded = terms.kspace = true;
-    else if (word == "bond" || word == "angle" || word == "dihedral" || word == "improper")
-      terms.bonded = true;
+      terms.fix = true, terms.set_interactions(true);
+    else if (const auto kind = term_keyword(word))
+      terms.bonded[static_cast<std::size_t>(*kind)] = true;
     else if (word == "kspace")
       terms.kspace = true;
     else

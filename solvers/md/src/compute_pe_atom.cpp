@@ -18,14 +18,13 @@ void require_per_atom_tallies(Simulation& sim, const std::string& what) {
 ComputePEAtom::ComputePEAtom(const ComputeArguments& a) : Compute(a.id, a.group) {
   static const std::set<std::string> keywords{"pair",     "bond",   "angle", "dihedral",
                                               "improper", "kspace", "fix"};
-  if (!a.args.empty()) terms_.pair = terms_.bonded = terms_.kspace = false;
+  if (!a.args.empty()) terms_.set_interactions(false);
   for (const auto& word : a.args) {
     if (!keywords.count(word))
       throw ConfigError("compute " + a.id + " pe/atom: unknown keyword '" + word +
                         "'; use pair, bond, angle, dihedral, improper, kspace or fix");
     if (word == "pair") terms_.pair = true;
-    if (word == "bond" || word == "angle" || word == "dihedral" || word == "improper")
-      terms_.bonded = true;
+    if (const auto kind = term_keyword(word)) terms_.bonded[static_cast<std::size_t>(*kind)] = true;
     if (word == "kspace") terms_.kspace = true;
   }
 }

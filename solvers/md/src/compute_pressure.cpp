@@ -1,5 +1,7 @@
 #include "tessera/md/compute_pressure.hpp"
 
+#include <algorithm>
+
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -17,10 +19,8 @@ ComputePressure::ComputePressure(const ComputeArguments& a) : Compute(a.id, a.gr
       throw ConfigError(what + ": compute " + a.args[0] + " (" + t->style() +
                         ") does not compute a temperature");
   }
-  const VirialTerms terms = virial_terms(what, a.args, 1);
-  ke_ = terms.ke, pair_ = terms.pair, fix_ = terms.fix, bonded_ = terms.bonded,
-  kspace_ = terms.kspace;
-  if (ke_ && !temperature_)
+  terms_ = virial_terms(what, a.args, 1);
+  if (terms_.ke && !temperature_)
     throw ConfigError(what +
                       ": the kinetic part (ke, or no keywords) needs a temperature "
                       "compute, not NULL");
@@ -29,17 +29,28 @@ ComputePressure::ComputePressure(const ComputeArguments& a) : Compute(a.id, a.gr
 std::array<double, 6> ComputePressure::virial(Simulation& sim) const {
   const Thermo th = sim.thermo();
   std::array<double, 6> w{};
-  // th.virial holds the pair, bonded and kspace terms' (LAMMPS's keywords pair, bond and angle,
-  // kspace), the last two also on their own.
-  const bool all = pair_ && bonded_ && kspace_;
+  // th.virial holds the pair, bonded and kspace terms' (LAMMPS's keywords pair, bond, angle,
+  // dihedral, improper, kspace), the others also on their own.
+  const VirialTerms& on = terms_;
+  const bool all = on.pair && on.kspace &&
+                   std::all_of(on.bonded.begin(), on.bonded.end(), [](bool b) { return b; });
   for (std::size_t k = 0; k < 6; ++k) {
-    const double pair = th.virial[k] - th.bonded_virial[k] - th.kspace_virial[k];
-    const double interactions = all ? th.virial[k]
-                                    : (pair_ ? pair : 0.0) + (bonded_ ? th.bonded_virial[k] : 0.0) +
-                                          (kspace_ ? th.kspace_virial[k] : 0.0);
-    w[k] = interactions + (fix_ ? th.fix_virial[k] : 0.0);
+    double pair = th.virial[k] - th.kspace_virial[k], bonded = 0.0;
+    for (std::size_t kind = 0; kind < term_kinds; ++kind) {
+      pair -= th.bonded_virial[kind][k];
+      if (on.bonded[kind]) bonded += th.bonded_virial[kind][k];
+    }
+    const double interactions =
+        all ? th.virial[k]
+            : (on.pair ? pair : 0.0) + bonded + (on.kspace ? th.kspace_virial[k] : 0.0);
+    w[k] = interactions + (on.fix ? th.fix_virial[k] : 0.0);
   }
   return w;
+}
+
+bool ComputePressure::any_virial() const {
+  return terms_.pair || terms_.fix || terms_.kspace ||
+         std::any_of(terms_.bonded.begin(), terms_.bonded.end(), [](bool b) { return b; });
 }
 
 Compute& ComputePressure::temperature(Simulation& sim) const {
@@ -53,11 +64,11 @@ Compute& ComputePressure::temperature(Simulation& sim) const {
 double ComputePressure::scalar(Simulation& sim) {
   const int d = sim.dimension();
   double sum = 0;
-  if (pair_ || fix_ || bonded_ || kspace_) {
+  if (any_virial()) {
     const auto virial = this->virial(sim);
     for (std::size_t k = 0; k < static_cast<std::size_t>(d); ++k) sum += virial[k];
   }
-  if (ke_) {
+  if (terms_.ke) {
     Compute& t = temperature(sim);
     const double value = t.scalar(sim);
     sum = t.dof(sim) * sim.units().boltz * value + sum;
@@ -67,11 +78,11 @@ double ComputePressure::scalar(Simulation& sim) {
 
 std::vector<double> ComputePressure::vector(Simulation& sim) {
   std::vector<double> p(6, 0.0);
-  if (pair_ || fix_ || bonded_ || kspace_) {
+  if (any_virial()) {
     const auto w = virial(sim);
     p.assign(w.begin(), w.end());
   }
-  if (ke_) {
+  if (terms_.ke) {
     const auto ke = temperature(sim).vector(sim);
     for (std::size_t k = 0; k < 6; ++k) p[k] = ke[k] + p[k];
   }

@@ -122,13 +122,31 @@ constexpr long long bigint_min = std::numeric_limits<std::int64_t>::min();
 }  // namespace
 
 void read_data(Simulation& sim, const std::string& path,
-               const std::vector<DataFixSection>& fix_sections) {
+               const std::vector<DataFixSection>& fix_sections, bool coefficients) {
   if (sim.has_box()) throw ConfigError("read_data: the simulation box is already defined");
   LineReader r{std::istringstream(slurp(sim, path, "data")), path};
   std::string line;
   r.next(line);  // the first line is a title
-  long long natoms = -1, nbonds = 0, nangles = 0;
-  int types = -1, bond_types = 0, angle_types = 0;
+  long long natoms = -1;
+  int types = -1;
+  // Per kind of bonded term (TermKind): how many the header says there are, and their types.
+  std::array<long long, term_kinds> nterms{};
+  std::array<int, term_kinds> term_types{};
+  // The kind a header or section word names ("bonds" / "bond" / "Bonds" / "Bond Coeffs").
+  const auto kind_named = [](const std::string& word, auto field) -> std::optional<TermKind> {
+    for (const TermKind kind : all_term_kinds)
+      if (word == field(info(kind))) return kind;
+    return std::nullopt;
+  };
+  const auto plural = [](const TermKindInfo& k) { return std::string(k.name) + "s"; };
+  const auto singular = [](const TermKindInfo& k) { return std::string(k.name); };
+  const auto term_sections = [&] {
+    std::string out;
+    for (const TermKind kind : all_term_kinds)
+      if (has_terms(sim.atom_style(), kind))
+        out += std::string(", ") + info(kind).section + ", " + info(kind).coeff_section;
+    return out;
+  };
   Box box;
   bool have[3] = {false, false, false};
   // Header: until the first section keyword.
@@ -146,33 +164,22 @@ void read_data(Simulation& sim, const std::string& path,
       box.lo[d] = to_double(r, w[0]);
       box.hi[d] = to_double(r, w[1]);
       have[d] = true;
-    } else if (w.size() == 2 && (w[1] == "bonds" || w[1] == "angles" || w[1] == "dihedrals" ||
-                                 w[1] == "impropers")) {
+    } else if (const auto kind = w.size() == 2 ? kind_named(w[1], plural) : std::nullopt) {
       const long long count = to_int(r, w[0], 0, bigint_max);
-      const bool allowed = w[1] == "bonds"    ? has_bonds(sim.atom_style())
-                           : w[1] == "angles" ? has_angles(sim.atom_style())
-                                              : false;
-      if (count != 0 && !allowed)
-        r.fail(
-            "this file has " + w[1] + ", but " +
-            (w[1][0] == 'd' || w[1][0] == 'i'
-                 ? std::string("md_ipu reads no dihedrals or impropers yet")
-                 : "atom_style " + std::string(atom_style_name(sim.atom_style())) + " has none"));
-      if (w[1] == "bonds") nbonds = count;
-      if (w[1] == "angles") nangles = count;
+      if (count != 0 && !has_terms(sim.atom_style(), *kind))
+        r.fail("this file has " + w[1] + ", but atom_style " + atom_style_name(sim.atom_style()) +
+               " has none");
+      nterms[static_cast<std::size_t>(*kind)] = count;
     } else if (w.size() == 6 && w[3] == "xy" && w[4] == "xz" && w[5] == "yz") {
       box.xy = to_double(r, w[0]), box.xz = to_double(r, w[1]), box.yz = to_double(r, w[2]);
       box.triclinic = true;
-    } else if (w.size() == 3 && w[2] == "types" &&
-               (w[1] == "bond" || w[1] == "angle" || w[1] == "dihedral" || w[1] == "improper")) {
+    } else if (const auto kind =
+                   w.size() == 3 && w[2] == "types" ? kind_named(w[1], singular) : std::nullopt) {
       const long long count = to_int(r, w[0], 0, int_max);
-      if (w[1] == "bond") bond_types = static_cast<int>(count);
-      if (w[1] == "angle") angle_types = static_cast<int>(count);
-      if ((w[1] == "bond" && !has_bonds(sim.atom_style())) ||
-          (w[1] == "angle" && !has_angles(sim.atom_style())))
-        if (count != 0)
-          r.fail("this file has " + w[1] + " types, but atom_style " +
-                 atom_style_name(sim.atom_style()) + " has no " + w[1] + "s");
+      if (count != 0 && !has_terms(sim.atom_style(), *kind))
+        r.fail("this file has " + w[1] + " types, but atom_style " +
+               atom_style_name(sim.atom_style()) + " has no " + w[1] + "s");
+      term_types[static_cast<std::size_t>(*kind)] = static_cast<int>(count);
     } else if (w.size() == 5 && w[1] == "extra" && w[3] == "per" && w[4] == "atom" &&
                (w[2] == "bond" || w[2] == "angle" || w[2] == "dihedral" || w[2] == "improper" ||
                 w[2] == "special")) {
@@ -191,11 +198,11 @@ void read_data(Simulation& sim, const std::string& path,
     if (!have[d])
       r.fail(std::string("the header has no ") + "xyz"[d] + "lo " + "xyz"[d] + "hi line");
   sim.create_box(types, box);
-  if (sim.molecular()) sim.set_topology_types(bond_types, angle_types);
+  if (sim.molecular()) sim.set_topology_types(term_types);
 
   std::map<std::int64_t, AtomRecord> atoms;
   std::map<std::int64_t, AtomTopology> topology;  // molecular styles: every atom's
-  long long bonds_read = 0, angles_read = 0;
+  std::array<long long, term_kinds> terms_read{};
   std::map<std::int64_t, std::array<double, 3>> velocities;
   // Per fix section: each atom's values, all its properties' columns in order.
   std::vector<std::map<std::int64_t, std::vector<double>>> fix_values(fix_sections.size());
@@ -247,6 +254,10 @@ void read_data(Simulation& sim, const std::string& path,
         if (!(m > 0)) r.fail("the mass must be positive, not " + w[1]);
         sim.set_mass(t, m);
       }
+    } else if (!coefficients &&
+               (name == "Pair Coeffs" || name == "PairIJ Coeffs" ||
+                kind_named(name, [](const TermKindInfo& k) { return k.coeff_section; }))) {
+      // nocoeff: the force field comes from the input's commands.
     } else if (name == "Pair Coeffs") {
       Pair* pair = sim.pair();
       if (!pair)
@@ -300,58 +311,66 @@ void read_data(Simulation& sim, const std::string& path,
                  .second)
           r.fail("atom id " + w[0] + " appears twice in Velocities");
       }
-    } else if ((name == "Bonds" || name == "Angles") && sim.molecular()) {
-      // id type atom1 atom2 (kept with atom1) | id type atom1 atom2 atom3 (kept with atom2), as
-      // LAMMPS's newton_bond on.
-      const bool bond = name == "Bonds";
-      if (!bond && !has_angles(sim.atom_style()))
-        r.fail(
-            "atom_style bond has no angles; this file needs atom_style angle, molecular or full");
-      const int ntypes = bond ? sim.bond_types() : sim.angle_types();
+    } else if (const auto kind = kind_named(name, [](const TermKindInfo& k) { return k.section; });
+               kind && has_terms(sim.atom_style(), *kind)) {
+      // id type atom1 atom2 ..., kept with the kind's owner atom (LAMMPS's newton_bond on).
+      const TermKindInfo& k = info(*kind);
+      const int ntypes = sim.topology_types(*kind);
       for (const auto& [at, w] : rows) {
         r.line = at;
-        if (w.size() != (bond ? 4u : 5u))
-          r.fail(bond ? "a Bonds line needs: id type atom1 atom2"
-                      : "an Angles line needs: id type atom1 atom2 atom3");
+        if (w.size() != k.atoms + 2) {
+          std::string usage = "id type";
+          for (std::size_t n = 1; n <= k.atoms; ++n) usage += " atom" + std::to_string(n);
+          r.fail("a " + name + " line needs: " + usage);
+        }
         to_int(r, w[0], 1, bigint_max);
         long long type = 0;
         if (!detail::integer_problem(w[1], 1, ntypes, &type).empty()) {
           to_int(r, w[1], bigint_min, bigint_max);
-          r.fail(std::string(bond ? "bond" : "angle") + " type " + w[1] + " is out of range 1.." +
-                 std::to_string(ntypes) + " (the header's '" + std::to_string(ntypes) +
-                 (bond ? " bond" : " angle") + " types')");
+          r.fail(std::string(k.name) + " type " + w[1] + " is out of range 1.." +
+                 std::to_string(ntypes) + " (the header's '" + std::to_string(ntypes) + " " +
+                 k.name + " types')");
         }
-        std::array<std::int64_t, 3> ids{};
-        for (std::size_t k = 2; k < w.size(); ++k) {
-          ids[k - 2] = to_int(r, w[k], 1, bigint_max);
-          if (!atoms.count(ids[k - 2]))
-            r.fail(std::string(bond ? "bond" : "angle") + " atom " + w[k] +
+        AtomTopology::Term term;
+        term.type = static_cast<int>(type);
+        for (std::size_t n = 0; n < k.atoms; ++n) {
+          term.atoms[n] = to_int(r, w[n + 2], 1, bigint_max);
+          if (!atoms.count(term.atoms[n]))
+            r.fail(std::string(k.name) + " atom " + w[n + 2] +
                    " is not in the Atoms section (LAMMPS: \"Invalid atom ID in " + name +
                    " section of data file\")");
         }
-        if (bond)
-          topology[ids[0]].bonds.push_back({static_cast<int>(type), ids[1]});
-        else
-          topology[ids[1]].angles.push_back({static_cast<int>(type), ids[0], ids[2]});
-        ++(bond ? bonds_read : angles_read);
+        topology[term.atoms[k.owner]].of(*kind).push_back(term);
+        ++terms_read[static_cast<std::size_t>(*kind)];
       }
-    } else if ((name == "Bond Coeffs" || name == "Angle Coeffs") && sim.molecular()) {
-      const bool bond = name == "Bond Coeffs";
-      BondedStyle<BondEntry>* bond_style = bond ? sim.bond() : nullptr;
-      BondedStyle<AngleEntry>* angle_style = bond ? nullptr : sim.angle();
-      if (bond ? !bond_style : !angle_style)
-        r.fail(name + " need a " + (bond ? "bond_style" : "angle_style") +
-               " (e.g. harmonic) before read_data");
-      for (const auto& [at, w] : rows) {
-        r.line = at;
-        try {
-          if (bond)
-            bond_style->data_coeff(w, sim.bond_types());
-          else
-            angle_style->data_coeff(w, sim.angle_types());
-        } catch (const ConfigError& e) {
-          r.fail(e.what());
+    } else if (const auto kind =
+                   kind_named(name, [](const TermKindInfo& k) { return k.coeff_section; });
+               kind && has_terms(sim.atom_style(), *kind)) {
+      const auto with = [&](auto* style) {
+        if (!style)
+          r.fail(name + " need a " + info(*kind).name + "_style (e.g. harmonic) before read_data");
+        for (const auto& [at, w] : rows) {
+          r.line = at;
+          try {
+            style->data_coeff(w, sim.topology_types(*kind));
+          } catch (const ConfigError& e) {
+            r.fail(e.what());
+          }
         }
+      };
+      switch (*kind) {
+        case TermKind::bond:
+          with(sim.bond());
+          break;
+        case TermKind::angle:
+          with(sim.angle());
+          break;
+        case TermKind::dihedral:
+          with(sim.dihedral());
+          break;
+        case TermKind::improper:
+          with(sim.improper());
+          break;
       }
     } else if (const auto fix =
                    std::find_if(fix_sections.begin(), fix_sections.end(),
@@ -378,11 +397,7 @@ void read_data(Simulation& sim, const std::string& path,
     } else {
       r.line = name_line;
       r.fail("unsupported section '" + name + "' (atom_style " + atom_style_name(sim.atom_style()) +
-             " files have Masses, Pair Coeffs, Atoms, Velocities" +
-             (sim.molecular() ? std::string(", Bonds, Bond Coeffs") +
-                                    (has_angles(sim.atom_style()) ? ", Angles, Angle Coeffs" : "")
-                              : std::string()) +
-             ")");
+             " files have Masses, Pair Coeffs, Atoms, Velocities" + term_sections() + ")");
     }
     r.line = resume;
   }
@@ -416,10 +431,13 @@ void read_data(Simulation& sim, const std::string& path,
         throw FormatError("read_data: " + path + ": " + fix_sections[k].section +
                           " gives values for atom id " + std::to_string(id) +
                           ", which no Atoms line has");
-  if (bonds_read != nbonds || angles_read != nangles)
-    throw FormatError("read_data: " + path + ": the header says " + std::to_string(nbonds) +
-                      " bonds and " + std::to_string(nangles) + " angles but the file has " +
-                      std::to_string(bonds_read) + " and " + std::to_string(angles_read));
+  for (const TermKind kind : all_term_kinds) {
+    const auto k = static_cast<std::size_t>(kind);
+    if (terms_read[k] != nterms[k])
+      throw FormatError("read_data: " + path + ": the header says " + std::to_string(nterms[k]) +
+                        " " + info(kind).name + "s but the " + info(kind).section +
+                        " section has " + std::to_string(terms_read[k]));
+  }
   sim.add_atoms(std::move(list));
   if (sim.molecular()) {
     build_special(topology);
@@ -451,11 +469,13 @@ void write_data(Simulation& sim, const std::string& path, bool coefficients) {
   out << "LAMMPS data file via write_data, Tessera md_ipu, timestep = " << sim.step()
       << ", units = " << sim.units().style << "\n\n";
   out << sim.natoms() << " atoms\n" << sim.types() << " atom types\n";
-  std::size_t nbonds = 0, nangles = 0;
-  for (const auto& [id, a] : topology) nbonds += a.bonds.size(), nangles += a.angles.size();
-  if (sim.molecular()) out << nbonds << " bonds\n" << sim.bond_types() << " bond types\n";
-  if (has_angles(sim.atom_style()))
-    out << nangles << " angles\n" << sim.angle_types() << " angle types\n";
+  std::array<std::size_t, term_kinds> nterms{};
+  for (const auto& [id, a] : topology)
+    for (std::size_t k = 0; k < term_kinds; ++k) nterms[k] += a.terms[k].size();
+  for (const TermKind kind : all_term_kinds)
+    if (has_terms(sim.atom_style(), kind))
+      out << nterms[static_cast<std::size_t>(kind)] << " " << info(kind).name << "s\n"
+          << sim.topology_types(kind) << " " << info(kind).name << " types\n";
   out << "\n";
   const Box& b = sim.box();
   for (std::size_t d = 0; d < 3; ++d) {
@@ -474,10 +494,15 @@ void write_data(Simulation& sim, const std::string& path, bool coefficients) {
   }
   if (const Pair* pair = sim.pair(); pair && coefficients)
     pair->write_data_coeffs(out, sim.types());
-  if (const Bond* bond = sim.bond(); bond && coefficients)
-    bond->write_data_coeffs(out, sim.bond_types());
-  if (const Angle* angle = sim.angle(); angle && coefficients)
-    angle->write_data_coeffs(out, sim.angle_types());
+  if (coefficients) {
+    const auto write_coeffs = [&](const auto* style, TermKind kind) {
+      if (style) style->write_data_coeffs(out, sim.topology_types(kind));
+    };
+    write_coeffs(sim.bond(), TermKind::bond);
+    write_coeffs(sim.angle(), TermKind::angle);
+    write_coeffs(sim.dihedral(), TermKind::dihedral);
+    write_coeffs(sim.improper(), TermKind::improper);
+  }
   out << "\nAtoms # " << atom_style_name(sim.atom_style()) << "\n\n";
   for (const auto& a : atoms) {
     if (sim.molecular()) {
@@ -507,20 +532,17 @@ void write_data(Simulation& sim, const std::string& path, bool coefficients) {
                   a.v[1], a.v[2]);
     out << buf;
   }
-  // Numbered in the order of their atoms' ids, each with the atoms LAMMPS's sections list.
-  if (nbonds > 0) {
-    out << "\nBonds\n\n";
+  // Numbered in the order of their owner atoms' ids, each with its atoms in LAMMPS's order.
+  for (const TermKind kind : all_term_kinds) {
+    if (nterms[static_cast<std::size_t>(kind)] == 0) continue;
+    out << "\n" << info(kind).section << "\n\n";
     std::size_t n = 0;
     for (const auto& [id, a] : topology)
-      for (const auto& b : a.bonds)
-        out << ++n << " " << b.type << " " << id << " " << b.atom << "\n";
-  }
-  if (nangles > 0) {
-    out << "\nAngles\n\n";
-    std::size_t n = 0;
-    for (const auto& [id, a] : topology)
-      for (const auto& g : a.angles)
-        out << ++n << " " << g.type << " " << g.atom1 << " " << id << " " << g.atom3 << "\n";
+      for (const auto& term : a.of(kind)) {
+        out << ++n << " " << term.type;
+        for (std::size_t k = 0; k < info(kind).atoms; ++k) out << " " << term.atoms[k];
+        out << "\n";
+      }
   }
   write_file_atomically(path, out.str());
 }
@@ -589,13 +611,22 @@ void write_restart(Simulation& sim, const std::string& path) {
   std::vector<double> rows;
   if (sim.molecular()) {
     const TopologyLayout layout = TopologyLayout::fitting(topology);
-    nlohmann::json t = {{"bond_types", sim.bond_types()},
-                        {"angle_types", sim.angle_types()},
-                        {"special_lj", sim.special_bonds().lj},
-                        {"special_coul", sim.special_bonds().coul},
-                        {"layout", {layout.bonds, layout.angles, layout.specials}}};
-    if (const Bond* bond = sim.bond()) t["bond"] = bond->restart_section();
-    if (const Angle* angle = sim.angle()) t["angle"] = angle->restart_section();
+    nlohmann::json t = {{"special_lj", sim.special_bonds().lj},
+                        {"special_coul", sim.special_bonds().coul}};
+    nlohmann::json most = nlohmann::json::array();
+    for (const TermKind kind : all_term_kinds) {
+      t[std::string(info(kind).name) + "_types"] = sim.topology_types(kind);
+      most.push_back(layout.most[static_cast<std::size_t>(kind)]);
+    }
+    most.push_back(layout.specials);
+    t["layout"] = most;
+    const auto section = [&](const auto* style, TermKind kind) {
+      if (style) t[info(kind).name] = style->restart_section();
+    };
+    section(sim.bond(), TermKind::bond);
+    section(sim.angle(), TermKind::angle);
+    section(sim.dihedral(), TermKind::dihedral);
+    section(sim.improper(), TermKind::improper);
     h["topology"] = t;
     rows.assign(atoms.size() * layout.width(), 0.0);
     for (std::size_t k = 0; k < atoms.size(); ++k)
@@ -716,26 +747,37 @@ void read_restart(Simulation& sim, const std::string& path) {
   }
   // Molecular topology (atom_style bond and the like): types, styles, weights, and the rows'
   // layout; the rows follow the atoms.
-  int bond_types = 0, angle_types = 0;
+  std::array<int, term_kinds> term_types{};
   TopologyLayout layout;
+  // Files written before dihedrals and impropers existed lay out bonds, angles and specials only:
+  // their rows lack the dihedral and improper counts (two zeros put back on reading).
+  bool rows_before_dihedrals = false;
   SpecialBonds special;
   std::unique_ptr<Bond> bond;
   std::unique_ptr<Angle> angle;
+  std::unique_ptr<Dihedral> dihedral;
+  std::unique_ptr<Improper> improper;
   if (has_bonds(atom_style)) {
     const auto& t = r.at(h, "topology", "topology");
-    bond_types =
-        static_cast<int>(r.integer(r.at(t, "bond_types", "topology.bond_types"),
-                                   "topology.bond_types", 0, int_max, "read_data's bond types"));
-    angle_types = static_cast<int>(
-        r.integer(r.at(t, "angle_types", "topology.angle_types"), "topology.angle_types", 0,
-                  has_angles(atom_style) ? int_max : 0, "read_data's angle types"));
     const auto& l = r.at(t, "layout", "topology.layout");
-    if (!l.is_array() || l.size() != 3) r.fail("has topology.layout that is not 3 counts");
+    if (!l.is_array() || (l.size() != term_kinds + 1 && l.size() != 3))
+      r.fail("has topology.layout that is not " + std::to_string(term_kinds + 1) + " counts");
+    rows_before_dihedrals = l.size() == 3;
     const auto most = [&](std::size_t k) {
       return static_cast<std::size_t>(
           r.integer(l[k], "topology.layout[" + std::to_string(k) + "]", 0, 1 << 20, "a topology"));
     };
-    layout.bonds = most(0), layout.angles = most(1), layout.specials = most(2);
+    for (const TermKind kind : all_term_kinds) {
+      const auto k = static_cast<std::size_t>(kind);
+      const std::string key = std::string(info(kind).name) + "_types";
+      if (rows_before_dihedrals && k >= 2) continue;
+      term_types[k] =
+          static_cast<int>(r.integer(r.at(t, key, "topology." + key), "topology." + key, 0,
+                                     has_terms(atom_style, kind) ? int_max : 0,
+                                     std::string("read_data's ") + info(kind).name + " types"));
+      layout.most[k] = most(k);
+    }
+    layout.specials = most(l.size() - 1);
     for (const char* key : {"special_lj", "special_coul"}) {
       const auto& w = r.at(t, key, std::string("topology.") + key);
       if (!w.is_array() || w.size() != 4)
@@ -747,7 +789,7 @@ void read_restart(Simulation& sim, const std::string& path) {
           r.fail(std::string("has topology.") + key + " weights outside 0..1");
       }
     }
-    // The bond and angle styles, each made by its registry and restored from its section.
+    // The bonded styles, each made by its registry and restored from its section.
     const auto restore_style = [&](const std::string& family, const auto& registry, auto& style,
                                    int types) {
       if (!t.contains(family)) return;
@@ -759,10 +801,14 @@ void read_restart(Simulation& sim, const std::string& path) {
       style = registry.make(name);
       style->restore(t[family], r, types);
     };
-    restore_style("bond", bond_styles(), bond, bond_types);
-    restore_style("angle", angle_styles(), angle, angle_types);
+    restore_style("bond", bond_styles(), bond, term_types[0]);
+    restore_style("angle", angle_styles(), angle, term_types[1]);
+    restore_style("dihedral", dihedral_styles(), dihedral, term_types[2]);
+    restore_style("improper", improper_styles(), improper, term_types[3]);
   }
-  const std::size_t row_bytes = has_bonds(atom_style) ? layout.width() * sizeof(double) : 0;
+  const std::size_t row_bytes =
+      has_bonds(atom_style) ? (layout.width() - (rows_before_dihedrals ? 2 : 0)) * sizeof(double)
+                            : 0;
   if (natoms > (body - at) / (record_bytes + row_bytes) ||
       at + natoms * (record_bytes + row_bytes) != body)
     r.fail("is truncated or has trailing bytes");
@@ -974,22 +1020,30 @@ void read_restart(Simulation& sim, const std::string& path) {
     std::set<std::int64_t> ids;
     for (const AtomRecord& a : atoms) ids.insert(a.id);
     const char* rows = data.data() + at + natoms * record_bytes;
-    std::vector<double> row(layout.width());
+    std::vector<double> row(layout.width(), 0.0);
+    const std::size_t before_specials = layout.specials_at() - (rows_before_dihedrals ? 2 : 0);
     for (std::size_t k = 0; k < natoms; ++k) {
-      std::memcpy(row.data(), rows + k * row_bytes, row_bytes);
+      const char* from = rows + k * row_bytes;
+      std::memcpy(row.data(), from, before_specials * sizeof(double));
+      std::memcpy(row.data() + layout.specials_at(), from + before_specials * sizeof(double),
+                  row_bytes - before_specials * sizeof(double));
       const std::string which = "the topology of atom " + std::to_string(atoms[k].id);
       if (!layout.holds(row)) r.fail("has " + which + " with counts outside its layout");
-      AtomTopology t = layout.decode(row);
-      for (const auto& b : t.bonds)
-        if (b.type < 1 || b.type > bond_types || !ids.count(b.atom))
-          r.fail("has " + which + ": a bond of type " + std::to_string(b.type) + " to atom " +
-                 std::to_string(b.atom) + " (types 1.." + std::to_string(bond_types) +
-                 ", atoms of the file)");
-      for (const auto& g : t.angles)
-        if (g.type < 1 || g.type > angle_types || !ids.count(g.atom1) || !ids.count(g.atom3))
-          r.fail("has " + which + ": an angle of type " + std::to_string(g.type) + " with atoms " +
-                 std::to_string(g.atom1) + " and " + std::to_string(g.atom3) + " (types 1.." +
-                 std::to_string(angle_types) + ", atoms of the file)");
+      AtomTopology t = layout.decode(row, atoms[k].id);
+      for (const TermKind kind : all_term_kinds)
+        for (const auto& term : t.of(kind)) {
+          const int types = term_types[static_cast<std::size_t>(kind)];
+          bool known = true;
+          std::string partners;
+          for (std::size_t n = 0; n < info(kind).atoms; ++n) {
+            known = known && ids.count(term.atoms[n]);
+            partners.append(" ").append(std::to_string(term.atoms[n]));
+          }
+          if (term.type < 1 || term.type > types || !known)
+            r.fail("has " + which + ": a " + info(kind).name + " of type " +
+                   std::to_string(term.type) + " with atoms" + partners + " (types 1.." +
+                   std::to_string(types) + ", atoms of the file)");
+        }
       for (const auto& level : t.special)
         for (const std::int64_t id : level)
           if (!ids.count(id))
@@ -1015,10 +1069,12 @@ void read_restart(Simulation& sim, const std::string& path) {
   sim.set_groups(groups);
   sim.add_atoms(std::move(atoms));
   if (has_bonds(atom_style)) {
-    sim.set_topology_types(bond_types, angle_types);
+    sim.set_topology_types(term_types);
     sim.set_special_bonds(special);
     if (bond) sim.set_bond(std::move(bond));
     if (angle) sim.set_angle(std::move(angle));
+    if (dihedral) sim.set_dihedral(std::move(dihedral));
+    if (improper) sim.set_improper(std::move(improper));
     sim.set_topology(topology);
   }
   // The atoms carry the fixes' per-atom state (fix langevin's noise streams).

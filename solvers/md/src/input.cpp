@@ -595,8 +595,10 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"atom_modify", &Input::atom_modify},
       {"bond_coeff", &Input::bond_coeff},
       {"bond_style", &Input::bond_style},
-      {"dihedral_style", &Input::dihedral_or_improper_style},
-      {"improper_style", &Input::dihedral_or_improper_style},
+      {"dihedral_coeff", &Input::dihedral_coeff},
+      {"dihedral_style", &Input::dihedral_style},
+      {"improper_coeff", &Input::improper_coeff},
+      {"improper_style", &Input::improper_style},
       {"special_bonds", &Input::special_bonds},
       {"atom_style", &Input::atom_style},
       {"boundary", &Input::boundary},
@@ -705,10 +707,15 @@ void Input::warn_large_skew() {
 }
 
 void Input::read_data_command(const std::vector<std::string>& a) {
-  const char* usage = "read_data FILE [fix ID NULL SECTION ...]";
+  const char* usage = "read_data FILE [nocoeff] [fix ID NULL SECTION ...]";
   need(a, 1, usage);
   std::vector<DataFixSection> sections;
+  bool coefficients = true;
   for (std::size_t k = 1; k < a.size();) {
+    if (a[k] == "nocoeff") {
+      coefficients = false, ++k;
+      continue;
+    }
     if (a[k] != "fix")
       bad("read_data: keyword '" + a[k] +
           "' is not supported (md_ipu reads one file into an empty box); usage: " + usage);
@@ -728,7 +735,7 @@ void Input::read_data_command(const std::vector<std::string>& a) {
     sections.push_back({id, a[k + 3], property->names()});
     k += 4;
   }
-  read_data(sim(), a[0], sections);
+  read_data(sim(), a[0], sections, coefficients);
   warn_large_skew();
 }
 

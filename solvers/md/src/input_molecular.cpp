@@ -1,5 +1,5 @@
 // The commands of molecular topology: bond_style, bond_coeff, angle_style, angle_coeff,
-// dihedral_style and improper_style (none), special_bonds.
+// dihedral_style, dihedral_coeff, improper_style, improper_coeff, special_bonds.
 #include <functional>
 
 #include "arguments.hpp"
@@ -10,16 +10,21 @@ using namespace arguments;
 
 namespace {
 
-// bond_style and angle_style: NAME ARGS... or none; the same style again keeps its coefficients
-// (LAMMPS's Force::create_bond re-creates it; md_ipu keeps them, as its pair_style does).
+// bond_style (angle_style, dihedral_style, improper_style): NAME ARGS... or none; the same style
+// again keeps its coefficients (LAMMPS's Force::create_bond re-creates it; md_ipu keeps them, as
+// its pair_style does).
 template <class Style>
-void set_style(const std::vector<std::string>& a, const char* command,
+void set_style(Simulation& sim, const std::vector<std::string>& a, TermKind kind,
                const Registry<Style>& registry, const Style* current,
                const std::function<void(std::unique_ptr<Style>)>& set) {
-  need(a, 1, std::string(command) + " STYLE | none; the styles are " + registry.listing());
+  const std::string command = std::string(info(kind).name) + "_style";
+  if (!has_terms(sim.atom_style(), kind))
+    bad(std::string("atom_style ") + atom_style_name(sim.atom_style()) + " has no " +
+        info(kind).name + "s; " + atom_styles_with(kind));
+  need(a, 1, command + " STYLE | none; the styles are " + registry.listing());
   const std::vector<std::string> args(a.begin() + 1, a.end());
   if (a[0] == "none") {
-    if (!args.empty()) bad(std::string(command) + " none takes no further arguments");
+    if (!args.empty()) bad(command + " none takes no further arguments");
     return set(nullptr);
   }
   if (current && current->style() == a[0]) {
@@ -31,44 +36,57 @@ void set_style(const std::vector<std::string>& a, const char* command,
   set(std::move(style));
 }
 
+// bond_coeff (angle_coeff, ...) TYPES COEFFS...: to the style set.
+template <class Style>
+void set_coeff(const Simulation& sim, const std::vector<std::string>& a, TermKind kind,
+               Style* style) {
+  if (!sim.has_box()) bad("the simulation box is not defined; use read_data first");
+  if (!style)
+    bad(std::string(info(kind).name) + "_coeff before " + info(kind).name + "_style: set " +
+        info(kind).name + "_style harmonic first");
+  style->coeff(a, sim.topology_types(kind));
+}
+
 }  // namespace
 
 void Input::bond_style(const std::vector<std::string>& a) {
-  if (!sim().molecular())
-    bad(std::string("atom_style ") + atom_style_name(sim().atom_style()) +
-        " has no bonds; use atom_style bond, angle, molecular or full");
-  set_style<Bond>(a, "bond_style", bond_styles(), static_cast<const Simulation&>(sim()).bond(),
-                  [&](std::unique_ptr<Bond> b) { sim().set_bond(std::move(b)); });
-}
-
-void Input::bond_coeff(const std::vector<std::string>& a) {
-  if (!sim().has_box()) bad("the simulation box is not defined; use read_data first");
-  Bond* bond = sim().bond();
-  if (!bond) bad("bond_coeff before bond_style: set bond_style harmonic first");
-  bond->coeff(a, sim().bond_types());
+  set_style<Bond>(sim(), a, TermKind::bond, bond_styles(),
+                  static_cast<const Simulation&>(sim()).bond(),
+                  [&](std::unique_ptr<Bond> s) { sim().set_bond(std::move(s)); });
 }
 
 void Input::angle_style(const std::vector<std::string>& a) {
-  if (!has_angles(sim().atom_style()))
-    bad(std::string("atom_style ") + atom_style_name(sim().atom_style()) +
-        " has no angles; use atom_style angle, molecular or full");
-  set_style<Angle>(a, "angle_style", angle_styles(), static_cast<const Simulation&>(sim()).angle(),
-                   [&](std::unique_ptr<Angle> g) { sim().set_angle(std::move(g)); });
+  set_style<Angle>(sim(), a, TermKind::angle, angle_styles(),
+                   static_cast<const Simulation&>(sim()).angle(),
+                   [&](std::unique_ptr<Angle> s) { sim().set_angle(std::move(s)); });
+}
+
+void Input::dihedral_style(const std::vector<std::string>& a) {
+  set_style<Dihedral>(sim(), a, TermKind::dihedral, dihedral_styles(),
+                      static_cast<const Simulation&>(sim()).dihedral(),
+                      [&](std::unique_ptr<Dihedral> s) { sim().set_dihedral(std::move(s)); });
+}
+
+void Input::improper_style(const std::vector<std::string>& a) {
+  set_style<Improper>(sim(), a, TermKind::improper, improper_styles(),
+                      static_cast<const Simulation&>(sim()).improper(),
+                      [&](std::unique_ptr<Improper> s) { sim().set_improper(std::move(s)); });
+}
+
+void Input::bond_coeff(const std::vector<std::string>& a) {
+  set_coeff(sim(), a, TermKind::bond, sim().bond());
 }
 
 void Input::angle_coeff(const std::vector<std::string>& a) {
-  if (!sim().has_box()) bad("the simulation box is not defined; use read_data first");
-  Angle* angle = sim().angle();
-  if (!angle) bad("angle_coeff before angle_style: set angle_style harmonic first");
-  angle->coeff(a, sim().angle_types());
+  set_coeff(sim(), a, TermKind::angle, sim().angle());
 }
 
-// md_ipu reads no dihedrals or impropers yet (read_data refuses them): `none` is all there is.
-void Input::dihedral_or_improper_style(const std::vector<std::string>& a) {
-  need(a, 1, "dihedral_style none");
-  if (a.size() != 1 || a[0] != "none")
-    bad("md_ipu has no dihedral or improper styles yet (only none): its atoms carry no dihedrals " +
-        std::string("or impropers"));
+void Input::dihedral_coeff(const std::vector<std::string>& a) {
+  set_coeff(sim(), a, TermKind::dihedral, sim().dihedral());
+}
+
+void Input::improper_coeff(const std::vector<std::string>& a) {
+  set_coeff(sim(), a, TermKind::improper, sim().improper());
 }
 
 // special_bonds KEYWORD VALUES ...: LAMMPS's Force::set_special. Every use starts from the

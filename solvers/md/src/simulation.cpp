@@ -58,7 +58,9 @@ struct Simulation::TileAtoms {
         special_begin(t.make_vector<int>("md.special_list")),
         special_list(t.make_vector<int>("md.special_list")),
         bonds(t.make_vector<BondEntry>("md.bond_list")),
-        angles(t.make_vector<AngleEntry>("md.angle_list")) {}
+        angles(t.make_vector<AngleEntry>("md.angle_list")),
+        dihedrals(t.make_vector<DihedralEntry>("md.dihedral_list")),
+        impropers(t.make_vector<ImproperEntry>("md.improper_list")) {}
   int nlocal = 0, nghost = 0;
   TileVector<double> v, f, x_build;
   TileVector<std::int64_t> id;
@@ -71,14 +73,16 @@ struct Simulation::TileAtoms {
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
-  // Weighted special pairs (PairTile::special_list) and the bonds and angles this tile computes,
+  // Weighted special pairs (PairTile::special_list) and the bonded terms this tile computes,
   // from each rebuild.
   TileVector<int> special_begin, special_list;
   TileVector<BondEntry> bonds;
   TileVector<AngleEntry> angles;
+  TileVector<DihedralEntry> dihedrals;
+  TileVector<ImproperEntry> impropers;
   double pe = 0, ke = 0;
-  double ebond = 0, eangle = 0;           // in pe
-  std::array<double, 6> bonded_virial{};  // in virial
+  std::array<double, term_kinds> bonded_energy{};                 // in pe, by TermKind
+  std::array<std::array<double, 6>, term_kinds> bonded_virial{};  // in virial
   double evdwl = 0, ecoul = 0;  // pe's parts (LAMMPS's eng_vdwl and eng_coul)
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
@@ -156,37 +160,43 @@ void Simulation::set_atom_style(AtomStyle style) {
   atom_style_ = style;
 }
 
-void Simulation::set_topology_types(int bond_types, int angle_types) {
+void Simulation::set_topology_types(const std::array<int, term_kinds>& types) {
   changed();
-  if (!molecular() && (bond_types > 0 || angle_types > 0))
-    throw ConfigError(std::string("atom_style ") + atom_style_name(atom_style_) +
-                      " has no bonds or angles; use atom_style bond, angle, molecular or full");
-  if (!has_angles(atom_style_) && angle_types > 0)
-    throw ConfigError("atom_style bond has no angles; use atom_style angle, molecular or full");
-  bond_types_ = bond_types, angle_types_ = angle_types;
+  for (const TermKind kind : all_term_kinds)
+    if (types[static_cast<std::size_t>(kind)] > 0 && !has_terms(atom_style_, kind))
+      throw ConfigError(std::string("atom_style ") + atom_style_name(atom_style_) + " has no " +
+                        info(kind).name + "s; " + atom_styles_with(kind));
+  term_types_ = types;
 }
 
 void Simulation::set_bond(std::unique_ptr<Bond> bond) { changed(), bond_ = std::move(bond); }
 
 void Simulation::set_angle(std::unique_ptr<Angle> angle) { changed(), angle_ = std::move(angle); }
 
+void Simulation::set_dihedral(std::unique_ptr<Dihedral> dihedral) {
+  changed(), dihedral_ = std::move(dihedral);
+}
+
+void Simulation::set_improper(std::unique_ptr<Improper> improper) {
+  changed(), improper_ = std::move(improper);
+}
+
 void Simulation::set_topology(const std::map<std::int64_t, AtomTopology>& atoms) {
   changed();
   if (!molecular())
     throw ConfigError(std::string("atom_style ") + atom_style_name(atom_style_) +
                       " carries no molecular topology");
-  for (const auto& [id, a] : atoms) {
-    for (const auto& b : a.bonds)
-      if (b.type < 1 || b.type > bond_types_)
-        throw ConfigError("bond of atoms " + std::to_string(id) + " " + std::to_string(b.atom) +
-                          " has type " + std::to_string(b.type) + ", out of range 1.." +
-                          std::to_string(bond_types_));
-    for (const auto& g : a.angles)
-      if (g.type < 1 || g.type > angle_types_)
-        throw ConfigError("angle of atoms " + std::to_string(g.atom1) + " " + std::to_string(id) +
-                          " " + std::to_string(g.atom3) + " has type " + std::to_string(g.type) +
-                          ", out of range 1.." + std::to_string(angle_types_));
-  }
+  for (const auto& [id, a] : atoms)
+    for (const TermKind kind : all_term_kinds)
+      for (const auto& term : a.of(kind))
+        if (term.type < 1 || term.type > topology_types(kind)) {
+          std::string ids;
+          for (std::size_t n = 0; n < info(kind).atoms; ++n)
+            ids.append(" ").append(std::to_string(term.atoms[n]));
+          throw ConfigError(std::string(info(kind).name) + " of atoms" + ids + " has type " +
+                            std::to_string(term.type) + ", out of range 1.." +
+                            std::to_string(topology_types(kind)));
+        }
   if (topology_handle_ != 0) remove_per_atom(topology_handle_);
   topology_ = TopologyLayout::fitting(atoms);
   topology_handle_ = add_per_atom(topology_.width());
@@ -216,7 +226,8 @@ std::map<std::int64_t, AtomTopology> Simulation::gather_topology() {
       });
   for (std::size_t k = 0; k + width < rows.size(); k += width + 1)
     out.emplace(static_cast<std::int64_t>(rows[k]),
-                topology_.decode(std::span<const double>(&rows[k + 1], width)));
+                topology_.decode(std::span<const double>(&rows[k + 1], width),
+                                 static_cast<std::int64_t>(rows[k])));
   return out;
 }
 
@@ -1072,15 +1083,16 @@ double Simulation::step_temperature() {
 
 Thermo Simulation::thermo() {
   const auto sums = runtime_.all_reduce<double>(
-      "md.thermo", ReduceOp::sum, 30, [&](Tile& t, std::span<double> out) {
+      "md.thermo", ReduceOp::sum, 22 + 7 * term_kinds, [&](Tile& t, std::span<double> out) {
         TileAtoms& s = state(t);
         out[0] = s.ke;
         out[1] = s.pe;
         out[20] = s.evdwl;
         out[21] = s.ecoul;
-        out[22] = s.ebond;
-        out[23] = s.eangle;
-        for (std::size_t k = 0; k < 6; ++k) out[24 + k] = s.bonded_virial[k];
+        for (std::size_t kind = 0; kind < term_kinds; ++kind) {
+          out[22 + 7 * kind] = s.bonded_energy[kind];
+          for (std::size_t k = 0; k < 6; ++k) out[23 + 7 * kind + k] = s.bonded_virial[kind][k];
+        }
         for (const auto& fix : fixes_) {
           if (minimizing_ && !fix->acts_in_minimize()) continue;
           if (fix->energy_in_pe()) out[1] += fix->tile_energy(t);
@@ -1098,9 +1110,10 @@ Thermo Simulation::thermo() {
   th.pe = sums[1];
   th.evdwl = sums[20];
   th.ecoul = sums[21];
-  th.ebond = sums[22];
-  th.eangle = sums[23];
-  for (std::size_t k = 0; k < 6; ++k) th.bonded_virial[k] = sums[24 + k];
+  for (std::size_t kind = 0; kind < term_kinds; ++kind) {
+    th.bonded_energy[kind] = sums[22 + 7 * kind];
+    for (std::size_t k = 0; k < 6; ++k) th.bonded_virial[kind][k] = sums[23 + 7 * kind + k];
+  }
   for (std::size_t k = 0; k < 6; ++k)
     th.virial[k] = sums[2 + k], th.ke_tensor[k] = sums[8 + k] * scale2,
     th.fix_virial[k] = sums[14 + k];
@@ -1238,23 +1251,32 @@ void Simulation::init_topology() {
   if (!molecular()) return;
   // As LAMMPS's Force::init, a style missing for topology the atoms have is a warning, and those
   // terms are left out.
-  std::int64_t bonds = 0, angles = 0;
+  std::vector<double> counts(term_kinds, 0.0);
   if (topology_handle_ != 0) {
     const std::size_t at = per_atom_offset(topology_handle_);
-    const auto counts = reduce_atoms(
-        "md.topology_counts", ReduceOp::sum, 2, [&](const AtomsView& a, std::span<double> out) {
-          for (std::size_t i = 0; i < a.id.size(); ++i) {
-            const auto row = a.per_atom.subspan(i * a.per_atom_width + at, topology_.width());
-            out[0] += static_cast<double>(topology_.bond_count(row));
-            out[1] += static_cast<double>(topology_.angle_count(row));
-          }
-        });
-    bonds = static_cast<std::int64_t>(counts[0]), angles = static_cast<std::int64_t>(counts[1]);
+    counts = reduce_atoms("md.topology_counts", ReduceOp::sum, term_kinds,
+                          [&](const AtomsView& a, std::span<double> out) {
+                            for (std::size_t i = 0; i < a.id.size(); ++i) {
+                              const auto row =
+                                  a.per_atom.subspan(i * a.per_atom_width + at, topology_.width());
+                              for (const TermKind kind : all_term_kinds)
+                                out[static_cast<std::size_t>(kind)] +=
+                                    static_cast<double>(topology_.count(row, kind));
+                            }
+                          });
   }
-  if (bonds > 0 && !bond_) log("WARNING: Bonds are defined but no bond style is set");
-  if (angles > 0 && !angle_) log("WARNING: Angles are defined but no angle style is set");
-  if (bond_) bond_->init(bond_types_);
-  if (angle_) angle_->init(angle_types_);
+  const bool styled[term_kinds] = {bond_ != nullptr, angle_ != nullptr, dihedral_ != nullptr,
+                                   improper_ != nullptr};
+  for (const TermKind kind : all_term_kinds) {
+    const auto k = static_cast<std::size_t>(kind);
+    if (counts[k] > 0 && !styled[k])
+      log(std::string("WARNING: ") + info(kind).section + " are defined but no " + info(kind).name +
+          " style is set");
+  }
+  if (bond_) bond_->init(topology_types(TermKind::bond));
+  if (angle_) angle_->init(topology_types(TermKind::angle));
+  if (dihedral_) dihedral_->init(topology_types(TermKind::dihedral));
+  if (improper_) improper_->init(topology_types(TermKind::improper));
   // LAMMPS's Neighbor::init: special pairs of weights 0 and 0 are left out and of 1 and 1 kept,
   // unless a kspace style needs them listed to take the excluded Coulomb part out (special_flag
   // 2); the others are listed with their weights, which LAMMPS's many-body styles ignore.
@@ -2212,36 +2234,33 @@ void Simulation::compute_bonded(Tile& t, const PairTile& pt) {
   b.energy_virial = pt.energy_virial;
   b.per_atom = pt.per_atom;
   b.eatom = pt.eatom, b.vatom = pt.vatom, b.ghost_tally = pt.ghost_tally;
-  double ebond = 0, eangle = 0;
-  std::array<double, 6> virial{};
-  const auto add = [&](double& energy) {
-    energy = b.energy;
-    for (std::size_t k = 0; k < 6; ++k) virial[k] += b.virial[k];
+  // One style's terms on the tile; with energy_virial its energy and virial, in pe and virial.
+  const auto compute = [&]<class Entry>(const BondedStyle<Entry>* style, TermKind kind,
+                                        const TileVector<Entry>& terms, const KernelWork& work) {
+    const auto k = static_cast<std::size_t>(kind);
+    if (pt.energy_virial) s.bonded_energy[k] = 0, s.bonded_virial[k] = {};
+    if (!style) return;
     b.energy = 0, b.virial = {};
+    style->compute(b, std::span<const Entry>(terms.data(), terms.size()));
+    t.charge(work, terms.size());
+    if (!pt.energy_virial) return;
+    s.bonded_energy[k] = b.energy, s.bonded_virial[k] = b.virial;
+    s.pe += b.energy;
+    for (std::size_t c = 0; c < 6; ++c) s.virial[c] += b.virial[c];
   };
-  if (bond_) {
-    bond_->compute(b, std::span<const BondEntry>(s.bonds.data(), s.bonds.size()));
-    add(ebond);
-    t.charge(bond_work, s.bonds.size());
-  }
-  if (angle_) {
-    angle_->compute(b, std::span<const AngleEntry>(s.angles.data(), s.angles.size()));
-    add(eangle);
-    t.charge(angle_work, s.angles.size());
-  }
-  if (pt.energy_virial) {
-    s.ebond = ebond, s.eangle = eangle;
-    s.bonded_virial = virial;
-    s.pe += ebond + eangle;
-    for (std::size_t k = 0; k < 6; ++k) s.virial[k] += virial[k];
-  }
+  compute(bond_.get(), TermKind::bond, s.bonds, bond_work);
+  compute(angle_.get(), TermKind::angle, s.angles, angle_work);
+  compute(dihedral_.get(), TermKind::dihedral, s.dihedrals, dihedral_work);
+  compute(improper_.get(), TermKind::improper, s.impropers, improper_work);
 }
 
 void Simulation::resolve_topology(Tile& t) {
   TileAtoms& s = state(t);
   s.bonds.clear();
   s.angles.clear();
-  if (topology_handle_ == 0 || (!bond_ && !angle_)) return;
+  s.dihedrals.clear();
+  s.impropers.clear();
+  if (topology_handle_ == 0 || !has_bonded_style()) return;
   const auto x = t.get(x_);
   const auto ghost_ids = t.get(ghost_tag_);
   const auto nlocal = static_cast<std::size_t>(s.nlocal);
@@ -2266,37 +2285,55 @@ void Simulation::resolve_topology(Tile& t) {
     }
     return best;
   };
-  const auto missing = [&](const char* what, const std::string& atoms) {
-    throw Error(std::string(what) + " atoms " + atoms + " missing at step " +
-                std::to_string(step_) + " (LAMMPS: \"" + (what[0] == 'b' ? "Bond" : "Angle") +
-                " atoms missing\"): an atom is farther from its partner than the ghost cutoff (" +
-                fmt_double(ghost_cutoff_) + "); the molecule blew apart or a bond is longer " +
-                "than the pair cutoff plus skin (lengthen it with a larger skin)");
-  };
   const std::size_t at = per_atom_offset(topology_handle_);
   std::uint64_t lookups = 0;
-  for (std::size_t i = 0; i < nlocal; ++i) {
-    const std::span<const double> row(&s.extra[i * per_atom_width_ + at], topology_.width());
-    const auto me = static_cast<int>(i);
-    if (bond_)
-      for (std::size_t k = 0; k < topology_.bond_count(row); ++k) {
-        const double* b = topology_.bond(row, k);
-        const auto partner = static_cast<std::int64_t>(b[1]);
-        const int j = nearest(partner, me);
-        if (j < 0) missing("bond", fmt_id(s.id[i]) + " " + fmt_id(partner));
-        s.bonds.push_back({me, j, static_cast<int>(b[0])});
+  // Each term of a kind the owned atom i keeps, its other atoms found nearest to i.
+  const auto resolve = [&]<class Entry>(TermKind kind, const void* style, std::size_t i,
+                                        std::span<const double> row, TileVector<Entry>& out) {
+    if (!style) return;
+    const TermKindInfo& k = info(kind);
+    for (std::size_t n = 0; n < topology_.count(row, kind); ++n) {
+      const double* e = topology_.term(row, kind, n);
+      std::array<std::int64_t, 4> ids{};
+      std::array<int, 4> index{};
+      bool found = true;
+      for (std::size_t a = 0, col = 1; a < k.atoms; ++a) {
+        if (a == k.owner) {
+          ids[a] = s.id[i], index[a] = static_cast<int>(i);
+          continue;
+        }
+        ids[a] = static_cast<std::int64_t>(e[col++]);
+        index[a] = nearest(ids[a], static_cast<int>(i));
+        found = found && index[a] >= 0;
         ++lookups;
       }
-    if (angle_)
-      for (std::size_t k = 0; k < topology_.angle_count(row); ++k) {
-        const double* a = topology_.angle(row, k);
-        const auto id1 = static_cast<std::int64_t>(a[1]), id3 = static_cast<std::int64_t>(a[2]);
-        const int i1 = nearest(id1, me), i3 = nearest(id3, me);
-        if (i1 < 0 || i3 < 0)
-          missing("angle", fmt_id(id1) + " " + fmt_id(s.id[i]) + " " + fmt_id(id3));
-        s.angles.push_back({i1, me, i3, static_cast<int>(a[0])});
-        lookups += 2;
+      if (!found) {
+        std::string names;
+        for (std::size_t a = 0; a < k.atoms; ++a) names.append(a ? " " : "").append(fmt_id(ids[a]));
+        std::string what = k.section;  // "Bonds" -> LAMMPS's "Bond atoms missing"
+        what.pop_back();
+        throw Error(std::string(k.name) + " atoms " + names + " missing at step " +
+                    std::to_string(step_) + " (LAMMPS: \"" + what +
+                    " atoms missing\"): an atom is farther from its partner than the ghost " +
+                    "cutoff (" + fmt_double(ghost_cutoff_) + "); the molecule blew apart or a " +
+                    "bond is longer than the pair cutoff plus skin (lengthen it with a larger " +
+                    "skin)");
       }
+      const int type = static_cast<int>(e[0]);
+      if constexpr (std::is_same_v<Entry, BondEntry>)
+        out.push_back({index[0], index[1], type});
+      else if constexpr (std::is_same_v<Entry, AngleEntry>)
+        out.push_back({index[0], index[1], index[2], type});
+      else
+        out.push_back({index[0], index[1], index[2], index[3], type});
+    }
+  };
+  for (std::size_t i = 0; i < nlocal; ++i) {
+    const std::span<const double> row(&s.extra[i * per_atom_width_ + at], topology_.width());
+    resolve(TermKind::bond, bond_.get(), i, row, s.bonds);
+    resolve(TermKind::angle, angle_.get(), i, row, s.angles);
+    resolve(TermKind::dihedral, dihedral_.get(), i, row, s.dihedrals);
+    resolve(TermKind::improper, improper_.get(), i, row, s.impropers);
   }
   t.charge(topology_resolve_work, lookups + nall);
 }
@@ -2439,7 +2476,7 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
       s.ecoul = pt.energy_coul;
       s.virial = pt.virial;
     }
-    if (bond_ || angle_) compute_bonded(t, pt);
+    if (molecular()) compute_bonded(t, pt);
   };
   if (extra && tally_now_)
     runtime_.superstep("md.force", force,

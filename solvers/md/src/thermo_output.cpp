@@ -32,6 +32,8 @@ const std::map<std::string, std::pair<const char*, bool>>& keywords() {
       {"vol", {"Volume", false}},
       {"ebond", {"E_bond", true}},
       {"eangle", {"E_angle", true}},
+      {"edihed", {"E_dihed", true}},
+      {"eimp", {"E_impro", true}},
       {"lx", {"Lx", false}},
       {"ly", {"Ly", false}},
       {"lz", {"Lz", false}},
@@ -121,7 +123,7 @@ void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& ar
       throw ConfigError(
           "thermo_style custom: unknown keyword '" + *word +
           "'; supported: step atoms time dt temp press pe ke etotal evdwl ecoul epair ebond eangle "
-          "emol "
+          "edihed eimp emol "
           "elong vol lx ly lz xlo xhi ylo yhi zlo zhi xlat ylat zlat pxx pyy pzz pxy pxz pyz, "
           "v_NAME, c_ID, c_ID[N], c_ID[*], f_ID, f_ID[N] and f_ID[*]");
     if (!ref->every) {
@@ -239,17 +241,21 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   if (k == "pe") return pe() * scale;
   // LAMMPS's Thermo::compute_evdwl, compute_ecoul and compute_epair: the pair style's energies
   // only (not the fixes' that pe holds), the tail correction with the van der Waals part.
-  // Thermo::compute_ebond, compute_eangle, compute_emol: the bonded styles' energies.
+  // Thermo::compute_ebond, compute_eangle, compute_edihed, compute_eimp, compute_emol: the
+  // bonded styles' energies.
   if (k == "evdwl" || k == "ecoul" || k == "elong" || k == "epair" || k == "ebond" ||
-      k == "eangle" || k == "emol") {
+      k == "eangle" || k == "edihed" || k == "eimp" || k == "emol") {
     if (!line.sums) line.sums = sim.thermo();
     const Thermo& e = *line.sums;
+    const auto& b = e.bonded_energy;
     const double value = k == "evdwl"    ? e.evdwl
                          : k == "ecoul"  ? e.ecoul
                          : k == "elong"  ? e.elong
-                         : k == "ebond"  ? e.ebond
-                         : k == "eangle" ? e.eangle
-                         : k == "emol"   ? e.ebond + e.eangle
+                         : k == "ebond"  ? b[0]
+                         : k == "eangle" ? b[1]
+                         : k == "edihed" ? b[2]
+                         : k == "eimp"   ? b[3]
+                         : k == "emol"   ? e.bonded_energy_total()
                                          : e.evdwl + e.ecoul + e.elong;
     return value * scale;
   }

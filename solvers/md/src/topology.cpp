@@ -11,18 +11,29 @@ double as_value(std::int64_t v) { return static_cast<double>(v); }
 std::int64_t as_id(double v) { return static_cast<std::int64_t>(v); }
 }  // namespace
 
+std::size_t TopologyLayout::at_end(std::size_t kinds) const {
+  std::size_t at = 1;  // after the molecule
+  for (std::size_t k = 0; k < kinds; ++k) at += 1 + term_kind_info[k].atoms * most[k];
+  return at;
+}
+
+std::size_t TopologyLayout::at(TermKind kind) const {
+  return at_end(static_cast<std::size_t>(kind));
+}
+
 void TopologyLayout::encode(const AtomTopology& a, std::span<double> row) const {
   std::fill(row.begin(), row.end(), 0.0);
   row[0] = as_value(a.molecule);
-  row[bonds_at()] = static_cast<double>(a.bonds.size());
-  for (std::size_t k = 0; k < a.bonds.size(); ++k) {
-    double* e = &row[bonds_at() + 1 + 2 * k];
-    e[0] = a.bonds[k].type, e[1] = as_value(a.bonds[k].atom);
-  }
-  row[angles_at()] = static_cast<double>(a.angles.size());
-  for (std::size_t k = 0; k < a.angles.size(); ++k) {
-    double* e = &row[angles_at() + 1 + 3 * k];
-    e[0] = a.angles[k].type, e[1] = as_value(a.angles[k].atom1), e[2] = as_value(a.angles[k].atom3);
+  for (const TermKind kind : all_term_kinds) {
+    const TermKindInfo& k = info(kind);
+    const auto& terms = a.of(kind);
+    row[at(kind)] = static_cast<double>(terms.size());
+    double* e = &row[at(kind) + 1];
+    for (const auto& term : terms) {
+      *e++ = term.type;
+      for (std::size_t n = 0; n < k.atoms; ++n)
+        if (n != k.owner) *e++ = as_value(term.atoms[n]);
+    }
   }
   std::size_t n = 0;
   for (std::size_t level = 0; level < 3; ++level) {
@@ -31,16 +42,18 @@ void TopologyLayout::encode(const AtomTopology& a, std::span<double> row) const 
   }
 }
 
-AtomTopology TopologyLayout::decode(std::span<const double> row) const {
+AtomTopology TopologyLayout::decode(std::span<const double> row, std::int64_t id) const {
   AtomTopology a;
   a.molecule = as_id(row[0]);
-  for (std::size_t k = 0; k < bond_count(row); ++k) {
-    const double* e = bond(row, k);
-    a.bonds.push_back({static_cast<int>(e[0]), as_id(e[1])});
-  }
-  for (std::size_t k = 0; k < angle_count(row); ++k) {
-    const double* e = angle(row, k);
-    a.angles.push_back({static_cast<int>(e[0]), as_id(e[1]), as_id(e[2])});
+  for (const TermKind kind : all_term_kinds) {
+    const TermKindInfo& k = info(kind);
+    for (std::size_t t = 0; t < count(row, kind); ++t) {
+      const double* e = term(row, kind, t);
+      AtomTopology::Term out;
+      out.type = static_cast<int>(*e++);
+      for (std::size_t n = 0; n < k.atoms; ++n) out.atoms[n] = n == k.owner ? id : as_id(*e++);
+      a.of(kind).push_back(out);
+    }
   }
   std::size_t n = 0;
   for (std::size_t level = 0; level < 3; ++level)
@@ -50,10 +63,11 @@ AtomTopology TopologyLayout::decode(std::span<const double> row) const {
 }
 
 bool TopologyLayout::holds(std::span<const double> row) const {
-  const auto count = [](double v, std::size_t most) {
-    return v >= 0 && v <= static_cast<double>(most) && v == std::floor(v);
+  const auto count = [](double v, std::size_t limit) {
+    return v >= 0 && v <= static_cast<double>(limit) && v == std::floor(v);
   };
-  if (!count(row[bonds_at()], bonds) || !count(row[angles_at()], angles)) return false;
+  for (const TermKind kind : all_term_kinds)
+    if (!count(row[at(kind)], most[static_cast<std::size_t>(kind)])) return false;
   double listed = 0;
   for (std::size_t level = 0; level < 3; ++level) {
     if (!count(row[specials_at() + level], specials)) return false;
@@ -76,8 +90,8 @@ int TopologyLayout::special_level(std::span<const double> row, std::int64_t id) 
 TopologyLayout TopologyLayout::fitting(const std::map<std::int64_t, AtomTopology>& atoms) {
   TopologyLayout layout;
   for (const auto& [id, a] : atoms) {
-    layout.bonds = std::max(layout.bonds, a.bonds.size());
-    layout.angles = std::max(layout.angles, a.angles.size());
+    for (std::size_t k = 0; k < term_kinds; ++k)
+      layout.most[k] = std::max(layout.most[k], a.terms[k].size());
     layout.specials =
         std::max(layout.specials, a.special[0].size() + a.special[1].size() + a.special[2].size());
   }
@@ -87,9 +101,9 @@ TopologyLayout TopologyLayout::fitting(const std::map<std::int64_t, AtomTopology
 void build_special(std::map<std::int64_t, AtomTopology>& atoms) {
   std::map<std::int64_t, std::vector<std::int64_t>> onetwo;
   for (const auto& [id, a] : atoms)
-    for (const auto& b : a.bonds) {
-      onetwo[id].push_back(b.atom);
-      onetwo[b.atom].push_back(id);
+    for (const auto& b : a.of(TermKind::bond)) {
+      onetwo[id].push_back(b.atoms[1]);
+      onetwo[b.atoms[1]].push_back(id);
     }
   const auto partners = [&](std::int64_t id) -> const std::vector<std::int64_t>& {
     static const std::vector<std::int64_t> none;

@@ -299,6 +299,26 @@ ref in.spce_flexible spce_ewald_excluded.lammps.out -var examples $examples -var
 ref in.spce_flexible spce_ewald_weighted.lammps.out -var examples $examples -var coul long -var w12 0.0 -var w13 0.5
 ref in.spce_flexible spce_cut_weighted.lammps.out -var examples $examples -var coul cut -var w12 0.0 -var w13 0.5
 ref in.spce_restart spce_restart.lammps.out -var examples $examples
+# Dihedrals and impropers: the methanol box of examples/dreiding (harmonic dihedrals, its own
+# coefficients), OPLS-AA butane from examples/PACKAGES/drude/butane (OPLS dihedrals), and the
+# solvated peptide of examples/peptide with a harmonic force field from its data file's numbers
+# (peptide_harmonic.ff, written here: CHARMM angles without Urey-Bradley, CHARMM dihedrals with
+# d = 0 or 180 as harmonic D = +1 or -1), also through restart and data files.
+peptide=$examples/peptide/data.peptide
+section() { awk -v s="$1" '$0==s{f=1;next} f&&/^[A-Z]/{f=0} f&&NF' "$peptide"; }
+{
+  echo "# The harmonic force field in.peptide_harmonic gives LAMMPS's examples/peptide (it says how it"
+  echo "# follows from the data file's numbers): pair, bond, angle, dihedral and improper coefficients."
+  section "Pair Coeffs" | awk '{printf "pair_coeff\t%s %s %s %s\n",$1,$1,$2,$3}'
+  section "Bond Coeffs" | awk '{printf "bond_coeff\t%s %s %s\n",$1,$2,$3}'
+  section "Angle Coeffs" | awk '{printf "angle_coeff\t%s %s %s\n",$1,$2,$3}'
+  section "Dihedral Coeffs" | awk '{printf "dihedral_coeff\t%s %s %s %s\n",$1,$2,($4==180?-1:1),$3}'
+  section "Improper Coeffs" | awk '{printf "improper_coeff\t%s %s %s\n",$1,$2,$3}'
+} > peptide_harmonic.ff
+ref in.dreiding_methanol dreiding_methanol.lammps.out -var examples $examples
+ref in.butane_opls butane_opls.lammps.out -var examples $examples
+ref in.peptide_harmonic peptide_harmonic.lammps.out -var examples $examples
+ref in.peptide_restart peptide_restart.lammps.out -var examples $examples
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

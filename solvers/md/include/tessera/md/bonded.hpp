@@ -1,17 +1,17 @@
-// Bond and angle styles, as LAMMPS's Bond and Angle classes: two open families made by name
-// (bond_styles(): `bond_style harmonic` makes the bond style registered as "harmonic";
-// angle_styles() likewise).
+// Bond, angle, dihedral and improper styles, as LAMMPS's Bond, Angle, Dihedral and Improper
+// classes: four open families made by name (bond_styles(): `bond_style harmonic` makes the bond
+// style registered as "harmonic"; angle_styles(), dihedral_styles(), improper_styles() likewise).
 //
 // Life cycle, as LAMMPS's: settings (the words of bond_style after the name) -> coeff (each
 // bond_coeff) -> init (at each run's setup: every type has coefficients) -> compute (each step,
 // on every tile, inside the force superstep after the pair style, so concurrently on different
 // tiles: compute writes only to its BondedTile). A restart file keeps the style's own section,
-// a data file its Bond Coeffs or Angle Coeffs.
+// a data file its Bond Coeffs (Angle, Dihedral, Improper Coeffs).
 //
-// Each bond is computed once, by the tile that owns its first atom (each angle by the owner of
-// its centre atom), with the other atoms as that tile's owned atoms or ghosts (their nearest
-// images): LAMMPS's newton_bond on. Units are the simulation's; energies in energy units, the
-// virial as sum r_a f_b (xx yy zz xy xz yz).
+// Each term is computed once, by the tile that owns the atom that keeps it (topology.hpp: a
+// bond's first atom, the others' second), with the other atoms as that tile's owned atoms or
+// ghosts (their images nearest that atom): LAMMPS's newton_bond on. Units are the simulation's;
+// energies in energy units, the virial as sum r_a f_b (xx yy zz xy xz yz).
 #pragma once
 
 #include <array>
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tessera/core/registry.hpp"
+#include "tessera/md/topology.hpp"
 
 namespace tessera::md {
 
@@ -55,13 +56,20 @@ struct BondedTile {
   void tally(std::span<const int> atoms, double e, const std::array<double, 6>& v);
 };
 
-// A bond (i its first atom, owned; j the other) and an angle (i2 its centre, owned) of type
-// `type`, as tile atom indices.
+// A bond (i its first atom, owned; j the other), an angle (i2 its centre, owned), a dihedral
+// (i1-i2-i3-i4 along its bonds, i2 owned) and an improper (its atoms in the data file's order, i2
+// owned) of type `type`, as tile atom indices.
 struct BondEntry {
   int i, j, type;
 };
 struct AngleEntry {
   int i1, i2, i3, type;
+};
+struct DihedralEntry {
+  int i1, i2, i3, i4, type;
+};
+struct ImproperEntry {
+  int i1, i2, i3, i4, type;
 };
 
 // The style interface both families share; Entry is what compute takes.
@@ -87,13 +95,18 @@ class BondedStyle {
 };
 using Bond = BondedStyle<BondEntry>;
 using Angle = BondedStyle<AngleEntry>;
+using Dihedral = BondedStyle<DihedralEntry>;
+using Improper = BondedStyle<ImproperEntry>;
 
-// Coefficients per type, N numbers each, as bond_coeff and angle_coeff set them (a type range
-// "*", "n*m" as LAMMPS's; `family`: "bond" or "angle", `usage`: the numbers' names).
+// Coefficients per type, N numbers each, as bond_coeff (angle_coeff, ...) sets them (a type range
+// "*", "n*m" as LAMMPS's; `usage`: the numbers' names). `problem`, when given, says what is wrong
+// with a type's numbers (empty: nothing), for commands and files alike.
 template <std::size_t N>
 class TypeCoefficients {
  public:
-  TypeCoefficients(const char* family, const char* usage) : family_(family), usage_(usage) {}
+  using Check = std::string (*)(const std::array<double, N>&);
+  TypeCoefficients(TermKind kind, const char* usage, Check problem = nullptr)
+      : kind_(kind), usage_(usage), problem_(problem) {}
   void set(const std::vector<std::string>& args, int types);
   // Every type has its numbers; throws ConfigError naming the first that does not.
   void require_all(int types) const;
@@ -104,13 +117,16 @@ class TypeCoefficients {
   void from_json(const nlohmann::json& coeffs, const detail::RestartHeader& header, int types);
 
  private:
-  const char* family_;
+  TermKind kind_;
   const char* usage_;
+  Check problem_;
   std::vector<std::array<double, N>> values_;
   std::vector<bool> set_;
 };
 
 const Registry<Bond>& bond_styles();
 const Registry<Angle>& angle_styles();
+const Registry<Dihedral>& dihedral_styles();
+const Registry<Improper>& improper_styles();
 
 }  // namespace tessera::md

@@ -31,6 +31,7 @@
 #include "tessera/core/registry.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/md/domain.hpp"
+#include "tessera/md/topology.hpp"
 #include "tessera/md/units.hpp"
 
 namespace tessera::md {
@@ -202,11 +203,14 @@ struct ComputeArguments {
 // Throws ConfigError, `what` first, for another word.
 struct VirialTerms {
   bool ke = true, pair = true, fix = true;
-  bool bonded = true;  // bond and angle (md_ipu has no dihedrals or impropers)
+  std::array<bool, term_kinds> bonded{true, true, true, true};  // by TermKind
   bool kspace = true;
+  void set_interactions(bool on) { pair = kspace = on, bonded.fill(on); }
 };
-// md_ipu tallies each atom's shares of the pair, bond and angle, and kspace terms together: a
-// per-atom compute takes all the terms the system has, or none (throws ConfigError, `what` first).
+// The TermKind a compute keyword names (bond, angle, dihedral, improper), if any.
+std::optional<TermKind> term_keyword(const std::string& word);
+// md_ipu tallies each atom's shares of the pair, bonded and kspace terms together: a per-atom
+// compute takes all the terms the system has, or none (throws ConfigError, `what` first).
 void require_lumped_terms(const Simulation& sim, const std::string& what, const VirialTerms& terms);
 VirialTerms virial_terms(const std::string& what, const std::vector<std::string>& words,
                          std::size_t from);

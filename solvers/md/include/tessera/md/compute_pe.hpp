@@ -1,8 +1,8 @@
 // compute ID all pe [pair bond angle dihedral improper kspace fix]: LAMMPS's ComputePE, the
-// system's potential energy (energy units; extensive). md_ipu's potential energy is all pair
-// energy (there are no bonded terms, long-range solvers or energy-adding fixes), so the
-// keywords other than pair add nothing; with keywords and without pair the energy is 0, as
-// LAMMPS's would be.
+// system's potential energy (energy units; extensive). Without keywords all of it (thermo's pe);
+// with keywords the sum of the parts named: pair the pair style's energy (with its tail
+// correction), bond, angle, dihedral and improper each bonded style's, kspace the kspace style's,
+// fix the energies fixes add to pe.
 #pragma once
 
 #include "tessera/md/compute.hpp"
@@ -18,7 +18,8 @@ class ComputePE : public Compute {
   double scalar(Simulation& sim) override;
 
  private:
-  bool pair_ = true;
+  bool all_ = true;
+  VirialTerms parts_;  // pair, bonded, kspace, fix (ke unused)
 };
 
 }  // namespace tessera::md

@@ -3,9 +3,9 @@
 // the vector the tensor (ke tensor + virial) / V * nktv2p (xx yy zz xy xz yz; in 2-d over the
 // area, with zz xz yz zero), pressure units; T, dof and the ke tensor come from the
 // temperature compute TEMP-ID. With keywords, only the named parts count (ke needs a
-// temperature): pair the pair style's virial, bond and angle the bonded styles', kspace the
-// kspace style's, fix the fixes' constraint virial (fix rigid's), virial all of them; md_ipu has
-// no dihedrals or impropers, so those add nothing. Not extensive.
+// temperature): pair the pair style's virial, bond, angle, dihedral and improper each bonded
+// style's, kspace the kspace style's, fix the fixes' constraint virial (fix rigid's), virial all
+// of them. Not extensive.
 #pragma once
 
 #include <array>
@@ -31,7 +31,9 @@ class ComputePressure : public Compute {
   // The virial terms chosen (xx yy zz xy xz yz, energy units).
   std::array<double, 6> virial(Simulation& sim) const;
   std::optional<std::string> temperature_;  // NULL: none
-  bool ke_ = true, pair_ = true, fix_ = true, bonded_ = true, kspace_ = true;
+  VirialTerms terms_;
+  // Whether any term but ke is on.
+  bool any_virial() const;
 };
 
 }  // namespace tessera::md

@@ -1,19 +1,20 @@
 // LAMMPS data files (atom_style atomic, charge, bond, angle, molecular, full) and Tessera restart
 // files.
 //
-// read_data: header (atoms, atom types, bonds, bond types, angles, angle types, xlo xhi / ylo yhi
-// / zlo zhi), sections Masses, Pair Coeffs (the pair style's: lj/cut's type epsilon sigma), Bond
-// Coeffs and Angle Coeffs (the bond and angle styles'), Atoms (id type x y z [ix iy iz]; id type
-// q x y z under atom_style charge; id molecule type x y z under bond, angle and molecular; id
-// molecule type q x y z under full), Velocities (id vx vy vz), Bonds (id type atom1 atom2), Angles
-// (id type atom1 atom2 atom3), and fix property/atom's sections (DataFixSection). The special
-// lists follow from the bonds (topology.hpp). write_data writes the same layout, values at full
-// precision, through a temporary file; `coefficients` false (LAMMPS's nocoeff) leaves out Pair
-// Coeffs.
+// read_data: header (atoms, atom types, bonds, bond types, angles, angle types, dihedrals,
+// dihedral types, impropers, improper types, xlo xhi / ylo yhi / zlo zhi), sections Masses, Pair
+// Coeffs (the pair style's: lj/cut's type epsilon sigma), Bond, Angle, Dihedral and Improper Coeffs
+// (the bonded styles'), Atoms (id type x y z [ix iy iz]; id type q x y z under atom_style charge;
+// id molecule type x y z under bond, angle and molecular; id molecule type q x y z under full),
+// Velocities (id vx vy vz), Bonds (id type atom1 atom2), Angles (id type atom1 atom2 atom3),
+// Dihedrals and Impropers (id type atom1 atom2 atom3 atom4), and fix property/atom's sections
+// (DataFixSection). The special lists follow from the bonds (topology.hpp). `coefficients` false
+// (LAMMPS's nocoeff) skips the coefficient sections. write_data writes the same layout, values at
+// full precision, through a temporary file; `coefficients` false leaves them out.
 //
 // Restart files are binary and self-describing: a magic line, a version, a JSON
 // header with everything but the atoms (units, box, masses, pair and neighbor
-// settings, timestep, step, fixes and thermostat state, the bond and angle styles and special
+// settings, timestep, step, fixes and thermostat state, the bonded styles and special
 // weights), then the atoms sorted by id, then their topology rows (molecular styles). A run
 // continued from one reproduces the uninterrupted run bit for bit.
 #pragma once
@@ -40,7 +41,7 @@ struct DataFixSection {
 };
 // Throws FormatError naming the file and line for malformed input.
 void read_data(Simulation& sim, const std::string& path,
-               const std::vector<DataFixSection>& fix_sections = {});
+               const std::vector<DataFixSection>& fix_sections = {}, bool coefficients = true);
 void write_data(Simulation& sim, const std::string& path, bool coefficients = true);
 
 void write_restart(Simulation& sim, const std::string& path);

@@ -146,7 +146,10 @@ class Input {
   void bond_coeff(const std::vector<std::string>& a);
   void angle_style(const std::vector<std::string>& a);
   void angle_coeff(const std::vector<std::string>& a);
-  void dihedral_or_improper_style(const std::vector<std::string>& a);
+  void dihedral_style(const std::vector<std::string>& a);
+  void dihedral_coeff(const std::vector<std::string>& a);
+  void improper_style(const std::vector<std::string>& a);
+  void improper_coeff(const std::vector<std::string>& a);
   void special_bonds(const std::vector<std::string>& a);
   void kspace_modify(const std::vector<std::string>& a);
   void neighbor(const std::vector<std::string>& a);

@@ -68,6 +68,17 @@ constexpr KernelWork bond_work =
 // factors (10, 3 divisions) and forces on three atoms (24), energy and virial (20).
 constexpr KernelWork angle_work =
     md_work(16 + 6 + 3 + 10 + 24 + 20, 2 + 1 + 1 + 4 + 3, 4, 4 * 4 + 9 * 8 + 2 * 8 + 9 * 8, 9 * 8);
+// dihedral_style harmonic and opls, per dihedral (an estimate from opls, the dearer): three bond
+// vectors (9), the plane normals and lengths (30, 3 square roots), the two bond angles' cosines
+// and sines (16, 2 square roots, 3 divisions), the angle (acos and 3 sines and 3 cosines, counted
+// as 4 divisions each), the six force factors (20), forces on four atoms (36), energy and virial
+// (30); loads the indices, type, 4 positions, 4 coefficients and 4 forces, stores 4 forces.
+constexpr KernelWork dihedral_work = md_work(9 + 30 + 16 + 20 + 36 + 30, 3 + 2 + 3 + 7 * 4, 5,
+                                             5 * 4 + 12 * 8 + 4 * 8 + 12 * 8, 12 * 8);
+// improper_style harmonic, per improper: as a dihedral's geometry without its sines and cosines
+// of multiples (acos counted as 4 divisions, 5 square roots and divisions besides).
+constexpr KernelWork improper_work =
+    md_work(9 + 30 + 16 + 20 + 36 + 30, 5 + 4 + 4, 5, 5 * 4 + 12 * 8 + 2 * 8 + 12 * 8, 12 * 8);
 // Ewald (kspace_ewald.hpp): per atom, cos and sin along each axis (6 transcendentals, counted
 // as divisions, and 3 multiplies); per atom and step of an axis's recurrence, 6 operations.
 constexpr KernelWork ewald_exponentials_work = md_work(3, 6, 1, 3 * 8, 2 * 8);

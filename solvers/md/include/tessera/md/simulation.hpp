@@ -76,8 +76,13 @@ struct Thermo {
   // and Coulomb: thermo's evdwl and ecoul.
   double evdwl = 0, ecoul = 0;
   double elong = 0;                    // the kspace style's energy (in pe; its virial is in virial)
-  double ebond = 0, eangle = 0;        // the bond and angle styles' energies (in pe)
-  std::array<double, 6> bonded_virial{};  // their virial (in virial)
+  // The bond, angle, dihedral and improper styles' energies (in pe) and virials (in virial), by
+  // TermKind.
+  std::array<double, term_kinds> bonded_energy{};
+  std::array<std::array<double, 6>, term_kinds> bonded_virial{};
+  double bonded_energy_total() const {
+    return bonded_energy[0] + bonded_energy[1] + bonded_energy[2] + bonded_energy[3];
+  }
   std::array<double, 6> kspace_virial{};  // the kspace style's (in virial)
   std::array<double, 6> virial{};      // sum r_a f_b over pairs: xx yy zz xy xz yz, energy units
   std::array<double, 6> fix_virial{};  // the fixes' constraint forces' (Fix::virial_in_pressure)
@@ -93,8 +98,8 @@ struct Thermo {
 
 // What the atoms carry besides LAMMPS's atomic attributes (its atom_style): `charge` adds a
 // charge per atom, which travels with the atom and to its ghosts; `bond` a molecule id and bonds,
-// `angle` angles too, `molecular` dihedrals and impropers too (none are read yet), `full` all of
-// that and a charge (topology.hpp).
+// `angle` angles too, `molecular` dihedrals and impropers too, `full` all of that and a charge
+// (topology.hpp).
 enum class AtomStyle { atomic, charge, bond, angle, molecular, full };
 inline const char* atom_style_name(AtomStyle style) {
   switch (style) {
@@ -118,7 +123,31 @@ inline bool has_charges(AtomStyle style) {
 inline bool has_bonds(AtomStyle style) {
   return style != AtomStyle::atomic && style != AtomStyle::charge;
 }
-inline bool has_angles(AtomStyle style) { return has_bonds(style) && style != AtomStyle::bond; }
+// Whether the atoms of a style carry terms of a kind.
+inline bool has_terms(AtomStyle style, TermKind kind) {
+  switch (style) {
+    case AtomStyle::bond:
+      return kind == TermKind::bond;
+    case AtomStyle::angle:
+      return kind == TermKind::bond || kind == TermKind::angle;
+    case AtomStyle::molecular:
+    case AtomStyle::full:
+      return true;
+    default:
+      return false;
+  }
+}
+// "use atom_style ...": the styles whose atoms carry a kind of term, for messages.
+inline std::string atom_styles_with(TermKind kind) {
+  switch (kind) {
+    case TermKind::bond:
+      return "use atom_style bond, angle, molecular or full";
+    case TermKind::angle:
+      return "use atom_style angle, molecular or full";
+    default:
+      return "use atom_style molecular or full";
+  }
+}
 
 class Simulation;
 
@@ -161,13 +190,13 @@ class Simulation {
   bool molecular() const { return has_bonds(atom_style_); }
 
   // Molecular topology (atom_style bond, angle, molecular, full; topology.hpp). The numbers of
-  // bond and angle types come with the box (read_data's header), before any style or topology.
-  void set_topology_types(int bond_types, int angle_types);
-  int bond_types() const { return bond_types_; }
-  int angle_types() const { return angle_types_; }
+  // bond, angle, dihedral and improper types (by TermKind) come with the box (read_data's
+  // header), before any style or topology; throws ConfigError for types the atom style lacks.
+  void set_topology_types(const std::array<int, term_kinds>& types);
+  int topology_types(TermKind kind) const { return term_types_[static_cast<std::size_t>(kind)]; }
   // Every atom's topology by id, after the atoms exist (an atom not in `atoms` has none), the same
-  // on every rank: its rows are sized to the most bonds, angles and special neighbors any atom
-  // has. Collective. Throws ConfigError for a bond or angle type out of range.
+  // on every rank: its rows are sized to the most terms of each kind and special neighbors any
+  // atom has. Collective. Throws ConfigError for a type out of range.
   void set_topology(const std::map<std::int64_t, AtomTopology>& atoms);
   // Every atom's topology on rank 0 by id (other ranks: empty). Collective.
   std::map<std::int64_t, AtomTopology> gather_topology();
@@ -177,13 +206,22 @@ class Simulation {
     if (topology_handle_ == 0) return std::nullopt;
     return per_atom_offset(topology_handle_);
   }
-  // The bond and angle styles (bonded.hpp), or nullptr before bond_style and angle_style.
+  // The bond, angle, dihedral and improper styles (bonded.hpp), or nullptr before bond_style
+  // (angle_style, ...) sets one.
   Bond* bond() { return changed(), bond_.get(); }
   const Bond* bond() const { return bond_.get(); }
   void set_bond(std::unique_ptr<Bond> bond);
   Angle* angle() { return changed(), angle_.get(); }
   const Angle* angle() const { return angle_.get(); }
   void set_angle(std::unique_ptr<Angle> angle);
+  Dihedral* dihedral() { return changed(), dihedral_.get(); }
+  const Dihedral* dihedral() const { return dihedral_.get(); }
+  void set_dihedral(std::unique_ptr<Dihedral> dihedral);
+  Improper* improper() { return changed(), improper_.get(); }
+  const Improper* improper() const { return improper_.get(); }
+  void set_improper(std::unique_ptr<Improper> improper);
+  // Whether any bonded style is set.
+  bool has_bonded_style() const { return bond_ || angle_ || dihedral_ || improper_; }
   // special_bonds: the pair weights of 1-2, 1-3 and 1-4 neighbors.
   const SpecialBonds& special_bonds() const { return special_; }
   void set_special_bonds(const SpecialBonds& special) { changed(), special_ = special; }
@@ -582,19 +620,22 @@ class Simulation {
   std::unique_ptr<KSpace> kspace_;
   // Molecular topology: type counts, the styles, the weights, and the per-atom rows' layout and
   // per-atom vector (0: none).
-  int bond_types_ = 0, angle_types_ = 0;
+  std::array<int, term_kinds> term_types_{};
   std::unique_ptr<Bond> bond_;
   std::unique_ptr<Angle> angle_;
+  std::unique_ptr<Dihedral> dihedral_;
+  std::unique_ptr<Improper> improper_;
   SpecialBonds special_;
   TopologyLayout topology_;
   int topology_handle_ = 0;
-  // Each owned atom's bonds and angles as tile atom indices, at each rebuild (LAMMPS's
-  // Neighbor::bond_all, angle_all); throws Error naming a bond's atoms when one is missing.
+  // The terms each owned atom keeps as tile atom indices, at each rebuild (LAMMPS's
+  // Neighbor::bond_all, angle_all, dihedral_all, improper_all); throws Error naming a term's
+  // atoms when one is missing.
   void resolve_topology(Tile& t);
-  // The bond and angle styles' forces (and energies and virials) on the tile, onto the pair
-  // style's outputs.
+  // The bonded styles' forces (and energies and virials) on the tile, onto the pair style's
+  // outputs.
   void compute_bonded(Tile& t, const PairTile& pt);
-  // At a run's setup: the bond and angle styles' checks, and how special pairs are listed.
+  // At a run's setup: the bonded styles' checks, and how special pairs are listed.
   void init_topology();
   // What the neighbor lists do with a pair of special neighbors by level (1-3): leave it out,
   // keep it as any pair, or list it with its weights.

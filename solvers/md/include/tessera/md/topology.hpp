@@ -1,8 +1,9 @@
-// Molecular topology as LAMMPS keeps it (atom_style bond, angle, molecular, full): each bond is
-// stored with its first atom and each angle with its centre atom (LAMMPS's newton_bond on, the
-// atom a Bonds or Angles line names first or second), and each atom lists, by id, the atoms one,
-// two and three bonds away (LAMMPS's special list: 1-2, 1-3 and 1-4 neighbors), which
-// special_bonds weighs in the pair forces.
+// Molecular topology as LAMMPS keeps it (atom_style bond, angle, molecular, full): bonds,
+// angles, dihedrals and impropers, each stored with one of its atoms (LAMMPS's newton_bond on: a
+// bond with its first atom, an angle, a dihedral and an improper with their second, as the lines
+// of a data file name them), and each atom's list, by id, of the atoms one, two and three bonds
+// away (LAMMPS's special list: 1-2, 1-3 and 1-4 neighbors), which special_bonds weighs in the
+// pair forces.
 //
 // On the tiles an atom's topology is a row of fixed width (TopologyLayout) among its per-atom
 // values, so that it travels with the atom between tiles and ranks; ids are kept as doubles,
@@ -14,63 +15,78 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace tessera::md {
 
-// One atom's topology, ids of other atoms.
+// The four kinds of bonded terms and what LAMMPS's files and commands call them.
+enum class TermKind : std::size_t { bond, angle, dihedral, improper };
+inline constexpr std::size_t term_kinds = 4;
+struct TermKindInfo {
+  const char* name;           // "bond": bond_style, bond_coeff, "bond type"
+  const char* section;        // "Bonds": the data file section of the terms
+  const char* coeff_section;  // "Bond Coeffs"
+  std::size_t atoms;          // 2, 3, 4, 4
+  std::size_t owner;          // which of them keeps the term (0: the first)
+};
+inline constexpr std::array<TermKindInfo, term_kinds> term_kind_info{{
+    {"bond", "Bonds", "Bond Coeffs", 2, 0},
+    {"angle", "Angles", "Angle Coeffs", 3, 1},
+    {"dihedral", "Dihedrals", "Dihedral Coeffs", 4, 1},
+    {"improper", "Impropers", "Improper Coeffs", 4, 1},
+}};
+inline const TermKindInfo& info(TermKind kind) {
+  return term_kind_info[static_cast<std::size_t>(kind)];
+}
+inline constexpr std::array<TermKind, term_kinds> all_term_kinds{
+    TermKind::bond, TermKind::angle, TermKind::dihedral, TermKind::improper};
+
+// One atom's topology, ids of atoms.
 struct AtomTopology {
   std::int64_t molecule = 0;
-  struct Bond {
-    int type;
-    std::int64_t atom;  // this atom - atom
+  // A term this atom keeps: its type and all its atoms in the data file's order (this atom at
+  // its kind's owner place; unused places 0).
+  struct Term {
+    int type = 0;
+    std::array<std::int64_t, 4> atoms{};
+    bool operator==(const Term&) const = default;
   };
-  struct Angle {
-    int type;
-    std::int64_t atom1, atom3;  // atom1 - this atom - atom3
-  };
-  std::vector<Bond> bonds;
-  std::vector<Angle> angles;
+  std::array<std::vector<Term>, term_kinds> terms;   // by TermKind
   std::array<std::vector<std::int64_t>, 3> special;  // 1-2, 1-3, 1-4 neighbors
+  std::vector<Term>& of(TermKind kind) { return terms[static_cast<std::size_t>(kind)]; }
+  const std::vector<Term>& of(TermKind kind) const { return terms[static_cast<std::size_t>(kind)]; }
   bool operator==(const AtomTopology&) const = default;
 };
-inline bool operator==(const AtomTopology::Bond& a, const AtomTopology::Bond& b) {
-  return a.type == b.type && a.atom == b.atom;
-}
-inline bool operator==(const AtomTopology::Angle& a, const AtomTopology::Angle& b) {
-  return a.type == b.type && a.atom1 == b.atom1 && a.atom3 == b.atom3;
-}
 
-// The row of per-atom values: the molecule, the bond count and (type, atom) per bond, the angle
-// count and (type, atom1, atom3) per angle, the 1-2, 1-3 and 1-4 counts and the special ids.
+// The row of per-atom values: the molecule; per kind the count and, per term, its type and its
+// atoms other than the owner; the 1-2, 1-3 and 1-4 counts and the special ids.
 struct TopologyLayout {
-  std::size_t bonds = 0, angles = 0, specials = 0;  // the most any atom has (LAMMPS's *_per_atom)
-  std::size_t width() const { return 6 + 2 * bonds + 3 * angles + specials; }
+  std::array<std::size_t, term_kinds> most{};  // terms any atom keeps (LAMMPS's *_per_atom)
+  std::size_t specials = 0;                    // special neighbors any atom has
+  std::size_t width() const { return specials_at() + 3 + specials; }
   void encode(const AtomTopology& atom, std::span<double> row) const;
-  AtomTopology decode(std::span<const double> row) const;
+  // The row of atom `id` (the owner of its terms).
+  AtomTopology decode(std::span<const double> row, std::int64_t id) const;
   // The special list of a row: level (1, 2 or 3) of atom `id`, or 0 when it is none of them.
   int special_level(std::span<const double> row, std::int64_t id) const;
-  std::size_t bond_count(std::span<const double> row) const {
-    return static_cast<std::size_t>(row[bonds_at()]);
+  std::size_t count(std::span<const double> row, TermKind kind) const {
+    return static_cast<std::size_t>(row[at(kind)]);
   }
-  std::size_t angle_count(std::span<const double> row) const {
-    return static_cast<std::size_t>(row[angles_at()]);
-  }
-  // Bond k of a row: (type, atom); angle k: (type, atom1, atom3).
-  const double* bond(std::span<const double> row, std::size_t k) const {
-    return &row[bonds_at() + 1 + 2 * k];
-  }
-  const double* angle(std::span<const double> row, std::size_t k) const {
-    return &row[angles_at() + 1 + 3 * k];
+  // Term k of a kind in a row: its type, then its atoms other than the owner, in order.
+  const double* term(std::span<const double> row, TermKind kind, std::size_t k) const {
+    return &row[at(kind) + 1 + info(kind).atoms * k];
   }
   // Whether a row read from elsewhere (a restart file) has whole counts this layout holds.
   bool holds(std::span<const double> row) const;
-  // Where the bond count, the angle count and the three special counts (then the ids) start.
-  std::size_t bonds_at() const { return 1; }
-  std::size_t angles_at() const { return bonds_at() + 1 + 2 * bonds; }
-  std::size_t specials_at() const { return angles_at() + 1 + 3 * angles; }
+  // Where a kind's count (then its terms) and the three special counts (then the ids) start.
+  std::size_t at(TermKind kind) const;
+  std::size_t specials_at() const { return at_end(term_kinds); }
   // The layout that holds every atom of `atoms`.
   static TopologyLayout fitting(const std::map<std::int64_t, AtomTopology>& atoms);
+
+ private:
+  std::size_t at_end(std::size_t kinds) const;
 };
 
 // LAMMPS's Special::build: each atom's 1-2 neighbors are its bonded partners (in both

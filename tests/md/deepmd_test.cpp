@@ -720,6 +720,97 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text.replace(at, from.size(), to);
 }
 
+// DeePMD-kit's se_e2_a model with one frame and one atomic parameter (numb_fparam 1, numb_aparam
+// 1; tests/md/data/deepmd/README.md): atomic energies, forces, atomic virials and descriptor of
+// its 6-atom test frame with fparam and every aparam 0.25852028, as DeePMD-kit's own reference
+// (fparam_aparam-testcase.yaml). The tolerance is DeePMD-kit's own for this model, 5e-8
+// (assertAlmostEqual places=7 in its source/tests/infer/test_models.py, whose comment says its
+// backends drift apart by about 1e-8 on it: the references come from its TensorFlow kernel); the
+// descriptor, before the parameters enter, agrees to round-off. The parameters are normalised to
+// about -1, so leaving either out of the fitting input, or normalising it otherwise, moves the
+// energies by more than 1e-4 (the change of one aparam by 0.1 below).
+const std::string kParamDir = std::string(TESSERA_MD_TEST_DATA) + "/deepmd";
+
+TEST(DeepmdSeA, ReproducesDeepmdKitWithFrameAndAtomParameters) {
+  const Model m = load_model(kParamDir + "/fparam_aparam.yaml");
+  EXPECT_EQ(m.numb_fparam, 1);
+  EXPECT_EQ(m.numb_aparam, 1);
+  EXPECT_EQ(m.fitting_input_dim(), m.descriptor_dim() + 2);
+  const YAML::Node frame = YAML::LoadFile(kParamDir + "/fparam_aparam-testcase.yaml")["results"][0];
+  const auto coord = frame["coord"].as<std::vector<double>>();
+  const auto atype = frame["atype"].as<std::vector<int>>();
+  const auto box = frame["box"].as<std::vector<double>>();
+  std::array<double, 9> cell{};
+  std::copy(box.begin(), box.end(), cell.begin());
+  const std::vector<double> fparam{frame["fparam"].as<double>()};
+  const auto aparam = frame["aparam"].as<std::vector<double>>();
+  const Result r = evaluate(m, coord, atype, cell, {fparam, aparam});
+  auto expect_near = [](const std::vector<double>& got, const std::vector<double>& want,
+                        double tolerance, const char* what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    double worst = 0.0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_NEAR(got[i], want[i], tolerance) << what << i;
+      worst = std::max(worst, std::abs(got[i] - want[i]));
+    }
+    std::printf("  %-11s max |ours - DeePMD-kit| = %.2e\n", what, worst);
+  };
+  const double tolerance = 5e-8;
+  expect_near(r.atom_energy, frame["atomic_energy"].as<std::vector<double>>(), tolerance,
+              "energy ");
+  expect_near(r.force, frame["force"].as<std::vector<double>>(), tolerance, "force ");
+  expect_near(r.atom_virial, frame["atomic_virial"].as<std::vector<double>>(), tolerance,
+              "virial ");
+  expect_near(r.descriptor, frame["descriptor"].as<std::vector<double>>(), 1e-12, "descriptor ");
+
+  // Other parameters give other energies; each atom's aparam is its own.
+  std::vector<double> other = aparam;
+  other[2] += 0.1;
+  const Result moved = evaluate(m, coord, atype, cell, {fparam, other});
+  EXPECT_GT(std::abs(moved.atom_energy[2] - r.atom_energy[2]), 1e-4);
+  EXPECT_EQ(moved.atom_energy[0], r.atom_energy[0]);
+
+  // A model's default fparam serves a frame given none (DeePMD-kit's default_fparam).
+  const std::string text = read_text(kParamDir + "/fparam_aparam.yaml");
+  const Model with_default =
+      parse_model(replaced(text, "    dim_descrpt: 160\n",
+                           "    default_fparam: [0.25852028]\n    dim_descrpt: 160\n"),
+                  "'with default'");
+  EXPECT_EQ(evaluate(with_default, coord, atype, cell, {{}, aparam}).atom_energy, r.atom_energy);
+
+  // Parameters of the wrong size, with DeePMD-kit's messages.
+  const std::vector<double> two{0.1, 0.2};
+  for (const auto& [bad, needle] :
+       {std::pair<Parameters, std::string>{{{}, aparam},
+                                           "the dim of frame parameter provided is not consistent "
+                                           "with what the model uses (0 values for its 1)"},
+        {{two, aparam}, "(2 values for its 1)"},
+        {{fparam, two},
+         "the dim of atom parameter provided is not consistent with what the "
+         "model uses (2 values for 6 atoms of 1)"}}) {
+    try {
+      evaluate(m, coord, atype, cell, bad);
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A parameter model's malformed or unsupported fitting settings, each with its message.
+TEST(DeepmdSeA, ParameterModelsAreChecked) {
+  const std::string text = read_text(kParamDir + "/fparam_aparam.yaml");
+  expect_error<ConfigError>(replaced(text, "use_aparam_as_mask: false", "use_aparam_as_mask: true"),
+                            "fitting with use_aparam_as_mask: true is not supported");
+  expect_error<FormatError>(replaced(text, "numb_fparam: 1", "numb_fparam: 2"),
+                            "model.fitting.nets");
+  expect_error<FormatError>(replaced(text, "numb_aparam: 1", "numb_aparam: -1"),
+                            "model.fitting.numb_aparam: must lie in 0..65536");
+  expect_error<FormatError>(replaced(text, "    dim_descrpt: 160\n",
+                                     "    default_fparam: [1.0, 2.0]\n    dim_descrpt: 160\n"),
+                            "model.fitting.default_fparam: does not have numb_fparam values");
+}
+
 // A model trained in float32 (float32 arrays, `precision: float32`) loads as a float32 model and
 // gives exactly what the float64 file gives with its networks switched to float32: the same
 // decimal weights round to the same float32 numbers.

@@ -592,6 +592,81 @@ TEST(PairDeepmd, RestartContinuesBitwise) {
   std::remove(restart.c_str());
 }
 
+// fparam and aparam as the plugin's keywords: DeePMD-kit's model with one frame and one atomic
+// parameter (tests/md/data/deepmd) gives its own reference energy, forces and virial through md_ipu
+// on 1, 2 and 8 tiles (as DeePMD-kit's source/lmp/tests/test_lammps_faparam.py runs its plugin),
+// to DeePMD-kit's own cross-backend tolerance for this model (5e-8; deepmd_test.cpp says why);
+// the values go through a restart file, and wrong counts stop with the plugin's messages.
+TEST(PairDeepmd, FrameAndAtomParametersAsThePlugin) {
+  const std::string dir = std::string(TESSERA_MD_DATA) + "/deepmd";
+  const std::string model = dir + "/fparam_aparam.yaml";
+  const YAML::Node frame = YAML::LoadFile(dir + "/fparam_aparam-testcase.yaml")["results"][0];
+  const std::string data = write_frame(frame, temp_path("deepmd_fparam.data"));
+  const auto energy = frame["atomic_energy"].as<std::vector<double>>();
+  const auto force = frame["force"].as<std::vector<double>>();
+  const auto atom_virial = frame["atomic_virial"].as<std::vector<double>>();
+  double e_ref = 0;
+  for (double e : energy) e_ref += e;
+  std::array<double, 9> w{};
+  for (std::size_t k = 0; k < atom_virial.size(); ++k) w[k % 9] += atom_virial[k];
+  const std::array<double, 6> w_ref{w[0], w[4], w[8], w[3], w[6], w[7]};
+  const std::string style = "deepmd " + model + " fparam 0.25852028 aparam 0.25852028";
+  const auto script = [&](const std::string& pair_style, const std::string& rest) {
+    return "units metal\natom_style atomic\nread_data " + data + "\npair_style " + pair_style +
+           "\npair_coeff * * O O\n" + rest;
+  };
+  const std::string restart = temp_path("deepmd_fparam.restart");
+  for (int tiles : {1, 2, 8}) {
+    SCOPED_TRACE(std::to_string(tiles) + " tiles");
+    Session s(host_target(tiles), 2);
+    s.input.run_script(script(style, "run 0\n"), "test");
+    const Thermo t = s.sim().thermo();
+    EXPECT_LT(relative_error(t.pe, e_ref), 5e-8) << t.pe << " vs " << e_ref;
+    for (std::size_t k = 0; k < 6; ++k)
+      EXPECT_LT(relative_error(t.virial[k], w_ref[k]), 5e-8) << "virial " << k;
+    const auto atoms = s.sim().gather_atoms();
+    ASSERT_EQ(atoms.size(), energy.size());
+    for (std::size_t i = 0; i < atoms.size(); ++i)
+      for (std::size_t d = 0; d < 3; ++d)
+        EXPECT_LT(relative_error(atoms[i].f[d], force[3 * i + d]), 5e-8)
+            << "atom " << i + 1 << " component " << d;
+    if (tiles == 2) write_restart(s.sim(), restart);
+  }
+  Session again(host_target(2), 1);
+  again.input.run_script("read_restart " + restart + "\nrun 0\n", "continued");
+  EXPECT_LT(relative_error(again.sim().thermo().pe, e_ref), 5e-8);
+  // Other values give another energy.
+  Session other(host_target(2), 1);
+  other.input.run_script(script("deepmd " + model + " fparam 0.3 aparam 0.25852028", "run 0\n"),
+                         "other");
+  EXPECT_GT(std::abs(other.sim().thermo().pe - e_ref), 1e-4);
+
+  const std::string bare = "deepmd " + model;
+  EXPECT_NE(error_of(script(bare + " aparam 0.25852028", ""))
+                .find("model " + model +
+                      " takes 1 fparam value(s) (numb_fparam); give them with "
+                      "the keyword fparam"),
+            std::string::npos);
+  EXPECT_NE(error_of(script(bare + " fparam 0.25852028", ""))
+                .find("takes 1 aparam value(s) (numb_aparam); give them with the keyword aparam"),
+            std::string::npos);
+  EXPECT_NE(error_of(script(bare + " fparam 0.1 0.2 aparam 0.25852028", ""))
+                .find("pair_style deepmd: Illegal fparam, the dimension should be 1 (model " +
+                      model + "; 2 given)"),
+            std::string::npos);
+  EXPECT_NE(error_of(script(bare + " fparam 0.1 aparam", ""))
+                .find("pair_style deepmd: keyword aparam needs its values"),
+            std::string::npos);
+  EXPECT_NE(error_of(script(bare + " fparam 0.1 aparam 0.2 fparam 0.3", ""))
+                .find("pair_style deepmd: keyword fparam is given twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(script(bare + " aparam_from_compute c fparam 0.1", ""))
+                .find("keyword aparam_from_compute of DeePMD-kit's plugin is not supported"),
+            std::string::npos);
+  std::remove(data.c_str());
+  std::remove(restart.c_str());
+}
+
 // A restart header edited by hand to an unknown precision or pair style is refused by name,
 // before it changes the simulation (the edits keep the header's length, so only the value is
 // wrong).
@@ -655,8 +730,12 @@ TEST(PairDeepmd, RejectsBadSettings) {
                       "deepmd does not compute"),
             std::string::npos);
   EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " fparam 1.0")
-                .find("keyword fparam of DeePMD-kit's plugin is not supported"),
+                .find("pair_style deepmd: Illegal fparam, the dimension should be 0"),
             std::string::npos);
+  EXPECT_NE(
+      error_of("units metal\n" + water + "pair_style deepmd " + kModel + " fparam_from_compute c")
+          .find("keyword fparam_from_compute of DeePMD-kit's plugin is not supported"),
+      std::string::npos);
   EXPECT_NE(error_of("units metal\n" + water + "pair_style deepmd " + kModel + " relative atomic")
                 .find("pair_style deepmd: keyword relative needs a value"),
             std::string::npos);

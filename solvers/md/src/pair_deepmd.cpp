@@ -58,6 +58,7 @@ struct PairDeepMD::TileState {
   deepmd::Workspace workspace;
   deepmd::NeighborList list;
   std::vector<int> types;
+  std::vector<double> aparam;  // the aparam keyword's values for each owned atom
   deepmd::Result result;
   // Model-deviation steps: every model's force on each owned atom (3 per model, model 0
   // first), the deviation statistics and each model's virial (9 per model).
@@ -129,6 +130,29 @@ void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file
       throw ConfigError("pair_style deepmd: models " + paths_[0] + " and " + paths_[k] +
                         " have different cutoffs; model deviation needs one cutoff");
   }
+  check_parameters();
+}
+
+// As the plugin, which reads exactly the model's dim_fparam (dim_aparam) values after the
+// keyword; a model without parameters given some is refused too.
+void PairDeepMD::check_parameters() const {
+  for (std::size_t k = 0; k < models_.size(); ++k) {
+    const deepmd::Model& m = models_[k];
+    const auto check = [&](const char* key, const std::vector<double>& given, int wanted,
+                           bool has_default) {
+      if (given.empty() && (wanted == 0 || has_default)) return;
+      if (given.empty())
+        throw ConfigError("pair_style deepmd: model " + paths_[k] + " takes " +
+                          std::to_string(wanted) + " " + key + " value(s) (numb_" + key +
+                          "); give them with the keyword " + key);
+      if (static_cast<int>(given.size()) != wanted)
+        throw ConfigError("pair_style deepmd: Illegal " + std::string(key) +
+                          ", the dimension should be " + std::to_string(wanted) + " (model " +
+                          paths_[k] + "; " + std::to_string(given.size()) + " given)");
+    };
+    check("fparam", fparam_, m.numb_fparam, !m.default_fparam.empty());
+    check("aparam", aparam_, m.numb_aparam, false);
+  }
 }
 
 void PairDeepMD::map_elements(const std::vector<std::string>& names, int types) {
@@ -177,9 +201,21 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
   if (context_.units.style == "lj")
     bad("pair_style deepmd does not support units lj (DeePMD-kit's plugin refuses it too); use "
         "units metal or real, before the box is defined");
-  static const std::vector<std::string> plugin_keywords = {
-      "out_file", "out_freq", "fparam",     "aparam",      "fparam_from_compute", "ttm",
-      "atomic",   "relative", "relative_v", "virtual_len", "spin_norm",           "precision"};
+  static const std::vector<std::string> plugin_keywords = {"out_file",
+                                                           "out_freq",
+                                                           "fparam",
+                                                           "aparam",
+                                                           "fparam_from_compute",
+                                                           "aparam_from_compute",
+                                                           "fparam_from_fix",
+                                                           "charge_spin",
+                                                           "ttm",
+                                                           "atomic",
+                                                           "relative",
+                                                           "relative_v",
+                                                           "virtual_len",
+                                                           "spin_norm",
+                                                           "precision"};
   auto is_keyword = [&](const std::string& w) {
     return std::find(plugin_keywords.begin(), plugin_keywords.end(), w) != plugin_keywords.end();
   };
@@ -191,17 +227,26 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
   long long out_freq = 100;
   std::optional<deepmd::Precision> precision;
   Deviations deviations;
+  std::vector<double> fparam, aparam;
   for (; i < a.size(); ++i) {
     const std::string& key = a[i];
     if (key == "atomic") {
       deviations.atomic = true;
       continue;
     }
+    if (key == "fparam" || key == "aparam") {
+      std::vector<double>& values = key == "fparam" ? fparam : aparam;
+      if (!values.empty()) bad("pair_style deepmd: keyword " + key + " is given twice");
+      while (i + 1 < a.size() && !is_keyword(a[i + 1]))
+        values.push_back(number("pair_style deepmd " + key, a[++i]));
+      if (values.empty()) bad("pair_style deepmd: keyword " + key + " needs its values");
+      continue;
+    }
     if (key != "out_file" && key != "out_freq" && key != "precision" && key != "relative" &&
         key != "relative_v")
       bad("pair_style deepmd: keyword " + key +
           " of DeePMD-kit's plugin is not supported by md_ipu; supported: out_file, out_freq, "
-          "atomic, relative, relative_v (and Tessera's precision)");
+          "atomic, relative, relative_v, fparam, aparam (and Tessera's precision)");
     if (i + 1 >= a.size() || is_keyword(a[i + 1]))
       bad("pair_style deepmd: keyword " + key + " needs a value");
     const std::string& value = a[++i];
@@ -224,6 +269,7 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
   if (out_freq < 0 || out_freq > std::numeric_limits<int>::max())
     bad("pair_style deepmd: out_freq must be a non-negative integer");
   deviations_ = deviations;
+  fparam_ = std::move(fparam), aparam_ = std::move(aparam);
   load(models, out_file, static_cast<int>(out_freq), precision, model_reader());
 }
 
@@ -271,7 +317,11 @@ void PairDeepMD::compute(PairTile& pt) {
   }
   const std::span<const double> positions(pt.x.data(), 3 * nall);
   auto evaluate = [&](int k) {
-    deepmd::compute(model(k), positions, s.types, pt.nlocal, s.list, s.workspace, s.result);
+    s.aparam.resize(nlocal * aparam_.size());
+    for (std::size_t i = 0; i < nlocal; ++i)
+      std::copy(aparam_.begin(), aparam_.end(), s.aparam.begin() + i * aparam_.size());
+    deepmd::compute(model(k), positions, s.types, pt.nlocal, s.list, s.workspace, s.result,
+                    {fparam_, s.aparam});
     const deepmd::Result& r = s.result;
     double flops = 0, tanh = 0;
     for (std::size_t i = 0; i < nlocal; ++i) {
@@ -281,10 +331,10 @@ void PairDeepMD::compute(PairTile& pt) {
     const bool float32 = model(k).precision == deepmd::Precision::kFloat32;
     t.charge(deepmd_matmul_work(float32), static_cast<std::uint64_t>(flops));
     t.charge(deepmd_tanh_work(float32), static_cast<std::uint64_t>(tanh));
-    s.io_bytes.set(capacity_bytes(s.list.offsets) + capacity_bytes(s.list.indices) +
-                   capacity_bytes(s.types) + capacity_bytes(r.atom_energy) +
-                   capacity_bytes(r.force) + capacity_bytes(r.atom_virial) +
-                   capacity_bytes(r.descriptor) + capacity_bytes(s.forces));
+    s.io_bytes.set(
+        capacity_bytes(s.list.offsets) + capacity_bytes(s.list.indices) + capacity_bytes(s.types) +
+        capacity_bytes(s.aparam) + capacity_bytes(r.atom_energy) + capacity_bytes(r.force) +
+        capacity_bytes(r.atom_virial) + capacity_bytes(r.descriptor) + capacity_bytes(s.forces));
   };
   evaluate(0);
   const deepmd::Result& r = s.result;
@@ -399,7 +449,9 @@ nlohmann::json PairDeepMD::restart_section() const {
       {"precision", precision_ ? deepmd::precision_name(*precision_) : "model"},
       {"atomic", deviations_.atomic},
       {"relative", deviations_.relative ? nlohmann::json(*deviations_.relative) : nullptr},
-      {"relative_v", deviations_.relative_v ? nlohmann::json(*deviations_.relative_v) : nullptr}};
+      {"relative_v", deviations_.relative_v ? nlohmann::json(*deviations_.relative_v) : nullptr},
+      {"fparam", fparam_},
+      {"aparam", aparam_}};
 }
 
 void PairDeepMD::restore(const nlohmann::json& p, const detail::RestartHeader& r, int types) {
@@ -426,6 +478,17 @@ void PairDeepMD::restore(const nlohmann::json& p, const detail::RestartHeader& r
           r.real(p.at(key), std::string("pair.") + key, detail::RestartHeader::Sign::non_negative,
                  std::string("pair_style deepmd ") + key);
   deviations_ = deviations;
+  // Files before fparam and aparam have neither.
+  for (const char* key : {"fparam", "aparam"}) {
+    std::vector<double>& values = std::string(key) == "fparam" ? fparam_ : aparam_;
+    values.clear();
+    if (!p.contains(key)) continue;
+    if (!p.at(key).is_array()) r.fail(std::string("has pair.") + key + " that is not a list");
+    for (std::size_t n = 0; n < p.at(key).size(); ++n)
+      values.push_back(r.real(p.at(key)[n], std::string("pair.") + key,
+                              detail::RestartHeader::Sign::any,
+                              std::string("pair_style deepmd ") + key));
+  }
   // The models are read again from their files, as LAMMPS's DeePMD plugin does.
   load(models, out_file, out_freq, override, model_reader());
   map_elements(elements, types);

@@ -259,11 +259,15 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
   const std::string ftype = r.text(f, "type", "model.fitting");
   if (ftype != "ener")
     r.config_error("fitting type '" + ftype + "' is not supported; only ener is");
-  if (r.scalar<int>(f, "numb_fparam", "model.fitting") != 0 ||
-      r.scalar<int>(f, "numb_aparam", "model.fitting") != 0)
-    r.config_error(
-        "fitting with frame or atomic parameters (numb_fparam/numb_aparam) is not "
-        "supported");
+  model.numb_fparam = r.scalar<int>(f, "numb_fparam", "model.fitting");
+  model.numb_aparam = r.scalar<int>(f, "numb_aparam", "model.fitting");
+  if (model.numb_fparam < 0 || model.numb_fparam > 1 << 16)
+    r.format_error("model.fitting.numb_fparam", "must lie in 0..65536");
+  if (model.numb_aparam < 0 || model.numb_aparam > 1 << 16)
+    r.format_error("model.fitting.numb_aparam", "must lie in 0..65536");
+  if (!r.is_null(f, "use_aparam_as_mask") &&
+      r.scalar<bool>(f, "use_aparam_as_mask", "model.fitting"))
+    r.config_error("fitting with use_aparam_as_mask: true is not supported");
   activation(r, r.text(f, "activation_function", "model.fitting"), "model.fitting");
   // The networks run at the precision the model was trained in; one for descriptor and fitting.
   if (r.text(f, "precision", "model.fitting") != precision)
@@ -281,10 +285,27 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
   if (r.scalar<int>(f, "dim_descrpt", "model.fitting") != model.descriptor_dim())
     r.format_error("model.fitting.dim_descrpt", "does not match the descriptor");
   model.fittings = networks(r, r.child(f, "nets", "model.fitting"), "model.fitting.nets", ntypes,
-                            model.descriptor_dim());
+                            model.fitting_input_dim());
   for (const auto& net : model.fittings)
     if (net.out_dim() != 1) r.format_error("model.fitting.nets", "networks must have one output");
   const YAML::Node fvars = r.child(f, "@variables", "model.fitting");
+  // The parameters' statistics (null in a model without parameters).
+  const auto statistics = [&](const char* key, int n) {
+    const std::string where = std::string("model.fitting.@variables.") + key;
+    if (n == 0) return std::vector<double>{};
+    const RowVector v = r.vector(r.child(fvars, key, "model.fitting.@variables"), where,
+                                 static_cast<std::size_t>(n));
+    return std::vector<double>(v.data(), v.data() + v.size());
+  };
+  model.fparam_avg = statistics("fparam_avg", model.numb_fparam);
+  model.fparam_inv_std = statistics("fparam_inv_std", model.numb_fparam);
+  model.aparam_avg = statistics("aparam_avg", model.numb_aparam);
+  model.aparam_inv_std = statistics("aparam_inv_std", model.numb_aparam);
+  if (!r.is_null(f, "default_fparam")) {
+    model.default_fparam = r.scalar<std::vector<double>>(f, "default_fparam", "model.fitting");
+    if (static_cast<int>(model.default_fparam.size()) != model.numb_fparam)
+      r.format_error("model.fitting.default_fparam", "does not have numb_fparam values");
+  }
   Matrix bias = r.matrix(r.child(fvars, "bias_atom_e", "model.fitting.@variables"),
                          "model.fitting.bias_atom_e", ntypes, 1);
   // The energy model adds out_bias per atom type (BaseAtomicModel.apply_out_stat); out_std is

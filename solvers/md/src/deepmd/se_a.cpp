@@ -311,7 +311,7 @@ struct Typed {
   Tape<T> block_tape;               // TapeMode::kRecompute: one block of an embedding net
   Store<T> denv, dg, ds;            // one block of rows: dE/dR~ (x 4), dE/dG (x ng), dE/ds (x 1)
   Store<T> m, dm, desc, ddesc;      // nloc*4 x ng (row-major), nloc x ndesc
-  Store<T> fit_in, fit_dy, fit_dx;  // atoms of one type x ndesc / 1 / ndesc
+  Store<T> fit_in, fit_dy, fit_dx;  // atoms of one type x fitting input / 1 / fitting input
   Tape<T> fitting;
   Scratch<T> scratch;
   std::size_t bytes() const {
@@ -473,9 +473,11 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   if (tape == TapeMode::kRecompute)  // one block of the embedding nets' activations and output
     values += shared_tape(model.embeddings, [](std::size_t) { return std::size_t{kChunk}; }) +
               static_cast<std::size_t>(kChunk) * ng;
-  // Descriptor stage, for a block of atoms: m, dm (4 x ng per atom), desc, ddesc, fitting input
-  // and input gradient (nd per atom), output gradient and output, fitting activations.
-  values += block * (8 * ng + 4 * static_cast<std::size_t>(nd) + 2) +
+  // Descriptor stage, for a block of atoms: m, dm (4 x ng per atom), desc, ddesc (nd per atom),
+  // fitting input and input gradient (nd and the parameters per atom), output gradient and
+  // output, fitting activations.
+  values += block * (8 * ng + 2 * static_cast<std::size_t>(nd) +
+                     2 * static_cast<std::size_t>(model.fitting_input_dim()) + 2) +
             shared_tape(model.fittings, [&](std::size_t) { return block; });
   values += 3 * static_cast<std::size_t>(kChunk * wide);  // scratch
   return bytes + values * scalar;
@@ -512,9 +514,15 @@ ConstView<T> embedding_input(const ConstView<T>& env, Index r, Index len) {
 template <class T, class Net>
 void compute_typed(const Model& model, const std::vector<Net>& embeddings,
                    const std::vector<Net>& fittings, std::span<const int> types, int nloc,
-                   Workspace::Buffers& w, Typed<T>& b, Result& out) {
+                   const Parameters& parameters, Workspace::Buffers& w, Typed<T>& b, Result& out) {
   const int ntypes = model.ntypes(), nnei = model.nnei(), ng = model.embedding_width();
   const int axis = model.axis_neuron, ndesc = model.descriptor_dim();
+  const int nin = model.fitting_input_dim(), nf = model.numb_fparam, na = model.numb_aparam;
+  // The fitting input after the descriptor: the normalised fparam, then the atom's aparam.
+  std::vector<T> fparam(static_cast<std::size_t>(nf));
+  for (int k = 0; k < nf; ++k)
+    fparam[k] =
+        static_cast<T>((parameters.fparam[k] - model.fparam_avg[k]) * model.fparam_inv_std[k]);
   const auto natoms = static_cast<int>(types.size());
   const auto n = static_cast<Index>(nloc);
   std::vector<int> sec(ntypes + 1, 0);  // first slot of each neighbor type
@@ -594,8 +602,8 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       b.fitting.act[l].get(static_cast<std::size_t>(block * net.layers[l].w.cols()));
   }
   b.fitting.out.get(static_cast<std::size_t>(block));
-  b.fit_in.get(static_cast<std::size_t>(block * ndesc));
-  b.fit_dx.get(static_cast<std::size_t>(block * ndesc));
+  b.fit_in.get(static_cast<std::size_t>(block * nin));
+  b.fit_dx.get(static_cast<std::size_t>(block * nin));
   T* ones = b.fit_dy.get(static_cast<std::size_t>(block));
   for (int t = 0; t < ntypes; ++t) {  // the tapes for a block of full slots (workspace_bytes())
     b.embedding[t].act.resize(embeddings[t].layers.size());
@@ -674,16 +682,24 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
         if (types[i0 + a] == t) mine[count++] = a;
       next += static_cast<int>(count);
       if (count == 0) continue;
-      View<T> in = view(b.fit_in.get(0), count, ndesc);
-      for (Index k = 0; k < count; ++k) in.row(k) = desc.row(mine[k]);
+      View<T> in = view(b.fit_in.get(0), count, nin);
+      for (Index k = 0; k < count; ++k) {
+        in.row(k).head(ndesc) = desc.row(mine[k]);
+        for (int p = 0; p < nf; ++p) in(k, ndesc + p) = fparam[p];
+        const double* ap = parameters.aparam.data() + static_cast<Index>(i0 + mine[k]) * na;
+        for (int p = 0; p < na; ++p)
+          in(k, ndesc + nf + p) =
+              static_cast<T>((ap[p] - model.aparam_avg[p]) * model.aparam_inv_std[p]);
+      }
       const View<T> e = forward<T>(fittings[t], cview(in), b.fitting, b.scratch);
       for (Index k = 0; k < count; ++k)
         out.atom_energy[i0 + mine[k]] = static_cast<double>(e(k, 0)) + model.energy_bias[t];
       std::fill(ones, ones + count, T(1));
-      View<T> dx = view(b.fit_dx.get(0), count, ndesc);
+      View<T> dx = view(b.fit_dx.get(0), count, nin);
       backward<T>(fittings[t], b.fitting, ConstView<T>(ones, count, 1, Eigen::OuterStride<>(count)),
                   dx, b.scratch);
-      for (Index k = 0; k < count; ++k) ddesc.row(mine[k]) = dx.row(k);
+      // The parameters do not depend on the positions: only the descriptor's gradient goes on.
+      for (Index k = 0; k < count; ++k) ddesc.row(mine[k]) = dx.row(k).head(ndesc);
     }
 
     // dE/dM_a = M1 dD^T + [M dD, 0], with M1 the first axis columns (from D = M^T M1).
@@ -759,17 +775,35 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
 }  // namespace
 
 Result compute(const Model& model, std::span<const double> positions, std::span<const int> types,
-               int nloc, const NeighborList& neighbors) {
+               int nloc, const NeighborList& neighbors, const Parameters& parameters) {
   Workspace workspace;
   Result out;
-  compute(model, positions, types, nloc, neighbors, workspace, out);
+  compute(model, positions, types, nloc, neighbors, workspace, out, parameters);
   return out;
 }
 
 void compute(const Model& model, std::span<const double> positions, std::span<const int> types,
-             int nloc, const NeighborList& neighbors, Workspace& workspace, Result& out) {
+             int nloc, const NeighborList& neighbors, Workspace& workspace, Result& out,
+             const Parameters& given) {
   const int ntypes = model.ntypes();
   const auto natoms = static_cast<int>(types.size());
+  // DeePMD-kit's DeepPot::validate_fparam_aparam (its messages), and the model's default fparam.
+  Parameters parameters = given;
+  if (parameters.fparam.empty() && !model.default_fparam.empty())
+    parameters.fparam = model.default_fparam;
+  if (parameters.fparam.size() != static_cast<std::size_t>(model.numb_fparam))
+    throw ConfigError(
+        "deepmd::compute: the dim of frame parameter provided is not consistent "
+        "with what the model uses (" +
+        std::to_string(parameters.fparam.size()) + " values for its " +
+        std::to_string(model.numb_fparam) + ")");
+  if (nloc >= 0 && parameters.aparam.size() !=
+                       static_cast<std::size_t>(nloc) * static_cast<std::size_t>(model.numb_aparam))
+    throw ConfigError(
+        "deepmd::compute: the dim of atom parameter provided is not consistent "
+        "with what the model uses (" +
+        std::to_string(parameters.aparam.size()) + " values for " + std::to_string(nloc) +
+        " atoms of " + std::to_string(model.numb_aparam) + ")");
   if (positions.size() != 3 * types.size())
     throw ConfigError("deepmd::compute: " + std::to_string(positions.size()) + " coordinates for " +
                       std::to_string(types.size()) + " atoms");
@@ -843,14 +877,15 @@ void compute(const Model& model, std::span<const double> positions, std::span<co
     b.fittings.clear();
     for (const Network& net : model.embeddings) b.embeddings.push_back(converted<float>(net));
     for (const Network& net : model.fittings) b.fittings.push_back(converted<float>(net));
-    compute_typed<float>(model, b.embeddings, b.fittings, types, nloc, w, b, out);
+    compute_typed<float>(model, b.embeddings, b.fittings, types, nloc, parameters, w, b, out);
   } else {
-    compute_typed<double>(model, model.embeddings, model.fittings, types, nloc, w, w.f64, out);
+    compute_typed<double>(model, model.embeddings, model.fittings, types, nloc, parameters, w,
+                          w.f64, out);
   }
 }
 
 Result evaluate(const Model& model, std::span<const double> positions, std::span<const int> types,
-                const std::optional<std::array<double, 9>>& cell) {
+                const std::optional<std::array<double, 9>>& cell, const Parameters& parameters) {
   const auto n = static_cast<int>(types.size());
   if (positions.size() != 3 * types.size())
     throw ConfigError("deepmd::evaluate: " + std::to_string(positions.size()) +
@@ -905,7 +940,7 @@ Result evaluate(const Model& model, std::span<const double> positions, std::span
       if (j != i) list.indices.push_back(j);
     list.offsets.push_back(static_cast<int>(list.indices.size()));
   }
-  Result ext = compute(model, xyz, all_types, n, list);
+  Result ext = compute(model, xyz, all_types, n, list, parameters);
   Result out;
   out.energy = ext.energy;
   out.atom_energy = std::move(ext.atom_energy);

@@ -32,7 +32,7 @@ namespace detail {
 class RestartHeader;
 }
 
-// One tile's atoms as a bond or angle style sees them: atoms 0..nlocal-1 are the tile's own,
+// One tile's atoms as a bonded style sees them: atoms 0..nlocal-1 are the tile's own,
 // the rest its ghosts. Outputs add to what the pair style left.
 struct BondedTile {
   int nlocal = 0;
@@ -52,7 +52,7 @@ struct BondedTile {
     to[0] += fx, to[1] += fy, to[2] += fz;
   }
   // Tallies one term's energy and virial, and with per_atom an equal share of each onto each of
-  // its atoms (LAMMPS's Bond::ev_tally and Angle::ev_tally).
+  // its atoms (LAMMPS's Bond, Angle, Dihedral and Improper ev_tally).
   void tally(std::span<const int> atoms, double e, const std::array<double, 6>& v);
 };
 

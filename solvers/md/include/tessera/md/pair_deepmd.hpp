@@ -2,8 +2,14 @@
 // DeePMD-kit's LAMMPS plugin (doc/third-party/lammps-command.md in DeePMD-kit):
 //
 //   pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N] [atomic]
-//                     [relative LEVEL] [relative_v LEVEL] [precision float32|float64]
+//                     [relative LEVEL] [relative_v LEVEL] [fparam V...] [aparam V...]
+//                     [precision float32|float64]
 //   pair_coeff * * [ELEMENT ...]
+//
+// fparam gives a model with frame parameters (numb_fparam) their values, aparam a model with
+// atomic parameters (numb_aparam) the values every atom takes, as the plugin's keywords do; a
+// model's default fparam serves when fparam is not given. fparam_from_compute,
+// aparam_from_compute and fparam_from_fix are refused for now.
 //
 // `precision` is Tessera's own keyword: it runs the models' networks in float32 or float64
 // (deepmd::Precision; the environment matrix, forces and virial stay float64) instead of the
@@ -152,6 +158,10 @@ class PairDeepMD final : public Pair {
   double energy_factor_ = 1.0;  // the units' energy per eV (DeePMD-kit's ener_unit_cvt_factor)
   std::optional<deepmd::Precision> precision_;
   Deviations deviations_;
+  // The fparam and aparam keywords' values (aparam: every atom's), empty when not given.
+  std::vector<double> fparam_, aparam_;
+  // Throws ConfigError when a model's frame or atomic parameters are not given in its number.
+  void check_parameters() const;
   struct Cost {
     double flops = 0, tanh = 0;
   };

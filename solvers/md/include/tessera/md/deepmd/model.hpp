@@ -72,11 +72,20 @@ struct Model {
   std::vector<Network> fittings;    // per centre type
   std::vector<double> energy_bias;  // per type: fitting bias_atom_e + model out_bias
   Precision precision = Precision::kFloat64;
+  // Frame and atomic parameters (DeePMD-kit's numb_fparam and numb_aparam, GeneralFitting): the
+  // fitting nets' input is an atom's descriptor, then the frame's (fparam - fparam_avg) *
+  // fparam_inv_std, then the atom's (aparam - aparam_avg) * aparam_inv_std (models that use
+  // aparam as a mask instead are refused). default_fparam, when the model has one, is the fparam
+  // of a frame given none.
+  int numb_fparam = 0, numb_aparam = 0;
+  std::vector<double> fparam_avg, fparam_inv_std, aparam_avg, aparam_inv_std;
+  std::vector<double> default_fparam;
 
   int ntypes() const { return static_cast<int>(type_map.size()); }
   int nnei() const;  // sum of sel
   int embedding_width() const { return static_cast<int>(embeddings.front().out_dim()); }
   int descriptor_dim() const { return embedding_width() * axis_neuron; }
+  int fitting_input_dim() const { return descriptor_dim() + numb_fparam + numb_aparam; }
   // Bytes a tile holds for the model, which is replicated per tile on IPU targets: the network
   // weights, biases and idt at the model's precision (4 or 8 bytes each), davg and dstd (float64,
   // the environment matrix is float64), energy_bias and sel. Excludes the type_map strings and

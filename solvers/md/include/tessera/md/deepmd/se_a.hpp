@@ -69,13 +69,22 @@ class Workspace {
   std::unique_ptr<Buffers> buffers_;
 };
 
+// A frame's parameters, for a model with frame or atomic parameters (Model::numb_fparam,
+// numb_aparam): fparam its numb_fparam values (empty: the model's default_fparam), aparam
+// numb_aparam values per local atom, atom by atom (nloc * numb_aparam).
+struct Parameters {
+  std::span<const double> fparam, aparam;
+};
+
 // positions: 3 * natoms; types: natoms (0..ntypes-1); the first nloc atoms are local.
-// Overwrites `out`. Throws ConfigError on a type out of range or an invalid neighbor index.
+// Overwrites `out`. Throws ConfigError on a type out of range, an invalid neighbor index or
+// parameters of another size than the model's (DeePMD-kit's messages).
 void compute(const Model& model, std::span<const double> positions, std::span<const int> types,
-             int nloc, const NeighborList& neighbors, Workspace& workspace, Result& out);
+             int nloc, const NeighborList& neighbors, Workspace& workspace, Result& out,
+             const Parameters& parameters = {});
 // The same with a fresh workspace.
 Result compute(const Model& model, std::span<const double> positions, std::span<const int> types,
-               int nloc, const NeighborList& neighbors);
+               int nloc, const NeighborList& neighbors, const Parameters& parameters = {});
 
 // Bytes of the workspace on a tile of nloc local atoms when every neighbor slot is occupied (sel
 // atoms of each type within rcut of every atom): the most compute() can need, so what to charge
@@ -102,8 +111,10 @@ double atom_tanh(const Model& model, int centre_type);
 
 // Whole-system convenience for tests and tools: builds the periodic images and neighbor lists,
 // calls compute() and folds ghost forces and virials back onto their atoms. cell holds the three
-// cell vectors as rows (DeePMD-kit's box layout); std::nullopt means no periodicity.
+// cell vectors as rows (DeePMD-kit's box layout); std::nullopt means no periodicity. aparam
+// holds the atoms' values (its images take their atom's).
 Result evaluate(const Model& model, std::span<const double> positions, std::span<const int> types,
-                const std::optional<std::array<double, 9>>& cell);
+                const std::optional<std::array<double, 9>>& cell,
+                const Parameters& parameters = {});
 
 }  // namespace tessera::md::deepmd

@@ -61,6 +61,37 @@ TEST(Special, BranchReachesOneFourThroughEachArm) {
   EXPECT_EQ(sorted(atoms.at(5).special[2]), (std::vector<std::int64_t>{1, 3}));
 }
 
+// special_bonds angle yes and dihedral yes (LAMMPS's Special::angle_trim and dihedral_trim): on
+// a chain 1-2-3-4-5 with one angle (1 2 3) and one dihedral (1 2 3 4), 1-3 neighbors stay only at
+// an angle's ends or as a dihedral's atoms 1 and 3 or 2 and 4, 1-4 neighbors only at a
+// dihedral's ends.
+TEST(Special, TrimsKeepTheEndsOfAnglesAndDihedrals) {
+  std::map<std::int64_t, AtomTopology> atoms = bonded(5, {{1, 2}, {2, 3}, {3, 4}, {4, 5}});
+  atoms[2].of(TermKind::angle).push_back({1, {1, 2, 3}});
+  atoms[2].of(TermKind::dihedral).push_back({1, {1, 2, 3, 4}});
+  build_special(atoms, {.angle = true, .dihedral = true});
+  EXPECT_EQ(atoms.at(1).special[1], (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(atoms.at(2).special[1], (std::vector<std::int64_t>{4}));  // a dihedral's 2 and 4
+  EXPECT_EQ(atoms.at(3).special[1], (std::vector<std::int64_t>{1}));  // not 5
+  EXPECT_TRUE(atoms.at(5).special[1].empty());
+  EXPECT_EQ(atoms.at(1).special[2], (std::vector<std::int64_t>{4}));
+  EXPECT_TRUE(atoms.at(2).special[2].empty());  // 2-5 is no dihedral's ends
+  EXPECT_EQ(sorted(atoms.at(3).special[0]), (std::vector<std::int64_t>{2, 4}));  // 1-2 stay
+  build_special(atoms, {.angle = true});  // the 1-4 lists whole again
+  EXPECT_EQ(atoms.at(2).special[2], (std::vector<std::int64_t>{5}));
+}
+
+// The trims come before the levels are combined, as LAMMPS's: in a five-ring without angles, an
+// atom's two 1-3 neighbors are trimmed and then listed as the 1-4 neighbors they also are.
+TEST(Special, TrimmedNeighborsStayAtAFartherLevel) {
+  std::map<std::int64_t, AtomTopology> atoms = bonded(5, {{1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 1}});
+  EXPECT_EQ(sorted(atoms.at(1).special[1]), (std::vector<std::int64_t>{3, 4}));
+  EXPECT_TRUE(atoms.at(1).special[2].empty());
+  build_special(atoms, {.angle = true});
+  EXPECT_TRUE(atoms.at(1).special[1].empty());
+  EXPECT_EQ(sorted(atoms.at(1).special[2]), (std::vector<std::int64_t>{3, 4}));
+}
+
 // Every kind of term keeps its atoms in the data file's order through a row, the owner's place
 // filled from the atom's own id.
 TEST(TopologyLayout, RowsRoundTripAndFindLevels) {

@@ -440,7 +440,7 @@ void read_data(Simulation& sim, const std::string& path,
   }
   sim.add_atoms(std::move(list));
   if (sim.molecular()) {
-    build_special(topology);
+    build_special(topology, sim.special_bonds());
     sim.set_topology(topology);
   }
   for (std::size_t k = 0; k < fix_sections.size(); ++k) {
@@ -612,7 +612,9 @@ void write_restart(Simulation& sim, const std::string& path) {
   if (sim.molecular()) {
     const TopologyLayout layout = TopologyLayout::fitting(topology);
     nlohmann::json t = {{"special_lj", sim.special_bonds().lj},
-                        {"special_coul", sim.special_bonds().coul}};
+                        {"special_coul", sim.special_bonds().coul},
+                        {"special_angle", sim.special_bonds().angle},
+                        {"special_dihedral", sim.special_bonds().dihedral}};
     nlohmann::json most = nlohmann::json::array();
     for (const TermKind kind : all_term_kinds) {
       t[std::string(info(kind).name) + "_types"] = sim.topology_types(kind);
@@ -789,6 +791,13 @@ void read_restart(Simulation& sim, const std::string& path) {
           r.fail(std::string("has topology.") + key + " weights outside 0..1");
       }
     }
+    // Files before the trims have neither: off.
+    for (const char* key : {"special_angle", "special_dihedral"})
+      if (t.contains(key)) {
+        if (!t.at(key).is_boolean())
+          r.fail(std::string("has topology.") + key + " that is not true or false");
+        (key[8] == 'a' ? special.angle : special.dihedral) = t.at(key).get<bool>();
+      }
     // The bonded styles, each made by its registry and restored from its section.
     const auto restore_style = [&](const std::string& family, const auto& registry, auto& style,
                                    int types) {

@@ -94,7 +94,7 @@ void Input::improper_coeff(const std::vector<std::string>& a) {
 void Input::special_bonds(const std::vector<std::string>& a) {
   need(a, 1,
        "special_bonds lj/coul W1 W2 W3 | lj W1 W2 W3 | coul W1 W2 W3 | amber | charmm | "
-       "dreiding | fene [angle no] [dihedral no]");
+       "dreiding | fene [angle yes|no] [dihedral yes|no]");
   SpecialBonds sb;
   const auto weights = [&](std::size_t at, std::array<double, 4>& to) {
     if (at + 3 > a.size())
@@ -137,11 +137,7 @@ void Input::special_bonds(const std::vector<std::string>& a) {
       ++k;
     } else if (w == "angle" || w == "dihedral") {
       if (k + 1 >= a.size()) bad("special_bonds " + w + " needs yes or no");
-      if (yes_no("special_bonds", a[k + 1]))
-        bad("special_bonds " + w + " yes (" +
-            (w == "angle" ? "1-3 neighbors kept only at the ends of an angle"
-                          : "1-4 neighbors kept only at the ends of a dihedral") +
-            ") is not in md_ipu yet; use " + w + " no");
+      (w == "angle" ? sb.angle : sb.dihedral) = yes_no("special_bonds", a[k + 1]);
       k += 2;
     } else {
       bad("special_bonds: unknown keyword '" + w +

@@ -1,5 +1,7 @@
 #include "tessera/md/simulation.hpp"
 
+#include <mpi.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <boost/random/linear_congruential.hpp>
@@ -209,13 +211,22 @@ void Simulation::set_topology(const std::map<std::int64_t, AtomTopology>& atoms)
   });
 }
 
-std::map<std::int64_t, AtomTopology> Simulation::gather_topology() {
+void Simulation::set_special_bonds(const SpecialBonds& special) {
+  changed();
+  special_ = special;
+  if (topology_handle_ == 0) return;
+  std::map<std::int64_t, AtomTopology> atoms = gather_topology(/*every_rank=*/true);
+  build_special(atoms, special_);
+  set_topology(atoms);
+}
+
+std::map<std::int64_t, AtomTopology> Simulation::gather_topology(bool every_rank) {
   std::map<std::int64_t, AtomTopology> out;
   if (topology_handle_ == 0) return out;
   const std::size_t at = per_atom_offset(topology_handle_);
   const std::size_t width = topology_.width();
   // Each atom's id, then its row.
-  const std::vector<double> rows =
+  std::vector<double> rows =
       runtime_.collect<double>("md.gather_topology", [&](Tile& t, std::vector<double>& values) {
         TileAtoms& s = state(t);
         for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
@@ -224,6 +235,15 @@ std::map<std::int64_t, AtomTopology> Simulation::gather_topology() {
           values.insert(values.end(), row, row + static_cast<std::ptrdiff_t>(width));
         }
       });
+  if (every_rank) {  // rank 0's rows to the others
+    unsigned long long count = rows.size();
+    MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG_LONG, 0, runtime_.comm());
+    if (count > static_cast<unsigned long long>(std::numeric_limits<int>::max()))
+      throw Error("the molecular topology is too large to send in one message (" +
+                  std::to_string(count) + " values)");
+    rows.resize(count);
+    MPI_Bcast(rows.data(), static_cast<int>(count), MPI_DOUBLE, 0, runtime_.comm());
+  }
   for (std::size_t k = 0; k + width < rows.size(); k += width + 1)
     out.emplace(static_cast<std::int64_t>(rows[k]),
                 topology_.decode(std::span<const double>(&rows[k + 1], width),

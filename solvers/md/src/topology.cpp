@@ -98,7 +98,7 @@ TopologyLayout TopologyLayout::fitting(const std::map<std::int64_t, AtomTopology
   return layout;
 }
 
-void build_special(std::map<std::int64_t, AtomTopology>& atoms) {
+void build_special(std::map<std::int64_t, AtomTopology>& atoms, const SpecialBonds& special) {
   std::map<std::int64_t, std::vector<std::int64_t>> onetwo;
   for (const auto& [id, a] : atoms)
     for (const auto& b : a.of(TermKind::bond)) {
@@ -110,22 +110,46 @@ void build_special(std::map<std::int64_t, AtomTopology>& atoms) {
     const auto it = onetwo.find(id);
     return it == onetwo.end() ? none : it->second;
   };
+  // The pairs the trims keep, each as (smaller id, larger id).
+  using Pair = std::pair<std::int64_t, std::int64_t>;
+  const auto pair = [](std::int64_t a, std::int64_t b) {
+    return Pair{std::min(a, b), std::max(a, b)};
+  };
+  std::set<Pair> angle_ends, dihedral_ends;
+  for (const auto& [id, a] : atoms) {
+    for (const auto& g : a.of(TermKind::angle)) angle_ends.insert(pair(g.atoms[0], g.atoms[2]));
+    for (const auto& d : a.of(TermKind::dihedral)) {
+      angle_ends.insert(pair(d.atoms[0], d.atoms[2]));
+      angle_ends.insert(pair(d.atoms[1], d.atoms[3]));
+      dihedral_ends.insert(pair(d.atoms[0], d.atoms[3]));
+    }
+  }
   for (auto& [id, a] : atoms) {
-    std::set<std::int64_t> seen{id};
+    // Each level on its own, without duplicates or the atom itself (LAMMPS's dedup).
     std::array<std::vector<std::int64_t>, 3> levels;
-    const auto add = [&](std::size_t level, std::int64_t other) {
-      if (seen.insert(other).second) levels[level].push_back(other);
+    const auto add = [&, self = id](std::size_t level, std::int64_t other) {
+      auto& list = levels[level];
+      if (other != self && std::find(list.begin(), list.end(), other) == list.end())
+        list.push_back(other);
     };
-    for (const std::int64_t j : partners(id)) add(0, j);
-    // LAMMPS builds 1-3 from every 1-2 neighbor and 1-4 from every 1-3 one before combining;
-    // the walks below visit the same atoms, and `seen` keeps each at its nearest level.
-    std::vector<std::int64_t> onethree;
-    for (const std::int64_t j : partners(id))
+    std::vector<std::int64_t> onethree;  // with repeats, as LAMMPS builds 1-4 from it
+    for (const std::int64_t j : partners(id)) {
+      add(0, j);
       for (const std::int64_t k : partners(j))
         if (k != id) onethree.push_back(k);
+    }
     for (const std::int64_t k : onethree) add(1, k);
     for (const std::int64_t k : onethree)
       for (const std::int64_t l : partners(k)) add(2, l);
+    const auto trim = [&, self = id](std::vector<std::int64_t>& list, const std::set<Pair>& keep) {
+      std::erase_if(list, [&](std::int64_t other) { return !keep.count(pair(self, other)); });
+    };
+    if (special.angle) trim(levels[1], angle_ends);
+    if (special.dihedral) trim(levels[2], dihedral_ends);
+    // LAMMPS's combine: each atom at its nearest level left.
+    std::set<std::int64_t> seen{id};
+    for (auto& list : levels)
+      std::erase_if(list, [&](std::int64_t other) { return !seen.insert(other).second; });
     a.special = std::move(levels);
   }
 }

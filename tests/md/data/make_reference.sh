@@ -294,6 +294,7 @@ print("\n".join(out), end="")
 PY
 ref in.micelle_lj micelle_lj_fene.lammps.out -var w12 0.0 -var w13 1.0 -var w14 1.0
 ref in.micelle_lj micelle_lj_weighted.lammps.out -var w12 0.0 -var w13 0.5 -var w14 0.8
+ref in.micelle_lj micelle_lj_trimmed.lammps.out -var w12 0.0 -var w13 0.5 -var w14 0.8 -var trim yes
 minimization in.micelle_min micelle_min.lammps.out -var data "$here" -var w12 0.0 -var w13 0.5 -var w14 0.8
 ref in.spce_flexible spce_ewald_excluded.lammps.out -var examples $examples -var coul long -var w12 0.0 -var w13 0.0
 ref in.spce_flexible spce_ewald_weighted.lammps.out -var examples $examples -var coul long -var w12 0.0 -var w13 0.5

@@ -199,7 +199,7 @@ class Simulation {
   // atom has. Collective. Throws ConfigError for a type out of range.
   void set_topology(const std::map<std::int64_t, AtomTopology>& atoms);
   // Every atom's topology on rank 0 by id (other ranks: empty). Collective.
-  std::map<std::int64_t, AtomTopology> gather_topology();
+  std::map<std::int64_t, AtomTopology> gather_topology(bool every_rank = false);
   // Where each atom's molecule id sits in its per-atom vector values (AtomsView::per_atom), or
   // nothing before read_data gives the atoms topology (their molecule ids are then 0).
   std::optional<std::size_t> molecule_column() const {
@@ -222,9 +222,11 @@ class Simulation {
   void set_improper(std::unique_ptr<Improper> improper);
   // Whether any bonded style is set.
   bool has_bonded_style() const { return bond_ || angle_ || dihedral_ || improper_; }
-  // special_bonds: the pair weights of 1-2, 1-3 and 1-4 neighbors.
+  // special_bonds: the pair weights of 1-2, 1-3 and 1-4 neighbors, and the trims of the special
+  // lists. Setting them once the atoms have topology builds every atom's special list again (as
+  // LAMMPS's special_bonds does; collective).
   const SpecialBonds& special_bonds() const { return special_; }
-  void set_special_bonds(const SpecialBonds& special) { changed(), special_ = special; }
+  void set_special_bonds(const SpecialBonds& special);
   // `expand`: as LAMMPS's set_initial_box, shrink-wrapped faces move out by 1e-4 of the box
   // length and m faces remember where they were set (not for a box from a restart file, whose
   // faces are where the run left them; set_shrink_state restores the rest).

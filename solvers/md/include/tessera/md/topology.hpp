@@ -89,16 +89,21 @@ struct TopologyLayout {
   std::size_t at_end(std::size_t kinds) const;
 };
 
-// LAMMPS's Special::build: each atom's 1-2 neighbors are its bonded partners (in both
-// directions), its 1-3 neighbors the 1-2 neighbors of those (not itself), its 1-4 neighbors the
-// 1-2 neighbors of its 1-3 neighbors; an atom is listed once, at its nearest level (LAMMPS's
-// combine), never itself. Replaces every atom's special lists.
-void build_special(std::map<std::int64_t, AtomTopology>& atoms);
-
 // special_bonds: the weights of the pair forces between 1-2, 1-3 and 1-4 neighbors, van der
-// Waals and Coulomb (LAMMPS's special_lj and special_coul [1..3]); index 0 is 1 (not special).
+// Waals and Coulomb (LAMMPS's special_lj and special_coul [1..3]; index 0 is 1, not special), and
+// its `angle yes` and `dihedral yes`: 1-3 neighbors kept only at the ends of an angle (or as atoms
+// 1 and 3 or 2 and 4 of a dihedral), 1-4 neighbors only at the ends of a dihedral.
 struct SpecialBonds {
   std::array<double, 4> lj{1, 0, 0, 0}, coul{1, 0, 0, 0};
+  bool angle = false, dihedral = false;
 };
+
+// LAMMPS's Special::build: each atom's 1-2 neighbors are its bonded partners (in both
+// directions), its 1-3 neighbors the 1-2 neighbors of those (not itself), its 1-4 neighbors the
+// 1-2 neighbors of its 1-3 neighbors; then, as special.angle and special.dihedral ask, the 1-3
+// and 1-4 lists are trimmed (Special::angle_trim, dihedral_trim); last an atom is listed once, at
+// its nearest level of those left (LAMMPS's combine), never itself. Replaces every atom's
+// special lists.
+void build_special(std::map<std::int64_t, AtomTopology>& atoms, const SpecialBonds& special = {});
 
 }  // namespace tessera::md

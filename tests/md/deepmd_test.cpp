@@ -106,6 +106,20 @@ TEST(DeepmdSeA, LoadsTheReferenceModel) {
   EXPECT_EQ(m.fittings[0].layers[0].idt.size(), 0);
 }
 
+// Each value of `got` within `tolerance` of DeePMD-kit's list `want`; prints the largest
+// difference.
+void expect_near(const std::vector<double>& got, const YAML::Node& want_node, double tolerance,
+                 const char* what) {
+  const auto want = want_node.as<std::vector<double>>();
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i], want[i], tolerance) << what << i;
+    worst = std::max(worst, std::abs(got[i] - want[i]));
+  }
+  std::printf("  %-11s max |ours - DeePMD-kit| = %.2e\n", what, worst);
+}
+
 // DeePMD-kit's atomic energies, forces and atomic virials (and, for the first frame, its
 // descriptor) for 6-atom water frames, periodic and not, to 1e-10.
 TEST(DeepmdSeA, ReproducesDeepmdKitReference) {
@@ -125,21 +139,10 @@ TEST(DeepmdSeA, ReproducesDeepmdKitReference) {
       std::copy(box.begin(), box.end(), cell->begin());
     }
     const Result r = evaluate(model(), coord, atype, cell);
-    auto expect_near = [](const std::vector<double>& got, const std::vector<double>& want,
-                          const char* what) {
-      ASSERT_EQ(got.size(), want.size()) << what;
-      double worst = 0.0;
-      for (std::size_t i = 0; i < got.size(); ++i) {
-        EXPECT_NEAR(got[i], want[i], 1e-10) << what << i;
-        worst = std::max(worst, std::abs(got[i] - want[i]));
-      }
-      std::printf("  %-11s max |ours - DeePMD-kit| = %.2e\n", what, worst);
-    };
-    expect_near(r.atom_energy, frame["atomic_energy"].as<std::vector<double>>(), "energy ");
-    expect_near(r.force, frame["force"].as<std::vector<double>>(), "force ");
-    expect_near(r.atom_virial, frame["atomic_virial"].as<std::vector<double>>(), "virial ");
-    if (frame["descriptor"])
-      expect_near(r.descriptor, frame["descriptor"].as<std::vector<double>>(), "descriptor ");
+    expect_near(r.atom_energy, frame["atomic_energy"], 1e-10, "energy ");
+    expect_near(r.force, frame["force"], 1e-10, "force ");
+    expect_near(r.atom_virial, frame["atomic_virial"], 1e-10, "virial ");
+    if (frame["descriptor"]) expect_near(r.descriptor, frame["descriptor"], 1e-10, "descriptor ");
   }
 }
 
@@ -745,23 +748,11 @@ TEST(DeepmdSeA, ReproducesDeepmdKitWithFrameAndAtomParameters) {
   const std::vector<double> fparam{frame["fparam"].as<double>()};
   const auto aparam = frame["aparam"].as<std::vector<double>>();
   const Result r = evaluate(m, coord, atype, cell, {fparam, aparam});
-  auto expect_near = [](const std::vector<double>& got, const std::vector<double>& want,
-                        double tolerance, const char* what) {
-    ASSERT_EQ(got.size(), want.size()) << what;
-    double worst = 0.0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      EXPECT_NEAR(got[i], want[i], tolerance) << what << i;
-      worst = std::max(worst, std::abs(got[i] - want[i]));
-    }
-    std::printf("  %-11s max |ours - DeePMD-kit| = %.2e\n", what, worst);
-  };
   const double tolerance = 5e-8;
-  expect_near(r.atom_energy, frame["atomic_energy"].as<std::vector<double>>(), tolerance,
-              "energy ");
-  expect_near(r.force, frame["force"].as<std::vector<double>>(), tolerance, "force ");
-  expect_near(r.atom_virial, frame["atomic_virial"].as<std::vector<double>>(), tolerance,
-              "virial ");
-  expect_near(r.descriptor, frame["descriptor"].as<std::vector<double>>(), 1e-12, "descriptor ");
+  expect_near(r.atom_energy, frame["atomic_energy"], tolerance, "energy ");
+  expect_near(r.force, frame["force"], tolerance, "force ");
+  expect_near(r.atom_virial, frame["atomic_virial"], tolerance, "virial ");
+  expect_near(r.descriptor, frame["descriptor"], 1e-12, "descriptor ");
 
   // Other parameters give other energies; each atom's aparam is its own.
   std::vector<double> other = aparam;

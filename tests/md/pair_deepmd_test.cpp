@@ -77,6 +77,34 @@ double relative_error(double got, double want) {
   return std::abs(got - want) / std::max(1.0, std::abs(want));
 }
 
+// DeePMD-kit's reference for a frame: total energy, virial (xx yy zz xy xz yz) and forces.
+struct FrameReference {
+  double energy = 0;
+  std::array<double, 6> virial{};
+  std::vector<double> force;
+  explicit FrameReference(const YAML::Node& frame)
+      : force(frame["force"].as<std::vector<double>>()) {
+    for (double e : frame["atomic_energy"].as<std::vector<double>>()) energy += e;
+    std::array<double, 9> w{};
+    const auto atom_virial = frame["atomic_virial"].as<std::vector<double>>();
+    for (std::size_t k = 0; k < atom_virial.size(); ++k) w[k % 9] += atom_virial[k];
+    virial = {w[0], w[4], w[8], w[3], w[6], w[7]};
+  }
+  // The session's pe, virial and forces within `tolerance` (relative, absolute below 1).
+  void expect_matched(Session& s, double tolerance) const {
+    const Thermo t = s.sim().thermo();
+    EXPECT_LT(relative_error(t.pe, energy), tolerance) << t.pe << " vs " << energy;
+    for (std::size_t k = 0; k < 6; ++k)
+      EXPECT_LT(relative_error(t.virial[k], virial[k]), tolerance) << "virial " << k;
+    const auto atoms = s.sim().gather_atoms();
+    ASSERT_EQ(3 * atoms.size(), force.size());
+    for (std::size_t i = 0; i < atoms.size(); ++i)
+      for (std::size_t d = 0; d < 3; ++d)
+        EXPECT_LT(relative_error(atoms[i].f[d], force[3 * i + d]), tolerance)
+            << "atom " << i + 1 << " component " << d;
+  }
+};
+
 // md_ipu's forces, energy and virial for DeePMD-kit's periodic frames (`cases`, its test file of
 // reference values for `model`) equal DeePMD-kit's own to 1e-10, however the box is cut into
 // tiles (ghosts then cross tiles and come back).
@@ -88,28 +116,12 @@ void expect_reproduces(const std::string& model, const std::string& cases_path) 
     if (frame["box"].IsNull()) continue;
     ++periodic;
     const std::string data = write_frame(frame, temp_path("deepmd_frame.data"));
-    const auto energy = frame["atomic_energy"].as<std::vector<double>>();
-    const auto force = frame["force"].as<std::vector<double>>();
-    const auto atom_virial = frame["atomic_virial"].as<std::vector<double>>();
-    double e_ref = 0;
-    for (double e : energy) e_ref += e;
-    std::array<double, 9> w{};
-    for (std::size_t k = 0; k < atom_virial.size(); ++k) w[k % 9] += atom_virial[k];
-    const std::array<double, 6> w_ref{w[0], w[4], w[8], w[3], w[6], w[7]};
+    const FrameReference reference(frame);
     for (int tiles : {1, 2, 8}) {
       SCOPED_TRACE("frame " + std::to_string(c) + ", " + std::to_string(tiles) + " tiles");
       Session s(host_target(tiles), 2);
       s.input.run_script(setup(data, "deepmd " + model, "run 0\n"), "test");
-      const Thermo t = s.sim().thermo();
-      EXPECT_LT(relative_error(t.pe, e_ref), 1e-10) << t.pe << " vs " << e_ref;
-      for (std::size_t k = 0; k < 6; ++k)
-        EXPECT_LT(relative_error(t.virial[k], w_ref[k]), 1e-10) << "virial " << k;
-      const auto atoms = s.sim().gather_atoms();
-      ASSERT_EQ(atoms.size(), energy.size());
-      for (std::size_t i = 0; i < atoms.size(); ++i)
-        for (std::size_t d = 0; d < 3; ++d)
-          EXPECT_LT(relative_error(atoms[i].f[d], force[3 * i + d]), 1e-10)
-              << "atom " << i + 1 << " component " << d;
+      reference.expect_matched(s, 1e-10);
     }
     std::remove(data.c_str());
   }
@@ -602,14 +614,7 @@ TEST(PairDeepmd, FrameAndAtomParametersAsThePlugin) {
   const std::string model = dir + "/fparam_aparam.yaml";
   const YAML::Node frame = YAML::LoadFile(dir + "/fparam_aparam-testcase.yaml")["results"][0];
   const std::string data = write_frame(frame, temp_path("deepmd_fparam.data"));
-  const auto energy = frame["atomic_energy"].as<std::vector<double>>();
-  const auto force = frame["force"].as<std::vector<double>>();
-  const auto atom_virial = frame["atomic_virial"].as<std::vector<double>>();
-  double e_ref = 0;
-  for (double e : energy) e_ref += e;
-  std::array<double, 9> w{};
-  for (std::size_t k = 0; k < atom_virial.size(); ++k) w[k % 9] += atom_virial[k];
-  const std::array<double, 6> w_ref{w[0], w[4], w[8], w[3], w[6], w[7]};
+  const FrameReference reference(frame);
   const std::string style = "deepmd " + model + " fparam 0.25852028 aparam 0.25852028";
   const auto script = [&](const std::string& pair_style, const std::string& rest) {
     return "units metal\natom_style atomic\nread_data " + data + "\npair_style " + pair_style +
@@ -620,26 +625,17 @@ TEST(PairDeepmd, FrameAndAtomParametersAsThePlugin) {
     SCOPED_TRACE(std::to_string(tiles) + " tiles");
     Session s(host_target(tiles), 2);
     s.input.run_script(script(style, "run 0\n"), "test");
-    const Thermo t = s.sim().thermo();
-    EXPECT_LT(relative_error(t.pe, e_ref), 5e-8) << t.pe << " vs " << e_ref;
-    for (std::size_t k = 0; k < 6; ++k)
-      EXPECT_LT(relative_error(t.virial[k], w_ref[k]), 5e-8) << "virial " << k;
-    const auto atoms = s.sim().gather_atoms();
-    ASSERT_EQ(atoms.size(), energy.size());
-    for (std::size_t i = 0; i < atoms.size(); ++i)
-      for (std::size_t d = 0; d < 3; ++d)
-        EXPECT_LT(relative_error(atoms[i].f[d], force[3 * i + d]), 5e-8)
-            << "atom " << i + 1 << " component " << d;
+    reference.expect_matched(s, 5e-8);
     if (tiles == 2) write_restart(s.sim(), restart);
   }
   Session again(host_target(2), 1);
   again.input.run_script("read_restart " + restart + "\nrun 0\n", "continued");
-  EXPECT_LT(relative_error(again.sim().thermo().pe, e_ref), 5e-8);
+  reference.expect_matched(again, 5e-8);
   // Other values give another energy.
   Session other(host_target(2), 1);
   other.input.run_script(script("deepmd " + model + " fparam 0.3 aparam 0.25852028", "run 0\n"),
                          "other");
-  EXPECT_GT(std::abs(other.sim().thermo().pe - e_ref), 1e-4);
+  EXPECT_GT(std::abs(other.sim().thermo().pe - reference.energy), 1e-4);
 
   const std::string bare = "deepmd " + model;
   EXPECT_NE(error_of(script(bare + " aparam 0.25852028", ""))

@@ -302,6 +302,10 @@ void PairDeepMD::compute(PairTile& pt) {
     s.list.indices.assign(pt.list.begin(), pt.list.begin() + pt.begin[nlocal]);
     s.types.resize(nall);
     for (std::size_t i = 0; i < nall; ++i) s.types[i] = model_type(pt.type[i]);
+    // The aparam keyword's values for each owned atom (they change only with the owned atoms).
+    s.aparam.resize(nlocal * aparam_.size());
+    for (std::size_t i = 0; i < nlocal; ++i)
+      std::copy(aparam_.begin(), aparam_.end(), s.aparam.begin() + i * aparam_.size());
     // The models (replicated per tile), and the kernel's buffers at their bound for these lists,
     // are charged as an IPU program would allocate them, before they are filled.
     std::size_t model_bytes = 0;
@@ -317,9 +321,6 @@ void PairDeepMD::compute(PairTile& pt) {
   }
   const std::span<const double> positions(pt.x.data(), 3 * nall);
   auto evaluate = [&](int k) {
-    s.aparam.resize(nlocal * aparam_.size());
-    for (std::size_t i = 0; i < nlocal; ++i)
-      std::copy(aparam_.begin(), aparam_.end(), s.aparam.begin() + i * aparam_.size());
     deepmd::compute(model(k), positions, s.types, pt.nlocal, s.list, s.workspace, s.result,
                     {fparam_, s.aparam});
     const deepmd::Result& r = s.result;

@@ -46,16 +46,14 @@ std::optional<TermKind> term_keyword(const std::string& word) {
 
 void require_lumped_terms(const Simulation& sim, const std::string& what,
                           const VirialTerms& terms) {
-  const bool styled[term_kinds] = {sim.bond() != nullptr, sim.angle() != nullptr,
-                                   sim.dihedral() != nullptr, sim.improper() != nullptr};
   const bool kspace = sim.kspace() != nullptr;
   bool lumped = !kspace || terms.kspace == terms.pair;
   std::string names;
-  for (std::size_t k = 0; k < term_kinds; ++k)
-    if (styled[k]) {
-      lumped = lumped && terms.bonded[k] == terms.pair;
-      names += std::string(" ") + term_kind_info[k].name;
-    }
+  sim.for_each_bonded_style([&](const auto* style, TermKind kind) {
+    if (!style) return;
+    lumped = lumped && terms.bonded[static_cast<std::size_t>(kind)] == terms.pair;
+    names += std::string(" ") + info(kind).name;
+  });
   if (!lumped)
     throw ConfigError(what + ": md_ipu tallies each atom's shares of the terms pair" + names +
                       (kspace ? " kspace" : "") + " together; name them all (pair" + names +

@@ -358,20 +358,9 @@ void read_data(Simulation& sim, const std::string& path,
           }
         }
       };
-      switch (*kind) {
-        case TermKind::bond:
-          with(sim.bond());
-          break;
-        case TermKind::angle:
-          with(sim.angle());
-          break;
-        case TermKind::dihedral:
-          with(sim.dihedral());
-          break;
-        case TermKind::improper:
-          with(sim.improper());
-          break;
-      }
+      sim.for_each_bonded_style([&](auto* style, TermKind k) {
+        if (k == *kind) with(style);
+      });
     } else if (const auto fix =
                    std::find_if(fix_sections.begin(), fix_sections.end(),
                                 [&](const DataFixSection& f) { return f.section == name; });
@@ -495,13 +484,9 @@ void write_data(Simulation& sim, const std::string& path, bool coefficients) {
   if (const Pair* pair = sim.pair(); pair && coefficients)
     pair->write_data_coeffs(out, sim.types());
   if (coefficients) {
-    const auto write_coeffs = [&](const auto* style, TermKind kind) {
+    std::as_const(sim).for_each_bonded_style([&](const auto* style, TermKind kind) {
       if (style) style->write_data_coeffs(out, sim.topology_types(kind));
-    };
-    write_coeffs(sim.bond(), TermKind::bond);
-    write_coeffs(sim.angle(), TermKind::angle);
-    write_coeffs(sim.dihedral(), TermKind::dihedral);
-    write_coeffs(sim.improper(), TermKind::improper);
+    });
   }
   out << "\nAtoms # " << atom_style_name(sim.atom_style()) << "\n\n";
   for (const auto& a : atoms) {
@@ -622,13 +607,9 @@ void write_restart(Simulation& sim, const std::string& path) {
     }
     most.push_back(layout.specials);
     t["layout"] = most;
-    const auto section = [&](const auto* style, TermKind kind) {
+    std::as_const(sim).for_each_bonded_style([&](const auto* style, TermKind kind) {
       if (style) t[info(kind).name] = style->restart_section();
-    };
-    section(sim.bond(), TermKind::bond);
-    section(sim.angle(), TermKind::angle);
-    section(sim.dihedral(), TermKind::dihedral);
-    section(sim.improper(), TermKind::improper);
+    });
     h["topology"] = t;
     rows.assign(atoms.size() * layout.width(), 0.0);
     for (std::size_t k = 0; k < atoms.size(); ++k)

@@ -1285,14 +1285,11 @@ void Simulation::init_topology() {
                             }
                           });
   }
-  const bool styled[term_kinds] = {bond_ != nullptr, angle_ != nullptr, dihedral_ != nullptr,
-                                   improper_ != nullptr};
-  for (const TermKind kind : all_term_kinds) {
-    const auto k = static_cast<std::size_t>(kind);
-    if (counts[k] > 0 && !styled[k])
+  std::as_const(*this).for_each_bonded_style([&](const auto* style, TermKind kind) {
+    if (counts[static_cast<std::size_t>(kind)] > 0 && !style)
       log(std::string("WARNING: ") + info(kind).section + " are defined but no " + info(kind).name +
           " style is set");
-  }
+  });
   if (bond_) bond_->init(topology_types(TermKind::bond));
   if (angle_) angle_->init(topology_types(TermKind::angle));
   if (dihedral_) dihedral_->init(topology_types(TermKind::dihedral));

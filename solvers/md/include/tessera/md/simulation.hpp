@@ -222,6 +222,23 @@ class Simulation {
   void set_improper(std::unique_ptr<Improper> improper);
   // Whether any bonded style is set.
   bool has_bonded_style() const { return bond_ || angle_ || dihedral_ || improper_; }
+  // Calls f(style, kind) for each kind of bonded term in TermKind order, with its style or
+  // nullptr (f takes any of the four style types: a generic lambda).
+  template <class F>
+  void for_each_bonded_style(F&& f) const {
+    f(static_cast<const Bond*>(bond_.get()), TermKind::bond);
+    f(static_cast<const Angle*>(angle_.get()), TermKind::angle);
+    f(static_cast<const Dihedral*>(dihedral_.get()), TermKind::dihedral);
+    f(static_cast<const Improper*>(improper_.get()), TermKind::improper);
+  }
+  template <class F>
+  void for_each_bonded_style(F&& f) {
+    changed();
+    f(bond_.get(), TermKind::bond);
+    f(angle_.get(), TermKind::angle);
+    f(dihedral_.get(), TermKind::dihedral);
+    f(improper_.get(), TermKind::improper);
+  }
   // special_bonds: the pair weights of 1-2, 1-3 and 1-4 neighbors, and the trims of the special
   // lists. Setting them once the atoms have topology builds every atom's special list again (as
   // LAMMPS's special_bonds does; collective).

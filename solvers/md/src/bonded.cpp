@@ -154,6 +154,7 @@ class BondHarmonic final : public CoefficientStyle<BondEntry, 2> {
  public:
   BondHarmonic() : CoefficientStyle(TermKind::bond, "K R0") {}
   std::string style() const override { return "harmonic"; }
+  std::optional<double> equilibrium(int type) const override { return c_[type][1]; }
   void compute(BondedTile& t, std::span<const BondEntry> bonds) const override {
     const auto& x = t.x;
     for (const BondEntry& b : bonds) {
@@ -184,6 +185,7 @@ class AngleHarmonic final : public CoefficientStyle<AngleEntry, 2> {
  public:
   AngleHarmonic() : CoefficientStyle(TermKind::angle, "K THETA0") {}
   std::string style() const override { return "harmonic"; }
+  std::optional<double> equilibrium(int type) const override { return c_[type][1] / 180.0 * M_PI; }
   void compute(BondedTile& t, std::span<const AngleEntry> angles) const override {
     constexpr double small = 0.001;
     const auto& x = t.x;

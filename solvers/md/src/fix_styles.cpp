@@ -24,6 +24,7 @@
 #include "tessera/md/fix_recenter.hpp"
 #include "tessera/md/fix_rigid.hpp"
 #include "tessera/md/fix_setforce.hpp"
+#include "tessera/md/fix_shake.hpp"
 #include "tessera/md/fix_spring.hpp"
 #include "tessera/md/fix_temp_berendsen.hpp"
 #include "tessera/md/fix_temp_rescale.hpp"
@@ -87,6 +88,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
       r.add(rigid, [rigid](const FixArguments& a) -> std::unique_ptr<Fix> {
         return std::make_unique<FixRigid>(a, rigid);
       });
+    r.add<FixShake>("shake");
     r.add<FixPropertyAtom>("property/atom");
     r.add<FixSpring>("spring");
     using Kind = FixWall::Kind;

@@ -51,6 +51,7 @@ struct Simulation::TileAtoms {
         eatom(t.make_vector<double>("md.per_atom_energy")),
         vatom(t.make_vector<double>("md.per_atom_virial")),
         pair_forward(t.make_vector<double>("md.pair_forward")),
+        predicted(t.make_vector<double>("md.constraint_predicted")),
         send_atom(t.make_vector<int>("md.ghost_send_list")),
         send_begin(t.make_vector<int>("md.ghost_send_list")),
         neigh_begin(t.make_vector<int>("md.neighbor_list")),
@@ -72,6 +73,7 @@ struct Simulation::TileAtoms {
   TileVector<double> extra;         // per_atom_width_ values per atom (add_per_atom)
   TileVector<double> eatom, vatom;  // per-atom energy (1) and virial (6) at tally_step_
   TileVector<double> pair_forward;  // Pair::forward_per_atom() values per atom, this step's
+  TileVector<double> predicted;     // a constraint fix's predicted positions, 3 per atom
   TileVector<int> send_atom, send_begin;
   TileVector<int> neigh_begin, neigh;
   TileVector<int> bin_head, bin_next;
@@ -111,6 +113,8 @@ Simulation::Simulation(Runtime& runtime, Units units)
   send_tally_ = runtime_.create_variable<double>("md.returned_tally", 0);
   send_forward_ = runtime_.create_variable<double>("md.pair_send_forward", 0);
   ghost_forward_ = runtime_.create_variable<double>("md.pair_ghost_forward", 0);
+  send_predicted_ = runtime_.create_variable<double>("md.constraint_send_predicted", 0);
+  ghost_predicted_ = runtime_.create_variable<double>("md.constraint_ghost_predicted", 0);
   tiles_.resize(runtime_.local_tiles().size());
   require_host_memory(static_cast<double>(tiles_.size()) * sizeof(TileAtoms),
                       "md's state of " + std::to_string(tiles_.size()) + " tiles on this rank",
@@ -124,8 +128,9 @@ Simulation::Simulation(Runtime& runtime, Units units)
 // The tiles' memory goes back to the runtime, which outlives this system (a script's clear
 // builds the next one on it).
 Simulation::~Simulation() {
-  for (auto v : {x_, send_x_, q_, send_q_, ghost_f_, send_f_, ghost_extra_, send_extra_,
-                 ghost_tally_, send_tally_, send_forward_, ghost_forward_})
+  for (auto v :
+       {x_, send_x_, q_, send_q_, ghost_f_, send_f_, ghost_extra_, send_extra_, ghost_tally_,
+        send_tally_, send_forward_, ghost_forward_, send_predicted_, ghost_predicted_})
     runtime_.destroy_variable(v);
   runtime_.destroy_variable(type_);
   runtime_.destroy_variable(send_type_);
@@ -1046,6 +1051,17 @@ FixTile Simulation::fix_view(Tile& t, std::int64_t step) {
   view.image = std::span<const std::int32_t>(s.image.data(), 3 * n);
   view.per_atom = std::span<double>(s.extra.data(), per_atom_width_ * n);
   view.per_atom_width = per_atom_width_;
+  view.setup = setting_up_;
+  if (constrained()) {
+    const auto ghosts = static_cast<std::size_t>(s.nghost);
+    view.nghost = s.nghost;
+    view.ghost_x = t.get(x_).subspan(3 * n, 3 * ghosts);
+    view.ghost_type = t.get(type_).subspan(n, ghosts);
+    view.ghost_id = t.get(ghost_tag_);
+    view.ghost_predicted = t.get(ghost_predicted_);
+    view.predicted = std::span<const double>(s.predicted.data(), s.predicted.size());
+    view.builds = static_cast<std::uint64_t>(builds_);
+  }
   return view;
 }
 
@@ -1257,8 +1273,19 @@ void Simulation::setup_run() {
   apply_pending_scale();
   for (auto& fix : fixes_)
     if (!minimizing_ || fix->acts_in_minimize()) fix->init(*this);
+  fix_dof_ = 0;
+  for (auto& fix : fixes_)
+    if (!minimizing_ || fix->acts_in_minimize()) fix_dof_ += fix->dof_removed(*this, 1u);
   rebuild(true);
-  force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true, /*defer=*/false);
+  setting_up_ = true;
+  try {
+    force_and_integrate_second(true, /*integrate=*/false, /*energy_virial=*/true,
+                               /*defer=*/false);
+  } catch (...) {
+    setting_up_ = false;
+    throw;
+  }
+  setting_up_ = false;
   pair_->end_of_step(runtime_, step_, natoms_);
   // Computes before fixes: a thermostat's setup reads its temperature's degrees of freedom.
   for (auto& c : computes_) c->setup(*this);
@@ -1288,7 +1315,7 @@ void Simulation::init_topology() {
   std::as_const(*this).for_each_bonded_style([&](const auto* style, TermKind kind) {
     if (counts[static_cast<std::size_t>(kind)] > 0 && !style)
       log(std::string("WARNING: ") + info(kind).section + " are defined but no " + info(kind).name +
-          " style is set");
+          " style is set\n");
   });
   if (bond_) bond_->init(topology_types(TermKind::bond));
   if (angle_) angle_->init(topology_types(TermKind::angle));
@@ -1329,6 +1356,11 @@ void Simulation::evaluate_snapshot() {
 void Simulation::begin_minimize() {
   saved_neighbor_ = neighbor_;
   neighbor_.every = 1, neighbor_.delay = 0, neighbor_.check = true;
+  for (const auto& fix : fixes_)
+    if (fix->constrains())
+      throw ConfigError("fix " + fix->id() + " " + fix->style() +
+                        " cannot be used with minimization (as LAMMPS's: its constraints turn "
+                        "off bonds that count in the energy); unfix it first");
   minimizing_ = true;
   try {
     setup_run();
@@ -1920,11 +1952,12 @@ void Simulation::rebuild(bool canonical_order) {
   std::vector<int> ghosts(static_cast<std::size_t>(tiles), 0);
   ExchangePlanBuilder px("md.ghost_x"), pt("md.ghost_type"), pq("md.ghost_q"), pid("md.ghost_id"),
       pmask("md.ghost_mask"), pr("md.ghost_forces_back"), prm("md.ghost_extra_back"),
-      ptally("md.ghost_tally_back"), pfwd("md.pair_forward");
+      ptally("md.ghost_tally_back"), pfwd("md.pair_forward"), ppredict("md.constraint_predicted");
   const bool masks = !neighbor_.exclude_groups.empty();
   // What the pair style returns besides forces (deepmd's other models' forces on ghosts).
   const std::size_t extra = pair_->extra_per_ghost();
   const std::size_t forward = pair_->forward_per_atom();
+  const std::size_t predicted = constrained() ? 3 : 0;
   for (int src = 0; src < tiles; ++src) {
     std::size_t offset = 0;
     const auto& segments = domain_.segments(src);
@@ -1956,6 +1989,9 @@ void Simulation::rebuild(bool canonical_order) {
       if (tally_wanted_)
         ptally.copy(ghost_tally_, dst, 7 * (at - nlocal_dst), send_tally_, src, 7 * offset,
                     7 * static_cast<std::size_t>(c));
+      if (predicted > 0)
+        ppredict.copy(send_predicted_, src, 3 * offset, ghost_predicted_, dst,
+                      3 * (at - nlocal_dst), 3 * static_cast<std::size_t>(c));
       ghosts[static_cast<std::size_t>(dst)] += c;
       offset += static_cast<std::size_t>(c);
     }
@@ -1984,6 +2020,10 @@ void Simulation::rebuild(bool canonical_order) {
     plan_forward_.emplace(runtime_.compile(pfwd));
   else
     plan_forward_.reset();
+  if (predicted > 0)
+    plan_predicted_.emplace(runtime_.compile(ppredict));
+  else
+    plan_predicted_.reset();
   const std::size_t tally = tally_wanted_ ? 7 : 0;
 
   // 4. Make room for the ghosts and send them.
@@ -2005,6 +2045,8 @@ void Simulation::rebuild(bool canonical_order) {
     t.resize(send_tally_, tally * s.send_atom.size());
     t.resize(ghost_forward_, forward * ghosts_here);
     t.resize(send_forward_, forward * s.send_atom.size());
+    t.resize(ghost_predicted_, predicted * ghosts_here);
+    t.resize(send_predicted_, predicted * s.send_atom.size());
     pack_ghost_positions(t, fractional);
     const auto type = t.get(type_);
     auto out = t.get(send_type_);
@@ -2324,6 +2366,12 @@ void Simulation::resolve_topology(Tile& t) {
         found = found && index[a] >= 0;
         ++lookups;
       }
+      const std::span<const double> values(&s.extra[i * per_atom_width_], per_atom_width_);
+      if (std::any_of(fixes_.begin(), fixes_.end(), [&](const auto& fix) {
+            return fix->replaces_term(kind, std::span<const std::int64_t>(ids.data(), k.atoms),
+                                      values);
+          }))
+        continue;
       if (!found) {
         std::string names;
         for (std::size_t a = 0; a < k.atoms; ++a) names.append(a ? " " : "").append(fmt_id(ids[a]));
@@ -2517,6 +2565,11 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
   bool folded = false;
   for (std::size_t k = 0; k < fixes_.size(); ++k) {
     Fix& fix = *fixes_[k];
+    if (fix.constrains() && !minimizing_) {
+      predict_for_constraint(k, first, folded, extra);
+      folded = true;
+      first = k;
+    }
     const std::size_t n = fix.post_force_sums();
     if (n == 0 || (minimizing_ && !fix.acts_in_minimize())) continue;
     const auto sums = runtime_.all_reduce<double>("md.post_force_sums", ReduceOp::sum, n,
@@ -2558,6 +2611,61 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     finish_integrate(t, step_, integrate, /*kinetic=*/true, first_final);
   });
   if (tally_now_) tally_step_ = step_;
+}
+
+void Simulation::predict_for_constraint(std::size_t k, std::size_t first, bool folded, bool extra) {
+  Fix& fix = *fixes_[k];
+  // The tile's own atoms' predictions, each ghost's shifted to its image as its position is.
+  const auto send = [&](Tile& t, bool correcting) {
+    TileAtoms& s = state(t);
+    const FixTile view = fix_view(t, step_);
+    auto& own = s.predicted;
+    own.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
+    fix.predict_positions(view, correcting, std::span<double>(own.data(), own.size()));
+    auto out = t.get(send_predicted_);
+    const auto& segments = domain_.segments(t.id());
+    std::size_t n = 0;
+    for (std::size_t seg = 0; seg < segments.size(); ++seg)
+      for (int m = s.send_begin[seg]; m < s.send_begin[seg + 1]; ++m) {
+        const auto i = static_cast<std::size_t>(s.send_atom[static_cast<std::size_t>(m)]);
+        for (std::size_t d = 0; d < 3; ++d)
+          out[3 * n + d] = own[3 * i + d] + segments[seg].shift[d];
+        ++n;
+      }
+    t.charge(pack_work, n);
+  };
+  const auto begin = [&](Tile& t) {
+    if (!folded) fold_forces(t, step_, extra);
+    post_force_range(t, step_, first, k);
+  };
+  if (setting_up_) {
+    runtime_.superstep("md.constraint_correct_predict",
+                       [&](Tile& t) {
+                         begin(t);
+                         send(t, /*correcting=*/true);
+                       },
+                       {&*plan_predicted_});
+    runtime_.superstep("md.constraint_correct", [&](Tile& t) {
+      FixTile view = fix_view(t, step_);
+      fix.correct_positions(view);
+    });
+    forward_ghosts();
+    runtime_.superstep("md.constraint_predict", [&](Tile& t) { send(t, false); },
+                       {&*plan_predicted_});
+    return;
+  }
+  runtime_.superstep("md.constraint_predict",
+                     [&](Tile& t) {
+                       begin(t);
+                       send(t, false);
+                     },
+                     {&*plan_predicted_});
+}
+
+bool Simulation::constrained() const {
+  for (const auto& fix : fixes_)
+    if (fix->constrains()) return true;
+  return false;
 }
 
 // The end of a step on one tile: returned forces added in segment order (and the other models'
@@ -2625,7 +2733,7 @@ void Simulation::finish_integrate(Tile& t, std::int64_t step, bool integrate, bo
 bool Simulation::post_force_needs_sums() const {
   for (const auto& fix : fixes_)
     if ((fix->post_force_sums() > 0 && (!minimizing_ || fix->acts_in_minimize())) ||
-        (fix->final_integrate_sums() > 0 && !minimizing_))
+        ((fix->final_integrate_sums() > 0 || fix->constrains()) && !minimizing_))
       return true;
   return false;
 }

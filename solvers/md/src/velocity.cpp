@@ -39,13 +39,16 @@ double temperature(Simulation& sim, const std::string& group, std::uint32_t mask
     if (!c->is_temperature())
       throw ConfigError(std::string("velocity ") + style + " temp: compute " + options.temperature +
                         " (" + c->style() + ") does not compute a temperature");
+    c->setup(sim);
     return c->scalar(sim);
   }
-  // LAMMPS's velocity makes a compute temp of the group for this.
+  // LAMMPS's velocity makes a compute temp of the group for this, set up (its degrees of
+  // freedom less those fixes such as fix shake remove) as LAMMPS's Velocity::create does.
   ComputeTemp temp(ComputeArguments{"velocity_temp", group, {}, &sim});
   int bit = 0;
   while ((1u << bit) != mask) ++bit;
   temp.set_group_bit(bit);
+  temp.setup(sim);
   return temp.scalar(sim);
 }
 

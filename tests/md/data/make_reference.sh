@@ -320,6 +320,14 @@ ref in.dreiding_methanol dreiding_methanol.lammps.out -var examples $examples
 ref in.butane_opls butane_opls.lammps.out -var examples $examples
 ref in.peptide_harmonic peptide_harmonic.lammps.out -var examples $examples
 ref in.peptide_restart peptide_restart.lammps.out -var examples $examples
+# fix shake: examples/rdf-adf/in.spce with Ewald sums (1500 frozen water angles) and
+# examples/peptide's own SHAKE (clusters of 2, 3 and 4 atoms and frozen angles) with its cluster
+# counts and statistics lines (the regular expression is the one tests/md/CMakeLists.txt uses).
+ref in.spce_shake spce_shake.lammps.out -var examples $examples
+ref in.peptide_shake peptide_shake.lammps.out -var examples $examples
+shake_lines='^(Finding SHAKE| +[0-9]+ = # of|SHAKE stats| +[0-9]+   [0-9])'
+(cd "$work" && lmp -in "$here/in.peptide_shake" -var data "$here" -var examples $examples -log none) |
+  grep -E "$shake_lines" > peptide_shake_stats.lammps.txt
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -85,6 +86,9 @@ class BondedStyle {
   // At a run's setup: throws ConfigError naming a type without coefficients.
   virtual void init(int types) = 0;
   virtual void compute(BondedTile& t, std::span<const Entry> entries) const = 0;
+  // A type's equilibrium value, for fix shake (LAMMPS's Bond::equilibrium_distance, in distance
+  // units, and Angle::equilibrium_angle, in radians); none for styles without one.
+  virtual std::optional<double> equilibrium(int /*type*/) const { return std::nullopt; }
   // Its restart section ({"style": NAME, ...}) and its data file coefficient lines ("TYPE
   // COEFF..."), each read back.
   virtual nlohmann::json restart_section() const = 0;

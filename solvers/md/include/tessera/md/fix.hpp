@@ -37,6 +37,7 @@
 #include "tessera/core/registry.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/md/compute.hpp"
+#include "tessera/md/topology.hpp"
 #include "tessera/md/units.hpp"
 
 namespace tessera::md {
@@ -65,6 +66,19 @@ struct FixTile {
   std::span<const std::int32_t> image;  // 3 per atom: periodic images crossed
   std::span<double> per_atom;           // per_atom_width per atom (Simulation::add_per_atom)
   std::size_t per_atom_width = 0;
+  // For a fix that constrains the atoms (Fix::constrains): the tile's ghost atoms (copies of
+  // other tiles' atoms near its own, and periodic images), their ids, types and positions, and,
+  // in post_force, their predicted positions (Fix::predict_positions) shifted to each copy's
+  // image, and the own atoms'; `builds` counts the rebuilds of the ghosts so far (the ghosts change
+  // only then); `setup` is set during a run's setup (LAMMPS's Fix::setup, where velocities are
+  // whole-step).
+  int nghost = 0;
+  std::span<const double> ghost_x, ghost_predicted;  // 3 per ghost
+  std::span<const double> predicted;                 // 3 per own atom
+  std::span<const std::int64_t> ghost_id;
+  std::span<const std::int32_t> ghost_type;
+  std::uint64_t builds = 0;
+  bool setup = false;
 };
 
 class Fix {
@@ -104,6 +118,26 @@ class Fix {
   virtual std::size_t final_integrate_sums() const { return 0; }
   virtual void sum_final_integrate(const FixTile& /*t*/, std::span<double> /*out*/) const {}
   virtual void set_final_integrate_sums(std::span<const double> /*sums*/) {}
+  // A fix that constrains the atoms' motion (fix shake): its post_force needs the positions the
+  // atoms would reach at the next step, its ghosts' included. predict_positions gives them for
+  // the tile's own atoms (3 per atom, from the forces as the fixes before it left them), and
+  // the run sends them to the ghost copies (FixTile::ghost_predicted) before post_force. At a
+  // run's setup, before that, the atoms are first moved onto the constraints: the predictions
+  // with `correcting` set (velocities and forces taken as zero) are sent, correct_positions
+  // moves each tile's own atoms, and the ghosts' positions are sent again (LAMMPS's
+  // FixShake::correct_coordinates). Such a fix refuses minimizations (Simulation does).
+  virtual bool constrains() const { return false; }
+  virtual void predict_positions(const FixTile& /*t*/, bool /*correcting*/,
+                                 std::span<double> /*out*/) const {}
+  virtual void correct_positions(FixTile& /*t*/) {}
+  // Whether a bonded term is taken over by the fix (fix shake's constrained bonds and angles,
+  // which the bond and angle styles then leave out, as LAMMPS's negated types do): term `kind`
+  // of atoms `ids` (the data file's order) kept by an atom whose per-atom values
+  // (FixTile::per_atom) are `per_atom`.
+  virtual bool replaces_term(TermKind /*kind*/, std::span<const std::int64_t> /*ids*/,
+                             std::span<const double> /*per_atom*/) const {
+    return false;
+  }
   // Whether its post_force (and setup) also acts during a minimization, as LAMMPS's
   // min_post_force (setforce, addforce, enforce2d); the other hooks never do.
   virtual bool acts_in_minimize() const { return false; }

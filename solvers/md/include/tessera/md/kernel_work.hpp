@@ -58,6 +58,18 @@ constexpr KernelWork special_filter_work = md_work(0, 0, 2, 8, 0);
 // The bonded atoms' tile indices at a rebuild, per atom (sorting the tile's ids: an estimate of
 // 10 integer steps) and per partner looked up (a binary search and the distance to each image).
 constexpr KernelWork topology_resolve_work = md_work(8, 0, 20, 5 * 8, 4);
+// fix shake's clusters at a rebuild, per atom (as topology_resolve_work: the ids sorted and each
+// cluster atom looked up).
+constexpr KernelWork shake_resolve_work = topology_resolve_work;
+// fix shake, per cluster (an estimate from the 3-atom angle cluster, the dearest, at 4
+// iterations): the 6 difference vectors (18), the masses (3 divisions), the matrix and its
+// inverse (9 dot products and 40 operations, 1 division), the 18 quadratic coefficients (18 dot
+// products and 36), 4 iterations of 3 quadratic forms, right-hand sides and products (4 x 60),
+// the forces (27) and virial (36); loads 3 types, 3 positions and predictions and 3 forces,
+// stores 3 forces.
+constexpr KernelWork shake_cluster_work =
+    md_work(18 + 9 * 5 + 40 + 18 * 5 + 36 + 4 * 60 + 27 + 36, 3 + 1 + 3, 20,
+            3 * 4 + 9 * 8 + 9 * 8 + 9 * 8, 9 * 8);
 // bond_style harmonic, per bond: the distance (8), r, dr, the force factor (4 with a division),
 // the forces on two atoms (12), the energy and virial (9); loads the indices, type, 2 positions,
 // 2 coefficients and 2 forces, stores 2 forces.

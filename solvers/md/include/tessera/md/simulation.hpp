@@ -532,9 +532,11 @@ class Simulation {
   // Global sums for thermo output (collective). A non-finite sum stops the run with an Error
   // naming the step and the first bad atom: this, on thermo steps, is where energies are checked.
   Thermo thermo();
-  // Temperature and degrees of freedom as LAMMPS's compute temp: dof = dN - d in d dimensions.
+  // Temperature and degrees of freedom as LAMMPS's compute temp of group all: dof = dN - d in
+  // d dimensions, less what the fixes remove (fix shake's constraints, fix rigid's bodies) as
+  // the last run's setup counted them.
   double temperature(double ke) const;
-  double dof() const { return dimension_ * static_cast<double>(natoms_) - dimension_; }
+  double dof() const { return dimension_ * static_cast<double>(natoms_) - dimension_ - fix_dof_; }
   // The box's volume, its area in 2-d (the measure pressures are over).
   double volume() const {
     return dimension_ == 2 ? box_.length(0) * box_.length(1) : box_.volume();
@@ -605,6 +607,11 @@ class Simulation {
   void finish_integrate(Tile& t, std::int64_t step, bool integrate, bool kinetic,
                         std::size_t first_final = 0);
   bool post_force_needs_sums() const;
+  bool constrained() const;
+  // For the constraint fix k: every tile folds its forces (unless `folded`), runs the post_force
+  // of fixes [first, k) and sends fix k's predicted positions to the ghosts; at a run's setup the
+  // atoms are first moved onto the constraints.
+  void predict_for_constraint(std::size_t k, std::size_t first, bool folded, bool extra);
   // The tile's kinetic sums (ke, ke_tensor) from its velocities.
   void sum_kinetic(Tile& t);
   FixTile fix_view(Tile& t, std::int64_t step);
@@ -684,6 +691,7 @@ class Simulation {
   std::map<std::string, CustomProperty> custom_properties_;
   int next_per_atom_handle_ = 1;
   bool minimizing_ = false, running_ = false;
+  double fix_dof_ = 0;  // degrees of freedom the fixes remove from group all (dof())
   NeighborSettings saved_neighbor_;
   double pending_scale_ = 1.0;  // scale_velocities not yet applied
 
@@ -703,6 +711,11 @@ class Simulation {
   // (Pair::forward_per_atom: EAM's F'(rho)), as sent and as the ghosts receive it.
   Variable<double> send_forward_, ghost_forward_;
   std::optional<ExchangePlan> plan_forward_;
+  // A constraint fix's predicted positions (Fix::predict_positions), as sent and as the ghosts
+  // receive them (3 per atom, only while such a fix exists); setting_up_ during a run's setup.
+  Variable<double> send_predicted_, ghost_predicted_;
+  std::optional<ExchangePlan> plan_predicted_;
+  bool setting_up_ = false;
   // Per-atom energies and virials (PairTile::per_atom): wanted by a compute since the last
   // setup, tallied at this force evaluation, the step they were last tallied at (-1: none
   // valid), and the ghosts' tallies returned to their owners (7 per ghost).

@@ -300,6 +300,21 @@ void KSpaceEwald::forces(KSpaceTile& t, std::span<const double> total) {
   t.tile.charge(ewald_force_work, static_cast<std::uint64_t>(n * kvectors_.size()));
 }
 
+void KSpaceEwald::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)>& view,
+                          bool energy_virial_wanted, double& energy,
+                          std::array<double, 6>& virial) {
+  const auto total = runtime.all_reduce<double>(
+      "md.kspace_sums", ReduceOp::sum, 2 * kvectors_.size(), [&](Tile& t, std::span<double> out) {
+        std::fill(out.begin(), out.end(), 0.0);
+        partial(view(t), out);
+      });
+  runtime.superstep("md.kspace_forces", [&](Tile& t) {
+    KSpaceTile k = view(t);
+    forces(k, total);
+  });
+  if (energy_virial_wanted) energy_virial(total, energy, virial);
+}
+
 void KSpaceEwald::energy_virial(std::span<const double> total, double& energy,
                                 std::array<double, 6>& virial) const {
   const double qscale = qqrd2e_;

@@ -1270,6 +1270,7 @@ void Simulation::setup_run() {
   ghost_cutoff_ = ghost_cutoff;
   force_cutoff_ = cutoff;
   domain_ = Domain(box_, runtime_.target().total_tiles(), ghost_cutoff, dimension_, periodicity());
+  if (kspace_) kspace_->prepare(runtime_, domain_, neighbor_.skin);
   apply_pending_scale();
   for (auto& fix : fixes_)
     if (!minimizing_ || fix->acts_in_minimize()) fix->init(*this);
@@ -2431,8 +2432,8 @@ void Simulation::init_kspace() {
   if (log_) log_(log);
 }
 
-// The kspace style's two phases (kspace.hpp): the tiles' partial sums all-reduced, then the
-// forces on each tile's atoms (and their per-atom energies and virials when tallied).
+// The kspace style's supersteps (kspace.hpp): the forces on each tile's atoms (and their
+// per-atom energies and virials when tallied).
 void Simulation::compute_kspace(bool energy_virial) {
   const auto view = [&](Tile& t) {
     TileAtoms& s = state(t);
@@ -2448,16 +2449,7 @@ void Simulation::compute_kspace(bool energy_virial) {
     }
     return k;
   };
-  const auto total = runtime_.all_reduce<double>(
-      "md.kspace_sums", ReduceOp::sum, kspace_->reduced(), [&](Tile& t, std::span<double> out) {
-        std::fill(out.begin(), out.end(), 0.0);
-        kspace_->partial(view(t), out);
-      });
-  runtime_.superstep("md.kspace_forces", [&](Tile& t) {
-    KSpaceTile k = view(t);
-    kspace_->forces(k, total);
-  });
-  if (energy_virial) kspace_->energy_virial(total, kspace_energy_, kspace_virial_);
+  kspace_->compute(runtime_, view, energy_virial, kspace_energy_, kspace_virial_);
 }
 
 void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial,

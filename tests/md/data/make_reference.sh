@@ -325,6 +325,9 @@ ref in.peptide_restart peptide_restart.lammps.out -var examples $examples
 # counts and statistics lines (the regular expression is the one tests/md/CMakeLists.txt uses).
 ref in.spce_shake spce_shake.lammps.out -var examples $examples
 ref in.peptide_shake peptide_shake.lammps.out -var examples $examples
+# PPPM: the same two as the examples write them (pppm 1.0e-6 and 0.0001).
+ref in.spce_shake spce_pppm.lammps.out -var examples $examples -var kspace pppm -var accuracy 1.0e-6
+ref in.peptide_shake peptide_pppm.lammps.out -var examples $examples -var kspace pppm -var accuracy 0.0001
 shake_lines='^(Finding SHAKE| +[0-9]+ = # of|SHAKE stats| +[0-9]+   [0-9])'
 (cd "$work" && lmp -in "$here/in.peptide_shake" -var data "$here" -var examples $examples -log none) |
   grep -E "$shake_lines" > peptide_shake_stats.lammps.txt

@@ -3,20 +3,19 @@
 //
 // It pairs with a pair style whose Coulomb term is the short-range, erfc-screened part of the
 // Ewald sum (coul/long, lj/cut/coul/long): at each run's setup init works out the splitting
-// parameter g_ewald (1/distance) from the accuracy, which the pair style then uses, and each
-// step adds the long-range forces to the owned atoms, in two phases on the tile runtime:
-//   1. every tile sums its atoms' share of `reduced()` values (partial, e.g. Ewald's structure
-//      factors), which the runtime all-reduces over tiles and ranks in a fixed order;
-//   2. every tile adds the forces on its own atoms from the totals (forces), and, when asked,
-//      their per-atom energies and virials.
-// The energy and virial (energy units; xx yy zz xy xz yz) follow from the totals alone
-// (energy_virial), the same on every rank. partial and forces run concurrently on different
-// tiles: they write only to their KSpaceTile and the state kept for that tile (`slot`), and
-// charge their work to the tile (Tile::charge) for the cost model.
+// parameter g_ewald (1/distance) from the accuracy, which the pair style then uses, and
+// prepare gets the tiles' sub-boxes; each step compute adds the long-range forces to the tiles'
+// own atoms (and, when asked, their per-atom energies and virials) in supersteps of its own on
+// the runtime: Ewald's structure factors all-reduced over the tiles, PPPM's mesh through a
+// distributed FFT. Tile work runs concurrently: a style writes only to the KSpaceTile it is
+// given and the state it keeps for that tile (`slot`), and charges its work to the tile
+// (Tile::charge) for the cost model. The energy and virial (energy units; xx yy zz xy xz yz)
+// come out the same on every rank.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -63,13 +62,15 @@ class KSpace {
   // out the parameters and returns g_ewald; `log` gets LAMMPS's lines about them. Throws
   // ConfigError.
   virtual double init(const KSpaceSystem& system, std::string& log) = 0;
+  // Then, once the tiles' sub-boxes are set (collective): what depends on them (PPPM's meshes).
+  // `skin`: how far (distance) an atom may stray from its tile's sub-box between rebuilds.
+  virtual void prepare(Runtime& /*runtime*/, const Domain& /*domain*/, double /*skin*/) {}
   // A box that changed since init (a barostat): the parameters that depend on it.
   virtual void box_changed(const Box& box) = 0;
-  virtual std::size_t reduced() const = 0;
-  virtual void partial(const KSpaceTile& t, std::span<double> out) = 0;
-  virtual void forces(KSpaceTile& t, std::span<const double> total) = 0;
-  virtual void energy_virial(std::span<const double> total, double& energy,
-                             std::array<double, 6>& virial) const = 0;
+  // Each step (collective): the forces on every tile's atoms (`view` gives a tile's), and with
+  // energy_virial the energy and virial.
+  virtual void compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)>& view,
+                       bool energy_virial, double& energy, std::array<double, 6>& virial) = 0;
 };
 
 // The kspace styles md_ipu has, by name.

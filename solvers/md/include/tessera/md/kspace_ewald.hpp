@@ -39,13 +39,16 @@ class KSpaceEwald final : public KSpace {
   void modify(const std::vector<std::string>& args) override;
   double init(const KSpaceSystem& system, std::string& log) override;
   void box_changed(const Box& box) override;
-  std::size_t reduced() const override { return 2 * kvectors_.size(); }
-  void partial(const KSpaceTile& t, std::span<double> out) override;
-  void forces(KSpaceTile& t, std::span<const double> total) override;
-  void energy_virial(std::span<const double> total, double& energy,
-                     std::array<double, 6>& virial) const override;
+  void compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)>& view, bool energy_virial,
+               double& energy, std::array<double, 6>& virial) override;
 
  private:
+  // The two phases: each tile's share of the structure factors (2 per k-vector), all-reduced;
+  // then the forces on each tile's atoms from the totals; the energy and virial from them.
+  void partial(const KSpaceTile& t, std::span<double> out);
+  void forces(KSpaceTile& t, std::span<const double> total);
+  void energy_virial(std::span<const double> total, double& energy,
+                     std::array<double, 6>& virial) const;
   struct KVector {
     std::array<int, 3> n;  // k = unitk * n, n signed
     double ug;

@@ -343,10 +343,23 @@ double KSpacePPPM::init(const KSpaceSystem& s, std::string& log) {
   return g_ewald_;
 }
 
-void KSpacePPPM::box_changed(const Box&) {
-  throw ConfigError(
-      "kspace_style pppm: the box changed during the run (a barostat or fix deform); md_ipu's "
-      "pppm keeps its mesh and Green's function for a fixed box");
+// A barostat's new box (LAMMPS's PPPM::setup, which its fix npt calls at each change): the
+// same mesh and bricks over the new lengths (the tiles' sub-boxes scale with the box), the
+// volume factors and the Green's function anew.
+void KSpacePPPM::box_changed(const Box& box) {
+  if (box.triclinic)
+    throw ConfigError(
+        "kspace_style pppm: the box became triclinic during the run; md_ipu's pppm "
+        "is for orthogonal boxes");
+  for (std::size_t d = 0; d < 3; ++d) {
+    prd_[d] = box.length(static_cast<int>(d));
+    boxlo_[d] = box.lo[d];
+    delinv_[d] = n_[d] / prd_[d];
+    h_[d] = prd_[d] / n_[d];
+  }
+  volume_ = prd_[0] * prd_[1] * prd_[2];
+  delvolinv_ = delinv_[0] * delinv_[1] * delinv_[2];
+  if (runtime_) compute_greens(*runtime_);
 }
 
 void KSpacePPPM::release(Runtime& runtime) {
@@ -446,9 +459,15 @@ void KSpacePPPM::prepare(Runtime& runtime, const Domain& domain, double skin) {
   to_pencils_.emplace(runtime.compile(up));
   to_bricks_.emplace(runtime.compile(down));
 
-  // The Green's function and virial coefficients of each local z-pencil tile's k-points
-  // (LAMMPS's setup and compute_gf_ik), lines kx + nx ky, kz along each.
+  compute_greens(runtime);
+}
+
+// The Green's function and virial coefficients of each tile's k-points in the z-pencils (LAMMPS's
+// setup and compute_gf_ik), lines kx + nx ky, kz along each: a superstep, each tile charged for
+// its aliasing sums.
+void KSpacePPPM::compute_greens(Runtime& runtime) {
   const Fft3d::Pencils& zp = fft_->z_pencils();
+  const auto nx = static_cast<std::size_t>(n_[0]);
   std::array<double, 3> unitk{};
   for (std::size_t d = 0; d < 3; ++d) unitk[d] = two_pi / prd_[d];
   std::array<int, 3> nb{};
@@ -457,9 +476,17 @@ void KSpacePPPM::prepare(Runtime& runtime, const Domain& domain, double skin) {
         static_cast<int>((g_ewald_ * prd_[d] / (pi * n_[d])) * std::pow(-std::log(eps_hoc), 0.25));
   const int twoorder = 2 * order_;
   const auto per = [&](int i, std::size_t d) { return i - n_[d] * (2 * i / n_[d]); };
-  greens_.assign(static_cast<std::size_t>(tiles), {});
-  for (const auto& tile : runtime.local_tiles()) {
-    const int t = tile->id();
+  // Per k-point: the aliasing sums' terms (an exponential and a sine power each, counted as 8
+  // divisions, and 20 operations), the denominator and the virial coefficients.
+  KernelWork work;
+  const double terms = (2.0 * nb[0] + 1) * (2.0 * nb[1] + 1) * (2.0 * nb[2] + 1);
+  work.flops_fp64 = 20.0 * terms + 40.0;
+  work.transcendentals_fp64 = 8.0 * terms + 10.0;
+  work.bytes_stored = 56;
+  work.value_bytes = 8;
+  greens_.resize(static_cast<std::size_t>(runtime.target().total_tiles()));
+  runtime.superstep("md.pppm_greens", [&](Tile& tile) {
+    const int t = tile.id();
     auto& g = greens_[static_cast<std::size_t>(t)];
     const std::size_t lines = zp.lines(t);
     g.assign(7 * lines * static_cast<std::size_t>(n_[2]), 0.0);
@@ -509,7 +536,8 @@ void KSpacePPPM::prepare(Runtime& runtime, const Domain& domain, double skin) {
         out[6] = vterm * fky * fkz;
       }
     }
-  }
+    tile.charge(work, lines * static_cast<std::size_t>(n_[2]));
+  });
 }
 
 void KSpacePPPM::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)>& view,

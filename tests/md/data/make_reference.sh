@@ -328,6 +328,8 @@ ref in.peptide_shake peptide_shake.lammps.out -var examples $examples
 # PPPM: the same two as the examples write them (pppm 1.0e-6 and 0.0001).
 ref in.spce_shake spce_pppm.lammps.out -var examples $examples -var kspace pppm -var accuracy 1.0e-6
 ref in.peptide_shake peptide_pppm.lammps.out -var examples $examples -var kspace pppm -var accuracy 0.0001
+# and the water under fix npt, PPPM following the box.
+ref in.spce_shake spce_pppm_npt.lammps.out -var examples $examples -var kspace pppm -var accuracy 1.0e-5 -var ensemble npt
 shake_lines='^(Finding SHAKE| +[0-9]+ = # of|SHAKE stats| +[0-9]+   [0-9])'
 (cd "$work" && lmp -in "$here/in.peptide_shake" -var data "$here" -var examples $examples -log none) |
   grep -E "$shake_lines" > peptide_shake_stats.lammps.txt

@@ -18,8 +18,9 @@
 //
 // kspace_modify mesh NX NY NZ, order N (2..7) and gewald G as LAMMPS's. Not here (refused): per-
 // atom energies and virials (compute pe/atom, stress/atom), ad differentiation, the slab
-// correction, triclinic boxes, a box that changes during the run, and tabulated pair Coulomb
-// (md_ipu computes the real-space term, as LAMMPS's pair_modify table 0).
+// correction, triclinic boxes, and tabulated pair Coulomb (md_ipu computes the real-space term,
+// as LAMMPS's pair_modify table 0). A barostat's box changes are followed as LAMMPS's fix npt
+// has PPPM follow them (the Green's function recomputed at each).
 #pragma once
 
 #include <array>
@@ -65,6 +66,7 @@ class KSpacePPPM final : public KSpace {
   // Atom i's lower-left mesh point (LAMMPS's part2grid) and its distances to it.
   std::array<int, 3> mesh_point(const double* x, double* d) const;
   void release(Runtime& runtime);
+  void compute_greens(Runtime& runtime);
 
   double accuracy_relative_ = 0;
   std::optional<double> gewald_;

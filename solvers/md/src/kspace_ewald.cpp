@@ -301,8 +301,8 @@ void KSpaceEwald::forces(KSpaceTile& t, std::span<const double> total) {
 }
 
 void KSpaceEwald::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)>& view,
-                          bool energy_virial_wanted, double& energy,
-                          std::array<double, 6>& virial) {
+                          bool energy_virial_wanted, bool /*per_atom: each tile's view says*/,
+                          double& energy, std::array<double, 6>& virial) {
   const auto total = runtime.all_reduce<double>(
       "md.kspace_sums", ReduceOp::sum, 2 * kvectors_.size(), [&](Tile& t, std::span<double> out) {
         std::fill(out.begin(), out.end(), 0.0);

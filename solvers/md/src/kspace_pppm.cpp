@@ -374,11 +374,7 @@ void KSpacePPPM::release(Runtime& runtime) {
 // The bricks, the exchange plans between them and the pencils, and each z-pencil tile's
 // Green's function.
 void KSpacePPPM::prepare(Runtime& runtime, const Domain& domain, double skin) {
-  if (runtime_) release(*runtime_);
-  runtime_ = &runtime;
-  fft_ = std::make_unique<Fft3d>(runtime, n_, 3, "md.pppm_fft");
   const int tiles = runtime.target().total_tiles();
-  const auto nx = static_cast<std::size_t>(n_[0]);
   // LAMMPS's set_grid_local: the mesh points an atom of the sub-box, strayed by half the skin,
   // can reach with its stencil.
   bricks_.assign(static_cast<std::size_t>(tiles), {});
@@ -395,6 +391,18 @@ void KSpacePPPM::prepare(Runtime& runtime, const Domain& domain, double skin) {
       b.extent[d] = nhi + nupper_ - b.lo[d] + 1;
     }
   }
+  build(runtime, 3);
+}
+
+// The distributed FFT for `fields` fields back to the bricks (3: the field; 10: and the 7 of
+// the per-atom energies and virials), its variables and plans, and the Green's function.
+void KSpacePPPM::build(Runtime& runtime, std::size_t fields) {
+  if (runtime_) release(*runtime_);
+  runtime_ = &runtime;
+  fields_ = fields;
+  fft_ = std::make_unique<Fft3d>(runtime, n_, fields, "md.pppm_fft");
+  const int tiles = runtime.target().total_tiles();
+  const auto nx = static_cast<std::size_t>(n_[0]);
   const Fft3d::Pencils& xp = fft_->x_pencils();
   const auto owner = [&](std::size_t line) {
     return static_cast<int>(std::upper_bound(xp.first.begin(), xp.first.end(), line) -
@@ -438,8 +446,8 @@ void KSpacePPPM::prepare(Runtime& runtime, const Domain& domain, double skin) {
     return bricks_[static_cast<std::size_t>(t.id())].cells();
   };
   density_ = runtime.create_variable<double>("md.pppm_density", cells);
-  field_ =
-      runtime.create_variable<double>("md.pppm_field", [&](const Tile& t) { return 3 * cells(t); });
+  field_ = runtime.create_variable<double>("md.pppm_field",
+                                           [&](const Tile& t) { return fields * cells(t); });
   incoming_ = runtime.create_variable<double>("md.pppm_incoming", [&](const Tile& t) {
     return incoming[static_cast<std::size_t>(t.id())];
   });
@@ -452,7 +460,7 @@ void KSpacePPPM::prepare(Runtime& runtime, const Domain& domain, double skin) {
     up.copy(density_, t, cell, incoming_, p, filled[static_cast<std::size_t>(p)], count);
     filled[static_cast<std::size_t>(p)] += count;
     const std::size_t lines = xp.lines(p), brick = bricks_[static_cast<std::size_t>(t)].cells();
-    for (std::size_t f = 0; f < 3; ++f)
+    for (std::size_t f = 0; f < fields; ++f)
       down.copy_strided(fft_->x_data(), p, 2 * (f * lines * nx + point), 2, field_, t,
                         f * brick + cell, 1, count);
   });
@@ -541,7 +549,12 @@ void KSpacePPPM::compute_greens(Runtime& runtime) {
 }
 
 void KSpacePPPM::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)>& view,
-                         bool energy_virial, double& energy, std::array<double, 6>& virial) {
+                         bool energy_virial, bool per_atom, double& energy,
+                         std::array<double, 6>& virial) {
+  // The per-atom energies and virials need 7 more fields through the FFT (LAMMPS's
+  // poisson_peratom): made the first time they are asked for (collective: every rank asks).
+  const std::size_t fields = per_atom ? 10 : 3;
+  if (fields_ < fields) build(runtime, fields);
   const KernelWork stencil = stencil_work(order_);
   const auto stencil_size = static_cast<std::size_t>(order_);
   // 1. Each tile's atoms' charges on its brick (LAMMPS's particle_map and make_rho), sent to the
@@ -550,11 +563,6 @@ void KSpacePPPM::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)
       "md.pppm_charges",
       [&](Tile& tile) {
         KSpaceTile t = view(tile);
-        if (t.per_atom)
-          throw ConfigError(
-              "kspace_style pppm: md_ipu's pppm does not tally per-atom energies "
-              "and virials yet (compute pe/atom, stress/atom, heat/flux); use "
-              "kspace_style ewald for them");
         const Brick& b = bricks_[static_cast<std::size_t>(tile.id())];
         auto rho = tile.get(density_);
         std::fill(rho.begin(), rho.end(), 0.0);
@@ -639,6 +647,14 @@ void KSpacePPPM::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)
               data[f * field + 2 * (l * nz + m)] = -fk[f] * im;
               data[f * field + 2 * (l * nz + m) + 1] = fk[f] * re;
             }
+            if (!per_atom) continue;
+            // The potential (u) and the virial's six components (v0..v5) of V(k).
+            data[3 * field + 2 * (l * nz + m)] = re;
+            data[3 * field + 2 * (l * nz + m) + 1] = im;
+            for (std::size_t c = 0; c < 6; ++c) {
+              data[(4 + c) * field + 2 * (l * nz + m)] = re * gv[1 + c];
+              data[(4 + c) * field + 2 * (l * nz + m) + 1] = im * gv[1 + c];
+            }
           }
         }
         KernelWork poisson;
@@ -647,7 +663,7 @@ void KSpacePPPM::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)
         tile.charge(poisson, lines * nz);
       });
   // 5. The fields back on the mesh; 6. on every brick's cells; 7. the forces (fieldforce_ik).
-  fft_->backward(3);
+  fft_->backward(fields);
   runtime.exchange("md.pppm_to_bricks", {&*to_bricks_});
   runtime.superstep("md.pppm_forces", [&](Tile& tile) {
     KSpaceTile t = view(tile);
@@ -678,8 +694,34 @@ void KSpacePPPM::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)
       }
       const double qfactor = qqrd2e_ * t.q[i];
       for (std::size_t f = 0; f < 3; ++f) t.f[3 * i + f] += qfactor * ek[f];
+      if (!t.per_atom) continue;
+      // LAMMPS's fieldforce_peratom and its scaling: half of q u less the self and neutralising
+      // terms, and half of q v, in energy units.
+      double uv[7] = {0, 0, 0, 0, 0, 0, 0};
+      for (int mz = nlower_; mz <= nupper_; mz++) {
+        const std::size_t cz = static_cast<std::size_t>(p[2] + mz - b.lo[2]);
+        const double z0 = w[2][static_cast<std::size_t>(mz - nlower_)];
+        for (int my = nlower_; my <= nupper_; my++) {
+          const std::size_t cy = static_cast<std::size_t>(p[1] + my - b.lo[1]);
+          const double y0 = z0 * w[1][static_cast<std::size_t>(my - nlower_)];
+          const std::size_t row = (cz * static_cast<std::size_t>(b.extent[1]) + cy) *
+                                      static_cast<std::size_t>(b.extent[0]) +
+                                  static_cast<std::size_t>(p[0] + nlower_ - b.lo[0]);
+          for (std::size_t l = 0; l < stencil_size; ++l) {
+            const double x0 = y0 * w[0][l];
+            for (std::size_t c = 0; c < 7; ++c) uv[c] += x0 * e[(3 + c) * cells + row + l];
+          }
+        }
+      }
+      const double qi = t.q[i];
+      double eatom = qi * uv[0];
+      eatom *= 0.5;
+      eatom -=
+          g_ewald_ * qi * qi / sqrt_pi + half_pi * qi * qsum_ / (g_ewald_ * g_ewald_ * volume_);
+      t.eatom[i] += eatom * qqrd2e_;
+      for (std::size_t c = 0; c < 6; ++c) t.vatom[6 * i + c] += qi * uv[1 + c] * (0.5 * qqrd2e_);
     }
-    tile.charge(stencil, 2 * n);
+    tile.charge(stencil, (per_atom ? 5 : 2) * n);
   });
   if (!energy_virial) return;
   const double qscale = qqrd2e_;

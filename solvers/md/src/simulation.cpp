@@ -2449,7 +2449,7 @@ void Simulation::compute_kspace(bool energy_virial) {
     }
     return k;
   };
-  kspace_->compute(runtime_, view, energy_virial, kspace_energy_, kspace_virial_);
+  kspace_->compute(runtime_, view, energy_virial, tally_now_, kspace_energy_, kspace_virial_);
 }
 
 void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial,

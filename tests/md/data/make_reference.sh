@@ -299,6 +299,7 @@ minimization in.micelle_min micelle_min.lammps.out -var data "$here" -var w12 0.
 ref in.spce_flexible spce_ewald_excluded.lammps.out -var examples $examples -var coul long -var w12 0.0 -var w13 0.0
 ref in.spce_flexible spce_ewald_weighted.lammps.out -var examples $examples -var coul long -var w12 0.0 -var w13 0.5
 ref in.spce_flexible spce_cut_weighted.lammps.out -var examples $examples -var coul cut -var w12 0.0 -var w13 0.5
+ref in.spce_flexible spce_pppm_weighted.lammps.out -var examples $examples -var coul long -var w12 0.0 -var w13 0.5 -var kspace pppm
 ref in.spce_restart spce_restart.lammps.out -var examples $examples
 # Dihedrals and impropers: the methanol box of examples/dreiding (harmonic dihedrals, its own
 # coefficients), OPLS-AA butane from examples/PACKAGES/drude/butane (OPLS dihedrals), and the

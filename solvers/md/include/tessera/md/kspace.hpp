@@ -67,10 +67,12 @@ class KSpace {
   virtual void prepare(Runtime& /*runtime*/, const Domain& /*domain*/, double /*skin*/) {}
   // A box that changed since init (a barostat): the parameters that depend on it.
   virtual void box_changed(const Box& box) = 0;
-  // Each step (collective): the forces on every tile's atoms (`view` gives a tile's), and with
-  // energy_virial the energy and virial.
+  // Each step (collective): the forces on every tile's atoms (`view` gives a tile's), with
+  // energy_virial the energy and virial, and with per_atom (the same on every rank; then each
+  // KSpaceTile's per_atom is set) each atom's energy and virial.
   virtual void compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)>& view,
-                       bool energy_virial, double& energy, std::array<double, 6>& virial) = 0;
+                       bool energy_virial, bool per_atom, double& energy,
+                       std::array<double, 6>& virial) = 0;
 };
 
 // The kspace styles md_ipu has, by name.

@@ -40,7 +40,7 @@ class KSpaceEwald final : public KSpace {
   double init(const KSpaceSystem& system, std::string& log) override;
   void box_changed(const Box& box) override;
   void compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)>& view, bool energy_virial,
-               double& energy, std::array<double, 6>& virial) override;
+               bool per_atom, double& energy, std::array<double, 6>& virial) override;
 
  private:
   // The two phases: each tile's share of the structure factors (2 per k-vector), all-reduced;

@@ -16,11 +16,13 @@
 // each tile the field at every cell of its grown sub-box; each tile interpolates its atoms'
 // forces. So the mesh never sits on one tile, and every step is costed as the supersteps it is.
 //
-// kspace_modify mesh NX NY NZ, order N (2..7) and gewald G as LAMMPS's. Not here (refused): per-
-// atom energies and virials (compute pe/atom, stress/atom), ad differentiation, the slab
-// correction, triclinic boxes, and tabulated pair Coulomb (md_ipu computes the real-space term,
-// as LAMMPS's pair_modify table 0). A barostat's box changes are followed as LAMMPS's fix npt
-// has PPPM follow them (the Green's function recomputed at each).
+// Per-atom energies and virials (compute pe/atom, stress/atom), when asked, as LAMMPS's
+// poisson_peratom: the potential and the virial's six components through the same FFT (10
+// fields instead of 3), interpolated as the field is. kspace_modify mesh NX NY NZ, order N (2..7)
+// and gewald G as LAMMPS's. Not here (refused): ad differentiation, the slab correction, triclinic
+// boxes, and tabulated pair Coulomb (md_ipu computes the real-space term, as LAMMPS's pair_modify
+// table 0). A barostat's box changes are followed as LAMMPS's fix npt has PPPM follow them (the
+// Green's function recomputed at each).
 #pragma once
 
 #include <array>
@@ -45,7 +47,7 @@ class KSpacePPPM final : public KSpace {
   void prepare(Runtime& runtime, const Domain& domain, double skin) override;
   void box_changed(const Box& box) override;
   void compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)>& view, bool energy_virial,
-               double& energy, std::array<double, 6>& virial) override;
+               bool per_atom, double& energy, std::array<double, 6>& virial) override;
 
   // The mesh and order init chose (for tests and the log).
   const std::array<int, 3>& mesh() const { return n_; }
@@ -66,6 +68,7 @@ class KSpacePPPM final : public KSpace {
   // Atom i's lower-left mesh point (LAMMPS's part2grid) and its distances to it.
   std::array<int, 3> mesh_point(const double* x, double* d) const;
   void release(Runtime& runtime);
+  void build(Runtime& runtime, std::size_t fields);
   void compute_greens(Runtime& runtime);
 
   double accuracy_relative_ = 0;
@@ -86,6 +89,7 @@ class KSpacePPPM final : public KSpace {
   // The distributed parts, made by prepare.
   Runtime* runtime_ = nullptr;
   std::unique_ptr<Fft3d> fft_;
+  std::size_t fields_ = 0;  // the fields fft_ and field_ hold (3, or 10 with per-atom terms)
   // Per tile (global id): its grown sub-box on the mesh (lo, extent per axis; LAMMPS's
   // n*lo_out, n*hi_out), and, as the holder of x-pencils, the runs of received cells it sums:
   // (its pencil point, how many), in the order they arrive.
@@ -104,7 +108,7 @@ class KSpacePPPM final : public KSpace {
   // Per tile (global id), as the holder of z-pencils: each of its k-points' Green's function
   // and virial coefficients (7 values), and the wave vectors along x, y, z of its lines.
   std::vector<std::vector<double>> greens_;
-  Variable<double> density_{}, incoming_{}, field_{};  // field: 3 per cell
+  Variable<double> density_{}, incoming_{}, field_{};  // field: fields_ per cell
   bool variables_ = false;
   std::optional<ExchangePlan> to_pencils_, to_bricks_;
 };

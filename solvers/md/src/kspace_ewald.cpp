@@ -62,20 +62,8 @@ double KSpaceEwald::rms(int km, double prd) const {
 }
 
 double KSpaceEwald::init(const KSpaceSystem& s, std::string& log) {
-  const std::string what = "kspace_style ewald";
-  if (s.dimension == 2) throw ConfigError(what + ": LAMMPS's Ewald is for 3-d simulations");
-  if (s.box.triclinic)
-    throw ConfigError(what +
-                      ": md_ipu's ewald is for orthogonal boxes (a triclinic box needs "
-                      "LAMMPS's triclinic k-vectors, not yet here)");
-  for (std::size_t d = 0; d < 3; ++d)
-    if (!s.boundary.periodic(d))
-      throw ConfigError(what +
-                        ": the box must be periodic in x, y and z (LAMMPS's slab "
-                        "correction is not in md_ipu)");
-  log = "Ewald initialization ...\n";
-  if (s.qsqsum == 0.0) log += "WARNING: Using kspace solver on system with no charge\n";
-  if (std::fabs(s.qsum) > 1.0e-5) log += "WARNING: Using kspace solver on system with net charge\n";
+  check_kspace_system(s, "ewald", "Ewald", "LAMMPS's triclinic k-vectors");
+  log = "Ewald initialization ...\n" + kspace_charge_warnings(s);
   natoms_ = s.natoms;
   qsum_ = s.qsum;
   qsqsum_ = s.qsqsum;
@@ -85,20 +73,7 @@ double KSpaceEwald::init(const KSpaceSystem& s, std::string& log) {
   // in units lj, metal and real.
   accuracy_ = accuracy_relative_ * s.units.qqr2e;
   const double xprd = s.box.length(0), yprd = s.box.length(1), zprd = s.box.length(2);
-  if (gewald_) {
-    g_ewald_ = *gewald_;
-  } else {
-    if (!(accuracy_ > 0)) throw ConfigError(what + ": the accuracy must be > 0");
-    if (q2_ == 0.0)
-      throw ConfigError(what +
-                        ": the atoms carry no charges; set g_ewald with kspace_modify "
-                        "gewald for an uncharged system (as LAMMPS requires)");
-    g_ewald_ = accuracy_ * std::sqrt(natoms_ * s.cutoff * xprd * yprd * zprd) / (2.0 * q2_);
-    if (g_ewald_ >= 1.0)
-      g_ewald_ = (1.35 - 0.15 * std::log(accuracy_)) / s.cutoff;
-    else
-      g_ewald_ = std::sqrt(-std::log(g_ewald_)) / s.cutoff;
-  }
+  g_ewald_ = gewald_ ? *gewald_ : g_ewald_from_accuracy(s, accuracy_, q2_, "ewald");
   setup(s.box);
   tiles_.assign(s.tiles, {});
   const double lprx = rms(kmax_[0], xprd), lpry = rms(kmax_[1], yprd), lprz = rms(kmax_[2], zprd);

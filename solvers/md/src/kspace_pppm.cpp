@@ -276,23 +276,8 @@ std::array<int, 3> KSpacePPPM::mesh_point(const double* x, double* d) const {
 }
 
 double KSpacePPPM::init(const KSpaceSystem& s, std::string& log) {
-  const std::string what = "kspace_style pppm";
-  if (s.dimension == 2)
-    throw ConfigError(what +
-                      ": LAMMPS's PPPM is for 3-d simulations (\"Cannot use PPPM with 2d "
-                      "simulation\")");
-  if (s.box.triclinic)
-    throw ConfigError(what +
-                      ": md_ipu's pppm is for orthogonal boxes (a triclinic box needs "
-                      "LAMMPS's triclinic mesh, not yet here)");
-  for (std::size_t d = 0; d < 3; ++d)
-    if (!s.boundary.periodic(d))
-      throw ConfigError(what +
-                        ": the box must be periodic in x, y and z (LAMMPS's slab "
-                        "correction is not in md_ipu)");
-  log = "PPPM initialization ...\n";
-  if (s.qsqsum == 0.0) log += "WARNING: Using kspace solver on system with no charge\n";
-  if (std::fabs(s.qsum) > 1.0e-5) log += "WARNING: Using kspace solver on system with net charge\n";
+  check_kspace_system(s, "pppm", "PPPM", "LAMMPS's triclinic mesh");
+  log = "PPPM initialization ...\n" + kspace_charge_warnings(s);
   natoms_ = s.natoms;
   qsum_ = s.qsum;
   qsqsum_ = s.qsqsum;
@@ -302,20 +287,7 @@ double KSpacePPPM::init(const KSpaceSystem& s, std::string& log) {
   accuracy_ = accuracy_relative_ * s.units.qqr2e;  // LAMMPS's two_charge_force
   for (std::size_t d = 0; d < 3; ++d)
     prd_[d] = s.box.length(static_cast<int>(d)), boxlo_[d] = s.box.lo[d];
-  if (gewald_) {
-    g_ewald_ = *gewald_;
-  } else {
-    if (!(accuracy_ > 0)) throw ConfigError(what + ": the accuracy must be > 0");
-    if (q2_ == 0.0)
-      throw ConfigError(what +
-                        ": the atoms carry no charges; set g_ewald with kspace_modify "
-                        "gewald for an uncharged system (as LAMMPS requires)");
-    g_ewald_ = accuracy_ * std::sqrt(natoms_ * cutoff_ * prd_[0] * prd_[1] * prd_[2]) / (2.0 * q2_);
-    if (g_ewald_ >= 1.0)
-      g_ewald_ = (1.35 - 0.15 * std::log(accuracy_)) / cutoff_;
-    else
-      g_ewald_ = std::sqrt(-std::log(g_ewald_)) / cutoff_;
-  }
+  g_ewald_ = gewald_ ? *gewald_ : g_ewald_from_accuracy(s, accuracy_, q2_, "pppm");
   set_grid_global(s.box);
   if (!gewald_) adjust_gewald();
   // LAMMPS's final_accuracy (no table term: the real-space term is computed).
@@ -676,7 +648,10 @@ void KSpacePPPM::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)
       double d[3];
       const auto p = mesh_point(&t.x[3 * i], d);
       rho1d(d, w);
-      double ek[3] = {0.0, 0.0, 0.0};
+      // The fields at the atom (the gradient's 3 components; with per-atom terms also the
+      // potential and the virial's 6), LAMMPS's fieldforce_ik and fieldforce_peratom in one pass.
+      const std::size_t used = t.per_atom ? 10 : 3;
+      double at[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
       for (int mz = nlower_; mz <= nupper_; mz++) {
         const std::size_t cz = static_cast<std::size_t>(p[2] + mz - b.lo[2]);
         const double z0 = w[2][static_cast<std::size_t>(mz - nlower_)];
@@ -688,40 +663,25 @@ void KSpacePPPM::compute(Runtime& runtime, const std::function<KSpaceTile(Tile&)
                                   static_cast<std::size_t>(p[0] + nlower_ - b.lo[0]);
           for (std::size_t l = 0; l < stencil_size; ++l) {
             const double x0 = y0 * w[0][l];
-            for (std::size_t f = 0; f < 3; ++f) ek[f] -= x0 * e[f * cells + row + l];
+            for (std::size_t f = 0; f < used; ++f) at[f] += x0 * e[f * cells + row + l];
           }
         }
       }
+      // E = -grad V; the force q E.
       const double qfactor = qqrd2e_ * t.q[i];
-      for (std::size_t f = 0; f < 3; ++f) t.f[3 * i + f] += qfactor * ek[f];
+      for (std::size_t f = 0; f < 3; ++f) t.f[3 * i + f] += qfactor * -at[f];
       if (!t.per_atom) continue;
-      // LAMMPS's fieldforce_peratom and its scaling: half of q u less the self and neutralising
+      // The per-atom terms scaled as LAMMPS's: half of q u less the self and neutralising
       // terms, and half of q v, in energy units.
-      double uv[7] = {0, 0, 0, 0, 0, 0, 0};
-      for (int mz = nlower_; mz <= nupper_; mz++) {
-        const std::size_t cz = static_cast<std::size_t>(p[2] + mz - b.lo[2]);
-        const double z0 = w[2][static_cast<std::size_t>(mz - nlower_)];
-        for (int my = nlower_; my <= nupper_; my++) {
-          const std::size_t cy = static_cast<std::size_t>(p[1] + my - b.lo[1]);
-          const double y0 = z0 * w[1][static_cast<std::size_t>(my - nlower_)];
-          const std::size_t row = (cz * static_cast<std::size_t>(b.extent[1]) + cy) *
-                                      static_cast<std::size_t>(b.extent[0]) +
-                                  static_cast<std::size_t>(p[0] + nlower_ - b.lo[0]);
-          for (std::size_t l = 0; l < stencil_size; ++l) {
-            const double x0 = y0 * w[0][l];
-            for (std::size_t c = 0; c < 7; ++c) uv[c] += x0 * e[(3 + c) * cells + row + l];
-          }
-        }
-      }
       const double qi = t.q[i];
-      double eatom = qi * uv[0];
+      double eatom = qi * at[3];
       eatom *= 0.5;
       eatom -=
           g_ewald_ * qi * qi / sqrt_pi + half_pi * qi * qsum_ / (g_ewald_ * g_ewald_ * volume_);
       t.eatom[i] += eatom * qqrd2e_;
-      for (std::size_t c = 0; c < 6; ++c) t.vatom[6 * i + c] += qi * uv[1 + c] * (0.5 * qqrd2e_);
+      for (std::size_t c = 0; c < 6; ++c) t.vatom[6 * i + c] += qi * at[4 + c] * (0.5 * qqrd2e_);
     }
-    tile.charge(stencil, (per_atom ? 5 : 2) * n);
+    tile.charge(stencil, (per_atom ? 4 : 2) * n);
   });
   if (!energy_virial) return;
   const double qscale = qqrd2e_;

@@ -75,6 +75,17 @@ class KSpace {
                        std::array<double, 6>& virial) = 0;
 };
 
+// What Ewald and PPPM check and work out alike at init, as LAMMPS's KSpace: the system is 3-d,
+// orthogonal and periodic in x, y and z (else ConfigError: `name` is LAMMPS's, `triclinic_needs`
+// what a triclinic box would take); the warnings about no or net charge (log lines); and the first
+// g_ewald (1/distance) from the accuracy (force units) and q2 = qqrd2e sum q^2 (ConfigError when
+// it cannot be had: no accuracy, no charges).
+void check_kspace_system(const KSpaceSystem& system, const std::string& style, const char* name,
+                         const char* triclinic_needs);
+std::string kspace_charge_warnings(const KSpaceSystem& system);
+double g_ewald_from_accuracy(const KSpaceSystem& system, double accuracy, double q2,
+                             const std::string& style);
+
 // The kspace styles md_ipu has, by name.
 const Registry<KSpace>& kspace_styles();
 

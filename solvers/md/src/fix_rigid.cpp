@@ -689,10 +689,7 @@ void FixRigid::enforce2d() {
 void FixRigid::final_integrate(FixTile& t) { set_atom_velocities(t, 1.0); }
 
 std::array<double, 6> FixRigid::tile_virial(const Tile& tile) const {
-  const auto row = virial_tally_.values(tile);
-  std::array<double, 6> w{};
-  std::copy(row.begin(), row.end(), w.begin());
-  return w;
+  return virial_tally_.first_values<6>(tile);
 }
 
 // LAMMPS's FixRigid::dof: a body whose atoms are all in the temperature's group keeps 6 degrees

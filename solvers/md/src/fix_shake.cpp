@@ -681,10 +681,7 @@ void FixShake::post_force(FixTile& t) {
 }
 
 std::array<double, 6> FixShake::tile_virial(const Tile& tile) const {
-  const auto row = virial_.values(tile);
-  std::array<double, 6> w{};
-  std::copy(row.begin(), row.end(), w.begin());
-  return w;
+  return virial_.first_values<6>(tile);
 }
 
 // LAMMPS's FixShake::dof: each cluster whose central atom is in the group removes its

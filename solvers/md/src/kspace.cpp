@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "arguments.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::md {
@@ -20,6 +21,21 @@ void check_kspace_system(const KSpaceSystem& s, const std::string& style, const 
       throw ConfigError(what +
                         ": the box must be periodic in x, y and z (LAMMPS's slab "
                         "correction is not in md_ipu)");
+}
+
+double kspace_accuracy(const std::string& style, const std::vector<std::string>& args) {
+  if (args.size() != 1)
+    arguments::bad("wrong number of arguments; usage: kspace_style " + style + " ACCURACY");
+  return std::fabs(arguments::number("kspace_style " + style, args[0]));
+}
+
+std::optional<double> kspace_gewald(const std::vector<std::string>& words, std::size_t at,
+                                    const char* usage) {
+  if (at + 2 > words.size())
+    arguments::bad(std::string("kspace_modify gewald needs a value; ") + usage);
+  const double g = arguments::number("kspace_modify gewald", words[at + 1]);
+  if (g < 0) arguments::bad("kspace_modify gewald: G must not be negative");
+  return g > 0 ? std::optional<double>(g) : std::nullopt;
 }
 
 std::string kspace_charge_warnings(const KSpaceSystem& s) {

@@ -19,20 +19,14 @@ constexpr double half_pi = 1.57079632679489661923;  // LAMMPS's MY_PI2
 }  // namespace
 
 void KSpaceEwald::settings(const std::vector<std::string>& args) {
-  if (args.size() != 1)
-    arguments::bad("wrong number of arguments; usage: kspace_style ewald ACCURACY");
-  accuracy_relative_ = std::fabs(arguments::number("kspace_style ewald", args[0]));
+  accuracy_relative_ = kspace_accuracy("ewald", args);
 }
 
 void KSpaceEwald::modify(const std::vector<std::string>& a) {
   const char* usage = "kspace_modify gewald G | kmax/ewald KX KY KZ | compute yes";
   for (std::size_t k = 0; k < a.size();) {
     if (a[k] == "gewald") {
-      if (k + 2 > a.size())
-        arguments::bad(std::string("kspace_modify gewald needs a value; ") + usage);
-      const double g = arguments::number("kspace_modify gewald", a[k + 1]);
-      if (g < 0) arguments::bad("kspace_modify gewald: G must not be negative");
-      gewald_ = g > 0 ? std::optional<double>(g) : std::nullopt;  // 0: from the accuracy
+      gewald_ = kspace_gewald(a, k, usage);  // nullopt: from the accuracy
       k += 2;
     } else if (a[k] == "kmax/ewald") {
       if (k + 4 > a.size()) arguments::bad("kspace_modify kmax/ewald needs KX KY KZ");

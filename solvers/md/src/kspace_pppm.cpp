@@ -85,9 +85,7 @@ KSpacePPPM::~KSpacePPPM() {
 }
 
 void KSpacePPPM::settings(const std::vector<std::string>& args) {
-  if (args.size() != 1)
-    arguments::bad("wrong number of arguments; usage: kspace_style pppm ACCURACY");
-  accuracy_relative_ = std::fabs(arguments::number("kspace_style pppm", args[0]));
+  accuracy_relative_ = kspace_accuracy("pppm", args);
 }
 
 void KSpacePPPM::modify(const std::vector<std::string>& a) {
@@ -110,11 +108,7 @@ void KSpacePPPM::modify(const std::vector<std::string>& a) {
       order_ = static_cast<int>(arguments::integer("kspace_modify order", a[k + 1], 2, max_order));
       k += 2;
     } else if (a[k] == "gewald") {
-      if (k + 2 > a.size())
-        arguments::bad(std::string("kspace_modify gewald needs a value; ") + usage);
-      const double g = arguments::number("kspace_modify gewald", a[k + 1]);
-      if (g < 0) arguments::bad("kspace_modify gewald: G must not be negative");
-      gewald_ = g > 0 ? std::optional<double>(g) : std::nullopt;
+      gewald_ = kspace_gewald(a, k, usage);
       k += 2;
     } else if (a[k] == "compute" && k + 1 < a.size() && a[k + 1] == "yes") {
       k += 2;

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -85,6 +86,13 @@ void check_kspace_system(const KSpaceSystem& system, const std::string& style, c
 std::string kspace_charge_warnings(const KSpaceSystem& system);
 double g_ewald_from_accuracy(const KSpaceSystem& system, double accuracy, double q2,
                              const std::string& style);
+
+// The arguments both styles take as LAMMPS's: kspace_style STYLE ACCURACY (its absolute value,
+// relative to two unit charges' force), and kspace_modify gewald G at words[at + 1] (0: from the
+// accuracy again, nullopt; a G missing or negative is a ConfigError giving `usage`).
+double kspace_accuracy(const std::string& style, const std::vector<std::string>& args);
+std::optional<double> kspace_gewald(const std::vector<std::string>& words, std::size_t at,
+                                    const char* usage);
 
 // The kspace styles md_ipu has, by name.
 const Registry<KSpace>& kspace_styles();

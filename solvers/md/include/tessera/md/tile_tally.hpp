@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string_view>
@@ -36,6 +37,14 @@ class TileTally {
     const auto at = static_cast<std::size_t>(tile.id()) * width_;
     if (at + width_ > values_.size()) return {};
     return std::span<const double>(values_).subspan(at, width_);
+  }
+  // The tile's first N values as an array (zeros before any post_force): a fix's virial.
+  template <std::size_t N>
+  std::array<double, N> first_values(const Tile& tile) const {
+    std::array<double, N> out{};
+    const auto row = values(tile);
+    std::copy_n(row.begin(), std::min(N, row.size()), out.begin());
+    return out;
   }
   // The first value of the tile's row (its energy), 0 before any post_force.
   double first(const Tile& tile) const {

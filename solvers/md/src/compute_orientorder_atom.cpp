@@ -155,39 +155,11 @@ void ComputeOrientOrderAtom::prepare_peratom(Simulation& sim) {
   values_.resize(static_cast<std::size_t>(sim.runtime().target().total_tiles()));
   const std::uint32_t mask = group_mask();
   sim.reduce_pairs(
-      "md.orientorder_atom", 1, [&](const Simulation::PairsView& v, std::span<double>) {
+      "md.orientorder_atom", 1,
+      [&](const Simulation::PairsView& v, std::span<double>) {
         const std::size_t nlocal = static_cast<std::size_t>(v.nlocal);
-        const std::size_t nall = v.x.size() / 3;
         std::vector<double>& out = values_[static_cast<std::size_t>(v.tile)];
         out.assign(nlocal * columns_, 0.0);
-        if (nlocal == 0) return;
-        // Cells of at least the cutoff over the tile's atoms and ghosts.
-        std::array<double, 3> lo{}, hi{};
-        for (std::size_t d = 0; d < 3; ++d) lo[d] = hi[d] = v.x[d];
-        for (std::size_t j = 0; j < nall; ++j)
-          for (std::size_t d = 0; d < 3; ++d)
-            lo[d] = std::min(lo[d], v.x[3 * j + d]), hi[d] = std::max(hi[d], v.x[3 * j + d]);
-        // At most 128 per dimension: fewer, wider cells still hold every neighbor in the 27 around.
-        std::array<int, 3> cells{};
-        std::array<double, 3> width{};
-        for (std::size_t d = 0; d < 3; ++d) {
-          cells[d] = std::clamp(static_cast<int>((hi[d] - lo[d]) / rc), 1, 128);
-          width[d] = (hi[d] - lo[d]) / cells[d];
-        }
-        const auto cell_of = [&](std::size_t j, std::size_t d) {
-          if (!(width[d] > 0)) return 0;
-          return std::clamp(static_cast<int>((v.x[3 * j + d] - lo[d]) / width[d]), 0, cells[d] - 1);
-        };
-        const auto index = [&](int cx, int cy, int cz) {
-          return static_cast<std::size_t>(cx + cells[0] * (cy + cells[1] * cz));
-        };
-        std::vector<int> head(static_cast<std::size_t>(cells[0]) * cells[1] * cells[2], -1),
-            next(nall, -1);
-        for (std::size_t j = nall; j-- > 0;) {
-          const std::size_t c = index(cell_of(j, 0), cell_of(j, 1), cell_of(j, 2));
-          next[j] = head[c];
-          head[c] = static_cast<int>(j);
-        }
         struct Neighbor {
           double rsq;
           std::int64_t id;
@@ -198,22 +170,20 @@ void ComputeOrientOrderAtom::prepare_peratom(Simulation& sim) {
         for (std::size_t i = 0; i < nlocal; ++i) {
           if (!(v.mask[i] & mask)) continue;
           near.clear();
-          const int ci[3] = {cell_of(i, 0), cell_of(i, 1), cell_of(i, 2)};
-          for (int cz = std::max(0, ci[2] - 1); cz <= std::min(cells[2] - 1, ci[2] + 1); ++cz)
-            for (int cy = std::max(0, ci[1] - 1); cy <= std::min(cells[1] - 1, ci[1] + 1); ++cy)
-              for (int cx = std::max(0, ci[0] - 1); cx <= std::min(cells[0] - 1, ci[0] + 1); ++cx)
-                for (int j = head[index(cx, cy, cz)]; j >= 0;
-                     j = next[static_cast<std::size_t>(j)]) {
-                  const auto u = static_cast<std::size_t>(j);
-                  if (u == i) continue;
-                  // LAMMPS's r_ij points from the neighbor to the atom.
-                  const std::array<double, 3> d{v.x[3 * i] - v.x[3 * u],
-                                                v.x[3 * i + 1] - v.x[3 * u + 1],
-                                                v.x[3 * i + 2] - v.x[3 * u + 2]};
-                  const double rsq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                  if (rsq < cutsq_)
-                    near.push_back({rsq, u < nlocal ? v.id[u] : v.ghost_id[u - nlocal], d});
-                }
+          const auto consider = [&](std::size_t u) {
+            // LAMMPS's r_ij points from the neighbor to the atom.
+            const std::array<double, 3> d{v.x[3 * i] - v.x[3 * u], v.x[3 * i + 1] - v.x[3 * u + 1],
+                                          v.x[3 * i + 2] - v.x[3 * u + 2]};
+            const double rsq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            if (rsq < cutsq_)
+              near.push_back({rsq, u < nlocal ? v.id[u] : v.ghost_id[u - nlocal], d});
+          };
+          for (int k = v.begin[i]; k < v.begin[i + 1]; ++k)
+            consider(static_cast<std::size_t>(v.list[static_cast<std::size_t>(k)]));
+          // Weighted special pairs are neighbors too (LAMMPS's full list holds them).
+          if (!v.special_list.empty())
+            for (int k = v.special_begin[i]; k < v.special_begin[i + 1]; ++k)
+              consider(static_cast<std::size_t>(v.special_list[2 * static_cast<std::size_t>(k)]));
           if (near.empty() || static_cast<int>(near.size()) < nearest_) continue;
           // The nnn nearest, ties by id, so that the same atoms count on any tiles.
           const auto closer = [](const Neighbor& p, const Neighbor& q) {
@@ -225,7 +195,8 @@ void ComputeOrientOrderAtom::prepare_peratom(Simulation& sim) {
           for (const Neighbor& n : near) r.insert(r.end(), n.r.begin(), n.r.end());
           order_parameters(r, std::span<double>(out).subspan(i * columns_, columns_));
         }
-      });
+      },
+      rc);
 }
 
 // LAMMPS's calc_boop.

@@ -1,5 +1,6 @@
 // The compute styles md_ipu has: one line per style (compute.hpp).
 #include "tessera/md/compute.hpp"
+#include "tessera/md/compute_adf.hpp"
 #include "tessera/md/compute_chunk_atom.hpp"
 #include "tessera/md/compute_com.hpp"
 #include "tessera/md/compute_heat_flux.hpp"
@@ -25,6 +26,7 @@ namespace tessera::md {
 const Registry<Compute, const ComputeArguments&>& compute_styles() {
   static const Registry<Compute, const ComputeArguments&> styles = [] {
     Registry<Compute, const ComputeArguments&> r("compute style");
+    r.add<ComputeADF>("adf");
     r.add<ComputeChunkAtom>("chunk/atom");
     r.add<ComputeCOM>("com");
     r.add<ComputeHeatFlux>("heat/flux");

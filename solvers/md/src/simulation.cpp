@@ -38,6 +38,17 @@ struct Running {
 };
 }  // namespace
 
+// The neighbors of owned atom i at list[begin[i] .. begin[i + 1]), its weighted special pairs at
+// special_list[2 special_begin[i] ..] (PairTile's).
+struct Simulation::NeighborList {
+  explicit NeighborList(Tile& t)
+      : begin(t.make_vector<int>("md.neighbor_list")),
+        list(t.make_vector<int>("md.neighbor_list")),
+        special_begin(t.make_vector<int>("md.special_list")),
+        special_list(t.make_vector<int>("md.special_list")) {}
+  TileVector<int> begin, list, special_begin, special_list;
+};
+
 struct Simulation::TileAtoms {
   explicit TileAtoms(Tile& t)
       : v(t.make_vector<double>("md.v")),
@@ -54,12 +65,10 @@ struct Simulation::TileAtoms {
         predicted(t.make_vector<double>("md.constraint_predicted")),
         send_atom(t.make_vector<int>("md.ghost_send_list")),
         send_begin(t.make_vector<int>("md.ghost_send_list")),
-        neigh_begin(t.make_vector<int>("md.neighbor_list")),
-        neigh(t.make_vector<int>("md.neighbor_list")),
+        pairs(t),
+        occasional(t),
         bin_head(t.make_vector<int>("md.bins")),
         bin_next(t.make_vector<int>("md.bins")),
-        special_begin(t.make_vector<int>("md.special_list")),
-        special_list(t.make_vector<int>("md.special_list")),
         bonds(t.make_vector<BondEntry>("md.bond_list")),
         angles(t.make_vector<AngleEntry>("md.angle_list")),
         dihedrals(t.make_vector<DihedralEntry>("md.dihedral_list")),
@@ -75,11 +84,10 @@ struct Simulation::TileAtoms {
   TileVector<double> pair_forward;  // Pair::forward_per_atom() values per atom, this step's
   TileVector<double> predicted;     // a constraint fix's predicted positions, 3 per atom
   TileVector<int> send_atom, send_begin;
-  TileVector<int> neigh_begin, neigh;
+  NeighborList pairs;       // the pair style's, from each rebuild
+  NeighborList occasional;  // a compute's full list, built when it asks (reduce_pairs)
   TileVector<int> bin_head, bin_next;
-  // Weighted special pairs (PairTile::special_list) and the bonded terms this tile computes,
-  // from each rebuild.
-  TileVector<int> special_begin, special_list;
+  // The bonded terms this tile computes, from each rebuild.
   TileVector<BondEntry> bonds;
   TileVector<AngleEntry> angles;
   TileVector<DihedralEntry> dihedrals;
@@ -742,32 +750,39 @@ void Simulation::store_per_atom(
 
 std::vector<double> Simulation::reduce_pairs(
     std::string_view name, std::size_t count,
-    const std::function<void(const PairsView&, std::span<double>)>& fill) {
+    const std::function<void(const PairsView&, std::span<double>)>& fill, double full_cutoff) {
   if (force_cutoff_ <= 0)
     throw ConfigError(
         std::string(name) +
         ": there are no neighbor lists before a run; evaluate it during or after one");
   apply_pending_scale();
-  const bool full = pair_ && pair_->full_list();
+  const bool pair_full = pair_ && pair_->full_list();
   return runtime_.all_reduce<double>(
       name, ReduceOp::sum, count, [&](Tile& t, std::span<double> out) {
         std::fill(out.begin(), out.end(), 0.0);
         TileAtoms& s = state(t);
+        NeighborList* list = &s.pairs;
+        if (full_cutoff > 0 && !pair_full) {
+          list = &s.occasional;
+          build_neighbor_list(t, true, full_cutoff, *list);
+        }
         PairsView view;
         view.nlocal = s.nlocal;
         view.x = t.get(x_);
         view.type = t.get(type_);
         view.mask =
             std::span<const std::uint32_t>(s.mask.data(), static_cast<std::size_t>(s.nlocal));
-        view.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
-        view.list = std::span<const int>(s.neigh.data(), s.neigh.size());
-        view.full = full;
+        view.begin = std::span<const int>(list->begin.data(), list->begin.size());
+        view.list = std::span<const int>(list->list.data(), list->list.size());
+        view.full = full_cutoff > 0 || pair_full;
         view.tile = t.id();
         view.id = std::span<const std::int64_t>(s.id.data(), static_cast<std::size_t>(s.nlocal));
         view.ghost_id = t.get(ghost_tag_);
-        if (!s.special_list.empty()) {
-          view.special_begin = std::span<const int>(s.special_begin.data(), s.special_begin.size());
-          view.special_list = std::span<const int>(s.special_list.data(), s.special_list.size());
+        if (!list->special_list.empty()) {
+          view.special_begin =
+              std::span<const int>(list->special_begin.data(), list->special_begin.size());
+          view.special_list =
+              std::span<const int>(list->special_list.data(), list->special_list.size());
           view.special = &special_;
         }
         fill(view, out);
@@ -2085,11 +2100,11 @@ void Simulation::rebuild(bool canonical_order) {
     });
 }
 
-void Simulation::build_neighbor_list(Tile& t, bool full) {
+void Simulation::build_neighbor_list(Tile& t, bool full, double cutoff, NeighborList& out_list) {
   TileAtoms& s = state(t);
   const auto x = t.get(x_);
   const auto tag = t.get(ghost_tag_);
-  const double rg = domain_.ghost_cutoff();
+  const double rg = cutoff;
   const double rgsq = rg * rg;
   // Bins of at least half the neighbor cutoff (LAMMPS's default binsize) over the sub-box and
   // its ghost shell (their bounding box when triclinic), padded by the stencil's reach so that
@@ -2097,21 +2112,28 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   std::array<double, 3> lo{}, hi{}, width{};
   domain_.ghost_bounds(t.id(), lo, hi);
   std::array<int, 3> bins{}, reach{}, padded{}, inner_lo{}, inner_hi{};
+  // A cutoff much shorter than the atoms' spacing (a compute's list) would make far more bins
+  // than atoms: they grow until there are at most 8 per atom.
+  const std::size_t nall = static_cast<std::size_t>(s.nlocal + s.nghost);
+  double binsize = 0.5 * rg;
+  const double most = 8.0 * static_cast<double>(nall) + 27.0;
+  const double bounds_volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  if (bounds_volume / (binsize * binsize * binsize) > most)
+    binsize = std::cbrt(bounds_volume / most);
   for (std::size_t d = 0; d < 3; ++d) {
     const double extent = hi[d] - lo[d];
-    bins[d] = std::max(1, static_cast<int>(extent / (0.5 * rg)));
+    bins[d] = std::max(1, static_cast<int>(extent / binsize));
     width[d] = extent / bins[d];
     reach[d] = static_cast<int>(std::ceil(rg / width[d]));
     padded[d] = bins[d] + 2 * reach[d];
     // Bins wholly inside the sub-box, one bin in from its faces: they hold no ghosts (in a
     // triclinic box no bin is known to be free of them).
-    inner_lo[d] = static_cast<int>(std::ceil(rg / width[d])) + 1;
+    inner_lo[d] = static_cast<int>(std::ceil(domain_.ghost_cutoff() / width[d])) + 1;
     inner_hi[d] =
         domain_.triclinic()
             ? -1
             : static_cast<int>(std::floor((domain_.sub_hi(t.id())[d] - lo[d]) / width[d])) - 2;
   }
-  const std::size_t nall = static_cast<std::size_t>(s.nlocal + s.nghost);
   auto bin_of = [&](std::size_t i) {
     std::array<int, 3> b{};
     for (std::size_t d = 0; d < 3; ++d)
@@ -2148,7 +2170,7 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
         auto gap = [](int n, double w) { return n == 0 ? 0.0 : (std::abs(n) - 1) * w; };
         const double dx = gap(i, width[0]), dy = gap(j, width[1]), dz = gap(k, width[2]);
         const bool lower = !full && (k < 0 || (k == 0 && (j < 0 || (j == 0 && i < 0))));
-        if (dx * dx + dy * dy + dz * dz < rgsq)
+        if (dx * dx + dy * dy + dz * dz <= rgsq)
           stencil.push_back({i + static_cast<std::ptrdiff_t>(padded[0]) * (j + padded[1] * k),
                              lower, i == 0 && j == 0 && k == 0});
       }
@@ -2158,20 +2180,19 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
   // size from build to build (neigh_begin[nlocal] is its length), and the first build sizes it
   // from the density, so that builds rarely grow it: a grown vector is zeroed and faulted in.
   const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
-  if (s.neigh.empty()) {
-    double volume = 1;
-    for (std::size_t d = 0; d < 3; ++d) volume *= hi[d] - lo[d];
-    const double pairs_per_atom = (full ? 1.0 : 0.5) * 4.18879 * rgsq * rg * nall / volume;
-    s.neigh.resize(static_cast<std::size_t>(1.2 * pairs_per_atom * nlocal) + nall);
+  if (out_list.list.empty()) {
+    const double pairs_per_atom =
+        (full ? 1.0 : 0.5) * 4.18879 * rgsq * rg * static_cast<double>(nall) / bounds_volume;
+    out_list.list.resize(static_cast<std::size_t>(1.2 * pairs_per_atom * nlocal) + nall);
   }
-  s.neigh_begin.resize(nlocal + 1);
-  s.neigh_begin[0] = 0;
+  out_list.begin.resize(nlocal + 1);
+  out_list.begin[0] = 0;
   // special_bonds: each candidate that is one of i's special neighbors (its topology row lists
   // them by id) is left out, kept, or moved to the weighted list, by its level.
   const bool specials = molecular() && topology_handle_ != 0 && topology_.specials > 0;
   const std::size_t special_at = specials ? per_atom_offset(topology_handle_) : 0;
-  s.special_list.clear();
-  s.special_begin.assign(specials ? nlocal + 1 : 0, 0);
+  out_list.special_list.clear();
+  out_list.special_begin.assign(specials ? nlocal + 1 : 0, 0);
   std::uint64_t special_checks = 0;
   std::size_t n = 0;
   std::uint64_t candidates = 0;
@@ -2195,8 +2216,9 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
           excluded[static_cast<std::size_t>(b) * ntypes + static_cast<std::size_t>(a)] = 1;
   }
   for (std::size_t i = 0; i < nlocal; ++i) {
-    if (s.neigh.size() < n + nall) s.neigh.resize(std::max(s.neigh.size() * 3 / 2, n + nall));
-    int* __restrict out = s.neigh.data();
+    if (out_list.list.size() < n + nall)
+      out_list.list.resize(std::max(out_list.list.size() * 3 / 2, n + nall));
+    int* __restrict out = out_list.list.data();
     const auto b = bin_of(i);
     const auto cell = static_cast<std::ptrdiff_t>(cell_of(b));
     // The lower half of the stencil only holds ghosts; deep inside the sub-box it holds none.
@@ -2210,7 +2232,7 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
       const auto u = static_cast<std::size_t>(j);
       const double dx = xi - xp[3 * u], dy = yi - xp[3 * u + 1], dz = zi - xp[3 * u + 2];
       out[n] = j;
-      n += dx * dx + dy * dy + dz * dz < rgsq;
+      n += dx * dx + dy * dy + dz * dz <= rgsq;
     };
     for (const auto& o : stencil) {
       if (o.lower && !ghosts_near) continue;
@@ -2270,18 +2292,16 @@ void Simulation::build_neighbor_list(Tile& t, bool full) {
             level == 0 ? SpecialPair::ordinary : special_pair_[static_cast<std::size_t>(level)];
         if (mode == SpecialPair::ordinary) out[kept++] = j;
         if (mode == SpecialPair::weighted)
-          s.special_list.push_back(j), s.special_list.push_back(level);
+          out_list.special_list.push_back(j), out_list.special_list.push_back(level);
       }
       special_checks += n - first;
       n = kept;
-      s.special_begin[i + 1] = static_cast<int>(s.special_list.size() / 2);
+      out_list.special_begin[i + 1] = static_cast<int>(out_list.special_list.size() / 2);
     }
-    s.neigh_begin[i + 1] = static_cast<int>(n);
+    out_list.begin[i + 1] = static_cast<int>(n);
   }
-  s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
   t.charge(list_work, candidates);
   if (specials) t.charge(special_filter_work, special_checks * topology_.specials);
-  if (molecular()) resolve_topology(t);
 }
 
 void Simulation::compute_bonded(Tile& t, const PairTile& pt) {
@@ -2471,11 +2491,20 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     pt.q = t.get(q_);
     pt.id = std::span<const std::int64_t>(s.id.data(), static_cast<std::size_t>(s.nlocal));
     pt.ghost_id = t.get(ghost_tag_);
-    pt.begin = std::span<const int>(s.neigh_begin.data(), s.neigh_begin.size());
-    pt.list = std::span<const int>(s.neigh.data(), s.neigh.size());
+    pt.begin = std::span<const int>(s.pairs.begin.data(), s.pairs.begin.size());
+    pt.list = std::span<const int>(s.pairs.list.data(), s.pairs.list.size());
     pt.lists_rebuilt = build_lists;
     pt.energy_virial = energy_virial;
     return pt;
+  };
+  // The pair style's list, where the atoms were when it was built (for the skin check), and the
+  // bonded terms each tile computes.
+  const auto rebuild_lists = [&](Tile& t) {
+    TileAtoms& s = state(t);
+    build_neighbor_list(t, pair_->full_list(), domain_.ghost_cutoff(), s.pairs);
+    const auto x = t.get(x_);
+    s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
+    if (molecular()) resolve_topology(t);
   };
   // A style that needs values of its ghosts first (EAM's F'(rho)) computes them for its atoms
   // and sends them to their ghost copies in a superstep before the forces.
@@ -2484,7 +2513,7 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     runtime_.superstep("md.pair_forward",
                        [&](Tile& t) {
                          TileAtoms& s = state(t);
-                         if (build_lists) build_neighbor_list(t, pair_->full_list());
+                         if (build_lists) rebuild_lists(t);
                          PairTile pt = pair_tile(t);
                          auto& owned = s.pair_forward;
                          owned.assign(forward * static_cast<std::size_t>(s.nlocal), 0.0);
@@ -2499,7 +2528,7 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
                        {&*plan_forward_});
   const auto force = [&](Tile& t) {
     TileAtoms& s = state(t);
-    if (build_lists && forward == 0) build_neighbor_list(t, pair_->full_list());
+    if (build_lists && forward == 0) rebuild_lists(t);
     const auto ghost_force = t.get(ghost_f_);
     s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
     std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
@@ -2521,9 +2550,11 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
       pt.vatom = std::span<double>(s.vatom.data(), s.vatom.size());
       pt.ghost_tally = ghost_tally;
     }
-    if (!s.special_list.empty()) {
-      pt.special_begin = std::span<const int>(s.special_begin.data(), s.special_begin.size());
-      pt.special_list = std::span<const int>(s.special_list.data(), s.special_list.size());
+    if (!s.pairs.special_list.empty()) {
+      pt.special_begin =
+          std::span<const int>(s.pairs.special_begin.data(), s.pairs.special_begin.size());
+      pt.special_list =
+          std::span<const int>(s.pairs.special_list.data(), s.pairs.special_list.size());
       pt.special = &special_;
     }
     pair_->compute(pt);

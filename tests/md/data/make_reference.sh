@@ -337,4 +337,19 @@ shake_lines='^(Finding SHAKE| +[0-9]+ = # of|SHAKE stats| +[0-9]+   [0-9])'
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done
+# compute adf, with a LAMMPS of Debian's version built with EXTRA-COMPUTE (Debian's lacks it):
+# LMP_EXTRA_COMPUTE=$(tests/md/data/build_lammps_extra_compute.sh DIR) bash make_reference.sh
+[[ -n ${LMP_EXTRA_COMPUTE:-} ]] || {
+  echo "LMP_EXTRA_COMPUTE is not set: build it with build_lammps_extra_compute.sh (compute adf)" >&2
+  exit 1
+}
+lmp_adf() { (cd "$work" && "$LMP_EXTRA_COMPUTE" -in "$here/$1" -var data "$here" "${@:3}" -log none) |
+  sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > "$2"; }
+lmp_adf in.adf adf.lammps.out
+for f in all sets ranges; do cp "$work/adf_$f.txt" "adf_$f.lammps.txt"; done
+lmp_adf in.spce_distributions spce_distributions.lammps.out -var examples $examples
+lmp_adf in.spce_distributions /dev/null -var examples $examples -var name spce_excluded -var special 0.0
+for name in spce spce_excluded; do
+  for f in rdf adf; do cp "$work/$name-$f.dat" "$name-$f.lammps.dat"; done
+done
 echo "reference files written"

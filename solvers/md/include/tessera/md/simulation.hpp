@@ -443,9 +443,13 @@ class Simulation {
   std::vector<double> reduce_atoms(
       std::string_view name, ReduceOp op, std::size_t count,
       const std::function<void(const AtomsView&, std::span<double>)>& fill);
-  // For computes over pairs (collective): each tile fills `out` (zeroed) from its neighbor lists
-  // as the last step built and moved them, summed over every tile in a fixed order. The lists
-  // hold every pair within the force cutoff (force_cutoff); throws ConfigError before a run.
+  // For computes over pairs (collective): each tile fills `out` (zeroed) from its neighbor lists,
+  // summed over every tile in a fixed order. The pair style's lists as the last step built them
+  // and moved their atoms (every pair within the force cutoff, force_cutoff), or, with
+  // `full_cutoff` (at most force_cutoff), a list of every neighbor within it of each owned atom,
+  // built then from where the atoms are (LAMMPS's occasional full list; the pair style's own
+  // when it is full). special_bonds and neigh_modify exclude apply as for the forces. Throws
+  // ConfigError before a run.
   struct PairsView {
     int nlocal = 0;
     std::span<const double> x;            // 3 per atom, owned then ghosts
@@ -461,7 +465,7 @@ class Simulation {
   };
   std::vector<double> reduce_pairs(
       std::string_view name, std::size_t count,
-      const std::function<void(const PairsView&, std::span<double>)>& fill);
+      const std::function<void(const PairsView&, std::span<double>)>& fill, double full_cutoff = 0);
   // Whether per-atom energies and virials (AtomsView::eatom, vatom) were tallied at this step:
   // at the steps a run's observers and fixes look at the system, while a compute that needs
   // them (Compute::needs_per_atom_tally) exists, and after such a run until the atoms change.
@@ -581,6 +585,7 @@ class Simulation {
   int stopped_by() const { return stopped_by_; }
 
  private:
+  struct NeighborList;
   struct TileAtoms;
   TileAtoms& state(const Tile& t);
   void require_box(const char* command) const;
@@ -598,7 +603,9 @@ class Simulation {
   void forward_ghosts();
   // rebuild_coordinates: the segments' shifts in rebuild coordinates (domain.hpp), at a rebuild.
   void pack_ghost_positions(Tile& t, bool rebuild_coordinates = false);
-  void build_neighbor_list(Tile& t, bool full);
+  // Lists every pair within `cutoff` on tile t into `out` (a half list, or with `full` every
+  // neighbor of each owned atom), special_bonds and neigh_modify exclude applied.
+  void build_neighbor_list(Tile& t, bool full, double cutoff, NeighborList& out);
   void integrate_first(bool pack);
   void force_and_integrate_second(bool build_lists, bool integrate, bool energy_virial, bool defer);
   void finish_step(Tile& t, std::int64_t step, bool integrate, bool extra, bool kinetic);

@@ -327,6 +327,12 @@ void FixNH::setup(Simulation& sim) {
     h0_inv_ = BoxMatrix(sim.box()).h_inv;
   }
   init_masses(sim, t_current_);
+  virial_changes_after_ = false;
+  bool after = false;
+  for (const auto& fix : sim.fixes()) {
+    virial_changes_after_ = virial_changes_after_ || (after && fix->constrains_velocities());
+    after = after || fix.get() == this;
+  }
   if (barostat_) {
     compute_press_target(sim);
     virial_ = sim.thermo().total_virial();
@@ -578,6 +584,7 @@ void FixNH::pre_integrate(Simulation& sim) {
   if (!barostat_) return;
   // The pressure with the velocities as the thermostat leaves them (LAMMPS computes the
   // temperature again here) and the virial of the last forces.
+  if (virial_changes_after_) virial_ = sim.thermo().total_virial();
   auto ke = kinetic_tensor(sim);
   for (auto& k : ke) k *= factor_eta_ * factor_eta_;
   couple(sim, ke, virial_);

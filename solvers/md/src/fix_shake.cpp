@@ -12,12 +12,19 @@
 #include <map>
 
 #include "arguments.hpp"
+#include "shake_geometry.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/md/bonded.hpp"
 #include "tessera/md/kernel_work.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
+
+using shake::cluster_atoms;
+using shake::Constraint;
+using shake::constraints_of;
+using shake::dot;
+using shake::place;
 
 namespace {
 constexpr double mass_delta = 0.1;  // LAMMPS's MASSDELTA: the tolerance of `m`
@@ -71,38 +78,17 @@ int angle_type(const std::map<std::int64_t, AtomTopology>& topology, std::int64_
   return 0;
 }
 
-// The atoms of a cluster of this flag, and its constraints as (atom, atom) places.
-int cluster_atoms(int flag) { return flag == 1 ? 3 : flag; }
-struct Constraint {
-  int a, b;
-};
-int constraints_of(int flag, std::array<Constraint, 3>& out) {
-  if (flag == 1) {
-    out = {{{0, 1}, {0, 2}, {1, 2}}};
-    return 3;
-  }
-  for (int k = 1; k < flag; ++k) out[static_cast<std::size_t>(k - 1)] = {0, k};
-  return flag - 1;
-}
-
-double dot(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-// Atom i's 3 values among a tile's own atoms' (i below their count) and then its ghosts'.
-const double* place(std::span<const double> own, std::span<const double> ghosts, std::size_t i) {
-  const std::size_t nlocal = own.size() / 3;
-  return i < nlocal ? &own[3 * i] : &ghosts[3 * (i - nlocal)];
-}
 }  // namespace
 
-FixShake::FixShake(const FixArguments& a) : Fix(a.id, a.group), print_(a.print) {
-  const std::string what = "fix " + a.id + " shake";
-  const std::string usage =
-      "fix ID GROUP shake TOL ITER N [b BONDTYPES...] [a ANGLETYPES...] [t ATOMTYPES...] "
-      "[m MASSES...]";
+FixShake::FixShake(const FixArguments& a, const std::string& style)
+    : Fix(a.id, a.group), print_(a.print), style_(style) {
+  const std::string what = "fix " + a.id + " " + style;
+  const std::string usage = "fix ID GROUP " + style +
+                            " TOL ITER N [b BONDTYPES...] [a ANGLETYPES...] [t ATOMTYPES...] "
+                            "[m MASSES...]";
   if (a.from_restart || a.sim == nullptr)
-    arguments::bad(what +
-                   ": restart files do not keep fix shake (nor do LAMMPS's); define it "
-                   "again after read_restart");
+    arguments::bad(what + ": restart files do not keep fix " + style +
+                   " (nor do LAMMPS's); define it again after read_restart");
   Simulation& sim = *a.sim;
   if (!sim.has_box()) arguments::bad(what + ": the simulation box is not defined yet");
   if (!sim.molecular())
@@ -181,8 +167,9 @@ FixShake::FixShake(const FixArguments& a) : Fix(a.id, a.group), print_(a.print) 
 void FixShake::find_clusters(Simulation& sim, const std::vector<int>& bond_flag,
                              const std::vector<int>& angle_flag, const std::vector<int>& type_flag,
                              const std::vector<double>& masses) {
-  const std::string what = "fix " + id() + " shake";
+  const std::string what = "fix " + id() + " " + style_;
   const auto start = std::chrono::steady_clock::now();
+  // fix rattle's too: LAMMPS's FixShake constructor finds them before FixRattle's sets `rattle`.
   if (print_) print_("Finding SHAKE clusters ...\n");
   const int bit = sim.group_bit(group());
   if (bit < 0) arguments::bad(what + ": there is no group " + group() + "; define it with group");
@@ -323,18 +310,20 @@ void FixShake::release(Simulation& sim) {
 
 // LAMMPS's FixShake::init: the equilibrium distances of the bonds and frozen angles.
 void FixShake::init(Simulation& sim) {
-  const std::string what = "fix " + id() + " shake";
+  const std::string what = "fix " + id() + " " + style_;
   int shakes = 0;
   bool box_changing = false;
   for (const auto& fix : sim.fixes()) {
-    if (fix->style() == "shake") ++shakes;
-    if (fix.get() == this && box_changing)
+    if (fix->constrains()) ++shakes;
+    // LAMMPS asks it of fix shake only: fix rattle comes after the integrators.
+    if (fix.get() == this && box_changing && style_ == "shake")
       throw ConfigError(what +
                         " must come before any fix that changes the box (LAMMPS: \"Fix "
                         "shake must come before any box changing fix\")");
     if (fix->changes_box()) box_changing = true;
   }
-  if (shakes > 1) throw ConfigError(what + ": there is more than one fix shake (as LAMMPS, one)");
+  if (shakes > 1)
+    throw ConfigError(what + ": there is more than one fix shake or rattle (as LAMMPS, one)");
   const Bond* bond = sim.bond();
   if (!bond)
     throw ConfigError(what +
@@ -417,7 +406,7 @@ void FixShake::end_of_step(Simulation& sim) {
 // with v and f taken as 0 when correcting (correct_coordinates).
 void FixShake::predict_positions(const FixTile& t, bool correcting, std::span<double> out) const {
   const double dtv = t.dt;
-  const double dtfsq = (t.setup ? 0.5 : 1.0) * t.dt * t.dt * t.units->ftm2v;
+  const double dtfsq = (half_step_prediction(t) ? 0.5 : 1.0) * t.dt * t.dt * t.units->ftm2v;
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
     if (t.per_atom[i * t.per_atom_width + offset_] == 0.0) continue;
     if (correcting) {
@@ -471,8 +460,8 @@ FixShake::TileClusters& FixShake::clusters_of(const FixTile& t) {
         std::string ids;
         for (int n = 0; n < cluster_atoms(flag); ++n)
           ids.append(n ? " " : "").append(std::to_string(static_cast<std::int64_t>(row[1 + n])));
-        throw Error("fix " + id() + " shake: atoms " + ids + " of a cluster are missing at step " +
-                    std::to_string(t.step) +
+        throw Error("fix " + id() + " " + style_ + ": atoms " + ids +
+                    " of a cluster are missing at step " + std::to_string(t.step) +
                     " (LAMMPS: \"Shake atoms missing\"): an atom is farther from its cluster "
                     "than the ghost cutoff, or was deleted");
       }
@@ -557,7 +546,7 @@ std::array<double, 6> FixShake::solve(const FixTile& t, const Cluster& c, double
                A[0][1] * A[1][0] * A[2][2] - A[0][2] * A[1][1] * A[2][0];
     }
     if (determ == 0.0)
-      throw Error("fix " + id() + " shake: a cluster's determinant is 0 at step " +
+      throw Error("fix " + id() + " " + style_ + ": a cluster's determinant is 0 at step " +
                   std::to_string(t.step) + " (LAMMPS: \"Shake determinant = 0.0\")");
     const double determinv = 1.0 / determ;
     if (nk == 2) {
@@ -670,7 +659,7 @@ void FixShake::correct_positions(FixTile& t) {
 void FixShake::post_force(FixTile& t) {
   const TileClusters& c = clusters_of(t);
   if (stats_due_ && !t.setup) stats_sample(t, c.clusters);
-  const double dtfsq = (t.setup ? 0.5 : 1.0) * t.dt * t.dt * t.units->ftm2v;
+  const double dtfsq = (half_step_prediction(t) ? 0.5 : 1.0) * t.dt * t.dt * t.units->ftm2v;
   auto virial = virial_.start_row(t.tile);
   negative_.start_row(t.tile);
   for (const Cluster& cluster : c.clusters) {

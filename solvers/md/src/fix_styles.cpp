@@ -21,6 +21,7 @@
 #include "tessera/md/fix_press_berendsen.hpp"
 #include "tessera/md/fix_print.hpp"
 #include "tessera/md/fix_property_atom.hpp"
+#include "tessera/md/fix_rattle.hpp"
 #include "tessera/md/fix_recenter.hpp"
 #include "tessera/md/fix_rigid.hpp"
 #include "tessera/md/fix_setforce.hpp"
@@ -89,6 +90,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
         return std::make_unique<FixRigid>(a, rigid);
       });
     r.add<FixShake>("shake");
+    r.add<FixRattle>("rattle");
     r.add<FixPropertyAtom>("property/atom");
     r.add<FixSpring>("spring");
     using Kind = FixWall::Kind;

@@ -2588,7 +2588,8 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
   bool folded = false;
   for (std::size_t k = 0; k < fixes_.size(); ++k) {
     Fix& fix = *fixes_[k];
-    if (fix.constrains() && !minimizing_) {
+    // A fix that constrains velocities sets itself up in its setup (setup_constraint).
+    if (fix.constrains() && !minimizing_ && !(setting_up_ && fix.constrains_velocities())) {
       predict_for_constraint(k, first, folded, extra);
       folded = true;
       first = k;
@@ -2636,53 +2637,92 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
   if (tally_now_) tally_step_ = step_;
 }
 
+void Simulation::send_constraint_predictions(Tile& t, Fix& fix, bool velocities, bool correcting) {
+  TileAtoms& s = state(t);
+  const FixTile view = fix_view(t, step_);
+  auto& own = s.predicted;
+  own.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
+  const std::span<double> out_own(own.data(), own.size());
+  if (velocities)
+    fix.predict_velocities(view, correcting, out_own);
+  else
+    fix.predict_positions(view, correcting, out_own);
+  auto out = t.get(send_predicted_);
+  const auto& segments = domain_.segments(t.id());
+  std::size_t n = 0;
+  for (std::size_t seg = 0; seg < segments.size(); ++seg)
+    for (int m = s.send_begin[seg]; m < s.send_begin[seg + 1]; ++m) {
+      const auto i = static_cast<std::size_t>(s.send_atom[static_cast<std::size_t>(m)]);
+      for (std::size_t d = 0; d < 3; ++d)
+        out[3 * n + d] = own[3 * i + d] + (velocities ? 0.0 : segments[seg].shift[d]);
+      ++n;
+    }
+  t.charge(pack_work, n);
+}
+
 void Simulation::predict_for_constraint(std::size_t k, std::size_t first, bool folded, bool extra) {
   Fix& fix = *fixes_[k];
-  // The tile's own atoms' predictions, each ghost's shifted to its image as its position is.
-  const auto send = [&](Tile& t, bool correcting) {
-    TileAtoms& s = state(t);
-    const FixTile view = fix_view(t, step_);
-    auto& own = s.predicted;
-    own.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
-    fix.predict_positions(view, correcting, std::span<double>(own.data(), own.size()));
-    auto out = t.get(send_predicted_);
-    const auto& segments = domain_.segments(t.id());
-    std::size_t n = 0;
-    for (std::size_t seg = 0; seg < segments.size(); ++seg)
-      for (int m = s.send_begin[seg]; m < s.send_begin[seg + 1]; ++m) {
-        const auto i = static_cast<std::size_t>(s.send_atom[static_cast<std::size_t>(m)]);
-        for (std::size_t d = 0; d < 3; ++d)
-          out[3 * n + d] = own[3 * i + d] + segments[seg].shift[d];
-        ++n;
-      }
-    t.charge(pack_work, n);
-  };
+  const bool velocities = fix.constrains_velocities();
   const auto begin = [&](Tile& t) {
     if (!folded) fold_forces(t, step_, extra);
     post_force_range(t, step_, first, k);
   };
   if (setting_up_) {
-    runtime_.superstep("md.constraint_correct_predict",
-                       [&](Tile& t) {
-                         begin(t);
-                         send(t, /*correcting=*/true);
-                       },
-                       {&*plan_predicted_});
-    runtime_.superstep("md.constraint_correct", [&](Tile& t) {
-      FixTile view = fix_view(t, step_);
-      fix.correct_positions(view);
-    });
-    forward_ghosts();
-    runtime_.superstep("md.constraint_predict", [&](Tile& t) { send(t, false); },
+    correct_constrained(fix, begin);
+    runtime_.superstep("md.constraint_predict",
+                       [&](Tile& t) { send_constraint_predictions(t, fix, false, false); },
                        {&*plan_predicted_});
     return;
   }
-  runtime_.superstep("md.constraint_predict",
+  runtime_.superstep(velocities ? "md.constraint_velocities" : "md.constraint_predict",
                      [&](Tile& t) {
                        begin(t);
-                       send(t, false);
+                       send_constraint_predictions(t, fix, velocities, false);
                      },
                      {&*plan_predicted_});
+}
+
+// LAMMPS's correct_coordinates (and, for a fix that constrains velocities, correct_velocities):
+// the atoms moved onto the constraints, their ghosts sent again, then the velocities' components
+// along the constraints removed. `begin` runs first on each tile.
+void Simulation::correct_constrained(Fix& fix, const std::function<void(Tile&)>& begin) {
+  runtime_.superstep("md.constraint_correct_predict",
+                     [&](Tile& t) {
+                       if (begin) begin(t);
+                       send_constraint_predictions(t, fix, false, /*correcting=*/true);
+                     },
+                     {&*plan_predicted_});
+  runtime_.superstep("md.constraint_correct", [&](Tile& t) {
+    FixTile view = fix_view(t, step_);
+    fix.correct_positions(view);
+  });
+  forward_ghosts();
+  if (!fix.constrains_velocities()) return;
+  runtime_.superstep("md.constraint_correct_velocities_send",
+                     [&](Tile& t) { send_constraint_predictions(t, fix, true, true); },
+                     {&*plan_predicted_});
+  runtime_.superstep("md.constraint_correct_velocities", [&](Tile& t) {
+    FixTile view = fix_view(t, step_);
+    fix.correct_velocities(view);
+  });
+}
+
+void Simulation::setup_constraint(Fix& fix) {
+  apply_pending_scale();
+  const Running setting_up(setting_up_);
+  correct_constrained(fix, nullptr);
+  constrain_positions(fix);
+}
+
+void Simulation::constrain_positions(Fix& fix) {
+  apply_pending_scale();
+  runtime_.superstep("md.constraint_predict",
+                     [&](Tile& t) { send_constraint_predictions(t, fix, false, false); },
+                     {&*plan_predicted_});
+  runtime_.superstep("md.constraint_positions", [&](Tile& t) {
+    FixTile view = fix_view(t, step_);
+    fix.constrain_positions(view);
+  });
 }
 
 bool Simulation::constrained() const {

@@ -334,6 +334,12 @@ ref in.spce_shake spce_pppm_npt.lammps.out -var examples $examples -var kspace p
 shake_lines='^(Finding SHAKE| +[0-9]+ = # of|SHAKE stats| +[0-9]+   [0-9])'
 (cd "$work" && lmp -in "$here/in.peptide_shake" -var data "$here" -var examples $examples -log none) |
   grep -E "$shake_lines" > peptide_shake_stats.lammps.txt
+# fix rattle: the same water and peptide held by it, and the water under fix npt with PPPM.
+ref in.spce_shake spce_rattle.lammps.out -var examples $examples -var constraint rattle
+ref in.peptide_shake peptide_rattle.lammps.out -var examples $examples -var constraint rattle
+ref in.spce_shake spce_rattle_npt.lammps.out -var examples $examples -var constraint rattle -var kspace pppm -var accuracy 1.0e-5 -var ensemble npt
+(cd "$work" && lmp -in "$here/in.peptide_shake" -var data "$here" -var examples $examples -var constraint rattle -log none) |
+  grep -E "$shake_lines" > peptide_rattle_stats.lammps.txt
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

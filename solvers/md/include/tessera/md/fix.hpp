@@ -69,7 +69,8 @@ struct FixTile {
   // For a fix that constrains the atoms (Fix::constrains): the tile's ghost atoms (copies of
   // other tiles' atoms near its own, and periodic images), their ids, types and positions, and,
   // in post_force, their predicted positions (Fix::predict_positions) shifted to each copy's
-  // image, and the own atoms'; `builds` counts the rebuilds of the ghosts so far (the ghosts change
+  // image, and the own atoms' (a fix that constrains velocities: predict_velocities's there,
+  // unshifted); `builds` counts the rebuilds of the ghosts so far (the ghosts change
   // only then); `setup` is set during a run's setup (LAMMPS's Fix::setup, where velocities are
   // whole-step).
   int nghost = 0;
@@ -130,6 +131,20 @@ class Fix {
   virtual void predict_positions(const FixTile& /*t*/, bool /*correcting*/,
                                  std::span<double> /*out*/) const {}
   virtual void correct_positions(FixTile& /*t*/) {}
+  // A constraint fix that also holds the velocities (fix rattle, LAMMPS's RATTLE): its post_force
+  // corrects the velocities from each atom's velocity half a kick on (predict_velocities: 3 per
+  // own atom, sent unshifted to the ghost copies in place of the positions), and its forces on
+  // the positions come once the fixes before it have finished the step's velocities: its
+  // end_of_step calls Simulation::constrain_positions, which sends predict_positions from them
+  // and calls constrain_positions. At a run's setup its setup calls
+  // Simulation::setup_constraint: the positions corrected, then the velocities
+  // (predict_velocities with `correcting`: the velocities as they are; correct_velocities), then
+  // the positions held; its post_force does nothing then.
+  virtual bool constrains_velocities() const { return false; }
+  virtual void predict_velocities(const FixTile& /*t*/, bool /*correcting*/,
+                                  std::span<double> /*out*/) const {}
+  virtual void correct_velocities(FixTile& /*t*/) {}
+  virtual void constrain_positions(FixTile& /*t*/) {}
   // Whether a bonded term is taken over by the fix (fix shake's constrained bonds and angles,
   // which the bond and angle styles then leave out, as LAMMPS's negated types do): term `kind`
   // of atoms `ids` (the data file's order) kept by an atom whose per-atom values

@@ -151,6 +151,9 @@ class FixNH final : public Fix {
   std::vector<double> etap_, etap_dot_, etap_dotdot_, etap_mass_;
   double p_hydro_ = 0, vol0_ = 0, t0_ = 0, mtk_term2_ = 0;
   std::array<double, 6> virial_{};       // of the last forces
+  // A fix after this one changes its virial at its end_of_step (fix rattle's constraint
+  // forces): the step's first pressure reads the virial again, as LAMMPS's does.
+  bool virial_changes_after_ = false;
   std::array<double, 3> mvv_current_{};  // the kinetic tensor's diagonal at the last pressure
   // This step's boxes (before, after the first half-remap, after the second) and the velocity
   // factors of its barostat half-steps, for the tiles.

@@ -24,9 +24,9 @@
 // setup, LAMMPS's "SHAKE stats" lines: each constrained bond and angle type's mean length (angle
 // in degrees), its spread and its count.
 //
-// Not here: `mol` (molecule templates), rRESPA, minimization (refused, as LAMMPS's), and
-// fix rattle's velocity constraints. Restart files do not keep it (nor do LAMMPS's). Units are
-// the simulation's.
+// Not here: `mol` (molecule templates), rRESPA and minimization (refused, as LAMMPS's); fix
+// rattle (fix_rattle.hpp) adds the velocity constraints. Restart files do not keep it (nor do
+// LAMMPS's). Units are the simulation's.
 //
 // Thread-safety: the per-tile hooks write only their own atoms, their tile's cluster list and
 // their own tally rows; the rest changes on the host side.
@@ -43,9 +43,9 @@
 
 namespace tessera::md {
 
-class FixShake final : public Fix {
+class FixShake : public Fix {
  public:
-  explicit FixShake(const FixArguments& a);
+  explicit FixShake(const FixArguments& a) : FixShake(a, "shake") {}
   std::string style() const override { return "shake"; }
   bool constrains() const override { return true; }
   bool restartable() const override { return false; }
@@ -73,29 +73,43 @@ class FixShake final : public Fix {
     std::array<int, 3> type{};  // bond types; for flag 1 the angle type third
   };
 
- private:
-  // Per-atom values (Simulation::add_per_atom): the cluster's flag, its 4 atom ids (central
-  // first, 0 where none) and its 3 types, as LAMMPS's shake_flag, shake_atom and shake_type.
-  static constexpr std::size_t width = 8;
+ protected:
+  // `style`: the fix's name in its messages (shake, rattle).
+  FixShake(const FixArguments& a, const std::string& style);
+  // Whether the positions are predicted over half a step (dt^2/2 in place of dt^2): at a run's
+  // setup, and always for fix rattle, whose prediction starts from the step's final velocities.
+  virtual bool half_step_prediction(const FixTile& t) const { return t.setup; }
+  // The clusters the tile solves (each with an atom of its own), found again at each rebuild.
   struct TileClusters {
     std::uint64_t builds = ~std::uint64_t{0};
     std::vector<Cluster> clusters;
   };
+  TileClusters& clusters_of(const FixTile& t);
+  // Whether the tile's own atom i belongs to a cluster.
+  bool in_cluster(const FixTile& t, std::size_t i) const {
+    return t.per_atom[i * t.per_atom_width + offset_] != 0.0;
+  }
+  const std::string& style_name() const { return style_; }
+  std::function<void(const std::string&)> print_;
+
+ private:
+  // Per-atom values (Simulation::add_per_atom): the cluster's flag, its 4 atom ids (central
+  // first, 0 where none) and its 3 types, as LAMMPS's shake_flag, shake_atom and shake_type.
+  static constexpr std::size_t width = 8;
   void find_clusters(Simulation& sim, const std::vector<int>& bond_types,
                      const std::vector<int>& angle_types, const std::vector<int>& atom_types,
                      const std::vector<double>& masses);
-  TileClusters& clusters_of(const FixTile& t);
   // The constraint forces of cluster c, added to the tile's own atoms in f, from the tile's
   // positions and predictions (FixTile::x, ghost_x, predicted, ghost_predicted) and masses;
-  // dtfsq is LAMMPS's dt^2 ftm2v (halved at setup). Returns the tile's share of the cluster's
-  // virial.
+  // dtfsq is LAMMPS's dt^2 ftm2v (halved by half_step_prediction). Returns the tile's share of the
+  // cluster's virial.
   std::array<double, 6> solve(const FixTile& t, const Cluster& c, double dtfsq,
                               std::span<double> f);
   void stats_sample(const FixTile& t, const std::vector<Cluster>& clusters);
   void print_stats(Simulation& sim);
   void warn_negative_determinants(Simulation& sim);
-  std::size_t offset() const { return offset_; }
 
+  std::string style_;
   double tolerance_;
   int max_iter_;
   int output_every_;
@@ -116,7 +130,6 @@ class FixShake final : public Fix {
   // Per tile, for the stats: per bond type, then per angle type, the count and sum (summed
   // over tiles), the max and -min (their maxima).
   TileTally stats_sum_, stats_max_;
-  std::function<void(const std::string&)> print_;
 };
 
 }  // namespace tessera::md

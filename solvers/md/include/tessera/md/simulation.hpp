@@ -482,6 +482,16 @@ class Simulation {
   void store_per_atom(std::string_view name, std::size_t column,
                       const std::function<void(const AtomsView&, std::span<double>)>& fill);
 
+  // For a fix that constrains velocities (Fix::constrains_velocities), from its end_of_step,
+  // where the fixes before it have finished the step's velocities (as LAMMPS's FixRattle's
+  // final_integrate comes after theirs): the next step's positions are predicted from them, sent
+  // to the ghosts, and held (Fix::constrain_positions). Collective.
+  void constrain_positions(Fix& fix);
+  // The same fix's setup, from its Fix::setup (so that the fixes before it set up from the
+  // velocities as they were, as in LAMMPS's FixShake::setup): the atoms moved onto the
+  // constraints, the velocities corrected, then the first constraint forces. Collective.
+  void setup_constraint(Fix& fix);
+
   void add_observer(std::shared_ptr<Observer> observer) {
     observers_.push_back(std::move(observer));
   }
@@ -619,6 +629,10 @@ class Simulation {
   // of fixes [first, k) and sends fix k's predicted positions to the ghosts; at a run's setup the
   // atoms are first moved onto the constraints.
   void predict_for_constraint(std::size_t k, std::size_t first, bool folded, bool extra);
+  // A constraint fix's predictions (positions, each ghost's shifted to its image, or velocities)
+  // for the tile's own atoms, packed for their ghost copies (plan_predicted_).
+  void send_constraint_predictions(Tile& t, Fix& fix, bool velocities, bool correcting);
+  void correct_constrained(Fix& fix, const std::function<void(Tile&)>& begin);
   // The tile's kinetic sums (ke, ke_tensor) from its velocities.
   void sum_kinetic(Tile& t);
   FixTile fix_view(Tile& t, std::int64_t step);

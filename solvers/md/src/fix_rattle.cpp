@@ -9,11 +9,7 @@
 
 namespace tessera::md {
 
-using shake::cluster_atoms;
-using shake::Constraint;
-using shake::constraints_of;
-using shake::dot;
-using shake::place;
+using namespace shake;  // shake_geometry.hpp
 
 // LAMMPS's FixRattle::init: fix shake's, and a warning when an integrating fix comes after it.
 void FixRattle::init(Simulation& sim) {
@@ -51,13 +47,7 @@ void FixRattle::correct(const FixTile& t, const Cluster& c, std::span<double> v)
   const int n = cluster_atoms(c.flag);
   std::array<Constraint, 3> k{};
   const int nk = constraints_of(c.flag, k);
-  const auto nlocal = static_cast<std::size_t>(t.nlocal);
-  std::array<double, 4> imass{};
-  for (int p = 0; p < n; ++p) {
-    const auto i = static_cast<std::size_t>(c.atom[static_cast<std::size_t>(p)]);
-    const int type = i < nlocal ? t.type[i] : t.ghost_type[i - nlocal];
-    imass[static_cast<std::size_t>(p)] = 1.0 / t.mass[static_cast<std::size_t>(type)];
-  }
+  const std::array<double, 4> imass = shake::inverse_masses(t, c.atom, n);
   double r[3][3], w[3][3];
   for (int m = 0; m < nk; ++m) {
     const auto ia = static_cast<std::size_t>(c.atom[static_cast<std::size_t>(k[m].a)]);
@@ -101,34 +91,18 @@ void FixRattle::correct(const FixTile& t, const Cluster& c, std::span<double> v)
     }
     rhs[m] = -dot(w[m], r[m]);
   }
+  // solve2x2exactly, solve3x3exactly.
+  const double determ = shake::determinant(a, nk);
+  if (determ == 0.0)
+    throw Error("fix " + id() + " rattle: a cluster's determinant is 0 at step " +
+                std::to_string(t.step) + " (LAMMPS: \"Rattle determinant = 0.0\")");
+  const double determinv = 1.0 / determ;
   if (nk == 2) {
-    // solve2x2exactly
-    const double determ = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-    if (determ == 0.0)
-      throw Error("fix " + id() + " rattle: a cluster's determinant is 0 at step " +
-                  std::to_string(t.step) + " (LAMMPS: \"Rattle determinant = 0.0\")");
-    const double determinv = 1.0 / determ;
     l[0] = determinv * (a[1][1] * rhs[0] - a[0][1] * rhs[1]);
     l[1] = determinv * (-a[1][0] * rhs[0] + a[0][0] * rhs[1]);
   } else {
-    // solve3x3exactly
-    const double determ = a[0][0] * a[1][1] * a[2][2] + a[0][1] * a[1][2] * a[2][0] +
-                          a[0][2] * a[1][0] * a[2][1] - a[0][0] * a[1][2] * a[2][1] -
-                          a[0][1] * a[1][0] * a[2][2] - a[0][2] * a[1][1] * a[2][0];
-    if (determ == 0.0)
-      throw Error("fix " + id() + " rattle: a cluster's determinant is 0 at step " +
-                  std::to_string(t.step) + " (LAMMPS: \"Rattle determinant = 0.0\")");
-    const double determinv = 1.0 / determ;
     double ai[3][3];
-    ai[0][0] = determinv * (a[1][1] * a[2][2] - a[1][2] * a[2][1]);
-    ai[0][1] = -determinv * (a[0][1] * a[2][2] - a[0][2] * a[2][1]);
-    ai[0][2] = determinv * (a[0][1] * a[1][2] - a[0][2] * a[1][1]);
-    ai[1][0] = -determinv * (a[1][0] * a[2][2] - a[1][2] * a[2][0]);
-    ai[1][1] = determinv * (a[0][0] * a[2][2] - a[0][2] * a[2][0]);
-    ai[1][2] = -determinv * (a[0][0] * a[1][2] - a[0][2] * a[1][0]);
-    ai[2][0] = determinv * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-    ai[2][1] = -determinv * (a[0][0] * a[2][1] - a[0][1] * a[2][0]);
-    ai[2][2] = determinv * (a[0][0] * a[1][1] - a[0][1] * a[1][0]);
+    shake::inverse3(a, determinv, ai);
     for (int i = 0; i < 3; ++i) {
       l[i] = 0;
       for (int j = 0; j < 3; ++j) l[i] += ai[i][j] * rhs[j];

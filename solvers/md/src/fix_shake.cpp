@@ -20,11 +20,7 @@
 
 namespace tessera::md {
 
-using shake::cluster_atoms;
-using shake::Constraint;
-using shake::constraints_of;
-using shake::dot;
-using shake::place;
+using namespace shake;  // shake_geometry.hpp
 
 namespace {
 constexpr double mass_delta = 0.1;  // LAMMPS's MASSDELTA: the tolerance of `m`
@@ -492,13 +488,7 @@ std::array<double, 6> FixShake::solve(const FixTile& t, const Cluster& c, double
         c.flag == 1 && m == 2
             ? angle_distance_[static_cast<std::size_t>(c.type[2])]
             : bond_distance_[static_cast<std::size_t>(c.type[static_cast<std::size_t>(m)])];
-  const auto nlocal = static_cast<std::size_t>(t.nlocal);
-  std::array<double, 4> inv{};
-  for (int p = 0; p < n; ++p) {
-    const auto i = static_cast<std::size_t>(c.atom[static_cast<std::size_t>(p)]);
-    const int type = i < nlocal ? t.type[i] : t.ghost_type[i - nlocal];
-    inv[static_cast<std::size_t>(p)] = 1.0 / t.mass[static_cast<std::size_t>(type)];
-  }
+  const std::array<double, 4> inv = shake::inverse_masses(t, c.atom, n);
   double r[3][3], s[3][3];
   for (int m = 0; m < nk; ++m) {
     const auto ia = static_cast<std::size_t>(c.atom[static_cast<std::size_t>(k[m].a)]);
@@ -537,14 +527,7 @@ std::array<double, 6> FixShake::solve(const FixTile& t, const Cluster& c, double
     double A[3][3], Ainv[3][3];
     for (int a = 0; a < nk; ++a)
       for (int b = 0; b < nk; ++b) A[a][b] = 2.0 * C[a][b] * dot(s[a], r[b]);
-    double determ;
-    if (nk == 2) {
-      determ = A[0][0] * A[1][1] - A[0][1] * A[1][0];
-    } else {
-      determ = A[0][0] * A[1][1] * A[2][2] + A[0][1] * A[1][2] * A[2][0] +
-               A[0][2] * A[1][0] * A[2][1] - A[0][0] * A[1][2] * A[2][1] -
-               A[0][1] * A[1][0] * A[2][2] - A[0][2] * A[1][1] * A[2][0];
-    }
+    const double determ = shake::determinant(A, nk);
     if (determ == 0.0)
       throw Error("fix " + id() + " " + style_ + ": a cluster's determinant is 0 at step " +
                   std::to_string(t.step) + " (LAMMPS: \"Shake determinant = 0.0\")");
@@ -555,15 +538,7 @@ std::array<double, 6> FixShake::solve(const FixTile& t, const Cluster& c, double
       Ainv[1][0] = -A[1][0] * determinv;
       Ainv[1][1] = A[0][0] * determinv;
     } else {
-      Ainv[0][0] = determinv * (A[1][1] * A[2][2] - A[1][2] * A[2][1]);
-      Ainv[0][1] = -determinv * (A[0][1] * A[2][2] - A[0][2] * A[2][1]);
-      Ainv[0][2] = determinv * (A[0][1] * A[1][2] - A[0][2] * A[1][1]);
-      Ainv[1][0] = -determinv * (A[1][0] * A[2][2] - A[1][2] * A[2][0]);
-      Ainv[1][1] = determinv * (A[0][0] * A[2][2] - A[0][2] * A[2][0]);
-      Ainv[1][2] = -determinv * (A[0][0] * A[1][2] - A[0][2] * A[1][0]);
-      Ainv[2][0] = determinv * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
-      Ainv[2][1] = -determinv * (A[0][0] * A[2][1] - A[0][1] * A[2][0]);
-      Ainv[2][2] = determinv * (A[0][0] * A[1][1] - A[0][1] * A[1][0]);
+      shake::inverse3(A, determinv, Ainv);
     }
     // The quadratic terms' coefficients, squares first, then the products in order.
     std::array<std::pair<int, int>, 6> terms{};

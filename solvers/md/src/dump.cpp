@@ -12,13 +12,14 @@ namespace {
 
 const std::vector<std::string> custom_fields = {"id", "type", "x",  "y",  "z",    "xs", "ys", "zs",
                                                 "xu", "yu",   "zu", "ix", "iy",   "iz", "vx", "vy",
-                                                "vz", "fx",   "fy", "fz", "mass", "q"};
+                                                "vz", "fx",   "fy", "fz", "mass", "q",  "mol"};
 
 bool integer_field(const std::string& f) {
-  return f == "id" || f == "type" || f == "ix" || f == "iy" || f == "iz";
+  return f == "id" || f == "type" || f == "ix" || f == "iy" || f == "iz" || f == "mol";
 }
 
-double field_value(const std::string& f, const AtomRecord& a, const Simulation& sim) {
+double field_value(const std::string& f, const AtomRecord& a, const Simulation& sim,
+                   const std::map<std::int64_t, std::int64_t>& molecules) {
   const Box& b = sim.box();
   auto d = [](char c) { return static_cast<std::size_t>(c - 'x'); };
   if (f == "x" || f == "y" || f == "z") return a.x[d(f[0])];
@@ -36,6 +37,10 @@ double field_value(const std::string& f, const AtomRecord& a, const Simulation& 
   if (f == "mass") return sim.mass(a.type);
   if (f == "q") return a.q;
   if (f == "id") return static_cast<double>(a.id);
+  if (f == "mol") {
+    const auto it = molecules.find(a.id);
+    return it == molecules.end() ? 0.0 : static_cast<double>(it->second);
+  }
   return a.type;
 }
 
@@ -79,7 +84,7 @@ class TextDump final : public Dump {
         for (const auto& f : fields_) {
           if (!first) out.write(" ");
           first = false;
-          const double v = field_value(f, a, sim);
+          const double v = field_value(f, a, sim, molecules_);
           if (integer_field(f))
             out.print("%lld", static_cast<long long>(v));
           else
@@ -125,7 +130,8 @@ class NetcdfDump final : public Dump {
         {"iy", {"iy"}, true, Quantity::none},
         {"iz", {"iz"}, true, Quantity::none},
         {"mass", {"mass"}, false, Quantity::mass},
-        {"q", {"q"}, false, Quantity::none}};
+        {"q", {"q"}, false, Quantity::none},
+        {"mol", {"mol"}, true, Quantity::none}};
     for (const auto& v : optional)
       for (const auto& f : v.fields)
         if (std::find(fields_.begin(), fields_.end(), f) != fields_.end()) {
@@ -192,13 +198,15 @@ class NetcdfDump final : public Dump {
           ints.resize(width * atoms_);
           for (std::size_t i = 0; i < atoms_; ++i)
             for (std::size_t c = 0; c < width; ++c)
-              ints[width * i + c] = static_cast<int>(field_value(v.fields[c], atoms[i], sim));
+              ints[width * i + c] =
+                  static_cast<int>(field_value(v.fields[c], atoms[i], sim, molecules_));
           nc_check(nc_put_vara_int(ncid_, v.var, at, count, ints.data()));
         } else {
           reals.resize(width * atoms_);
           for (std::size_t i = 0; i < atoms_; ++i)
             for (std::size_t c = 0; c < width; ++c)
-              reals[width * i + c] = static_cast<float>(field_value(v.fields[c], atoms[i], sim));
+              reals[width * i + c] =
+                  static_cast<float>(field_value(v.fields[c], atoms[i], sim, molecules_));
           nc_check(nc_put_vara_float(ncid_, v.var, at, count, reals.data()));
         }
       }
@@ -323,7 +331,7 @@ std::shared_ptr<Dump> Dump::make(const std::string& id, const std::string& style
       if (std::find(custom_fields.begin(), custom_fields.end(), name) == custom_fields.end())
         throw ConfigError(
             "dump " + id + ": unknown field '" + name +
-            "'; supported: id type x y z xs ys zs xu yu zu ix iy iz vx vy vz fx fy fz mass q");
+            "'; supported: id type x y z xs ys zs xu yu zu ix iy iz vx vy vz fx fy fz mass q mol");
     if (style == "custom") return std::shared_ptr<Dump>(new TextDump(id, style, every, file, f));
     return std::shared_ptr<Dump>(new NetcdfDump(id, style, every, file, f));
   }
@@ -346,6 +354,8 @@ void Dump::observe(Simulation& sim, bool, bool) {
   // Sorted by id on rank 0; positions as LAMMPS's dumps write them, not wrapped since the last
   // rebuild.
   std::vector<AtomRecord> atoms = sim.gather_atoms(Simulation::Positions::as_stored);
+  if (std::find(fields_.begin(), fields_.end(), "mol") != fields_.end())
+    molecules_ = sim.gather_molecules();
   if (group_ != "all") {
     const int bit = sim.group_bit(group_);
     if (bit < 0) throw Error("dump " + id_ + ": its group " + group_ + " no longer exists");

@@ -1479,6 +1479,9 @@ void Input::dump(const std::vector<std::string>& a) {
   const long long every = integer("dump", a[3], 1, int_max);
   if (!sim().charged() && std::find(a.begin() + 5, a.end(), "q") != a.end())
     bad("dump " + a[0] + ": field q: the atoms carry no charges; use atom_style charge");
+  if (!sim().molecular() && std::find(a.begin() + 5, a.end(), "mol") != a.end())
+    bad("dump " + a[0] + ": field mol: the atoms have no molecule ids; use a molecular " +
+        "atom_style (LAMMPS: \"Dumping an atom property that isn't allocated\")");
   auto d = Dump::make(a[0], a[2], static_cast<int>(every), a[4],
                       std::vector<std::string>(a.begin() + 5, a.end()));
   d->set_group(a[1]);

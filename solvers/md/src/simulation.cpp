@@ -233,6 +233,22 @@ void Simulation::set_special_bonds(const SpecialBonds& special) {
   set_topology(atoms);
 }
 
+std::map<std::int64_t, std::int64_t> Simulation::gather_molecules() {
+  std::map<std::int64_t, std::int64_t> out;
+  const auto column = molecule_column();
+  if (!column) return out;
+  const std::vector<double> pairs =
+      runtime_.collect<double>("md.gather_molecules", [&](Tile& t, std::vector<double>& values) {
+        TileAtoms& s = state(t);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i)
+          values.insert(values.end(),
+                        {static_cast<double>(s.id[i]), s.extra[i * per_atom_width_ + *column]});
+      });
+  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2)
+    out.emplace(static_cast<std::int64_t>(pairs[k]), static_cast<std::int64_t>(pairs[k + 1]));
+  return out;
+}
+
 std::map<std::int64_t, AtomTopology> Simulation::gather_topology(bool every_rank) {
   std::map<std::int64_t, AtomTopology> out;
   if (topology_handle_ == 0) return out;

@@ -340,6 +340,9 @@ ref in.peptide_shake peptide_rattle.lammps.out -var examples $examples -var cons
 ref in.spce_shake spce_rattle_npt.lammps.out -var examples $examples -var constraint rattle -var kspace pppm -var accuracy 1.0e-5 -var ensemble npt
 (cd "$work" && lmp -in "$here/in.peptide_shake" -var data "$here" -var examples $examples -var constraint rattle -log none) |
   grep -E "$shake_lines" > peptide_rattle_stats.lammps.txt
+# dump custom's mol field.
+(cd "$work" && lmp -in "$here/in.dump_mol" -var data "$here" -var examples $examples -log none >/dev/null)
+cp "$work/dump_mol.custom" dump_mol.lammps.custom
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,6 +76,7 @@ class Dump : public Observer {
   std::string group_ = "all";
   std::string float_format_;
   std::int64_t last_step_ = -1;
+  std::map<std::int64_t, std::int64_t> molecules_;  // the frame's molecule ids by atom id (mol)
   std::unique_ptr<AtomicFile> out_;
   bool published_ = false, failed_ = false;
 };

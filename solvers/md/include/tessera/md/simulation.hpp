@@ -198,6 +198,9 @@ class Simulation {
   // on every rank: its rows are sized to the most terms of each kind and special neighbors any
   // atom has. Collective. Throws ConfigError for a type out of range.
   void set_topology(const std::map<std::int64_t, AtomTopology>& atoms);
+  // Every atom's molecule id on rank 0 by id (other ranks, and before the atoms have topology:
+  // empty). Collective.
+  std::map<std::int64_t, std::int64_t> gather_molecules();
   // Every atom's topology on rank 0 by id (other ranks: empty). Collective.
   std::map<std::int64_t, AtomTopology> gather_topology(bool every_rank = false);
   // Where each atom's molecule id sits in its per-atom vector values (AtomsView::per_atom), or

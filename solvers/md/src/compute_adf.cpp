@@ -132,16 +132,8 @@ std::vector<double> ComputeADF::array(Simulation& sim) {
               near[m].push_back({{dx, dy, dz}, 1.0 / std::sqrt(rsq), is_j && is_k});
             }
           };
-          for (int k = p.begin[i]; k < p.begin[i + 1]; ++k)
-            neighbor(static_cast<std::size_t>(p.list[static_cast<std::size_t>(k)]));
           // Special pairs count unless both their weights are 0 (LAMMPS's ComputeADF).
-          if (!p.special_list.empty())
-            for (int k = p.special_begin[i]; k < p.special_begin[i + 1]; ++k) {
-              const auto level =
-                  static_cast<std::size_t>(p.special_list[2 * static_cast<std::size_t>(k) + 1]);
-              if (p.special->lj[level] == 0.0 && p.special->coul[level] == 0.0) continue;
-              neighbor(static_cast<std::size_t>(p.special_list[2 * static_cast<std::size_t>(k)]));
-            }
+          p.for_each_neighbor(i, /*skip_zero_weights=*/true, neighbor);
           // Each (J, K) pair once: a neighbor that is both a J and a K pairs with another such
           // in one order only.
           for (std::size_t m = 0; m < ntriples; ++m)

@@ -178,12 +178,8 @@ void ComputeOrientOrderAtom::prepare_peratom(Simulation& sim) {
             if (rsq < cutsq_)
               near.push_back({rsq, u < nlocal ? v.id[u] : v.ghost_id[u - nlocal], d});
           };
-          for (int k = v.begin[i]; k < v.begin[i + 1]; ++k)
-            consider(static_cast<std::size_t>(v.list[static_cast<std::size_t>(k)]));
           // Weighted special pairs are neighbors too (LAMMPS's full list holds them).
-          if (!v.special_list.empty())
-            for (int k = v.special_begin[i]; k < v.special_begin[i + 1]; ++k)
-              consider(static_cast<std::size_t>(v.special_list[2 * static_cast<std::size_t>(k)]));
+          v.for_each_neighbor(i, /*skip_zero_weights=*/false, consider);
           if (near.empty() || static_cast<int>(near.size()) < nearest_) continue;
           // The nnn nearest, ties by id, so that the same atoms count on any tiles.
           const auto closer = [](const Neighbor& p, const Neighbor& q) {

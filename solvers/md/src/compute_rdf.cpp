@@ -77,18 +77,9 @@ std::vector<double> ComputeRDF::array(Simulation& sim) {
           tally(p.type[i], p.type[j], bin);
           if (!p.full) tally(p.type[j], p.type[i], bin);
         };
-        for (std::size_t i = 0; i < static_cast<std::size_t>(p.nlocal); ++i) {
-          for (int k = p.begin[i]; k < p.begin[i + 1]; ++k)
-            pair(i, static_cast<std::size_t>(p.list[static_cast<std::size_t>(k)]));
-          // Special pairs count unless both their weights are 0 (LAMMPS's ComputeRDF).
-          if (p.special_list.empty()) continue;
-          for (int k = p.special_begin[i]; k < p.special_begin[i + 1]; ++k) {
-            const auto level =
-                static_cast<std::size_t>(p.special_list[2 * static_cast<std::size_t>(k) + 1]);
-            if (p.special->lj[level] == 0.0 && p.special->coul[level] == 0.0) continue;
-            pair(i, static_cast<std::size_t>(p.special_list[2 * static_cast<std::size_t>(k)]));
-          }
-        }
+        // Special pairs count unless both their weights are 0 (LAMMPS's ComputeRDF).
+        for (std::size_t i = 0; i < static_cast<std::size_t>(p.nlocal); ++i)
+          p.for_each_neighbor(i, /*skip_zero_weights=*/true, [&](std::size_t j) { pair(i, j); });
       });
   const Box& box = sim.box();
   const bool three = sim.dimension() == 3;

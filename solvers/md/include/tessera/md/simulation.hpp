@@ -465,6 +465,21 @@ class Simulation {
     bool full = false;  // every neighbor of each owned atom; else each pair once over all tiles
     int tile = 0;       // the tile's Tile::id
     std::span<const std::int64_t> id, ghost_id;  // the owned atoms' ids, the ghosts'
+    // Calls f(j) for each neighbor j of owned atom i: the list's, then its weighted special
+    // pairs, less those whose weights are both 0 when `skip_zero_weights` (as LAMMPS's compute
+    // rdf and adf skip them).
+    template <class F>
+    void for_each_neighbor(std::size_t i, bool skip_zero_weights, F&& f) const {
+      for (int k = begin[i]; k < begin[i + 1]; ++k)
+        f(static_cast<std::size_t>(list[static_cast<std::size_t>(k)]));
+      if (special_list.empty()) return;
+      for (int k = special_begin[i]; k < special_begin[i + 1]; ++k) {
+        const auto at = 2 * static_cast<std::size_t>(k);
+        const auto level = static_cast<std::size_t>(special_list[at + 1]);
+        if (skip_zero_weights && special->lj[level] == 0.0 && special->coul[level] == 0.0) continue;
+        f(static_cast<std::size_t>(special_list[at]));
+      }
+    }
   };
   std::vector<double> reduce_pairs(
       std::string_view name, std::size_t count,

@@ -111,14 +111,15 @@ std::array<double, 6> kinetic_tensor(Simulation& sim, std::uint32_t mask, const 
 }
 
 std::array<double, 3> coupled_pressure(const Simulation& sim, bool iso, PressureCoupling coupling,
-                                       double tdof, const std::array<double, 6>& ke,
+                                       double tdof, std::optional<double> t_given,
+                                       const std::array<double, 6>& ke,
                                        const std::array<double, 6>& virial,
                                        const std::string& who) {
   const double inv_volume = 1.0 / sim.volume(), nktv2p = sim.units().nktv2p;
   const bool three = sim.dimension() == 3;
   std::array<double, 3> p{};
   if (iso) {
-    const double t = sim.temperature(0.5 * (ke[0] + ke[1] + ke[2]));
+    const double t = t_given ? *t_given : sim.temperature(0.5 * (ke[0] + ke[1] + ke[2]));
     const double scalar =
         three ? (tdof * sim.units().boltz * t + virial[0] + virial[1] + virial[2]) / 3.0 *
                     inv_volume * nktv2p

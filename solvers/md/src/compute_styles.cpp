@@ -20,6 +20,7 @@
 #include "tessera/md/compute_temp_partial.hpp"
 #include "tessera/md/compute_temp_ramp.hpp"
 #include "tessera/md/compute_vacf.hpp"
+#include "tessera/md/compute_viscosity_cos.hpp"
 
 namespace tessera::md {
 
@@ -45,6 +46,7 @@ const Registry<Compute, const ComputeArguments&>& compute_styles() {
     r.add<ComputeTempPartial>("temp/partial");
     r.add<ComputeTempDeform>("temp/deform");
     r.add<ComputeTempRamp>("temp/ramp");
+    r.add<ComputeViscosityCos>("viscosity/cos");
     r.add<ComputeTempRegion>("temp/region");
     r.add<ComputeVACF>("vacf");
     return r;

@@ -88,13 +88,13 @@ std::vector<double> ComputeTemp::vector(Simulation& sim) {
 }
 
 std::array<double, 7> ComputeTempProfile::thermal_sums(Simulation& sim) const {
-  const Unbias remove = unbias(sim);
+  const Bias profile = bias(sim);
   const auto sums = sim.reduce_atoms(
       "md.compute_temp_profile", ReduceOp::sum, 7, [&](const AtomsView& a, std::span<double> out) {
         for (std::size_t i = 0; i < a.id.size(); ++i) {
           if (!in_group(a, i)) continue;
-          double v[3] = {a.v[3 * i], a.v[3 * i + 1], a.v[3 * i + 2]};
-          remove(a, i, v);
+          const auto b = profile(&a.x[3 * i]);
+          const double v[3] = {a.v[3 * i] - b[0], a.v[3 * i + 1] - b[1], a.v[3 * i + 2] - b[2]};
           add_kinetic_tensor(out.data(), a.mass[static_cast<std::size_t>(a.type[i])], v);
           out[6] += 1;
         }
@@ -120,6 +120,18 @@ std::vector<double> ComputeTempProfile::vector(Simulation& sim) {
   std::vector<double> t(6);
   for (std::size_t k = 0; k < 6; ++k) t[k] = s[k] * sim.units().mvv2e;
   return t;
+}
+
+VelocityBias velocity_bias(Simulation& sim, const Compute& temperature) {
+  VelocityBias b;
+  b.thermal = temperature.thermal_components();
+  if (const auto* profile = dynamic_cast<const ComputeTempProfile*>(&temperature))
+    b.profile = profile->bias(sim);
+  else if (temperature.removes_atom_bias())
+    throw ConfigError("compute " + temperature.id() + " (" + temperature.style() +
+                      ") removes a bias that differs from atom to atom in a way md_ipu's " +
+                      "thermostats cannot remove and restore (fix langevin alone takes it)");
+  return b;
 }
 
 }  // namespace tessera::md

@@ -18,11 +18,9 @@ ComputeTempDeform::ComputeTempDeform(const ComputeArguments& a)
     throw ConfigError("compute " + a.id + " temp/deform: takes no arguments");
 }
 
-ComputeTempProfile::Unbias ComputeTempDeform::unbias(Simulation& sim) const {
-  return [box = BoxMatrix(sim.box()), rate = sim.box_rate()](const AtomsView& a, std::size_t i,
-                                                             double* v) {
-    const auto stream = streaming_velocity(box, rate.h_rate, rate.h_ratelo, &a.x[3 * i]);
-    for (std::size_t d = 0; d < 3; ++d) v[d] -= stream[d];
+ComputeTempProfile::Bias ComputeTempDeform::bias(Simulation& sim) const {
+  return [box = BoxMatrix(sim.box()), rate = sim.box_rate()](const double* x) {
+    return streaming_velocity(box, rate.h_rate, rate.h_ratelo, x);
   };
 }
 

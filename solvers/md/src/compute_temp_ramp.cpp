@@ -37,10 +37,12 @@ ComputeTempRamp::ComputeTempRamp(const ComputeArguments& a)
   if (c_hi_ == c_lo_) throw ConfigError(what + ": CLO and CHI must differ");
 }
 
-ComputeTempProfile::Unbias ComputeTempRamp::unbias(Simulation&) const {
-  return [this](const AtomsView& a, std::size_t i, double* v) {
-    const double f = std::clamp((a.x[3 * i + coord_dim_] - c_lo_) / (c_hi_ - c_lo_), 0.0, 1.0);
-    v[velocity_dim_] -= v_lo_ + f * (v_hi_ - v_lo_);
+ComputeTempProfile::Bias ComputeTempRamp::bias(Simulation&) const {
+  return [this](const double* x) {
+    const double f = std::clamp((x[coord_dim_] - c_lo_) / (c_hi_ - c_lo_), 0.0, 1.0);
+    std::array<double, 3> b{};
+    b[velocity_dim_] = v_lo_ + f * (v_hi_ - v_lo_);
+    return b;
   };
 }
 

@@ -10,9 +10,9 @@
 namespace tessera::md {
 namespace {
 
-const std::vector<std::string> custom_fields = {"id", "type", "x",  "y",  "z",    "xs", "ys", "zs",
-                                                "xu", "yu",   "zu", "ix", "iy",   "iz", "vx", "vy",
-                                                "vz", "fx",   "fy", "fz", "mass", "q",  "mol"};
+const std::vector<std::string> custom_fields = {
+    "id", "type", "x",  "y",  "z",  "xs", "ys", "zs", "xu",   "yu", "zu",  "ix",
+    "iy", "iz",   "vx", "vy", "vz", "fx", "fy", "fz", "mass", "q",  "mol", "element"};
 
 bool integer_field(const std::string& f) {
   return f == "id" || f == "type" || f == "ix" || f == "iy" || f == "iz" || f == "mol";
@@ -58,7 +58,11 @@ class TextDump final : public Dump {
     if (style_ == "xyz") {
       out.print("%zu\nAtoms. Timestep: %lld\n", atoms.size(), static_cast<long long>(sim.step()));
       for (const auto& a : atoms) {
-        out.print("%d", a.type);
+        // LAMMPS's DumpXYZ: the type's number unless dump_modify element named it.
+        if (elements_.empty())
+          out.print("%d", a.type);
+        else
+          out.print("%s", element(a.type).c_str());
         for (double x : a.x) out.print(spaced.c_str(), x);
         out.write("\n");
       }
@@ -84,6 +88,10 @@ class TextDump final : public Dump {
         for (const auto& f : fields_) {
           if (!first) out.write(" ");
           first = false;
+          if (f == "element") {
+            out.print("%s", element(a.type).c_str());
+            continue;
+          }
           const double v = field_value(f, a, sim, molecules_);
           if (integer_field(f))
             out.print("%lld", static_cast<long long>(v));
@@ -329,9 +337,12 @@ std::shared_ptr<Dump> Dump::make(const std::string& id, const std::string& style
       throw ConfigError("dump " + id + " custom: list the fields to write");
     for (const auto& name : f)
       if (std::find(custom_fields.begin(), custom_fields.end(), name) == custom_fields.end())
-        throw ConfigError(
-            "dump " + id + ": unknown field '" + name +
-            "'; supported: id type x y z xs ys zs xu yu zu ix iy iz vx vy vz fx fy fz mass q mol");
+        throw ConfigError("dump " + id + ": unknown field '" + name +
+                          "'; supported: id type x y z xs ys zs xu yu zu ix iy iz vx vy vz fx fy "
+                          "fz mass q mol element");
+    if (style == "netcdf" && std::find(f.begin(), f.end(), "element") != f.end())
+      throw ConfigError("dump " + id + " netcdf: the field element is written by dump custom " +
+                        "(text) only, as LAMMPS's");
     if (style == "custom") return std::shared_ptr<Dump>(new TextDump(id, style, every, file, f));
     return std::shared_ptr<Dump>(new NetcdfDump(id, style, every, file, f));
   }
@@ -347,6 +358,14 @@ void Dump::set_float_format(const std::string& format) {
     throw ConfigError("dump_modify " + id_ + " format float '" + format +
                       "': use one %e, %f or %g conversion");
   float_format_ = format;
+}
+
+void Dump::set_elements(std::vector<std::string> names) { elements_ = std::move(names); }
+
+std::string Dump::element(int type) const {
+  // LAMMPS's DumpCustom names every type C until dump_modify element names them.
+  if (elements_.empty()) return "C";
+  return elements_.at(static_cast<std::size_t>(type - 1));
 }
 
 void Dump::observe(Simulation& sim, bool, bool) {

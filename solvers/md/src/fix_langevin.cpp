@@ -106,8 +106,8 @@ std::size_t FixLangevin::modify(Simulation& sim, const std::vector<std::string>&
   region_ = c->bias_region();
   if (c->removes_atom_bias() && !region_)
     throw ConfigError(what + ": compute " + words[at + 1] + " (" + c->style() +
-                      ") removes a bias that differs from atom to atom, which md_ipu's thermostats "
-                      "do not support");
+                      ") removes a profile that differs from atom to atom, which md_ipu's fix "
+                      "langevin does not (it takes temp/region's and temp/partial's biases)");
   thermal_ = c->thermal_components();
   return 2;
 }

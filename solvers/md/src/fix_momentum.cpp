@@ -87,7 +87,7 @@ void FixMomentum::end_of_step(Simulation& sim) {
   if (rescale_) {
     const double ke_after = twice_ke();
     const double factor = ke_after != 0.0 ? std::sqrt(ke_before / ke_after) : 1.0;
-    sim.scale_group_velocities(mask, factor);
+    sim.scale_thermal_velocities(mask, factor);
   }
 }
 

@@ -15,7 +15,7 @@ namespace tessera::md {
 using namespace arguments;
 
 FixNH::FixNH(const FixArguments& a, std::string style)
-    : Fix(a.id, a.group), style_(std::move(style)) {
+    : Fix(a.id, a.group), style_(std::move(style)), print_(a.print) {
   const std::string what = "fix " + a.id + " " + style_;
   // Its temperature is all atoms' (compute temp of group all) and it dilates them all.
   if (a.group != "all") throw ConfigError(what + ": md_ipu thermostats the group all only");
@@ -246,9 +246,9 @@ double FixNH::strain_energy(const Simulation& sim) const {
 }
 
 void FixNH::couple(const Simulation& sim, const std::array<double, 6>& ke,
-                   const std::array<double, 6>& virial) {
+                   const std::array<double, 6>& virial, std::optional<double> t) {
   for (std::size_t i = 0; i < 3; ++i) mvv_current_[i] = ke[i];
-  const auto diagonal = coupled_pressure(sim, iso_, pressure_.coupling, tdof_, ke, virial,
+  const auto diagonal = coupled_pressure(sim, iso_, pressure_.coupling, tdof_, t, ke, virial,
                                          "fix " + id() + " " + style_);
   for (std::size_t i = 0; i < 3; ++i) p_current_[i] = diagonal[i];
   if (triclinic()) {
@@ -258,9 +258,46 @@ void FixNH::couple(const Simulation& sim, const std::array<double, 6>& ke,
   }
 }
 
-void FixNH::init_masses(const Simulation& sim, double t_current) {
+Compute* FixNH::temperature(Simulation& sim) {
+  return temperature_.id().empty() ? nullptr : &temperature_.get(*this, sim);
+}
+
+double FixNH::temperature_dof(Simulation& sim) {
+  Compute* c = temperature(sim);
+  return c ? c->dof(sim) : sim.dof();
+}
+
+void FixNH::couple_with(Simulation& sim, Compute& temp, double t) {
+  std::array<double, 6> ke{};
+  if (!iso_) {
+    const auto v = temp.vector(sim);
+    std::copy_n(v.begin(), 6, ke.begin());
+  }
+  couple(sim, ke, virial_, t);
+}
+
+// LAMMPS's FixNH::modify_param: temp (its pressure's temperature too); press is refused, since
+// md_ipu's barostat computes its pressure itself.
+std::size_t FixNH::modify(Simulation& sim, const std::vector<std::string>& words, std::size_t at) {
+  const std::string what = "fix_modify " + id() + " " + words[at];
+  if (words[at] == "temp" && sllod_)
+    throw ConfigError(what + ": fix nvt/sllod reads its own compute temp/deform, as md_ipu " +
+                      "keeps it");
+  if (const std::size_t taken = temperature_.modify(*this, sim, words, at)) {
+    const Compute* c = sim.find_compute(temperature_.id());
+    if (c->group() != "all" && print_ && sim.runtime().rank() == 0)
+      print_("WARNING: Temperature for fix modify is not for group all\n");
+    return taken;
+  }
+  if (words[at] == "press")
+    throw ConfigError(what + ": md_ipu's fix " + style_ + " computes its pressure from its " +
+                      "temperature and the virial; another pressure compute is not supported");
+  return Fix::modify(sim, words, at);
+}
+
+void FixNH::init_masses(Simulation& sim, double t_current) {
   const double boltz = sim.units().boltz;
-  tdof_ = sim.dof();
+  tdof_ = temperature_dof(sim);
   if (thermostat_) {
     compute_temp_target(sim);
   } else {
@@ -309,6 +346,9 @@ void FixNH::setup(Simulation& sim) {
         std::make_unique<ComputeTempDeform>(ComputeArguments{id() + "_temp", "all", {}, &sim});
     deform_temp_->setup(sim);
     t_current_pending_ = true;
+  } else if (Compute* c = temperature(sim)) {
+    compute_temperature_ = true;
+    t_current_ = c->scalar(sim);
   } else {
     t_current_ = sim.temperature_now();
   }
@@ -336,7 +376,10 @@ void FixNH::setup(Simulation& sim) {
   if (barostat_) {
     compute_press_target(sim);
     virial_ = sim.thermo().total_virial();
-    couple(sim, kinetic_tensor(sim), virial_);
+    if (Compute* c = temperature(sim))
+      couple_with(sim, *c, t_current_);
+    else
+      couple(sim, kinetic_tensor(sim), virial_);
   }
 }
 
@@ -581,13 +624,25 @@ void FixNH::pre_integrate(Simulation& sim) {
     compute_temp_target(sim);
     nhc_temp_integrate(sim);
   }
+  Compute* temp = temperature(sim);
+  if (temp && thermostat_) {
+    // The thermal velocities scaled now (LAMMPS's nh_v_temp with its bias), not in the tiles'
+    // first half-kick.
+    sim.scale_thermal_velocities(group_mask(), factor_eta_, velocity_bias(sim, *temp));
+    factor_eta_ = 1.0;
+  }
   if (!barostat_) return;
   // The pressure with the velocities as the thermostat leaves them (LAMMPS computes the
   // temperature again here) and the virial of the last forces.
   if (virial_changes_after_) virial_ = sim.thermo().total_virial();
-  auto ke = kinetic_tensor(sim);
-  for (auto& k : ke) k *= factor_eta_ * factor_eta_;
-  couple(sim, ke, virial_);
+  if (temp) {
+    couple_with(sim, *temp, iso_ ? temp->scalar(sim) : t_current_);
+    press_bias_ = velocity_bias(sim, *temp);
+  } else {
+    auto ke = kinetic_tensor(sim);
+    for (auto& k : ke) k *= factor_eta_ * factor_eta_;
+    couple(sim, ke, virial_);
+  }
   compute_press_target(sim);
   nh_omega_dot(sim);
   const double dt4 = 0.25 * sim.timestep();
@@ -615,7 +670,7 @@ void FixNH::initial_integrate(FixTile& t) {
     double* v = &t.v[3 * i];
     if (thermostat_)
       for (std::size_t d = 0; d < 3; ++d) v[d] *= factor_eta_;
-    press_velocity(v, t.dt);
+    press_velocity(v, &t.x[3 * i], t.dt);
     const double dtfm = dtf / t.mass[static_cast<std::size_t>(t.type[i])];
     for (std::size_t d = 0; d < 3; ++d) v[d] += dtfm * t.f[3 * i + d];
   }
@@ -630,7 +685,9 @@ void FixNH::initial_integrate(FixTile& t) {
 
 // LAMMPS's FixNH::nh_v_press on one velocity: exp(-dt/4 (omega_dot + mtk)) on each side of the
 // tilts' cross terms -dt/2 (omega_dot v) of the upper triangle.
-void FixNH::press_velocity(double* v, double dt) const {
+void FixNH::press_velocity(double* v, const double* x, double dt) const {
+  const auto bias = press_bias_.of(x, v);
+  for (std::size_t d = 0; d < 3; ++d) v[d] -= bias[d];
   for (std::size_t d = 0; d < 3; ++d) v[d] *= factor_press_[d];
   if (triclinic()) {
     const double dthalf = 0.5 * dt;
@@ -638,16 +695,48 @@ void FixNH::press_velocity(double* v, double dt) const {
     v[1] += -dthalf * v[2] * omega_dot_[3];
   }
   for (std::size_t d = 0; d < 3; ++d) v[d] *= factor_press_[d];
+  for (std::size_t d = 0; d < 3; ++d) v[d] += bias[d];
 }
 
 void FixNH::final_integrate(FixTile& t) {
   half_kick(*this, t);
-  if (!barostat_) return;
+  if (!barostat_ || compute_temperature_) return;
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i)
-    press_velocity(&t.v[3 * i], t.dt);
+    press_velocity(&t.v[3 * i], &t.x[3 * i], t.dt);
+}
+
+// LAMMPS's FixNH::final_integrate after its half-kick, with a fix_modify temperature.
+void FixNH::end_of_integrate(Simulation& sim) {
+  if (!compute_temperature_) return;
+  Compute& temp = *temperature(sim);
+  if (barostat_) {
+    // A profile measured from the velocities is measured again at a step that built the lists
+    // (LAMMPS: its per-atom biases may be stale after a reneighbor); either way it is taken in
+    // the box as it is now.
+    if (sim.steps_since_build() == 0 && dynamic_cast<const ComputeTempProfile*>(&temp))
+      temp.scalar(sim);
+    press_bias_ = velocity_bias(sim, temp);
+    sim.adjust_velocities("md.fix_nh_velocity_press", [&](FixTile& t) {
+      for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i)
+        press_velocity(&t.v[3 * i], &t.x[3 * i], t.dt);
+    });
+  }
+  t_current_ = temp.scalar(sim);
+  tdof_ = temp.dof(sim);
+  if (barostat_) {
+    virial_ = sim.thermo().total_virial();
+    couple_with(sim, temp, t_current_);
+    nh_omega_dot(sim);
+  }
+  if (thermostat_) {
+    nhc_temp_integrate(sim);
+    sim.scale_thermal_velocities(group_mask(), factor_eta_, velocity_bias(sim, temp));
+  }
+  if (barostat_ && mpchain_ > 0) nhc_press_integrate(sim);
 }
 
 void FixNH::end_of_step(Simulation& sim) {
+  if (compute_temperature_) return;  // done in end_of_integrate
   if (barostat_) {
     const Thermo th = sim.thermo();
     t_current_ = sim.temperature(th.ke);

@@ -44,8 +44,9 @@ FixPressBerendsen::FixPressBerendsen(const FixArguments& a) : Fix(a.id, a.group)
 void FixPressBerendsen::end_of_step(Simulation& sim) {
   const bool iso = pressure_.iso(sim.dimension());
   const Thermo th = sim.thermo();
-  const auto p_current = coupled_pressure(sim, iso, pressure_.coupling, sim.dof(), th.ke_tensor,
-                                          th.total_virial(), "fix " + id() + " press/berendsen");
+  const auto p_current =
+      coupled_pressure(sim, iso, pressure_.coupling, sim.dof(), std::nullopt, th.ke_tensor,
+                       th.total_virial(), "fix " + id() + " press/berendsen");
   const double delta = sim.ramp_fraction();
   const Box before = sim.box();
   Box after = before;

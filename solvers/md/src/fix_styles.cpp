@@ -1,6 +1,7 @@
 // The fix styles md_ipu has: one line per style (fix.hpp).
 #include "arguments.hpp"
 #include "tessera/md/fix.hpp"
+#include "tessera/md/fix_accelerate_cos.hpp"
 #include "tessera/md/fix_addforce.hpp"
 #include "tessera/md/fix_ave_chunk.hpp"
 #include "tessera/md/fix_ave_correlate.hpp"
@@ -64,6 +65,7 @@ const Registry<Fix, const FixArguments&>& fix_styles() {
     r.add<FixSetForce>("setforce");
     r.add<FixBalance>("balance");
     r.add<FixAddForce>("addforce");
+    r.add<FixAccelerateCos>("accelerate/cos");
     r.add<FixAveChunk>("ave/chunk");
     r.add<FixAveCorrelate>("ave/correlate");
     r.add<FixAveHisto>("ave/histo");

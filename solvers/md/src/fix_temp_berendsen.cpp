@@ -45,7 +45,7 @@ void FixTempBerendsen::end_of_step(Simulation& sim) {
   const double lamda = std::sqrt(1.0 + sim.timestep() / t_period_ * (t_target / t_current - 1.0));
   const double efactor = 0.5 * sim.units().boltz * tdof;
   energy_ += t_current * (1.0 - lamda * lamda) * efactor;
-  sim.scale_group_velocities(group_mask(), lamda, temp.thermal_components());
+  sim.scale_thermal_velocities(group_mask(), lamda, velocity_bias(sim, temp));
 }
 
 nlohmann::json FixTempBerendsen::restart_section() const {

@@ -46,10 +46,9 @@ void FixTempRescale::end_of_step(Simulation& sim) {
   if (std::fabs(t_current - t_target) > window_) {
     t_target = t_current - fraction_ * (t_current - t_target);
     energy_ += (t_current - t_target) * 0.5 * sim.units().boltz * dof;
-    // LAMMPS removes the temperature's bias, scales, and restores it: only the components the
-    // temperature counts change.
-    sim.scale_group_velocities(group_mask(), std::sqrt(t_target / t_current),
-                               temp.thermal_components());
+    // LAMMPS removes the temperature's bias, scales, and restores it.
+    sim.scale_thermal_velocities(group_mask(), std::sqrt(t_target / t_current),
+                                 velocity_bias(sim, temp));
   }
 }
 

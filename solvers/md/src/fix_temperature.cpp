@@ -13,7 +13,9 @@ std::size_t FixTemperature::modify(const Fix& fix, Simulation& sim,
   if (!c->is_temperature())
     throw ConfigError("fix_modify " + fix.id() + " temp: compute " + words[at + 1] + " (" +
                       c->style() + ") does not compute a temperature");
-  if (c->removes_atom_bias())
+  // A profile (temp/ramp, temp/deform, viscosity/cos) is removed and restored atom by atom;
+  // temp/region's atoms outside its region are not (fix langevin alone takes them).
+  if (c->removes_atom_bias() && !dynamic_cast<const ComputeTempProfile*>(c))
     throw ConfigError("fix_modify " + fix.id() + " temp: compute " + words[at + 1] + " (" +
                       c->style() +
                       ") removes a bias that differs from atom to atom, which md_ipu's " +

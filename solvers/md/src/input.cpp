@@ -606,6 +606,7 @@ const std::map<std::string, Input::Command>& Input::commands() {
       {"comm_modify", &Input::decomposition_command},
       {"create_atoms", &Input::create_atoms},
       {"create_box", &Input::create_box},
+      {"dielectric", &Input::dielectric},
       {"dimension", &Input::dimension},
       {"dump", &Input::dump},
       {"dump_modify", &Input::dump_modify},
@@ -759,6 +760,15 @@ void Input::read_restart_command(const std::vector<std::string>& a) {
   need(a, 1, "read_restart FILE");
   read_restart(sim(), a[0]);
   warn_large_skew();
+}
+
+// dielectric VALUE: LAMMPS's, Coulomb's constant divided by VALUE from the next run on.
+void Input::dielectric(const std::vector<std::string>& a) {
+  need(a, 1, "dielectric VALUE");
+  if (a.size() != 1) bad("one value is needed; usage: dielectric VALUE");
+  const double value = number("dielectric", a[0]);
+  if (!(value > 0)) bad(a[0] + ": the dielectric constant must be positive");
+  sim().set_dielectric(value);
 }
 
 void Input::timestep(const std::vector<std::string>& a) {
@@ -1490,7 +1500,7 @@ void Input::dump(const std::vector<std::string>& a) {
 }
 
 void Input::dump_modify(const std::vector<std::string>& a) {
-  need(a, 3, "dump_modify ID sort id | format float FMT");
+  need(a, 3, "dump_modify ID sort id | format float FMT | element NAME...");
   auto it = dumps_.find(a[0]);
   if (it == dumps_.end()) bad("no dump with ID " + a[0]);
   for (std::size_t i = 1; i < a.size();) {
@@ -1500,8 +1510,18 @@ void Input::dump_modify(const std::vector<std::string>& a) {
     } else if (a[i] == "format" && i + 2 < a.size() && a[i + 1] == "float") {
       it->second->set_float_format(a[i + 2]);
       i += 3;
+    } else if (a[i] == "element") {
+      // One name per atom type, as LAMMPS's (which reads the words after them as keywords).
+      const auto types = static_cast<std::size_t>(sim().types());
+      if (a.size() - i - 1 < types)
+        bad("element: " + std::to_string(a.size() - i - 1) + " names for " + std::to_string(types) +
+            " atom types; give one per type");
+      it->second->set_elements({a.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                a.begin() + static_cast<std::ptrdiff_t>(i + 1 + types)});
+      i += 1 + types;
     } else {
-      bad("unknown or incomplete keyword '" + a[i] + "'; supported: sort id, format float FMT");
+      bad("unknown or incomplete keyword '" + a[i] +
+          "'; supported: sort id, format float FMT, element NAME...");
     }
   }
 }

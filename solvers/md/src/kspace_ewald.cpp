@@ -61,7 +61,7 @@ double KSpaceEwald::init(const KSpaceSystem& s, std::string& log) {
   natoms_ = s.natoms;
   qsum_ = s.qsum;
   qsqsum_ = s.qsqsum;
-  qqrd2e_ = s.units.qqr2e;
+  qqrd2e_ = s.qqrd2e;
   q2_ = qsqsum_ * qqrd2e_;
   // LAMMPS's two_charge_force: qqr2e qelectron^2 / angstrom^2, with qelectron and angstrom 1
   // in units lj, metal and real.

@@ -275,7 +275,7 @@ double KSpacePPPM::init(const KSpaceSystem& s, std::string& log) {
   natoms_ = s.natoms;
   qsum_ = s.qsum;
   qsqsum_ = s.qsqsum;
-  qqrd2e_ = s.units.qqr2e;
+  qqrd2e_ = s.qqrd2e;
   q2_ = qsqsum_ * qqrd2e_;
   cutoff_ = s.cutoff;
   accuracy_ = accuracy_relative_ * s.units.qqr2e;  // LAMMPS's two_charge_force

@@ -293,6 +293,10 @@ void PairHybrid::set_g_ewald(double g_ewald) {
   for (Sub& s : subs_) s.pair->set_g_ewald(g_ewald);
 }
 
+void PairHybrid::set_dielectric(double dielectric) {
+  for (Sub& s : subs_) s.pair->set_dielectric(dielectric);
+}
+
 bool PairHybrid::full_list() const {
   return std::any_of(subs_.begin(), subs_.end(), [](const Sub& s) { return s.pair->full_list(); });
 }

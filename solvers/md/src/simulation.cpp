@@ -1266,6 +1266,7 @@ void Simulation::setup_run() {
   // A restart file's fix states go to fixes defined before the first run only (LAMMPS's
   // Modify::init discards them).
   fix_states_.clear();
+  pair_->set_dielectric(dielectric_);
   init_kspace();
   const double cutoff = pair_->init(types_, tiles_.size());
   // The tail correction's constants from the atoms each type has now (LAMMPS's init_one).
@@ -1627,6 +1628,7 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     for (const auto& fix : fixes_)
       defer = defer && !(fix->needs_step_velocities() && step_ % fix->end_of_step_every() == 0);
     force_and_integrate_second(built, true, observed, defer);
+    for (auto& fix : fixes_) fix->end_of_integrate(*this);
     pair_->end_of_step(runtime_, step_, natoms_);
     for (auto& fix : fixes_)
       if (step_ % fix->end_of_step_every() == 0) fix->end_of_step(*this);
@@ -2461,6 +2463,7 @@ void Simulation::init_kspace() {
   system.natoms = static_cast<double>(natoms_);
   system.qsum = charges[0];
   system.qsqsum = charges[1];
+  system.qqrd2e = units_.qqr2e / dielectric_;
   system.cutoff = *cutoff;
   system.tiles = tiles_.size();
   std::string log;
@@ -2840,15 +2843,18 @@ void Simulation::adjust_velocities(std::string_view name,
   });
 }
 
-void Simulation::scale_group_velocities(std::uint32_t mask, double factor,
-                                        std::array<bool, 3> components) {
+void Simulation::scale_thermal_velocities(std::uint32_t mask, double factor,
+                                          const VelocityBias& bias) {
   apply_pending_scale();
-  runtime_.superstep("md.velocity_scale_group", [&](Tile& t) {
+  runtime_.superstep("md.velocity_scale_thermal", [&](Tile& t) {
     TileAtoms& s = state(t);
-    for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i)
-      if (s.mask[i] & mask)
-        for (std::size_t d = 0; d < 3; ++d)
-          if (components[d]) s.v[3 * i + d] *= factor;
+    const auto x = t.get(x_);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(s.nlocal); ++i) {
+      if (!(s.mask[i] & mask)) continue;
+      double* v = &s.v[3 * i];
+      const auto b = bias.of(&x[3 * i], v);
+      for (std::size_t d = 0; d < 3; ++d) v[d] = (v[d] - b[d]) * factor + b[d];
+    }
     sum_kinetic(t);
     t.charge(kick_kinetic_work, static_cast<std::uint64_t>(s.nlocal));
   });

@@ -1,5 +1,6 @@
 #include "tessera/md/thermo_output.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -30,6 +31,8 @@ const std::map<std::string, std::pair<const char*, bool>>& keywords() {
       {"emol", {"E_mol", true}},
       {"elong", {"E_long", true}},
       {"vol", {"Volume", false}},
+      {"density", {"Density", false}},
+      {"cpu", {"CPU", false}},
       {"ebond", {"E_bond", true}},
       {"eangle", {"E_angle", true}},
       {"edihed", {"E_dihed", true}},
@@ -183,6 +186,7 @@ void ThermoOutput::set_float_format(const std::string& format) {
 // Each compute a line needs, called once for it.
 struct ThermoOutput::Line {
   std::optional<double> temp, dof, press, pe;
+  bool first_of_run = false;   // LAMMPS's firststep 0: cpu is 0 on a run's first line
   std::optional<Thermo> sums;  // the pair style's energies (evdwl, ecoul)
   std::optional<std::vector<double>> press_tensor;
   std::map<std::string, std::vector<double>> vectors;  // c_ID[N], f_ID[N] (output_value)
@@ -266,6 +270,19 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
   if (k == "ecouple") return ecouple(sim);
   if (k == "econserve") return (pe() + ke()) * scale + ecouple(sim);
   if (k == "vol") return sim.volume();
+  if (k == "density") {  // LAMMPS's Thermo::compute_density: the total mass over the volume
+    const auto mass = sim.reduce_atoms("md.thermo_mass", ReduceOp::sum, 1,
+                                       [](const AtomsView& a, std::span<double> out) {
+                                         for (const std::int32_t type : a.type)
+                                           out[0] += a.mass[static_cast<std::size_t>(type)];
+                                       });
+    return sim.units().mv2d * mass[0] / sim.volume();
+  }
+  if (k == "cpu")  // LAMMPS's: the wall time since the run began, 0 on its first line
+    return line.first_of_run
+               ? 0.0
+               : std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_)
+                     .count();
   if (k == "lx") return box.length(0);
   if (k == "ly") return box.length(1);
   if (k == "lz") return box.length(2);
@@ -298,12 +315,22 @@ std::optional<double> ThermoOutput::value(Simulation& sim, const std::string& ke
   if (!is_keyword(keyword)) return std::nullopt;
   sim.thermo();  // the check that the energies are finite
   Line line;
+  // Outside a run cpu is 0, as LAMMPS's; inside one each rank's clock differs, so a variable
+  // takes the slowest rank's, the same on every rank.
+  line.first_of_run = !sim.in_run();
+  if (keyword == "cpu" && sim.in_run()) {
+    const double seconds = value_of(sim, line, keyword);
+    return sim.runtime().all_reduce<double>("md.thermo_cpu", ReduceOp::max,
+                                            [&](Tile&) { return seconds; });
+  }
   return value_of(sim, line, keyword);
 }
 
 void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
   sim.thermo();  // the check that the energies are finite
   Line line;
+  if (first_of_run) run_start_ = std::chrono::steady_clock::now();
+  line.first_of_run = first_of_run;
   // LAMMPS's thermo_style one adds the volume when the box may change (shrink-wrapped faces,
   // a fix).
   bool box_changes = sim.boundary().any_shrinks();

@@ -150,6 +150,10 @@ cp "$work/rdf_sets.txt" rdf_sets.lammps.txt
 (cd "$work" && lmp -in "$here/in.create_single" -log none) | grep -E '^(Created [0-9]|atom |[0-9]+ atoms)' > create_single.lammps.out
 # compute temp/ramp, also as thermo's temperature.
 (cd "$work" && lmp -in "$here/in.temp_ramp" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > temp_ramp.lammps.out
+for thermostat in rescale berendsen nvt; do
+  (cd "$work" && lmp -in "$here/in.temp_ramp" -var thermostat $thermostat -log none) |
+    sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > temp_ramp_$thermostat.lammps.out
+done
 # Group functions in formulas.
 (cd "$work" && lmp -in "$here/in.group_functions" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > group_functions.lammps.out
 # fix print's screen lines and files.
@@ -241,6 +245,9 @@ ref in.charged charged_lj_cut_coul_long.lammps.out -var style lj_cut_coul_long
 ref in.charged charged_buck_coul_long.lammps.out -var style buck_coul_long
 ref in.charged charged_coul_long.lammps.out -var style coul_long -var q2 0.5
 ref in.charged charged_lj_cut_coul_long_real.lammps.out -var style lj_cut_coul_long -var units real
+# LAMMPS's dielectric command: the Coulomb terms, real-space and Ewald, divided by it.
+ref in.charged charged_lj_cut_coul_cut_dielectric.lammps.out -var style lj_cut_coul_cut -var dielectric 2.5
+ref in.charged charged_lj_cut_coul_long_dielectric.lammps.out -var style lj_cut_coul_long -var dielectric 2.5
 # pair_style table: each interpolation from a table even in r, one even in r^2 used as it is,
 # one with the file's own distances and end slopes; a potential file of lammps-data in two units.
 ref in.table table_linear.lammps.out -var style linear -var n 1000 -var section LJ_R
@@ -343,6 +350,10 @@ ref in.spce_shake spce_rattle_npt.lammps.out -var examples $examples -var constr
 # dump custom's mol field.
 (cd "$work" && lmp -in "$here/in.dump_mol" -var data "$here" -var examples $examples -log none >/dev/null)
 cp "$work/dump_mol.custom" dump_mol.lammps.custom
+# VISCOSITY/in.cos.1000SPCE: fix accelerate/cos, compute viscosity/cos as fix npt's and
+# thermo's temperature, dielectric, and dump custom's element field.
+ref in.cos_1000spce cos_1000spce.lammps.out -var examples $examples
+cp "$work/cos_1000spce.dump" cos_1000spce.lammps.dump
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,12 +53,14 @@ struct PressureSettings {
 std::array<double, 6> kinetic_tensor(Simulation& sim, std::uint32_t mask = 1,
                                      const Region* region = nullptr);
 
-// LAMMPS's compute pressure (its scalar when `iso`, from the temperature of `ke` over `tdof`
-// degrees of freedom; else the diagonal of its tensor) coupled as FixNH::couple does, from the
-// kinetic tensor `ke` and the virial `virial` (xx yy zz xy xz yz), over the box's volume (area in
-// 2-d). A pressure that is not finite throws a collective Error naming `who` and the step.
+// LAMMPS's compute pressure (its scalar when `iso`, from the temperature `t` over `tdof`
+// degrees of freedom, by default group all's temperature of `ke`; else the diagonal of its
+// tensor) coupled as FixNH::couple does, from the kinetic tensor `ke` and the virial `virial`
+// (xx yy zz xy xz yz), over the box's volume (area in 2-d). A pressure that is not finite throws
+// a collective Error naming `who` and the step.
 std::array<double, 3> coupled_pressure(const Simulation& sim, bool iso, PressureCoupling coupling,
-                                       double tdof, const std::array<double, 6>& ke,
+                                       double tdof, std::optional<double> t,
+                                       const std::array<double, 6>& ke,
                                        const std::array<double, 6>& virial, const std::string& who);
 
 // LAMMPS's compute pressure's off-diagonal components (xy xz yz; xz and yz zero in 2-d) from the

@@ -54,9 +54,10 @@ class ComputeTemp : public Compute {
 };
 
 // A temperature of the velocities less a profile that differs from atom to atom (temp/ramp's
-// shear profile, temp/deform's streaming velocity): its sums, dof, scalar and kinetic tensor
-// (xx yy zz xy xz yz, energy units, extensive) once for every such style. The profile is a
-// per-atom bias: thermo_modify temp and compute pressure take it.
+// shear profile, temp/deform's streaming velocity, viscosity/cos's cosine flow): its sums, dof,
+// scalar and kinetic tensor (xx yy zz xy xz yz, energy units, extensive) once for every such
+// style. The profile is a per-atom bias: thermo_modify temp, compute pressure and the
+// thermostats take it (VelocityBias).
 class ComputeTempProfile : public ComputeTemp {
  public:
   using ComputeTemp::ComputeTemp;
@@ -65,17 +66,36 @@ class ComputeTempProfile : public ComputeTemp {
   double scalar(Simulation& sim) override;
   std::vector<double> vector(Simulation& sim) override;
 
- protected:
-  // Subtracts the profile from atom i's velocity v (3 components), for the simulation's state
-  // now (called on each tile, concurrently).
-  using Unbias = std::function<void(const AtomsView&, std::size_t i, double* v)>;
-  virtual Unbias unbias(Simulation& sim) const = 0;
+  // The profile as the compute holds it now (after its last scalar, for a profile measured from
+  // the velocities): the bias velocity (velocity units) of an atom at position x (as stored).
+  // The function keeps its own copy of what it needs: it may run on every tile concurrently.
+  using Bias = std::function<std::array<double, 3>(const double* x)>;
+  virtual Bias bias(Simulation& sim) const = 0;
 
  private:
   // Sums over the group's atoms of m v_a v_b of the velocities less the profile, and the count
   // (collective).
   std::array<double, 7> thermal_sums(Simulation& sim) const;
 };
+
+// What a thermostat leaves alone, as LAMMPS's remove_bias and restore_bias: for each atom the
+// velocity components its temperature does not count (temp/partial's) and a per-atom profile
+// on those it does (ComputeTempProfile's). A thermostat scales v - bias and adds the bias back.
+// An empty profile and all components counted: no bias (of() is zero).
+struct VelocityBias {
+  std::array<bool, 3> thermal{true, true, true};
+  ComputeTempProfile::Bias profile;
+  std::array<double, 3> of(const double* x, const double* v) const {
+    std::array<double, 3> b{};
+    if (profile) b = profile(x);
+    for (std::size_t d = 0; d < 3; ++d)
+      if (!thermal[d]) b[d] = v[d];
+    return b;
+  }
+};
+// The bias of `temperature` now. Throws ConfigError for a bias no thermostat can remove atom by
+// atom (temp/region's atoms outside its region: fix langevin alone takes it).
+VelocityBias velocity_bias(Simulation& sim, const Compute& temperature);
 
 class ComputeTempRegion final : public ComputeTemp {
  public:

@@ -17,9 +17,7 @@ class ComputeTempDeform final : public ComputeTempProfile {
  public:
   explicit ComputeTempDeform(const ComputeArguments& args);
   std::string style() const override { return "temp/deform"; }
-
- private:
-  Unbias unbias(Simulation& sim) const override;
+  Bias bias(Simulation& sim) const override;
 };
 
 // The streaming velocity at Cartesian position x of a box deforming at `rate` (LAMMPS's

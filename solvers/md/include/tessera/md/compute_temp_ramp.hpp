@@ -18,9 +18,9 @@ class ComputeTempRamp final : public ComputeTempProfile {
  public:
   explicit ComputeTempRamp(const ComputeArguments& args);
   std::string style() const override { return "temp/ramp"; }
+  Bias bias(Simulation& sim) const override;
 
  private:
-  Unbias unbias(Simulation& sim) const override;
   std::size_t velocity_dim_ = 0, coord_dim_ = 1;
   double v_lo_ = 0, v_hi_ = 0, c_lo_ = 0, c_hi_ = 1;
 };

@@ -1,7 +1,7 @@
 // Dumps: LAMMPS's `dump ID all STYLE N FILE fields...`.
 //
 // Styles: atom (id type xs ys zs), custom (id type x y z xs ys zs xu yu zu ix iy iz
-// vx vy vz fx fy fz mass), xyz, and netcdf (AMBER trajectory convention, readable by
+// vx vy vz fx fy fz mass q mol element), xyz, and netcdf (AMBER trajectory convention, readable by
 // MDAnalysis, VMD and OVITO). Atoms are always written sorted by id (what
 // `dump_modify sort id` asks for), whatever the decomposition.
 //
@@ -43,6 +43,10 @@ class Dump : public Observer {
 
   // dump_modify format float FMT.
   void set_float_format(const std::string& format);
+  // dump_modify element: a name for each atom type (1, 2, ... in order), for the custom field
+  // element (C for every type until given, as LAMMPS's) and the xyz dump's first column (the
+  // type's number until given).
+  void set_elements(std::vector<std::string> names);
   // The group whose atoms each frame holds (all by default), as LAMMPS's dump GROUP.
   void set_group(std::string group) { group_ = std::move(group); }
   const std::string& id() const { return id_; }
@@ -75,6 +79,8 @@ class Dump : public Observer {
   std::vector<std::string> fields_;
   std::string group_ = "all";
   std::string float_format_;
+  std::vector<std::string> elements_;  // dump_modify element, by type - 1
+  std::string element(int type) const;
   std::int64_t last_step_ = -1;
   std::map<std::int64_t, std::int64_t> molecules_;  // the frame's molecule ids by atom id (mol)
   std::unique_ptr<AtomicFile> out_;

@@ -15,6 +15,9 @@
 //                     new tiles (collective, host side: where fix deposit adds atoms);
 //   post_force        on each tile once the forces are complete (also in a run's setup);
 //   final_integrate   on each tile after post_force (the second half-kick);
+//   end_of_integrate  after every fix's final_integrate, before any end_of_step (collective,
+//                     host side: the reductions of LAMMPS's final_integrate, as fix nvt's
+//                     temperature compute read and its scaling done in LAMMPS's order);
 //   end_of_step       after the step, when the kinetic energy is known (collective, host side).
 // The per-tile hooks run concurrently on different tiles: they may write only to their FixTile
 // and to state they keep per tile. A fix's state goes into restart files through its own
@@ -230,6 +233,7 @@ class Fix {
   virtual void pre_exchange(Simulation& /*sim*/) {}
   virtual void post_force(FixTile& /*t*/) {}
   virtual void final_integrate(FixTile& /*t*/) {}
+  virtual void end_of_integrate(Simulation& /*sim*/) {}
   virtual void end_of_step(Simulation& /*sim*/) {}
 
   // Before unfix (or a fix of its ID replacing it) destroys it (collective): what it holds in

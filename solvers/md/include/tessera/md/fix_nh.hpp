@@ -1,5 +1,5 @@
-// fix ID all nvt|npt|nph|nvt/sllod ...: Nose-Hoover thermostat and barostat chains (Martyna, Tobias and
-// Klein 1994; Martyna, Tuckerman, Tobias and Klein 1996, Mol. Phys. 87, 1117; Shinoda, Shiga
+// fix ID all nvt|npt|nph|nvt/sllod ...: Nose-Hoover thermostat and barostat chains (Martyna, Tobias
+// and Klein 1994; Martyna, Tuckerman, Tobias and Klein 1996, Mol. Phys. 87, 1117; Shinoda, Shiga
 // and Mikami 2004) integrated as LAMMPS's FixNH does, with velocity Verlet, so that its thermo
 // digits are LAMMPS's:
 //   nvt  temp T0 T1 TDAMP
@@ -25,6 +25,19 @@
 // time units (units.hpp). The fix's global scalar (f_ID) is the energy of its chains and
 // barostat, extensive, as LAMMPS's compute_scalar; its vector has LAMMPS's layout.
 //
+// fix_modify ID temp CID makes the thermostat and the barostat's kinetic part read the
+// temperature compute CID instead of group all's (LAMMPS's FixNH::modify_param; a warning when
+// CID is not of group all): its scalar and degrees of freedom, its kinetic tensor for a
+// barostat that is not iso. A temperature with a bias (temp/partial's components, or a profile:
+// temp/ramp, temp/deform, viscosity/cos) is left out of the thermostat's and the barostat's
+// velocity scaling and restored after it, as LAMMPS's remove_bias_all and restore_bias_all:
+// the thermostat then scales the atoms in a superstep of its own where it would scale them
+// lazily, and the step's second half (the barostat's velocity half-step, the temperature and
+// pressure, the chains) is done in end_of_integrate, before the other fixes' end_of_step, in
+// LAMMPS's order. The profile is the compute's at its last scalar, measured again before the
+// barostat's second velocity half-step at a step that built the neighbor lists (LAMMPS's
+// FixNH::final_integrate for a biased temperature).
+//
 // When each part runs (fix.hpp): the chains' half-steps, the barostat's half-step and the box's
 // new size are worked out on the host before the step's first superstep (pre_integrate), from
 // the velocities then (one reduction of their kinetic tensor, as LAMMPS's temperature compute)
@@ -36,6 +49,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +57,7 @@
 #include "tessera/md/compute_temp_deform.hpp"
 #include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
+#include "tessera/md/fix_temperature.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -61,8 +76,11 @@ class FixNH final : public Fix {
   void pre_integrate(Simulation& sim) override;
   void initial_integrate(FixTile& t) override;
   void final_integrate(FixTile& t) override;
+  void end_of_integrate(Simulation& sim) override;
   void end_of_step(Simulation& sim) override;
   void pre_exchange(Simulation& sim) override;
+  std::size_t modify(Simulation& sim, const std::vector<std::string>& words,
+                     std::size_t at) override;
 
   bool has_scalar() const override { return true; }
   bool couples_energy() const override { return true; }
@@ -87,9 +105,18 @@ class FixNH final : public Fix {
   void compute_press_target(const Simulation& sim);
   // p_current from the kinetic tensor (mvv2e sum m v v, xx yy zz xy xz yz) and the virial, as
   // LAMMPS's compute pressure and FixNH::couple.
+  // `t`: the temperature of an iso barostat's pressure (by default group all's of ke_tensor).
   void couple(const Simulation& sim, const std::array<double, 6>& ke_tensor,
-              const std::array<double, 6>& virial);
-  void init_masses(const Simulation& sim, double t_current);
+              const std::array<double, 6>& virial, std::optional<double> t = std::nullopt);
+  // fix_modify temp: the compute it names, or nullptr (group all's kinetic sums).
+  Compute* temperature(Simulation& sim);
+  // The degrees of freedom of the fix's temperature now.
+  double temperature_dof(Simulation& sim);
+  // The barostat's pressure from fix_modify temp's compute `temp` and the virial: from the
+  // temperature `t` when iso, else from the compute's kinetic tensor (LAMMPS's pressure compute
+  // on the fix's temperature).
+  void couple_with(Simulation& sim, Compute& temp, double t);
+  void init_masses(Simulation& sim, double t_current);
   void nhc_temp_integrate(const Simulation& sim);
   void nhc_press_integrate(const Simulation& sim);
   void nh_omega_dot(const Simulation& sim);
@@ -97,7 +124,7 @@ class FixNH final : public Fix {
   // collective Error when a tilt passes 1.5 of its length.
   Box remapped(const Simulation& sim, const Box& box);
   // The barostat's half-step on one velocity (LAMMPS's nh_v_press), with this step's factors.
-  void press_velocity(double* v, double dt) const;
+  void press_velocity(double* v, const double* x, double dt) const;
   void compute_sigma();
   // LAMMPS's compute_deviatoric: h sigma h^T of the box now (Voigt).
   std::array<double, 6> deviatoric(const Box& box) const;
@@ -118,6 +145,11 @@ class FixNH final : public Fix {
 
   std::string style_;
   bool thermostat_ = false, barostat_ = false, sllod_ = false;
+  FixTemperature temperature_;        // fix_modify temp
+  bool compute_temperature_ = false;  // fix_modify temp given (set at setup)
+  std::function<void(const std::string&)> print_;
+  // What the barostat's velocity half-steps leave out (the fix_modify temperature's bias).
+  VelocityBias press_bias_;
   bool t_current_pending_ = false;  // nvt/sllod: its temperature taken at the first step
   std::unique_ptr<ComputeTempDeform> deform_temp_;  // nvt/sllod's temperature
   Box sllod_box_;

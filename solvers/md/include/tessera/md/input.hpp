@@ -115,6 +115,7 @@ class Input {
   void write_data_command(const std::vector<std::string>& a);
   void read_restart_command(const std::vector<std::string>& a);
   void write_restart_command(const std::vector<std::string>& a);
+  void dielectric(const std::vector<std::string>& a);
   void timestep(const std::vector<std::string>& a);
   void unfix(const std::vector<std::string>& a);
   void thermo(const std::vector<std::string>& a);

@@ -36,6 +36,7 @@ struct KSpaceSystem {
   int dimension = 3;
   double natoms = 0;
   double qsum = 0, qsqsum = 0;  // sum q_i and sum q_i^2 (charge units)
+  double qqrd2e = 0;            // Coulomb's constant over the dielectric constant
   double cutoff = 0;            // the pair style's Coulomb cutoff (distance)
   std::size_t tiles = 0;        // on this rank
 };

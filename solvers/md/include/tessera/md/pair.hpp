@@ -137,6 +137,9 @@ class Pair {
   // the others. set_g_ewald gives it the kspace style's splitting parameter before init.
   virtual std::optional<double> long_range_cutoff() const { return std::nullopt; }
   virtual void set_g_ewald(double /*g_ewald*/) {}
+  // LAMMPS's dielectric command, before each run's init: the Coulomb styles divide Coulomb's
+  // constant by it (qqrd2e = qqr2e / dielectric).
+  virtual void set_dielectric(double /*dielectric*/) {}
   // A full neighbor list (every neighbor of each owned atom) rather than a half one.
   virtual bool full_list() const { return false; }
   // What the style does with special_bonds' weights: weighs each special pair's terms (the

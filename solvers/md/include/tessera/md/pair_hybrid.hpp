@@ -46,6 +46,7 @@ class PairHybrid final : public Pair {
   bool needs_charges() const override;
   std::optional<double> long_range_cutoff() const override;
   void set_g_ewald(double g_ewald) override;
+  void set_dielectric(double dielectric) override;
   bool full_list() const override;
   // Its sub-styles' lists are filtered from the system's main list alone: special pairs with
   // weights other than 0 and 1 are refused until the filter carries them.

@@ -128,7 +128,7 @@ class PairPairwise final : public Pair {
   using Coeffs = std::array<double, Potential::coefficients>;
 
   PairPairwise() = default;
-  explicit PairPairwise(const PairContext& c) : qqrd2e_(c.units.qqr2e) {}
+  explicit PairPairwise(const PairContext& c) : qqr2e_(c.units.qqr2e), qqrd2e_(c.units.qqr2e) {}
 
   std::string style() const override { return Potential::name; }
   void settings(const std::vector<std::string>& args) override {
@@ -157,6 +157,7 @@ class PairPairwise final : public Pair {
       return std::nullopt;
   }
   void set_g_ewald(double g) override { g_ewald_ = g; }
+  void set_dielectric(double dielectric) override { qqrd2e_ = qqr2e_ / dielectric; }
   std::optional<std::array<double, 2>> tail_correction(
       std::span<const double> type_counts) const override;
   bool tallies_per_atom() const override { return true; }
@@ -200,7 +201,8 @@ class PairPairwise final : public Pair {
   template <bool EnergyVirial, bool PerAtom>
   void kernel(PairTile& t) const;
 
-  double qqrd2e_ = 0;  // LAMMPS's qqrd2e: its qqr2e with the dielectric constant 1
+  double qqr2e_ = 0;    // the units' Coulomb constant
+  double qqrd2e_ = 0;   // LAMMPS's qqrd2e: qqr2e over the dielectric constant
   double g_ewald_ = 0;  // from the kspace style (long-range styles)
   pairwise::Globals globals_;
   bool shift_ = false, tail_ = false;

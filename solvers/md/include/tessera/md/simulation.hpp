@@ -34,6 +34,7 @@
 #include "tessera/core/runtime.hpp"
 #include "tessera/md/bonded.hpp"
 #include "tessera/md/compute.hpp"
+#include "tessera/md/compute_temp.hpp"
 #include "tessera/md/domain.hpp"
 #include "tessera/md/fix.hpp"
 #include "tessera/md/kspace.hpp"
@@ -309,6 +310,10 @@ class Simulation {
   const KSpace* kspace() const { return kspace_.get(); }
   KSpace* kspace() { return changed(), kspace_.get(); }
   void set_kspace(std::unique_ptr<KSpace> kspace) { changed(), kspace_ = std::move(kspace); }
+  // LAMMPS's dielectric command: Coulomb interactions (pair and kspace styles) divided by it
+  // from the next run on (positive; 1 by default).
+  void set_dielectric(double dielectric) { changed(), dielectric_ = dielectric; }
+  double dielectric() const { return dielectric_; }
   // Where a run's setup says what it worked out (the kspace style's parameters) and styles warn,
   // on every rank; nothing is said without one.
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
@@ -320,6 +325,9 @@ class Simulation {
   void set_timestep(double dt) { changed(), dt_ = dt; }
   double timestep() const { return dt_; }
   std::int64_t step() const { return step_; }
+  // Steps since the neighbor lists were last built (LAMMPS's neighbor->ago): 0 at a step that
+  // built them.
+  std::int64_t steps_since_build() const { return since_build_; }
   // Whether a run or a minimization is under way (LAMMPS's update->whichflag > 0).
   bool in_run() const { return running_ || minimizing_; }
   void set_step(std::int64_t step) { changed(), step_ = step; }
@@ -591,10 +599,10 @@ class Simulation {
   // Changes the velocities of each tile's own atoms now (collective; a fix's end_of_step, as fix
   // momentum's): `change` runs on each tile, then the step's kinetic sums are taken again.
   void adjust_velocities(std::string_view name, const std::function<void(FixTile&)>& change);
-  // Scales the velocities (the components flagged) of the atoms in the groups of `mask` by
-  // `factor` now, the step's kinetic sums with them (collective; fix temp/rescale).
-  void scale_group_velocities(std::uint32_t mask, double factor,
-                              std::array<bool, 3> components = {true, true, true});
+  // Scales the velocities of the atoms in the groups of `mask` by `factor` now, less their
+  // temperature's bias (v = (v - b) factor + b, as LAMMPS's thermostats' remove_bias and
+  // restore_bias), the step's kinetic sums with them (collective; fix temp/rescale).
+  void scale_thermal_velocities(std::uint32_t mask, double factor, const VelocityBias& bias = {});
 
   // Every atom, on rank 0, sorted by id (other ranks: empty). Collective. `wrapped`: positions
   // put inside the box with their image flags counted on (write_data and restart files, as
@@ -714,6 +722,7 @@ class Simulation {
   void compute_kspace(bool energy_virial);
   NeighborSettings neighbor_;
   double dt_;
+  double dielectric_ = 1.0;
   std::int64_t step_ = 0;
   std::int64_t natoms_ = 0;
   std::int64_t max_id_ = 0;

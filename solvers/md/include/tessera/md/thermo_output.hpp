@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -73,6 +74,7 @@ class ThermoOutput : public Observer {
   std::string float_format_ = "%12.8g";
   std::array<double, 3> lattice_{1.0, 1.0, 1.0};
   VariableValue variable_;
+  std::chrono::steady_clock::time_point run_start_ = std::chrono::steady_clock::now();  // cpu
 };
 
 }  // namespace tessera::md

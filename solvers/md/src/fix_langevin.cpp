@@ -78,6 +78,7 @@ void FixLangevin::post_force(FixTile& t) {
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
     if (!in_group(t, i)) continue;
     if (region_ && !region_->matches({t.x[3 * i], t.x[3 * i + 1], t.x[3 * i + 2]})) continue;
+    const auto b = bias_.of(&t.x[3 * i], &t.v[3 * i]);
     const double m = t.mass[static_cast<std::size_t>(t.type[i])];
     const double gamma1 = -m / damp_ / u.ftm2v;
     const double gamma2 =
@@ -86,7 +87,7 @@ void FixLangevin::post_force(FixTile& t) {
     for (std::size_t d = 0; d < 3; ++d) {
       const double r = (1.0 / 2147483647) * static_cast<double>(engine());
       if (!thermal_[d]) continue;
-      const double force = gamma1 * t.v[3 * i + d] + gamma2 * (r - 0.5);
+      const double force = gamma1 * (t.v[3 * i + d] - b[d]) + gamma2 * (r - 0.5);
       t.f[3 * i + d] += force;
       if (tallied) (*tallied)[3 * i + d] = force;
     }
@@ -104,10 +105,8 @@ std::size_t FixLangevin::modify(Simulation& sim, const std::vector<std::string>&
     throw ConfigError(what + ": compute " + words[at + 1] + " (" + c->style() +
                       ") does not compute a temperature");
   region_ = c->bias_region();
-  if (c->removes_atom_bias() && !region_)
-    throw ConfigError(what + ": compute " + words[at + 1] + " (" + c->style() +
-                      ") removes a profile that differs from atom to atom, which md_ipu's fix "
-                      "langevin does not (it takes temp/region's and temp/partial's biases)");
+  profile_ = dynamic_cast<const ComputeTempProfile*>(c) ? words[at + 1] : std::string();
+  bias_ = {};
   thermal_ = c->thermal_components();
   return 2;
 }
@@ -115,6 +114,16 @@ std::size_t FixLangevin::modify(Simulation& sim, const std::vector<std::string>&
 // Before any post_force of a run writes them: a row of forces for every tile.
 void FixLangevin::pre_force(Simulation& sim) {
   if (tally_) forces_.resize(static_cast<std::size_t>(sim.runtime().target().total_tiles()));
+  if (!profile_.empty()) {
+    // LAMMPS's Tp_BIAS: the temperature evaluated at each force computation (a profile measured
+    // from the velocities, viscosity/cos's, is measured then), its profile taken off the drag.
+    Compute* c = sim.find_compute(profile_);
+    if (!c)
+      throw ConfigError("fix " + id() + " langevin: its temperature compute " + profile_ +
+                        " no longer exists");
+    c->scalar(sim);
+    bias_ = velocity_bias(sim, *c);
+  }
   if (!variable_) return;
   target_ = variable_(variable_name_);
   if (!(target_ >= 0))

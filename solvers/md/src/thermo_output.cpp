@@ -160,6 +160,8 @@ void ThermoOutput::set_temperature(Simulation& sim, const std::string& id) {
   temp_id_ = id;
   if (auto* press = dynamic_cast<ComputePressure*>(sim.find_compute(press_id_)))
     press->set_temperature(id);
+  if (c->group() != "all")
+    console_.print("WARNING: Temperature for thermo pressure is not for group all\n");
 }
 
 void ThermoOutput::set_pressure(Simulation& sim, const std::string& id) {

@@ -150,7 +150,7 @@ cp "$work/rdf_sets.txt" rdf_sets.lammps.txt
 (cd "$work" && lmp -in "$here/in.create_single" -log none) | grep -E '^(Created [0-9]|atom |[0-9]+ atoms)' > create_single.lammps.out
 # compute temp/ramp, also as thermo's temperature.
 (cd "$work" && lmp -in "$here/in.temp_ramp" -log none) | sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > temp_ramp.lammps.out
-for thermostat in rescale berendsen nvt; do
+for thermostat in rescale berendsen nvt langevin; do
   (cd "$work" && lmp -in "$here/in.temp_ramp" -var thermostat $thermostat -log none) |
     sed -n '/^ *Step/,/^Loop/p' | grep -v '^Loop' > temp_ramp_$thermostat.lammps.out
 done

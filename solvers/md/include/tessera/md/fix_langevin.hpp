@@ -12,7 +12,9 @@
 // out of the atoms since the run began, -sum over steps of dt sum_i f_langevin,i . v_i, counted
 // from the half step before the run's first as LAMMPS counts it (0 at the first step). With
 // fix_modify temp of a temp/partial compute the forces act on its components; of a temp/region
-// compute, only on the atoms inside its region (LAMMPS's bias).
+// compute, only on the atoms inside its region; of a profile (temp/ramp, temp/deform,
+// viscosity/cos), the drag acts on the velocity less the profile, evaluated before each force
+// computation (LAMMPS's bias).
 #pragma once
 
 #include <array>
@@ -20,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/md/compute_temp.hpp"
 #include "tessera/md/fix.hpp"
 
 namespace tessera::md {
@@ -30,8 +33,9 @@ class FixLangevin final : public Fix {
   std::string style() const override { return "langevin"; }
   void start_atoms(FixTile& t) override;
   void post_force(FixTile& t) override;
-  // fix_modify ID temp CID: a temperature whose bias is velocity components (temp/partial), as
-  // LAMMPS's Tp_BIAS: the drag and the noise act only on the components it counts.
+  // fix_modify ID temp CID: a temperature with a bias, as LAMMPS's Tp_BIAS: the drag and the
+  // noise act only on the components it counts, the atoms in its region, the velocity less its
+  // profile.
   std::size_t modify(Simulation& sim, const std::vector<std::string>& words,
                      std::size_t at) override;
   // tally yes: the energy taken out (see above).
@@ -61,6 +65,8 @@ class FixLangevin final : public Fix {
   double target_ = 0;                              // its value at this force computation
   std::array<bool, 3> thermal_{true, true, true};  // the components it acts on
   std::shared_ptr<const Region> region_;           // only the atoms inside, when set
+  std::string profile_;  // fix_modify temp of a ComputeTempProfile: its ID
+  VelocityBias bias_;    // its profile at this force computation (none without one)
   bool tally_ = false;
   // tally yes: each tile's Langevin forces of the last post_force (3 per atom, by tile id), the
   // energy added since the half step before the run (LAMMPS's energy) and the last step's power.

@@ -315,6 +315,9 @@ double ThermoOutput::value_of(Simulation& sim, Line& line, const std::string& k)
 
 std::optional<double> ThermoOutput::value(Simulation& sim, const std::string& keyword) {
   if (!is_keyword(keyword)) return std::nullopt;
+  if (!sim.has_box())
+    throw ConfigError("thermo keyword " + keyword + ": there is no simulation box yet (LAMMPS: " +
+                      "\"Variable evaluation before simulation box is defined\")");
   sim.thermo();  // the check that the energies are finite
   Line line;
   // Outside a run cpu is 0, as LAMMPS's; inside one each rank's clock differs, so a variable

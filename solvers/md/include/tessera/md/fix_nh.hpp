@@ -28,13 +28,13 @@
 // fix_modify ID temp CID makes the thermostat and the barostat's kinetic part read the
 // temperature compute CID instead of group all's (LAMMPS's FixNH::modify_param; a warning when
 // CID is not of group all): its scalar and degrees of freedom, its kinetic tensor for a
-// barostat that is not iso. A temperature with a bias (temp/partial's components, or a profile:
-// temp/ramp, temp/deform, viscosity/cos) is left out of the thermostat's and the barostat's
-// velocity scaling and restored after it, as LAMMPS's remove_bias_all and restore_bias_all:
-// the thermostat then scales the atoms in a superstep of its own where it would scale them
-// lazily, and the step's second half (the barostat's velocity half-step, the temperature and
-// pressure, the chains) is done in end_of_integrate, before the other fixes' end_of_step, in
-// LAMMPS's order. The profile is the compute's at its last scalar, measured again before the
+// barostat that is not iso. The thermostat then scales the atoms in a superstep of its own
+// where it would scale them lazily, and the step's second half (the barostat's velocity
+// half-step, the temperature and pressure, the chains) is done in end_of_integrate, before the
+// other fixes' end_of_step, in LAMMPS's order. A bias (temp/partial's components, or a
+// profile: temp/ramp, temp/deform, viscosity/cos) is left out of the thermostat's and the
+// barostat's velocity scaling and restored after it, as LAMMPS's remove_bias_all and
+// restore_bias_all; a profile is the compute's at its last scalar, measured again before the
 // barostat's second velocity half-step at a step that built the neighbor lists (LAMMPS's
 // FixNH::final_integrate for a biased temperature).
 //

@@ -1,18 +1,8 @@
 #include "tessera/md/compute_viscosity_cos.hpp"
 
-#include <cmath>
-#include <numbers>
-
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
-
-namespace {
-// cos(2 pi (z - zlo) / (zhi - zlo)), in LAMMPS's order of operations.
-double cosine(double z, double zlo, double zhi) {
-  return std::cos(2.0 * std::numbers::pi * (z - zlo) / (zhi - zlo));
-}
-}  // namespace
 
 ComputeViscosityCos::ComputeViscosityCos(const ComputeArguments& a)
     : ComputeTempProfile(ComputeArguments{a.id, a.group, {}, a.sim}) {
@@ -29,7 +19,7 @@ double ComputeViscosityCos::scalar(Simulation& sim) {
                          for (std::size_t i = 0; i < a.id.size(); ++i) {
                            if (!in_group(a, i)) continue;
                            const double m = a.mass[static_cast<std::size_t>(a.type[i])];
-                           out[0] += 2 * m * a.v[3 * i] * cosine(a.x[3 * i + 2], zlo, zhi);
+                           out[0] += 2 * m * a.v[3 * i] * cosine_flow(a.x[3 * i + 2], zlo, zhi);
                            out[1] += m;
                          }
                        });
@@ -47,7 +37,7 @@ std::vector<double> ComputeViscosityCos::vector(Simulation& sim) {
 
 ComputeTempProfile::Bias ComputeViscosityCos::bias(Simulation& sim) const {
   return [v = amplitude_, zlo = sim.box().lo[2], zhi = sim.box().hi[2]](const double* x) {
-    return std::array<double, 3>{v * cosine(x[2], zlo, zhi), 0.0, 0.0};
+    return std::array<double, 3>{v * cosine_flow(x[2], zlo, zhi), 0.0, 0.0};
   };
 }
 

@@ -1,10 +1,8 @@
 #include "tessera/md/fix_accelerate_cos.hpp"
 
-#include <cmath>
-#include <numbers>
-
 #include "arguments.hpp"
 #include "restart_header.hpp"
+#include "tessera/md/compute_viscosity_cos.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -29,8 +27,7 @@ void FixAccelerateCos::pre_force(Simulation& sim) {
 void FixAccelerateCos::post_force(FixTile& t) {
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i) {
     if (!in_group(t, i)) continue;
-    const double a =
-        acceleration_ * std::cos(2.0 * std::numbers::pi * (t.x[3 * i + 2] - zlo_) / (zhi_ - zlo_));
+    const double a = acceleration_ * cosine_flow(t.x[3 * i + 2], zlo_, zhi_);
     t.f[3 * i] += a * t.mass[static_cast<std::size_t>(t.type[i])] * mvv2e_;
   }
 }

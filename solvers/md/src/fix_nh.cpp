@@ -259,7 +259,7 @@ void FixNH::couple(const Simulation& sim, const std::array<double, 6>& ke,
 }
 
 Compute* FixNH::temperature(Simulation& sim) {
-  return temperature_.id().empty() ? nullptr : &temperature_.get(*this, sim);
+  return reads_compute() ? &temperature_.get(*this, sim) : nullptr;
 }
 
 double FixNH::temperature_dof(Simulation& sim) {
@@ -347,7 +347,6 @@ void FixNH::setup(Simulation& sim) {
     deform_temp_->setup(sim);
     t_current_pending_ = true;
   } else if (Compute* c = temperature(sim)) {
-    compute_temperature_ = true;
     t_current_ = c->scalar(sim);
   } else {
     t_current_ = sim.temperature_now();
@@ -686,8 +685,13 @@ void FixNH::initial_integrate(FixTile& t) {
 // LAMMPS's FixNH::nh_v_press on one velocity: exp(-dt/4 (omega_dot + mtk)) on each side of the
 // tilts' cross terms -dt/2 (omega_dot v) of the upper triangle.
 void FixNH::press_velocity(double* v, const double* x, double dt) const {
-  const auto bias = press_bias_.of(x, v);
-  for (std::size_t d = 0; d < 3; ++d) v[d] -= bias[d];
+  // A fix_modify temperature's bias is left out (none in the usual case: no work per atom).
+  const bool biased = !press_bias_.none();
+  std::array<double, 3> bias{};
+  if (biased) {
+    bias = press_bias_.of(x, v);
+    for (std::size_t d = 0; d < 3; ++d) v[d] -= bias[d];
+  }
   for (std::size_t d = 0; d < 3; ++d) v[d] *= factor_press_[d];
   if (triclinic()) {
     const double dthalf = 0.5 * dt;
@@ -695,19 +699,20 @@ void FixNH::press_velocity(double* v, const double* x, double dt) const {
     v[1] += -dthalf * v[2] * omega_dot_[3];
   }
   for (std::size_t d = 0; d < 3; ++d) v[d] *= factor_press_[d];
-  for (std::size_t d = 0; d < 3; ++d) v[d] += bias[d];
+  if (biased)
+    for (std::size_t d = 0; d < 3; ++d) v[d] += bias[d];
 }
 
 void FixNH::final_integrate(FixTile& t) {
   half_kick(*this, t);
-  if (!barostat_ || compute_temperature_) return;
+  if (!barostat_ || reads_compute()) return;
   for (std::size_t i = 0; i < static_cast<std::size_t>(t.nlocal); ++i)
     press_velocity(&t.v[3 * i], &t.x[3 * i], t.dt);
 }
 
 // LAMMPS's FixNH::final_integrate after its half-kick, with a fix_modify temperature.
 void FixNH::end_of_integrate(Simulation& sim) {
-  if (!compute_temperature_) return;
+  if (!reads_compute()) return;
   Compute& temp = *temperature(sim);
   if (barostat_) {
     // A profile measured from the velocities is measured again at a step that built the lists
@@ -736,7 +741,7 @@ void FixNH::end_of_integrate(Simulation& sim) {
 }
 
 void FixNH::end_of_step(Simulation& sim) {
-  if (compute_temperature_) return;  // done in end_of_integrate
+  if (reads_compute()) return;  // done in end_of_integrate
   if (barostat_) {
     const Thermo th = sim.thermo();
     t_current_ = sim.temperature(th.ke);

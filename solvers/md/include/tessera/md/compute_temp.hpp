@@ -81,10 +81,11 @@ class ComputeTempProfile : public ComputeTemp {
 // What a thermostat leaves alone, as LAMMPS's remove_bias and restore_bias: for each atom the
 // velocity components its temperature does not count (temp/partial's) and a per-atom profile
 // on those it does (ComputeTempProfile's). A thermostat scales v - bias and adds the bias back.
-// An empty profile and all components counted: no bias (of() is zero).
+// An empty profile and all components counted: no bias (none(); of() is zero).
 struct VelocityBias {
   std::array<bool, 3> thermal{true, true, true};
   ComputeTempProfile::Bias profile;
+  bool none() const { return !profile && thermal[0] && thermal[1] && thermal[2]; }
   std::array<double, 3> of(const double* x, const double* v) const {
     std::array<double, 3> b{};
     if (profile) b = profile(x);

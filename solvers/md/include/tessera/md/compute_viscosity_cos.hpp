@@ -11,9 +11,19 @@
 // thermostats (fix_modify temp) take it. Host side, collective.
 #pragma once
 
+#include <cmath>
+#include <numbers>
+
 #include "tessera/md/compute_temp.hpp"
 
 namespace tessera::md {
+
+// The cosine flow's shape at height z in a box from zlo to zhi, cos(2 pi (z - zlo) / (zhi -
+// zlo)) in LAMMPS's order of operations: fix accelerate/cos drives the flow with it, compute
+// viscosity/cos measures it.
+inline double cosine_flow(double z, double zlo, double zhi) {
+  return std::cos(2.0 * std::numbers::pi * (z - zlo) / (zhi - zlo));
+}
 
 class ComputeViscosityCos final : public ComputeTempProfile {
  public:

@@ -108,7 +108,9 @@ class FixNH final : public Fix {
   // `t`: the temperature of an iso barostat's pressure (by default group all's of ke_tensor).
   void couple(const Simulation& sim, const std::array<double, 6>& ke_tensor,
               const std::array<double, 6>& virial, std::optional<double> t = std::nullopt);
-  // fix_modify temp: the compute it names, or nullptr (group all's kinetic sums).
+  // fix_modify temp: whether it was given, and the compute it names, or nullptr (group all's
+  // kinetic sums).
+  bool reads_compute() const { return !temperature_.id().empty(); }
   Compute* temperature(Simulation& sim);
   // The degrees of freedom of the fix's temperature now.
   double temperature_dof(Simulation& sim);
@@ -145,8 +147,7 @@ class FixNH final : public Fix {
 
   std::string style_;
   bool thermostat_ = false, barostat_ = false, sllod_ = false;
-  FixTemperature temperature_;        // fix_modify temp
-  bool compute_temperature_ = false;  // fix_modify temp given (set at setup)
+  FixTemperature temperature_;  // fix_modify temp
   std::function<void(const std::string&)> print_;
   // What the barostat's velocity half-steps leave out (the fix_modify temperature's bias).
   VelocityBias press_bias_;

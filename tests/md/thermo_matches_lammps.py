@@ -36,10 +36,35 @@ def min_stats(text):
 
 
 def tables(text):
-    """[(header, {step: [values]})] for each thermo table in a LAMMPS-style output."""
+    """[(header, {step: [values]})] for each thermo table in a LAMMPS-style output. A run under
+    thermo_style multi (a "---- Step N ----- CPU = ..." line, then "Name = value" lines) is read
+    as a table whose columns are Step and the names (CPU left out)."""
     out, header, rows = [], None, None
+    record = None  # the multi block being read: [(name, value)]
+
+    def close_record():
+        nonlocal header, rows, record
+        if record:
+            names = [name for name, _ in record]
+            if header != names:
+                header, rows = names, {}
+                out.append((header, rows))
+            rows[int(record[0][1])] = [float(v) for _, v in record[1:]]
+        record = None
+
     for line in text.splitlines():
         words = line.split()
+        multi = re.match(r"^-+ Step +(\d+) -+ CPU", line)
+        if multi:
+            close_record()
+            record = [("Step", multi.group(1))]
+            continue
+        if record is not None:
+            pairs = re.findall(r"(\S+) += +(\S+)", line)
+            if pairs:
+                record.extend(pairs)
+                continue
+            close_record()
         if words[:1] == ["Step"]:
             header, rows = words, {}
             out.append((header, rows))
@@ -47,6 +72,7 @@ def tables(text):
             header = None
         elif header and len(words) == len(header) and words[0].isdigit():
             rows[int(words[0])] = [float(w) for w in words[1:]]
+    close_record()
     return out
 
 

@@ -1,6 +1,6 @@
 // The bond, angle, dihedral and improper styles: LAMMPS's BondHarmonic, AngleHarmonic,
-// DihedralHarmonic, DihedralOPLS and ImproperHarmonic (MOLECULE package), term by term, and their
-// registries.
+// AngleCharmm, DihedralHarmonic, DihedralOPLS, DihedralCharmm and ImproperHarmonic (MOLECULE
+// package), term by term, and their registries.
 #include "tessera/md/bonded.hpp"
 
 #include <algorithm>
@@ -9,24 +9,37 @@
 
 #include "arguments.hpp"
 #include "restart_header.hpp"
+#include "tessera/md/kernel_work.hpp"
+#include "tessera/md/pair.hpp"
 
 namespace tessera::md {
 
 void BondedTile::tally(std::span<const int> atoms, double e, const std::array<double, 6>& v) {
   energy += e;
   for (std::size_t k = 0; k < 6; ++k) virial[k] += v[k];
-  if (!per_atom) return;
-  const double share = 1.0 / static_cast<double>(atoms.size());
+  if (per_atom) share(atoms, e, v);
+}
+
+void BondedTile::tally_pair(int i, int j, double evdwl, double ecoul,
+                            const std::array<double, 6>& v) {
+  pair_vdwl += evdwl, pair_coul += ecoul;
+  for (std::size_t k = 0; k < 6; ++k) pair_virial[k] += v[k];
+  const int atoms[2] = {i, j};
+  if (per_atom) share(atoms, evdwl + ecoul, v);
+}
+
+void BondedTile::share(std::span<const int> atoms, double e, const std::array<double, 6>& v) {
+  const double fraction = 1.0 / static_cast<double>(atoms.size());
   const auto n = static_cast<std::size_t>(nlocal);
   for (const int a : atoms) {
     const auto u = static_cast<std::size_t>(a);
     if (u < n) {
-      eatom[u] += share * e;
-      for (std::size_t k = 0; k < 6; ++k) vatom[6 * u + k] += share * v[k];
+      eatom[u] += fraction * e;
+      for (std::size_t k = 0; k < 6; ++k) vatom[6 * u + k] += fraction * v[k];
     } else {
       double* g = &ghost_tally[7 * (u - n)];
-      g[0] += share * e;
-      for (std::size_t k = 0; k < 6; ++k) g[1 + k] += share * v[k];
+      g[0] += fraction * e;
+      for (std::size_t k = 0; k < 6; ++k) g[1 + k] += fraction * v[k];
     }
   }
 }
@@ -126,7 +139,7 @@ class CoefficientStyle : public BondedStyle<Entry> {
                      " takes no further arguments");
   }
   void coeff(const std::vector<std::string>& args, int types) override { c_.set(args, types); }
-  void init(int types) override { c_.require_all(types); }
+  void init(const BondedSetup& setup) override { c_.require_all(setup.types); }
   nlohmann::json restart_section() const override {
     return {{"style", this->style()}, {"coeffs", c_.to_json()}};
   }
@@ -154,6 +167,7 @@ class BondHarmonic final : public CoefficientStyle<BondEntry, 2> {
  public:
   BondHarmonic() : CoefficientStyle(TermKind::bond, "K R0") {}
   std::string style() const override { return "harmonic"; }
+  KernelWork work() const override { return bond_work; }
   std::optional<double> equilibrium(int type) const override { return c_[type][1]; }
   void compute(BondedTile& t, std::span<const BondEntry> bonds) const override {
     const auto& x = t.x;
@@ -185,6 +199,7 @@ class AngleHarmonic final : public CoefficientStyle<AngleEntry, 2> {
  public:
   AngleHarmonic() : CoefficientStyle(TermKind::angle, "K THETA0") {}
   std::string style() const override { return "harmonic"; }
+  KernelWork work() const override { return angle_work; }
   std::optional<double> equilibrium(int type) const override { return c_[type][1] / 180.0 * M_PI; }
   void compute(BondedTile& t, std::span<const AngleEntry> angles) const override {
     constexpr double small = 0.001;
@@ -218,6 +233,63 @@ class AngleHarmonic final : public CoefficientStyle<AngleEntry, 2> {
       if (t.energy_virial) {
         const int atoms[3] = {a.i1, a.i2, a.i3};
         t.tally(atoms, tk * dtheta,
+                {dx1 * f1[0] + dx2 * f3[0], dy1 * f1[1] + dy2 * f3[1], dz1 * f1[2] + dz2 * f3[2],
+                 dx1 * f1[1] + dx2 * f3[1], dx1 * f1[2] + dx2 * f3[2], dy1 * f1[2] + dy2 * f3[2]});
+      }
+    }
+  }
+};
+
+// angle_style charmm: E = K (theta - theta0)^2 + K_UB (r_13 - r_UB)^2, the harmonic angle plus a
+// Urey-Bradley bond between its end atoms (LAMMPS's AngleCharmm; theta0 in degrees).
+class AngleCharmm final : public CoefficientStyle<AngleEntry, 4> {
+ public:
+  AngleCharmm() : CoefficientStyle(TermKind::angle, "K THETA0 K_UB R_UB") {}
+  std::string style() const override { return "charmm"; }
+  KernelWork work() const override { return angle_charmm_work; }
+  std::optional<double> equilibrium(int type) const override { return c_[type][1] / 180.0 * M_PI; }
+  void compute(BondedTile& t, std::span<const AngleEntry> angles) const override {
+    constexpr double small = 0.001;
+    const auto& x = t.x;
+    for (const AngleEntry& a : angles) {
+      const auto i1 = static_cast<std::size_t>(a.i1), i2 = static_cast<std::size_t>(a.i2),
+                 i3 = static_cast<std::size_t>(a.i3);
+      const double dx1 = x[3 * i1] - x[3 * i2], dy1 = x[3 * i1 + 1] - x[3 * i2 + 1],
+                   dz1 = x[3 * i1 + 2] - x[3 * i2 + 2];
+      const double rsq1 = dx1 * dx1 + dy1 * dy1 + dz1 * dz1;
+      const double r1 = std::sqrt(rsq1);
+      const double dx2 = x[3 * i3] - x[3 * i2], dy2 = x[3 * i3 + 1] - x[3 * i2 + 1],
+                   dz2 = x[3 * i3 + 2] - x[3 * i2 + 2];
+      const double rsq2 = dx2 * dx2 + dy2 * dy2 + dz2 * dz2;
+      const double r2 = std::sqrt(rsq2);
+      const double dxub = x[3 * i3] - x[3 * i1], dyub = x[3 * i3 + 1] - x[3 * i1 + 1],
+                   dzub = x[3 * i3 + 2] - x[3 * i1 + 2];
+      const double rub = std::sqrt(dxub * dxub + dyub * dyub + dzub * dzub);
+      const auto& [k, theta0_degrees, k_ub, r_ub] = c_[a.type];
+      const double dr = rub - r_ub;
+      const double rk = k_ub * dr;
+      const double force_ub = rub > 0.0 ? -2.0 * rk / rub : 0.0;
+      double c = (dx1 * dx2 + dy1 * dy2 + dz1 * dz2) / (r1 * r2);
+      c = std::clamp(c, -1.0, 1.0);
+      double s = std::sqrt(1.0 - c * c);
+      if (s < small) s = small;
+      s = 1.0 / s;
+      const double dtheta = std::acos(c) - theta0_degrees / 180.0 * M_PI;
+      const double tk = k * dtheta;
+      const double g = -2.0 * tk * s;
+      const double a11 = g * c / rsq1, a12 = -g / (r1 * r2), a22 = g * c / rsq2;
+      const double f1[3] = {a11 * dx1 + a12 * dx2 - dxub * force_ub,
+                            a11 * dy1 + a12 * dy2 - dyub * force_ub,
+                            a11 * dz1 + a12 * dz2 - dzub * force_ub};
+      const double f3[3] = {a22 * dx2 + a12 * dx1 + dxub * force_ub,
+                            a22 * dy2 + a12 * dy1 + dyub * force_ub,
+                            a22 * dz2 + a12 * dz1 + dzub * force_ub};
+      t.add_force(a.i1, f1[0], f1[1], f1[2]);
+      t.add_force(a.i2, -(f1[0] + f3[0]), -(f1[1] + f3[1]), -(f1[2] + f3[2]));
+      t.add_force(a.i3, f3[0], f3[1], f3[2]);
+      if (t.energy_virial) {
+        const int atoms[3] = {a.i1, a.i2, a.i3};
+        t.tally(atoms, rk * dr + tk * dtheta,
                 {dx1 * f1[0] + dx2 * f3[0], dy1 * f1[1] + dy2 * f3[1], dz1 * f1[2] + dz2 * f3[2],
                  dx1 * f1[1] + dx2 * f3[1], dx1 * f1[2] + dx2 * f3[2], dy1 * f1[2] + dy2 * f3[2]});
       }
@@ -287,66 +359,161 @@ struct PlaneAngleTerms {
 
 double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
+// The dihedral E = K [1 + cos(n phi - d)] of dihedral d, its forces applied and its energy
+// tallied, as LAMMPS's DihedralCharmm computes it (and DihedralHarmonic with d = 0 or 180
+// degrees): cos(n phi) and sin(n phi) by recurrence, then shifted by d.
+void cosine_dihedral(BondedTile& t, const DihedralEntry& d, double k, int m, double cos_shift,
+                     double sin_shift) {
+  FourBody g = bond_vectors(t.x, d);
+  const double vb2m[3] = {-g.vb2[0], -g.vb2[1], -g.vb2[2]};
+  const double ax = g.vb1[1] * vb2m[2] - g.vb1[2] * vb2m[1],
+               ay = g.vb1[2] * vb2m[0] - g.vb1[0] * vb2m[2],
+               az = g.vb1[0] * vb2m[1] - g.vb1[1] * vb2m[0];
+  const double bx = g.vb3[1] * vb2m[2] - g.vb3[2] * vb2m[1],
+               by = g.vb3[2] * vb2m[0] - g.vb3[0] * vb2m[2],
+               bz = g.vb3[0] * vb2m[1] - g.vb3[1] * vb2m[0];
+  const double rasq = ax * ax + ay * ay + az * az, rbsq = bx * bx + by * by + bz * bz;
+  const double rg = std::sqrt(dot(vb2m, vb2m));
+  const double rginv = rg > 0 ? 1.0 / rg : 0.0, ra2inv = rasq > 0 ? 1.0 / rasq : 0.0,
+               rb2inv = rbsq > 0 ? 1.0 / rbsq : 0.0;
+  const double rabinv = std::sqrt(ra2inv * rb2inv);
+  const double c = std::clamp((ax * bx + ay * by + az * bz) * rabinv, -1.0, 1.0);
+  const double s = rg * rabinv * (ax * g.vb3[0] + ay * g.vb3[1] + az * g.vb3[2]);
+  double p = 1.0, df1 = 0.0, ddf1 = 0.0;
+  for (int i = 0; i < m; ++i) {
+    ddf1 = p * c - df1 * s;
+    df1 = p * s + df1 * c;
+    p = ddf1;
+  }
+  p = p * cos_shift + df1 * sin_shift;
+  df1 = df1 * cos_shift - ddf1 * sin_shift;
+  df1 *= -m;
+  p += 1.0;
+  if (m == 0) p = 1.0 + cos_shift, df1 = 0.0;
+  const double fg = dot(g.vb1, vb2m), hg = dot(g.vb3, vb2m);
+  const double fga = fg * ra2inv * rginv, hgb = hg * rb2inv * rginv;
+  const double gaa = -ra2inv * rg, gbb = rb2inv * rg;
+  const double a[3] = {ax, ay, az}, b[3] = {bx, by, bz};
+  const double df = -k * df1;
+  for (std::size_t q = 0; q < 3; ++q) {
+    const double sq = df * (fga * a[q] - hgb * b[q]);
+    g.f1[q] = df * gaa * a[q];
+    g.f2[q] = sq - g.f1[q];
+    g.f4[q] = df * gbb * b[q];
+    g.f3[q] = -sq - g.f4[q];
+  }
+  g.apply(t, d, k * p);
+}
+
+// LAMMPS's check of a multiplicity, the same for harmonic and charmm dihedrals.
+std::string multiplicity_problem(double n) {
+  if (n < 0.0 || n != std::floor(n) || n > 1e6)
+    return "N must be a whole number >= 0 (LAMMPS: Incorrect multiplicity arg for dihedral "
+           "coefficients)";
+  return {};
+}
+
 // dihedral_style harmonic: E = K [1 + d cos(n phi)], d = +1 or -1, n >= 0 (LAMMPS's
-// DihedralHarmonic, its cos(n phi) by the recurrence LAMMPS uses).
+// DihedralHarmonic).
 class DihedralHarmonic final : public CoefficientStyle<DihedralEntry, 3> {
  public:
   DihedralHarmonic() : CoefficientStyle(TermKind::dihedral, "K D N", &problem) {}
   std::string style() const override { return "harmonic"; }
+  KernelWork work() const override { return dihedral_work; }
   static std::string problem(const std::array<double, 3>& v) {
     if (v[1] != 1.0 && v[1] != -1.0)
       return "D must be 1 or -1 (LAMMPS: Incorrect sign arg for dihedral coefficients)";
-    if (v[2] < 0.0 || v[2] != std::floor(v[2]) || v[2] > 1e6)
-      return "N must be a whole number >= 0 (LAMMPS: Incorrect multiplicity arg for dihedral "
-             "coefficients)";
-    return {};
+    return multiplicity_problem(v[2]);
   }
   void compute(BondedTile& t, std::span<const DihedralEntry> dihedrals) const override {
     for (const DihedralEntry& d : dihedrals) {
-      FourBody g = bond_vectors(t.x, d);
-      const double vb2m[3] = {-g.vb2[0], -g.vb2[1], -g.vb2[2]};
-      const double ax = g.vb1[1] * vb2m[2] - g.vb1[2] * vb2m[1],
-                   ay = g.vb1[2] * vb2m[0] - g.vb1[0] * vb2m[2],
-                   az = g.vb1[0] * vb2m[1] - g.vb1[1] * vb2m[0];
-      const double bx = g.vb3[1] * vb2m[2] - g.vb3[2] * vb2m[1],
-                   by = g.vb3[2] * vb2m[0] - g.vb3[0] * vb2m[2],
-                   bz = g.vb3[0] * vb2m[1] - g.vb3[1] * vb2m[0];
-      const double rasq = ax * ax + ay * ay + az * az, rbsq = bx * bx + by * by + bz * bz;
-      const double rg = std::sqrt(dot(vb2m, vb2m));
-      const double rginv = rg > 0 ? 1.0 / rg : 0.0, ra2inv = rasq > 0 ? 1.0 / rasq : 0.0,
-                   rb2inv = rbsq > 0 ? 1.0 / rbsq : 0.0;
-      const double rabinv = std::sqrt(ra2inv * rb2inv);
-      const double c = std::clamp((ax * bx + ay * by + az * bz) * rabinv, -1.0, 1.0);
-      const double s = rg * rabinv * (ax * g.vb3[0] + ay * g.vb3[1] + az * g.vb3[2]);
-      const auto& [k, sign, n_real] = c_[d.type];
-      const int m = static_cast<int>(n_real);
-      // cos(m phi) in p and sin(m phi) in df1, then shifted by the sign (sin_shift 0).
-      double p = 1.0, df1 = 0.0, ddf1 = 0.0;
-      for (int i = 0; i < m; ++i) {
-        ddf1 = p * c - df1 * s;
-        df1 = p * s + df1 * c;
-        p = ddf1;
-      }
-      p = p * sign;
-      df1 = df1 * sign;
-      df1 *= -m;
-      p += 1.0;
-      if (m == 0) p = 1.0 + sign, df1 = 0.0;
-      const double fg = dot(g.vb1, vb2m), hg = dot(g.vb3, vb2m);
-      const double fga = fg * ra2inv * rginv, hgb = hg * rb2inv * rginv;
-      const double gaa = -ra2inv * rg, gbb = rb2inv * rg;
-      const double a[3] = {ax, ay, az}, b[3] = {bx, by, bz};
-      const double df = -k * df1;
-      for (std::size_t q = 0; q < 3; ++q) {
-        const double sq = df * (fga * a[q] - hgb * b[q]);
-        g.f1[q] = df * gaa * a[q];
-        g.f2[q] = sq - g.f1[q];
-        g.f4[q] = df * gbb * b[q];
-        g.f3[q] = -sq - g.f4[q];
-      }
-      g.apply(t, d, k * p);
+      const auto& [k, sign, n] = c_[d.type];
+      cosine_dihedral(t, d, k, static_cast<int>(n), sign, 0.0);
     }
   }
+};
+
+// dihedral_style charmm: E = K [1 + cos(n phi - d)] (n >= 0 and d in degrees, both whole), plus
+// the 1-4 pair of atoms I and L with weight W (0 to 1): W times the CHARMM pair style's 1-4
+// Lennard-Jones (its eps14, sigma14) and Coulomb terms, unswitched and uncut, tallied as pair
+// energy (E_vdwl, E_coul) and pair virial, as LAMMPS's DihedralCharmm. Such pairs need
+// special_bonds' 1-4 weights 0 (the pair style leaves them to the dihedral; `special_bonds
+// charmm`).
+class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
+ public:
+  DihedralCharmm() : CoefficientStyle(TermKind::dihedral, "K N D W", &problem) {}
+  std::string style() const override { return "charmm"; }
+  KernelWork work() const override { return one_four_ ? dihedral_charmm_work : dihedral_work; }
+  static std::string problem(const std::array<double, 4>& v) {
+    if (const std::string why = multiplicity_problem(v[1]); !why.empty()) return why;
+    if (v[2] != std::floor(v[2]) || std::fabs(v[2]) > 1e6)
+      return "D must be a whole number of degrees (LAMMPS reads it as an integer)";
+    if (v[3] < 0.0 || v[3] > 1.0)
+      return "W must be between 0 and 1 (LAMMPS: Incorrect weight arg for dihedral "
+             "coefficients)";
+    return {};
+  }
+  void init(const BondedSetup& setup) override {
+    c_.require_all(setup.types);
+    bool weighted = false;
+    cos_shift_.assign(static_cast<std::size_t>(setup.types) + 1, 0.0);
+    sin_shift_ = cos_shift_;
+    for (int type = 1; type <= setup.types; ++type) {
+      weighted = weighted || c_[type][3] > 0.0;
+      const double shift = M_PI * c_[type][2] / 180.0;
+      cos_shift_[static_cast<std::size_t>(type)] = std::cos(shift);
+      sin_shift_[static_cast<std::size_t>(type)] = std::sin(shift);
+    }
+    one_four_.reset();
+    if (!weighted) return;
+    if (setup.special.lj[3] != 0.0 || setup.special.coul[3] != 0.0)
+      arguments::bad(
+          "dihedral_style charmm computes the 1-4 pairs of dihedrals with a weight W > 0, so "
+          "special_bonds must give them weight 0: use special_bonds charmm (LAMMPS: Must use "
+          "'special_bonds charmm' with dihedral style charmm for use with CHARMM pair styles)");
+    const CharmmOneFour* one_four = setup.pair ? setup.pair->charmm_one_four() : nullptr;
+    if (!one_four)
+      arguments::bad(
+          "dihedral_style charmm with a weight W > 0 takes its 1-4 coefficients from "
+          "a CHARMM pair style (lj/charmm/coul/long); pair style " +
+          (setup.pair ? setup.pair->style() : std::string("none")) +
+          " has none (LAMMPS: Dihedral charmm is incompatible with Pair style)");
+    one_four_ = *one_four;
+  }
+  void compute(BondedTile& t, std::span<const DihedralEntry> dihedrals) const override {
+    for (const DihedralEntry& d : dihedrals) {
+      const auto& [k, n, shift_degrees, weight] = c_[d.type];
+      const auto type = static_cast<std::size_t>(d.type);
+      cosine_dihedral(t, d, k, static_cast<int>(n), cos_shift_[type], sin_shift_[type]);
+      if (weight > 0.0) one_four(t, d.i1, d.i4, weight);
+    }
+  }
+
+ private:
+  void one_four(BondedTile& t, int a, int b, double weight) const {
+    const auto i = static_cast<std::size_t>(a), j = static_cast<std::size_t>(b);
+    const auto& x = t.x;
+    const double dx = x[3 * i] - x[3 * j], dy = x[3 * i + 1] - x[3 * j + 1],
+                 dz = x[3 * i + 2] - x[3 * j + 2];
+    const double rsq = dx * dx + dy * dy + dz * dz;
+    const double r2inv = 1.0 / rsq;
+    const double r6inv = r2inv * r2inv * r2inv;
+    const double qq = t.q.empty() ? 0.0 : one_four_->qqrd2e * t.q[i] * t.q[j];
+    const double forcecoul = one_four_->implicit ? qq * r2inv : qq * std::sqrt(r2inv);
+    const auto& lj = one_four_->lj14[static_cast<std::size_t>(t.type[i]) * one_four_->width +
+                                     static_cast<std::size_t>(t.type[j])];
+    const double forcelj = r6inv * (lj[0] * r6inv - lj[1]);
+    const double fpair = weight * (forcelj + forcecoul) * r2inv;
+    t.add_force(a, dx * fpair, dy * fpair, dz * fpair);
+    t.add_force(b, -dx * fpair, -dy * fpair, -dz * fpair);
+    if (t.energy_virial)
+      t.tally_pair(a, b, weight * (r6inv * (lj[2] * r6inv - lj[3])), weight * forcecoul,
+                   {dx * dx * fpair, dy * dy * fpair, dz * dz * fpair, dx * dy * fpair,
+                    dx * dz * fpair, dy * dz * fpair});
+  }
+
+  std::vector<double> cos_shift_, sin_shift_;  // of each type's d
+  std::optional<CharmmOneFour> one_four_;
 };
 
 // dihedral_style opls: E = K1/2 [1 + cos phi] + K2/2 [1 - cos 2phi] + K3/2 [1 + cos 3phi] +
@@ -355,6 +522,7 @@ class DihedralOPLS final : public CoefficientStyle<DihedralEntry, 4> {
  public:
   DihedralOPLS() : CoefficientStyle(TermKind::dihedral, "K1 K2 K3 K4") {}
   std::string style() const override { return "opls"; }
+  KernelWork work() const override { return dihedral_work; }
   void compute(BondedTile& t, std::span<const DihedralEntry> dihedrals) const override {
     constexpr double small = 0.001, smaller = 0.00001;
     for (const DihedralEntry& d : dihedrals) {
@@ -407,6 +575,7 @@ class ImproperHarmonic final : public CoefficientStyle<ImproperEntry, 2> {
  public:
   ImproperHarmonic() : CoefficientStyle(TermKind::improper, "K CHI0") {}
   std::string style() const override { return "harmonic"; }
+  KernelWork work() const override { return improper_work; }
   void compute(BondedTile& t, std::span<const ImproperEntry> impropers) const override {
     constexpr double small = 0.001;
     for (const ImproperEntry& d : impropers) {
@@ -452,6 +621,7 @@ const Registry<Angle>& angle_styles() {
   static const Registry<Angle> registry = [] {
     Registry<Angle> r("angle style");
     r.add<AngleHarmonic>("harmonic");
+    r.add<AngleCharmm>("charmm");
     return r;
   }();
   return registry;
@@ -462,6 +632,7 @@ const Registry<Dihedral>& dihedral_styles() {
     Registry<Dihedral> r("dihedral style");
     r.add<DihedralHarmonic>("harmonic");
     r.add<DihedralOPLS>("opls");
+    r.add<DihedralCharmm>("charmm");
     return r;
   }();
   return registry;

@@ -293,6 +293,12 @@ void PairHybrid::set_g_ewald(double g_ewald) {
   for (Sub& s : subs_) s.pair->set_g_ewald(g_ewald);
 }
 
+const CharmmOneFour* PairHybrid::charmm_one_four() const {
+  for (const auto& sub : subs_)
+    if (const CharmmOneFour* one_four = sub.pair->charmm_one_four()) return one_four;
+  return nullptr;
+}
+
 void PairHybrid::set_dielectric(double dielectric) {
   for (Sub& s : subs_) s.pair->set_dielectric(dielectric);
 }

@@ -1,7 +1,9 @@
 // What every PairPairwise style shares (pair_pairwise.hpp).
 #include "tessera/md/pair_pairwise.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <span>
 
 #include "arguments.hpp"
 #include "restart_header.hpp"
@@ -95,6 +97,25 @@ void put(std::vector<std::vector<Setting>>& set, int ilo, int ihi, int jlo, int 
 
 }  // namespace
 
+namespace {
+
+// The coefficients in `words` (shape.required of them, up to shape.coefficients), those left
+// out repeating the first ones.
+std::vector<double> coefficients(const std::string& command, const Shape& shape,
+                                 std::span<const std::string> words) {
+  if (words.size() < shape.coefficients && words.size() != shape.required)
+    bad(command + ": give " + std::to_string(shape.required) + " or " +
+        std::to_string(shape.coefficients) + " coefficients (" + shape.usage + "), not " +
+        std::to_string(words.size()));
+  std::vector<double> c;
+  for (const auto& word : words.first(std::min(words.size(), shape.coefficients)))
+    c.push_back(number(command, word));
+  for (std::size_t k = c.size(); k < shape.coefficients; ++k) c.push_back(c[k - shape.required]);
+  return c;
+}
+
+}  // namespace
+
 void parse_coeff(const std::string& style, const Shape& shape, const std::vector<std::string>& a,
                  int types, const Globals& g, std::vector<std::vector<Setting>>& set,
                  const std::function<void(const std::vector<double>&)>& check) {
@@ -109,13 +130,19 @@ void parse_coeff(const std::string& style, const Shape& shape, const std::vector
   std::vector<double> coeffs;
   double cut = g.cut, cut_coul = g.cut_coul;
   if (!g.nocoeff) {
-    if (a.size() < 2 + n || a.size() > 2 + n + shape.coeff_cutoffs)
-      bad("wrong number of arguments; usage: " + full);
-    for (std::size_t k = 0; k < n; ++k) coeffs.push_back(number(command, a[2 + k]));
-    // As LAMMPS's lj/cut/coul/cut: one cutoff sets both, a second the Coulomb one.
-    if (a.size() >= 3 + n)
-      cut = number(command, a[2 + n]), cut_coul = shape.coeff_cutoffs == 2 ? cut : g.cut_coul;
-    if (a.size() == 4 + n) cut_coul = number(command, a[3 + n]);
+    if (shape.required < n) {  // no cutoffs then: all words are coefficients
+      if (a.size() != 2 + shape.required && a.size() != 2 + n)
+        bad("wrong number of arguments; usage: " + full);
+      coeffs = coefficients(command, shape, std::span<const std::string>(a).subspan(2));
+    } else {
+      if (a.size() < 2 + n || a.size() > 2 + n + shape.coeff_cutoffs)
+        bad("wrong number of arguments; usage: " + full);
+      for (std::size_t k = 0; k < n; ++k) coeffs.push_back(number(command, a[2 + k]));
+      // As LAMMPS's lj/cut/coul/cut: one cutoff sets both, a second the Coulomb one.
+      if (a.size() >= 3 + n)
+        cut = number(command, a[2 + n]), cut_coul = shape.coeff_cutoffs == 2 ? cut : g.cut_coul;
+      if (a.size() == 4 + n) cut_coul = number(command, a[3 + n]);
+    }
     check(coeffs);
   }  // with nocoeff (pair_style zero) the words after I J are another style's: all ignored
   if (!(cut > 0)) bad("pair_coeff: the cutoff must be positive");
@@ -229,13 +256,13 @@ void write_data_coeffs(std::ostream& out, const std::string& style, int types,
 void data_coeff(const std::string& style, const Shape& shape, const std::vector<std::string>& w,
                 int types, const Globals& g, std::vector<std::vector<Setting>>& set,
                 const std::function<void(const std::vector<double>&)>& check) {
-  const std::size_t n = shape.coefficients;
+  const std::size_t n = shape.required;
   if (w.size() < 1 + n)
     bad("a Pair Coeffs line for " + style + " needs the type and " + std::to_string(n) +
         " coefficients");
   const int t = static_cast<int>(arguments::integer("Pair Coeffs", w[0], 1, types));
-  std::vector<double> coeffs;
-  for (std::size_t k = 0; k < n; ++k) coeffs.push_back(number("Pair Coeffs", w[1 + k]));
+  const std::vector<double> coeffs =
+      coefficients("Pair Coeffs", shape, std::span<const std::string>(w).subspan(1));
   check(coeffs);
   grow(set, types);
   put(set, t, t, t, t, coeffs, g.cut, g.cut_coul);

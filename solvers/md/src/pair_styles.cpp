@@ -6,6 +6,7 @@
 #include "tessera/md/pair_deepmd.hpp"
 #include "tessera/md/pair_eam.hpp"
 #include "tessera/md/pair_hybrid.hpp"
+#include "tessera/md/pair_lj_charmm.hpp"
 #include "tessera/md/pair_lj_cut.hpp"
 #include "tessera/md/pair_morse.hpp"
 #include "tessera/md/pair_soft.hpp"
@@ -32,6 +33,7 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairCoulLong>("coul/long");
     r.add<PairLJCutCoulLong>("lj/cut/coul/long");
     r.add<PairBuckCoulLong>("buck/coul/long");
+    r.add<PairLJCharmmCoulLong>("lj/charmm/coul/long");
     r.add<PairSoft>("soft");
     r.add<PairZero>("zero");
     r.add<PairSW>("sw");

@@ -1350,10 +1350,13 @@ void Simulation::init_topology() {
       log(std::string("WARNING: ") + info(kind).section + " are defined but no " + info(kind).name +
           " style is set\n");
   });
-  if (bond_) bond_->init(topology_types(TermKind::bond));
-  if (angle_) angle_->init(topology_types(TermKind::angle));
-  if (dihedral_) dihedral_->init(topology_types(TermKind::dihedral));
-  if (improper_) improper_->init(topology_types(TermKind::improper));
+  const auto setup = [&](TermKind kind) {
+    return BondedSetup{topology_types(kind), pair_.get(), special_};
+  };
+  if (bond_) bond_->init(setup(TermKind::bond));
+  if (angle_) angle_->init(setup(TermKind::angle));
+  if (dihedral_) dihedral_->init(setup(TermKind::dihedral));
+  if (improper_) improper_->init(setup(TermKind::improper));
   // LAMMPS's Neighbor::init: special pairs of weights 0 and 0 are left out and of 1 and 1 kept,
   // unless a kspace style needs them listed to take the excluded Coulomb part out (special_flag
   // 2); the others are listed with their weights, which LAMMPS's many-body styles ignore.
@@ -2327,6 +2330,8 @@ void Simulation::compute_bonded(Tile& t, const PairTile& pt) {
   BondedTile b;
   b.nlocal = pt.nlocal;
   b.x = pt.x;
+  b.type = pt.type;
+  b.q = pt.q;
   b.f = pt.f;
   b.ghost_f = pt.ghost_f;
   b.energy_virial = pt.energy_virial;
@@ -2334,22 +2339,27 @@ void Simulation::compute_bonded(Tile& t, const PairTile& pt) {
   b.eatom = pt.eatom, b.vatom = pt.vatom, b.ghost_tally = pt.ghost_tally;
   // One style's terms on the tile; with energy_virial its energy and virial, in pe and virial.
   const auto compute = [&]<class Entry>(const BondedStyle<Entry>* style, TermKind kind,
-                                        const TileVector<Entry>& terms, const KernelWork& work) {
+                                        const TileVector<Entry>& terms) {
     const auto k = static_cast<std::size_t>(kind);
     if (pt.energy_virial) s.bonded_energy[k] = 0, s.bonded_virial[k] = {};
     if (!style) return;
     b.energy = 0, b.virial = {};
     style->compute(b, std::span<const Entry>(terms.data(), terms.size()));
-    t.charge(work, terms.size());
+    t.charge(style->work(), terms.size());
     if (!pt.energy_virial) return;
     s.bonded_energy[k] = b.energy, s.bonded_virial[k] = b.virial;
     s.pe += b.energy;
     for (std::size_t c = 0; c < 6; ++c) s.virial[c] += b.virial[c];
   };
-  compute(bond_.get(), TermKind::bond, s.bonds, bond_work);
-  compute(angle_.get(), TermKind::angle, s.angles, angle_work);
-  compute(dihedral_.get(), TermKind::dihedral, s.dihedrals, dihedral_work);
-  compute(improper_.get(), TermKind::improper, s.impropers, improper_work);
+  compute(bond_.get(), TermKind::bond, s.bonds);
+  compute(angle_.get(), TermKind::angle, s.angles);
+  compute(dihedral_.get(), TermKind::dihedral, s.dihedrals);
+  compute(improper_.get(), TermKind::improper, s.impropers);
+  // Pair terms the styles computed (dihedral charmm's 1-4 pairs) are the pair style's energy.
+  if (!pt.energy_virial) return;
+  s.evdwl += b.pair_vdwl, s.ecoul += b.pair_coul;
+  s.pe += b.pair_vdwl + b.pair_coul;
+  for (std::size_t c = 0; c < 6; ++c) s.virial[c] += b.pair_virial[c];
 }
 
 void Simulation::resolve_topology(Tile& t) {

@@ -106,14 +106,22 @@ void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& ar
   float_format_ = "%12.8g";
   temp_id_ = "thermo_temp";
   press_id_ = "thermo_press";
-  if (args[0] == "one") {
-    if (args.size() != 1) throw ConfigError("thermo_style one takes no further arguments");
-    keywords_ = {"step", "temp", "epair", "emol", "etotal", "press"};
-    one_ = true;
+  if (args[0] == "one" || args[0] == "multi") {
+    if (args.size() != 1)
+      throw ConfigError("thermo_style " + args[0] + " takes no further arguments");
+    if (args[0] == "one") {
+      keywords_ = {"step", "temp", "epair", "emol", "etotal", "press"};
+      style_ = Style::one;
+    } else {  // LAMMPS's MULTI
+      keywords_ = {"etotal", "ke",   "temp",  "pe",    "ebond", "eangle",
+                   "edihed", "eimp", "evdwl", "ecoul", "elong", "press"};
+      style_ = Style::multi;
+      float_format_ = "%14.4f";
+    }
     return;
   }
   if (args[0] != "custom")
-    throw ConfigError("thermo_style " + args[0] + ": Tessera supports one and custom");
+    throw ConfigError("thermo_style " + args[0] + ": Tessera supports one, multi and custom");
   if (args.size() < 2) throw ConfigError("thermo_style custom: list at least one keyword");
   std::vector<std::string> k;
   for (auto word = args.begin() + 1; word != args.end(); ++word) {
@@ -148,7 +156,7 @@ void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& ar
     }
   }
   keywords_ = std::move(k);
-  one_ = false;
+  style_ = Style::custom;
 }
 
 void ThermoOutput::set_temperature(Simulation& sim, const std::string& id) {
@@ -341,8 +349,9 @@ void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
   bool box_changes = sim.boundary().any_shrinks();
   for (const auto& fix : sim.fixes()) box_changes = box_changes || fix->changes_box();
   std::vector<std::string> shown = keywords_;
-  if (one_ && box_changes) shown.push_back("vol");
+  if (style_ != Style::custom && box_changes) shown.push_back("vol");
   std::string text;
+  char buf[128];
   if (first_of_run) {
     // LAMMPS's Thermo::init: a fix's outputs are read only at steps where they are current.
     for (const auto& k : keywords_) {
@@ -354,10 +363,25 @@ void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
                           " steps, thermo prints every " + std::to_string(every_) +
                           " (LAMMPS refuses this too: not computed at compatible times)");
     }
-    for (const auto& k : shown) text += column_name(k) + " ";
-    text += "\n";
+    if (style_ != Style::multi) {
+      for (const auto& k : shown) text += column_name(k) + " ";
+      text += "\n";
+    }
   }
-  char buf[128];
+  if (style_ == Style::multi) {  // LAMMPS's Thermo::compute with lineflag MULTILINE
+    std::snprintf(buf, sizeof buf,
+                  "---------------- Step %8lld ----- CPU = %11.4f (sec) ----------------",
+                  static_cast<long long>(sim.step()), value_of(sim, line, "cpu"));
+    text += buf;
+    for (std::size_t n = 0; n < shown.size(); ++n) {
+      if (n % 3 == 0) text += "\n";
+      std::snprintf(buf, sizeof buf, ("%-8s = " + float_format_ + " ").c_str(),
+                    column_name(shown[n]).c_str(), value_of(sim, line, shown[n]));
+      text += buf;
+    }
+    console_.print(text + "\n");
+    return;
+  }
   for (const auto& k : shown) {
     if (is_integer_keyword(k))
       std::snprintf(buf, sizeof buf, "%8lld ", static_cast<long long>(value_of(sim, line, k)));

@@ -354,6 +354,21 @@ cp "$work/dump_mol.custom" dump_mol.lammps.custom
 # thermo's temperature, dielectric, and dump custom's element field.
 ref in.cos_1000spce cos_1000spce.lammps.out -var examples $examples
 cp "$work/cos_1000spce.dump" cos_1000spce.lammps.dump
+# CHARMM: examples/peptide with erfc computed (pair_modify table 0), and the example as it is
+# (thermo_style multi: its blocks from the first Step line to Loop time).
+ref in.peptide_charmm peptide_charmm.lammps.out -var examples $examples
+{
+  echo "# examples/peptide's CHARMM force field as commands (in.peptide_charmm_files gives it again"
+  echo "# after reading a data file): pair, bond, angle, dihedral and improper coefficients."
+  section "Pair Coeffs" | awk '{printf "pair_coeff\t%s %s %s %s %s %s\n",$1,$1,$2,$3,$4,$5}'
+  section "Bond Coeffs" | awk '{printf "bond_coeff\t%s %s %s\n",$1,$2,$3}'
+  section "Angle Coeffs" | awk '{printf "angle_coeff\t%s %s %s %s %s\n",$1,$2,$3,$4,$5}'
+  section "Dihedral Coeffs" | awk '{printf "dihedral_coeff\t%s %s %s %s %s\n",$1,$2,$3,$4,$5}'
+  section "Improper Coeffs" | awk '{printf "improper_coeff\t%s %s %s\n",$1,$2,$3}'
+} > peptide_charmm.ff
+ref in.peptide_charmm_files peptide_charmm_files.lammps.out -var examples $examples
+(cd $examples/peptide && lmp -in in.peptide -log none) |
+  sed -n '/^-* Step/,/^Loop/p' | grep -v '^Loop' > peptide_example.lammps.out
 # Dumps of a group.
 (cd "$work" && lmp -in "$here/in.dump_group" -log none >/dev/null)
 for f in custom atom xyz; do cp "$work/dump_group.$f" "dump_group.lammps.$f"; done

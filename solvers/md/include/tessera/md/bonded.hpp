@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/cycle_estimate.hpp"
 #include "tessera/core/registry.hpp"
 #include "tessera/md/topology.hpp"
 
@@ -32,6 +34,7 @@ namespace tessera::md {
 namespace detail {
 class RestartHeader;
 }
+class Pair;
 
 // One tile's atoms as a bonded style sees them: atoms 0..nlocal-1 are the tile's own,
 // the rest its ghosts. Outputs add to what the pair style left.
@@ -44,6 +47,13 @@ struct BondedTile {
   std::span<double> eatom, vatom, ghost_tally;  // as PairTile's
   double energy = 0;
   std::array<double, 6> virial{};
+  // For styles that compute pair terms too (dihedral charmm's 1-4 pairs): the atoms' types
+  // (1-based) and charges (empty without atom_style charge), and those terms' energies (van der
+  // Waals, Coulomb) and virial, tallied as the pair style's (LAMMPS's force->pair->ev_tally).
+  std::span<const std::int32_t> type;
+  std::span<const double> q;
+  double pair_vdwl = 0, pair_coul = 0;
+  std::array<double, 6> pair_virial{};
 
   // Adds the force (fx, fy, fz) to atom a, owned or a ghost.
   void add_force(int a, double fx, double fy, double fz) {
@@ -55,6 +65,20 @@ struct BondedTile {
   // Tallies one term's energy and virial, and with per_atom an equal share of each onto each of
   // its atoms (LAMMPS's Bond, Angle, Dihedral and Improper ev_tally).
   void tally(std::span<const int> atoms, double e, const std::array<double, 6>& v);
+  // Tallies a pair term of atoms i and j into the pair_ sums, and with per_atom half of it onto
+  // each.
+  void tally_pair(int i, int j, double evdwl, double ecoul, const std::array<double, 6>& v);
+
+ private:
+  void share(std::span<const int> atoms, double e, const std::array<double, 6>& v);
+};
+
+// What init may read besides a style's coefficients: the number of types, the pair style (after
+// its init; dihedral charmm takes its 1-4 coefficients) and special_bonds' weights.
+struct BondedSetup {
+  int types;
+  const Pair* pair;
+  const SpecialBonds& special;
 };
 
 // A bond (i its first atom, owned; j the other), an angle (i2 its centre, owned), a dihedral
@@ -84,8 +108,10 @@ class BondedStyle {
   // bond_coeff ARGS... (angle_coeff) for `types` bond (angle) types.
   virtual void coeff(const std::vector<std::string>& args, int types) = 0;
   // At a run's setup: throws ConfigError naming a type without coefficients.
-  virtual void init(int types) = 0;
+  virtual void init(const BondedSetup& setup) = 0;
   virtual void compute(BondedTile& t, std::span<const Entry> entries) const = 0;
+  // The counted work of one term on an IPU tile (kernel_work.hpp).
+  virtual KernelWork work() const = 0;
   // A type's equilibrium value, for fix shake (LAMMPS's Bond::equilibrium_distance, in distance
   // units, and Angle::equilibrium_angle, in radians); none for styles without one.
   virtual std::optional<double> equilibrium(int /*type*/) const { return std::nullopt; }

@@ -80,6 +80,19 @@ constexpr KernelWork bond_work =
 // factors (10, 3 divisions) and forces on three atoms (24), energy and virial (20).
 constexpr KernelWork angle_work =
     md_work(16 + 6 + 3 + 10 + 24 + 20, 2 + 1 + 1 + 4 + 3, 4, 4 * 4 + 9 * 8 + 2 * 8 + 9 * 8, 9 * 8);
+// angle_style charmm, per angle: the harmonic angle's, and the Urey-Bradley bond between its ends
+// (the separation and length, 8 and a square root; the force factor, 4 and a division; 6 more
+// force terms on each end, 12; its energy, 2).
+constexpr KernelWork angle_charmm_work =
+    md_work(16 + 6 + 3 + 10 + 24 + 20 + 8 + 4 + 12 + 2, 2 + 1 + 1 + 4 + 3 + 2, 4,
+            4 * 4 + 9 * 8 + 4 * 8 + 9 * 8, 9 * 8);
+// dihedral_style charmm, per dihedral: the cosine series of harmonic's (counted as the dihedral
+// estimate below), and its 1-4 pair (the separation, 8; 1/r^2, r^-6 and sqrt(1/r^2), 4, a
+// division and a square root; q_i q_j and the terms, 12; the forces on two atoms, 12; energy and
+// virial, 12); loads 2 types, 2 charges and 4 coefficients more.
+constexpr KernelWork dihedral_charmm_work =
+    md_work(9 + 30 + 16 + 20 + 36 + 30 + 8 + 4 + 12 + 12 + 12, 3 + 2 + 3 + 7 * 4 + 2, 7,
+            5 * 4 + 12 * 8 + 4 * 8 + 12 * 8 + 2 * 4 + 2 * 8 + 4 * 8, 12 * 8);
 // dihedral_style harmonic and opls, per dihedral (an estimate from opls, the dearer): three bond
 // vectors (9), the plane normals and lengths (30, 3 square roots), the two bond angles' cosines
 // and sines (16, 2 square roots, 3 divisions), the angle (acos and 3 sines and 3 cosines, counted

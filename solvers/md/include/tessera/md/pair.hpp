@@ -96,6 +96,17 @@ struct PairTile {
   std::span<const double> forward, ghost_forward;
 };
 
+// What a CHARMM pair style gives dihedral_style charmm for the 1-4 pairs it computes (LAMMPS's
+// Pair::extract of lj14_1..lj14_4 and implicit), after init.
+struct CharmmOneFour {
+  std::size_t width = 0;  // types + 1
+  // Per type pair [i * width + j]: 48 e s^12, 24 e s^6, 4 e s^12 and 4 e s^6 of the pair's 1-4
+  // epsilon e and sigma s.
+  std::vector<std::array<double, 4>> lj14;
+  bool implicit = false;  // Coulomb's 1/r becomes 1/r^2 (a distance-dependent dielectric)
+  double qqrd2e = 0;      // Coulomb's constant over the dielectric constant
+};
+
 class Pair {
  public:
   virtual ~Pair() = default;
@@ -140,6 +151,8 @@ class Pair {
   // LAMMPS's dielectric command, before each run's init: the Coulomb styles divide Coulomb's
   // constant by it (qqrd2e = qqr2e / dielectric).
   virtual void set_dielectric(double /*dielectric*/) {}
+  // A CHARMM style's 1-4 coefficients, after init; nothing for the others.
+  virtual const CharmmOneFour* charmm_one_four() const { return nullptr; }
   // A full neighbor list (every neighbor of each owned atom) rather than a half one.
   virtual bool full_list() const { return false; }
   // What the style does with special_bonds' weights: weighs each special pair's terms (the

@@ -47,6 +47,8 @@ class PairHybrid final : public Pair {
   std::optional<double> long_range_cutoff() const override;
   void set_g_ewald(double g_ewald) override;
   void set_dielectric(double dielectric) override;
+  // The first sub-style's that has them, as LAMMPS's PairHybrid::extract.
+  const CharmmOneFour* charmm_one_four() const override;
   bool full_list() const override;
   // Its sub-styles' lists are filtered from the system's main list alone: special pairs with
   // weights other than 0 and 1 are refused until the filter carries them.

@@ -42,6 +42,14 @@
 //       the energy in its van der Waals and Coulomb parts, LAMMPS's eng_vdwl and eng_coul)
 //   static std::array<double, 2> tail(const Coeffs& c, double cut);  (only has_tail styles:
 //       etail and ptail per N_i N_j, as LAMMPS's init_one)
+// and may provide (the CHARMM styles do):
+//   static constexpr std::size_t required_coefficients;  fewer than N may be given: the others
+//       then repeat the first ones (CHARMM's EPSILON14 SIGMA14 default to EPSILON SIGMA); such
+//       styles take no cutoff in pair_coeff
+//   static constexpr bool pair_cutoffs = false;  pair_coeff takes no cutoff (all are global)
+//   static constexpr const char* default_mix;    the mixing rule before pair_modify mix
+//   static std::array<double, 4> one_four(const Coeffs& c);   the 1-4 coefficients that
+//       dihedral_style charmm reads (Pair::charmm_one_four)
 // The kernel walks a half list, the reaction to the other atom or to its ghost slot (returned to
 // the owner), as LAMMPS's compute with newton on.
 #pragma once
@@ -88,6 +96,7 @@ struct Globals {
 struct Shape {
   std::size_t coefficients, cutoffs, parameters;
   std::size_t coeff_cutoffs;  // how many pair_coeff may give: fewer when the Coulomb one is global
+  std::size_t required;       // coefficients that must be given (the rest repeat the first ones)
   const char* usage;            // the coefficients' names
   const char* parameter_usage;  // the parameters' names
   bool takes_nocoeff;
@@ -119,6 +128,32 @@ void data_coeff(const std::string& style, const Shape& shape, const std::vector<
 
 [[noreturn]] void not_set(const std::string& style, int i, int j);
 void charge_pairs(PairTile& t);
+
+// A Potential's optional members (above), or their defaults.
+template <class P>
+constexpr std::size_t required_coefficients() {
+  if constexpr (requires { P::required_coefficients; })
+    return P::required_coefficients;
+  else
+    return P::coefficients;
+}
+template <class P>
+constexpr std::size_t coeff_cutoffs() {
+  if constexpr (requires { P::pair_cutoffs; })
+    if (!P::pair_cutoffs) return 0;
+  return P::long_range ? P::cutoffs - 1 : P::cutoffs;
+}
+template <class P>
+constexpr const char* default_mix() {
+  if constexpr (requires { P::default_mix; })
+    return P::default_mix;
+  else
+    return "geometric";
+}
+template <class P>
+constexpr bool has_one_four = requires(const std::array<double, P::coefficients>& c) {
+  P::one_four(c);
+};
 
 }  // namespace pairwise
 
@@ -158,6 +193,9 @@ class PairPairwise final : public Pair {
   }
   void set_g_ewald(double g) override { g_ewald_ = g; }
   void set_dielectric(double dielectric) override { qqrd2e_ = qqr2e_ / dielectric; }
+  const CharmmOneFour* charmm_one_four() const override {
+    return pairwise::has_one_four<Potential> ? &one_four_ : nullptr;
+  }
   std::optional<std::array<double, 2>> tail_correction(
       std::span<const double> type_counts) const override;
   bool tallies_per_atom() const override { return true; }
@@ -180,11 +218,14 @@ class PairPairwise final : public Pair {
   }
 
  private:
-  static constexpr pairwise::Shape shape{
-      Potential::coefficients, Potential::cutoffs,
-      Potential::parameters,   Potential::long_range ? Potential::cutoffs - 1 : Potential::cutoffs,
-      Potential::usage,        Potential::parameter_usage,
-      Potential::takes_nocoeff};
+  static constexpr pairwise::Shape shape{Potential::coefficients,
+                                         Potential::cutoffs,
+                                         Potential::parameters,
+                                         pairwise::coeff_cutoffs<Potential>(),
+                                         pairwise::required_coefficients<Potential>(),
+                                         Potential::usage,
+                                         Potential::parameter_usage,
+                                         Potential::takes_nocoeff};
   struct Entry {
     double cutsq = 0;
     typename Potential::Derived d{};
@@ -206,11 +247,12 @@ class PairPairwise final : public Pair {
   double g_ewald_ = 0;  // from the kspace style (long-range styles)
   pairwise::Globals globals_;
   bool shift_ = false, tail_ = false;
-  std::string mix_ = "geometric";
+  std::string mix_ = pairwise::default_mix<Potential>();
   std::vector<std::vector<pairwise::Setting>> set_;  // [i][j], 1-based, i <= j
   int types_ = 0;
   std::vector<Entry> table_;                 // [i * (types + 1) + j]
   std::vector<pairwise::Setting> resolved_;  // the pairs after mixing, for the tail
+  CharmmOneFour one_four_;                   // (styles with one_four)
 };
 
 template <class Potential>
@@ -226,6 +268,7 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
     if (row.size() < width) row.resize(width);
   table_.assign(width * width, Entry{});
   resolved_.assign(width * width, pairwise::Setting{});
+  one_four_ = {width, std::vector<std::array<double, 4>>(width * width), false, qqrd2e_};
   double max_cut = 0;
   for (std::size_t i = 1; i < width; ++i)
     for (std::size_t j = i; j < width; ++j) {
@@ -262,6 +305,9 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
       e.cutsq = cut * cut;
       table_[i * width + j] = table_[j * width + i] = e;
       resolved_[i * width + j] = s;
+      if constexpr (pairwise::has_one_four<Potential>)
+        one_four_.lj14[i * width + j] = one_four_.lj14[j * width + i] =
+            Potential::one_four(coeffs_of(s));
       max_cut = std::max(max_cut, cut);
     }
   return max_cut;

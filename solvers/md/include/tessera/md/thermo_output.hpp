@@ -1,8 +1,10 @@
 // ThermoOutput: LAMMPS's thermo lines (`thermo`, `thermo_style`, `thermo_modify`).
 //
-// Styles `one` (Step Temp E_pair E_mol TotEng Press) and `custom` with LAMMPS's
-// keywords and column names, v_NAME for a variable and c_ID, c_ID[N], c_ID[*] for a compute's
-// global outputs. As LAMMPS's Output, it defines the computes thermo_temp (temp of all),
+// Styles `one` (Step Temp E_pair E_mol TotEng Press), `multi` (a block per step: a line with
+// the step and CPU time, then TotEng KinEng Temp PotEng E_bond E_angle E_dihed E_impro E_vdwl
+// E_coul E_long Press, three "Name = value" per line, floats as "%14.4f") and `custom` with
+// LAMMPS's keywords and column names, v_NAME for a variable and c_ID, c_ID[N], c_ID[*] for a
+// compute's global outputs. As LAMMPS's Output, it defines the computes thermo_temp (temp of all),
 // thermo_press (pressure from thermo_temp) and thermo_pe (pe), and takes temp, ke, etotal,
 // press, pxx... and pe from them (thermo_modify temp ID / press ID choose others).
 // Extensive quantities are divided by the atom count under `thermo_modify norm yes` (the
@@ -70,7 +72,8 @@ class ThermoOutput : public Observer {
  private:
   std::optional<bool> norm_;
   std::vector<std::string> keywords_;
-  bool one_ = true;  // thermo_style one (the default)
+  enum class Style { one, multi, custom };
+  Style style_ = Style::one;
   std::string float_format_ = "%12.8g";
   std::array<double, 3> lattice_{1.0, 1.0, 1.0};
   VariableValue variable_;

@@ -1,0 +1,115 @@
+// pair_style lj/charmm/coul/long INNER OUTER [RC_COUL]: the CHARMM force field's pair terms, as
+// LAMMPS's PairLJCharmmCoulLong (KSPACE package):
+//   E = 4 eps [(s/r)^12 - (s/r)^6] S(r) + qqrd2e q_i q_j erfc(g r) / r
+// the Lennard-Jones term switched off smoothly between INNER and OUTER by CHARMM's switching
+// function S(r) = (rc^2 - r^2)^2 (rc^2 + 2 r^2 - 3 ri^2) / (rc^2 - ri^2)^3 (Brooks et al., J.
+// Comput. Chem. 4, 187 (1983); 1 below ri = INNER, 0 beyond rc = OUTER), the Coulomb term the
+// real-space part of the kspace style's sum within RC_COUL (default OUTER).
+//   pair_coeff I J EPSILON SIGMA [EPSILON14 SIGMA14]
+// EPSILON14 and SIGMA14 (default EPSILON and SIGMA) are the 1-4 pairs' coefficients, which the
+// pair style does not use: dihedral_style charmm computes those pairs (Pair::charmm_one_four).
+// No cutoff per pair. Unlike pairs mix by the arithmetic rule unless pair_modify mix says
+// otherwise (epsilon and epsilon14 by LAMMPS's mix_energy, sigma and sigma14 by mix_distance).
+// No shift and no tail correction (LAMMPS has neither for these styles); pair_modify table is
+// accepted and erfc computed, as for lj/cut/coul/long (pair_coul.hpp). The rest is
+// PairPairwise's (pair_pairwise.hpp).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "tessera/core/error.hpp"
+#include "tessera/md/pair_coul.hpp"
+
+namespace tessera::md {
+
+template <class Term>
+struct LJCharmmCoul {
+  static constexpr bool charged = true, long_range = Term::long_range;
+  static constexpr std::size_t parameters = 1;
+  static constexpr const char* parameter_usage = "INNER";
+  using Parameters = std::array<double, parameters>;
+  static constexpr const char* name = "lj/charmm/coul/long";
+  static constexpr std::size_t cutoffs = 2;
+  static constexpr std::size_t coefficients = 4, required_coefficients = 2;
+  static constexpr const char* usage = "EPSILON SIGMA [EPSILON14 SIGMA14]";
+  static constexpr bool shifts = false, mixes = true, has_tail = false, takes_nocoeff = false;
+  static constexpr bool pair_cutoffs = false;
+  static constexpr const char* default_mix = "arithmetic";
+  using Coeffs = std::array<double, coefficients>;
+  struct Derived {
+    double lj1, lj2, lj3, lj4, cut_ljsq, cut_lj_innersq, denom_lj_inv;
+    Term coul;
+  };
+  static void check(const Coeffs&) {}
+  // LAMMPS's PairLJCharmmCoulLong::init_one.
+  static Coeffs mix(const Coeffs& a, const Coeffs& b, const std::string& rule) {
+    return {
+        coul::mix_energy(rule, a[0], b[0], a[1], b[1]), pairwise::mix_distance(rule, a[1], b[1]),
+        coul::mix_energy(rule, a[2], b[2], a[3], b[3]), pairwise::mix_distance(rule, a[3], b[3])};
+  }
+  static std::array<double, 4> lj_factors(double eps, double sigma) {
+    return {48.0 * eps * std::pow(sigma, 12.0), 24.0 * eps * std::pow(sigma, 6.0),
+            4.0 * eps * std::pow(sigma, 12.0), 4.0 * eps * std::pow(sigma, 6.0)};
+  }
+  static Derived derive(const Coeffs& c, const pairwise::Cutoffs& cut, bool, const Parameters& p) {
+    const double inner = p[0];
+    if (!(inner < cut.lj)) {
+      std::ostringstream why;
+      why << "pair_style " << name << ": the inner cutoff " << inner
+          << " must be below the outer cutoff " << cut.lj
+          << " (LAMMPS: Pair inner cutoff >= Pair outer cutoff)";
+      throw ConfigError(why.str());
+    }
+    const auto lj = lj_factors(c[0], c[1]);
+    const double cut_ljsq = cut.lj * cut.lj, cut_lj_innersq = inner * inner;
+    const double gap = cut_ljsq - cut_lj_innersq;
+    return {lj[0],
+            lj[1],
+            lj[2],
+            lj[3],
+            cut_ljsq,
+            cut_lj_innersq,
+            1.0 / (gap * gap * gap),
+            Term::derive(cut, p.data())};
+  }
+  static std::array<double, 4> one_four(const Coeffs& c) { return lj_factors(c[2], c[3]); }
+  // LAMMPS's PairLJCharmmCoulLong::compute, term by term.
+  template <bool Energy, bool Weighted = false>
+  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
+                      double& ecoul, double flj = 1.0, double fcoul = 1.0) {
+    const double r2inv = 1.0 / rsq;
+    double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, switch1 = 1.0, e = 0.0;
+    if (rsq < d.coul.cutsq)
+      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
+    if (rsq < d.cut_ljsq) {
+      r6inv = r2inv * r2inv * r2inv;
+      forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
+      if (rsq > d.cut_lj_innersq) {
+        const double outside = d.cut_ljsq - rsq;
+        switch1 =
+            outside * outside * (d.cut_ljsq + 2.0 * rsq - 3.0 * d.cut_lj_innersq) * d.denom_lj_inv;
+        const double switch2 = 12.0 * rsq * outside * (rsq - d.cut_lj_innersq) * d.denom_lj_inv;
+        const double philj = r6inv * (d.lj3 * r6inv - d.lj4);
+        forcelj = forcelj * switch1 + philj * switch2;
+      }
+      if constexpr (Weighted) forcelj *= flj;
+    }
+    if constexpr (Energy) {
+      ecoul = e;
+      evdwl = 0.0;
+      if (rsq < d.cut_ljsq) {
+        evdwl = r6inv * (d.lj3 * r6inv - d.lj4);
+        if (rsq > d.cut_lj_innersq) evdwl *= switch1;
+        if constexpr (Weighted) evdwl *= flj;
+      }
+    }
+    return (forcecoul + forcelj) * r2inv;
+  }
+};
+
+using PairLJCharmmCoulLong = PairPairwise<LJCharmmCoul<coul::Long>>;
+
+}  // namespace tessera::md

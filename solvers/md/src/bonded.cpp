@@ -439,10 +439,15 @@ class DihedralHarmonic final : public CoefficientStyle<DihedralEntry, 3> {
 // energy (E_vdwl, E_coul) and pair virial, as LAMMPS's DihedralCharmm. Such pairs need
 // special_bonds' 1-4 weights 0 (the pair style leaves them to the dihedral; `special_bonds
 // charmm`).
+// dihedral_style charmmfsw: the same with the 1-4 pairs' Lennard-Jones energy shifted as
+// lj/charmmfsw/coul/long shifts its energy below INNER (LAMMPS's DihedralCharmmfsw; the forces
+// are charmm's), which needs that pair style.
 class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
  public:
-  DihedralCharmm() : CoefficientStyle(TermKind::dihedral, "K N D W", &problem) {}
-  std::string style() const override { return "charmm"; }
+  explicit DihedralCharmm(bool force_switched = false)
+      : CoefficientStyle(TermKind::dihedral, "K N D W", &problem),
+        force_switched_(force_switched) {}
+  std::string style() const override { return force_switched_ ? "charmmfsw" : "charmm"; }
   KernelWork work() const override { return one_four_ ? dihedral_charmm_work : dihedral_work; }
   static std::string problem(const std::array<double, 4>& v) {
     if (const std::string why = multiplicity_problem(v[1]); !why.empty()) return why;
@@ -472,13 +477,21 @@ class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
           "special_bonds must give them weight 0: use special_bonds charmm (LAMMPS: Must use "
           "'special_bonds charmm' with dihedral style charmm for use with CHARMM pair styles)");
     const CharmmOneFour* one_four = setup.pair ? setup.pair->charmm_one_four() : nullptr;
-    if (!one_four)
-      arguments::bad(
-          "dihedral_style charmm with a weight W > 0 takes its 1-4 coefficients from "
-          "a CHARMM pair style (lj/charmm/coul/long); pair style " +
-          (setup.pair ? setup.pair->style() : std::string("none")) +
-          " has none (LAMMPS: Dihedral charmm is incompatible with Pair style)");
+    if (!one_four || (force_switched_ && !one_four->force_switched))
+      arguments::bad("dihedral_style " + style() + " with a weight W > 0 takes its 1-4 " +
+                     "coefficients from a CHARMM pair style (" +
+                     (force_switched_ ? "lj/charmmfsw/coul/long" : "lj/charmm/coul/long") +
+                     "); pair style " + (setup.pair ? setup.pair->style() : std::string("none")) +
+                     " has none (LAMMPS: Dihedral " + style() +
+                     " is incompatible with Pair style)");
     one_four_ = *one_four;
+    if (force_switched_) {  // LAMMPS's DihedralCharmmfsw::init_style
+      const double inner = 1 / one_four->cut_lj_inner, outer = 1 / one_four->cut_lj;
+      cut_lj_inner3inv_ = inner * inner * inner;
+      cut_lj_inner6inv_ = cut_lj_inner3inv_ * cut_lj_inner3inv_;
+      cut_lj3inv_ = outer * outer * outer;
+      cut_lj6inv_ = cut_lj3inv_ * cut_lj3inv_;
+    }
   }
   void compute(BondedTile& t, std::span<const DihedralEntry> dihedrals) const override {
     for (const DihedralEntry& d : dihedrals) {
@@ -506,14 +519,20 @@ class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
     const double fpair = weight * (forcelj + forcecoul) * r2inv;
     t.add_force(a, dx * fpair, dy * fpair, dz * fpair);
     t.add_force(b, -dx * fpair, -dy * fpair, -dz * fpair);
-    if (t.energy_virial)
-      t.tally_pair(a, b, weight * (r6inv * (lj[2] * r6inv - lj[3])), weight * forcecoul,
-                   {dx * dx * fpair, dy * dy * fpair, dz * dz * fpair, dx * dy * fpair,
-                    dx * dz * fpair, dy * dz * fpair});
+    if (!t.energy_virial) return;
+    double evdwl = r6inv * (lj[2] * r6inv - lj[3]);
+    if (force_switched_)
+      evdwl = (r6inv * lj[2] * r6inv - lj[2] * cut_lj_inner6inv_ * cut_lj6inv_) +
+              (-lj[3] * r6inv + lj[3] * cut_lj_inner3inv_ * cut_lj3inv_);
+    t.tally_pair(a, b, evdwl * weight, weight * forcecoul,
+                 {dx * dx * fpair, dy * dy * fpair, dz * dz * fpair, dx * dy * fpair,
+                  dx * dz * fpair, dy * dz * fpair});
   }
 
+  bool force_switched_;
   std::vector<double> cos_shift_, sin_shift_;  // of each type's d
   std::optional<CharmmOneFour> one_four_;
+  double cut_lj_inner3inv_ = 0, cut_lj_inner6inv_ = 0, cut_lj3inv_ = 0, cut_lj6inv_ = 0;
 };
 
 // dihedral_style opls: E = K1/2 [1 + cos phi] + K2/2 [1 - cos 2phi] + K3/2 [1 + cos 3phi] +
@@ -633,6 +652,8 @@ const Registry<Dihedral>& dihedral_styles() {
     r.add<DihedralHarmonic>("harmonic");
     r.add<DihedralOPLS>("opls");
     r.add<DihedralCharmm>("charmm");
+    r.add("charmmfsw",
+          []() -> std::unique_ptr<Dihedral> { return std::make_unique<DihedralCharmm>(true); });
     return r;
   }();
   return registry;

@@ -299,6 +299,12 @@ const CharmmOneFour* PairHybrid::charmm_one_four() const {
   return nullptr;
 }
 
+std::optional<double> PairHybrid::coulomb_constant() const {
+  for (const auto& sub : subs_)
+    if (const auto constant = sub.pair->coulomb_constant()) return constant;
+  return std::nullopt;
+}
+
 void PairHybrid::set_dielectric(double dielectric) {
   for (Sub& s : subs_) s.pair->set_dielectric(dielectric);
 }

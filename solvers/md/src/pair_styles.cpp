@@ -34,6 +34,7 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairLJCutCoulLong>("lj/cut/coul/long");
     r.add<PairBuckCoulLong>("buck/coul/long");
     r.add<PairLJCharmmCoulLong>("lj/charmm/coul/long");
+    r.add<PairLJCharmmfswCoulLong>("lj/charmmfsw/coul/long");
     r.add<PairSoft>("soft");
     r.add<PairZero>("zero");
     r.add<PairSW>("sw");

@@ -2467,13 +2467,14 @@ void Simulation::init_kspace() {
                                     });
   KSpaceSystem system;
   system.units = units_;
+  system.units.qqr2e = pair_->coulomb_constant().value_or(units_.qqr2e);
   system.box = box_;
   system.boundary = boundary_;
   system.dimension = dimension_;
   system.natoms = static_cast<double>(natoms_);
   system.qsum = charges[0];
   system.qsqsum = charges[1];
-  system.qqrd2e = units_.qqr2e / dielectric_;
+  system.qqrd2e = system.units.qqr2e / dielectric_;
   system.cutoff = *cutoff;
   system.tiles = tiles_.size();
   std::string log;

@@ -357,6 +357,7 @@ cp "$work/cos_1000spce.dump" cos_1000spce.lammps.dump
 # CHARMM: examples/peptide with erfc computed (pair_modify table 0), and the example as it is
 # (thermo_style multi: its blocks from the first Step line to Loop time).
 ref in.peptide_charmm peptide_charmm.lammps.out -var examples $examples
+ref in.peptide_charmm peptide_charmmfsw.lammps.out -var examples $examples -var switching fsw
 {
   echo "# examples/peptide's CHARMM force field as commands (in.peptide_charmm_files gives it again"
   echo "# after reading a data file): pair, bond, angle, dihedral and improper coefficients."

@@ -105,6 +105,11 @@ struct CharmmOneFour {
   std::vector<std::array<double, 4>> lj14;
   bool implicit = false;  // Coulomb's 1/r becomes 1/r^2 (a distance-dependent dielectric)
   double qqrd2e = 0;      // Coulomb's constant over the dielectric constant
+  // A force-switched style's (lj/charmmfsw/coul/long) cutoffs, which dihedral charmmfsw shifts
+  // its 1-4 energies by (LAMMPS's extract of cut_lj_inner, cut_lj and cut_coul); unset for
+  // the others.
+  bool force_switched = false;
+  double cut_lj_inner = 0, cut_lj = 0, cut_coul = 0;
 };
 
 class Pair {
@@ -151,6 +156,10 @@ class Pair {
   // LAMMPS's dielectric command, before each run's init: the Coulomb styles divide Coulomb's
   // constant by it (qqrd2e = qqr2e / dielectric).
   virtual void set_dielectric(double /*dielectric*/) {}
+  // A style that replaces the units' Coulomb constant while it is the pair style, as LAMMPS's
+  // CHARMM force-switched styles take CHARMM's 332.0716 in units real (the kspace style uses it
+  // too); nothing for the others.
+  virtual std::optional<double> coulomb_constant() const { return std::nullopt; }
   // A CHARMM style's 1-4 coefficients, after init; nothing for the others.
   virtual const CharmmOneFour* charmm_one_four() const { return nullptr; }
   // A full neighbor list (every neighbor of each owned atom) rather than a half one.

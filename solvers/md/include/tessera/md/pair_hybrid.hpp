@@ -49,6 +49,7 @@ class PairHybrid final : public Pair {
   void set_dielectric(double dielectric) override;
   // The first sub-style's that has them, as LAMMPS's PairHybrid::extract.
   const CharmmOneFour* charmm_one_four() const override;
+  std::optional<double> coulomb_constant() const override;
   bool full_list() const override;
   // Its sub-styles' lists are filtered from the system's main list alone: special pairs with
   // weights other than 0 and 1 are refused until the filter carries them.

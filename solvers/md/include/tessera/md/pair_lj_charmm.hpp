@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -110,6 +111,107 @@ struct LJCharmmCoul {
   }
 };
 
+// pair_style lj/charmmfsw/coul/long INNER OUTER [RC_COUL]: CHARMM's force-switched Lennard-Jones
+// (Steinbach and Brooks, J. Comput. Chem. 15, 667 (1994)), as LAMMPS's PairLJCharmmfswCoulLong:
+// between INNER and OUTER the force is the plain one times S(r) above, the energy the
+// integral that goes with it, and below INNER the plain energy shifted by the constants that
+// make it continuous. In units real it takes CHARMM's Coulomb constant, 332.0716 (LAMMPS's
+// qqr2e_charmm_real; LAMMPS 332.06371), for every Coulomb term while it is the pair style
+// (the kspace style's and dihedral charmmfsw's too), and says so as LAMMPS does. The
+// coefficients, mixing and 1-4 pairs are lj/charmm/coul/long's; dihedral charmmfsw reads its
+// cutoffs to shift the 1-4 energies alike.
+template <class Term>
+struct LJCharmmfswCoul : LJCharmmCoul<Term> {
+  using Base = LJCharmmCoul<Term>;
+  using typename Base::Coeffs;
+  using typename Base::Parameters;
+  static constexpr const char* name = "lj/charmmfsw/coul/long";
+  static constexpr bool force_switched = true;
+  struct Derived {
+    double lj1, lj2, lj3, lj4, cut_ljsq, cut_lj_innersq, denom_lj;
+    double cut_lj6, cut_lj3, denom_lj12, denom_lj6, cut_lj6inv, cut_lj3inv, cut_lj_inner6inv,
+        cut_lj_inner3inv;
+    Term coul;
+  };
+  static std::optional<double> coulomb_constant(const PairContext& c) {
+    if (c.units.style != "real") return std::nullopt;
+    if (c.warn) c.warn("Switching to CHARMM coulomb energy conversion constant\n");
+    return 332.0716;
+  }
+  // LAMMPS's PairLJCharmmfswCoulLong::init_style and init_one.
+  static Derived derive(const Coeffs& c, const pairwise::Cutoffs& cut, bool shift,
+                        const Parameters& p) {
+    const auto b = Base::derive(c, cut, shift, p);  // checks INNER < OUTER
+    const double inner = p[0], outer = cut.lj;
+    const double cut_ljinv = 1.0 / outer, cut_lj_innerinv = 1.0 / inner;
+    const double cut_lj3 = outer * outer * outer;
+    const double cut_lj3inv = cut_ljinv * cut_ljinv * cut_ljinv;
+    const double cut_lj_inner3inv = cut_lj_innerinv * cut_lj_innerinv * cut_lj_innerinv;
+    const double cut_lj_inner3 = inner * inner * inner;
+    const double cut_lj6 = b.cut_ljsq * b.cut_ljsq * b.cut_ljsq;
+    const double cut_lj_inner6 = b.cut_lj_innersq * b.cut_lj_innersq * b.cut_lj_innersq;
+    const double gap = b.cut_ljsq - b.cut_lj_innersq;
+    return {b.lj1,
+            b.lj2,
+            b.lj3,
+            b.lj4,
+            b.cut_ljsq,
+            b.cut_lj_innersq,
+            gap * gap * gap,
+            cut_lj6,
+            cut_lj3,
+            1.0 / (cut_lj6 - cut_lj_inner6),
+            1.0 / (cut_lj3 - cut_lj_inner3),
+            cut_lj3inv * cut_lj3inv,
+            cut_lj3inv,
+            cut_lj_inner3inv * cut_lj_inner3inv,
+            cut_lj_inner3inv,
+            b.coul};
+  }
+  // LAMMPS's PairLJCharmmfswCoulLong::compute, term by term.
+  template <bool Energy, bool Weighted = false>
+  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
+                      double& ecoul, double flj = 1.0, double fcoul = 1.0) {
+    const double r2inv = 1.0 / rsq;
+    double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, e = 0.0;
+    if (rsq < d.coul.cutsq)
+      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
+    if (rsq < d.cut_ljsq) {
+      r6inv = r2inv * r2inv * r2inv;
+      forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
+      if (rsq > d.cut_lj_innersq) {
+        const double outside = d.cut_ljsq - rsq;
+        const double switch1 =
+            outside * outside * (d.cut_ljsq + 2.0 * rsq - 3.0 * d.cut_lj_innersq) / d.denom_lj;
+        forcelj = forcelj * switch1;
+      }
+      if constexpr (Weighted) forcelj *= flj;
+    }
+    if constexpr (Energy) {
+      ecoul = e;
+      evdwl = 0.0;
+      if (rsq < d.cut_ljsq) {
+        if (rsq > d.cut_lj_innersq) {
+          const double rinv = 1.0 / std::sqrt(rsq);
+          const double r3inv = rinv * rinv * rinv;
+          const double twelve =
+              d.lj3 * d.cut_lj6 * d.denom_lj12 * (r6inv - d.cut_lj6inv) * (r6inv - d.cut_lj6inv);
+          const double six =
+              -d.lj4 * d.cut_lj3 * d.denom_lj6 * (r3inv - d.cut_lj3inv) * (r3inv - d.cut_lj3inv);
+          evdwl = twelve + six;
+        } else {
+          const double twelve = r6inv * d.lj3 * r6inv - d.lj3 * d.cut_lj_inner6inv * d.cut_lj6inv;
+          const double six = -d.lj4 * r6inv + d.lj4 * d.cut_lj_inner3inv * d.cut_lj3inv;
+          evdwl = twelve + six;
+        }
+        if constexpr (Weighted) evdwl *= flj;
+      }
+    }
+    return (forcecoul + forcelj) * r2inv;
+  }
+};
+
 using PairLJCharmmCoulLong = PairPairwise<LJCharmmCoul<coul::Long>>;
+using PairLJCharmmfswCoulLong = PairPairwise<LJCharmmfswCoul<coul::Long>>;
 
 }  // namespace tessera::md

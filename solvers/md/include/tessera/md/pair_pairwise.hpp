@@ -50,6 +50,10 @@
 //   static constexpr const char* default_mix;    the mixing rule before pair_modify mix
 //   static std::array<double, 4> one_four(const Coeffs& c);   the 1-4 coefficients that
 //       dihedral_style charmm reads (Pair::charmm_one_four)
+//   static constexpr bool force_switched;   they come with the cutoffs for dihedral charmmfsw
+//       (INNER, the first parameter; RC; the Coulomb cutoff)
+//   static std::optional<double> coulomb_constant(const PairContext& c);  the Coulomb constant
+//       the style uses in place of the units' (Pair::coulomb_constant)
 // The kernel walks a half list, the reaction to the other atom or to its ghost slot (returned to
 // the owner), as LAMMPS's compute with newton on.
 #pragma once
@@ -163,7 +167,8 @@ class PairPairwise final : public Pair {
   using Coeffs = std::array<double, Potential::coefficients>;
 
   PairPairwise() = default;
-  explicit PairPairwise(const PairContext& c) : qqr2e_(c.units.qqr2e), qqrd2e_(c.units.qqr2e) {}
+  explicit PairPairwise(const PairContext& c)
+      : qqr2e_(own_coulomb_constant(c).value_or(c.units.qqr2e)), qqrd2e_(qqr2e_) {}
 
   std::string style() const override { return Potential::name; }
   void settings(const std::vector<std::string>& args) override {
@@ -193,6 +198,12 @@ class PairPairwise final : public Pair {
   }
   void set_g_ewald(double g) override { g_ewald_ = g; }
   void set_dielectric(double dielectric) override { qqrd2e_ = qqr2e_ / dielectric; }
+  std::optional<double> coulomb_constant() const override {
+    if constexpr (requires { Potential::coulomb_constant; })
+      return qqr2e_;
+    else
+      return std::nullopt;
+  }
   const CharmmOneFour* charmm_one_four() const override {
     return pairwise::has_one_four<Potential> ? &one_four_ : nullptr;
   }
@@ -230,6 +241,12 @@ class PairPairwise final : public Pair {
     double cutsq = 0;
     typename Potential::Derived d{};
   };
+  static std::optional<double> own_coulomb_constant(const PairContext& c) {
+    if constexpr (requires { Potential::coulomb_constant; })
+      return Potential::coulomb_constant(c);
+    else
+      return std::nullopt;
+  }
   static Coeffs coeffs_of(const std::vector<double>& v) {
     Coeffs c{};
     for (std::size_t k = 0; k < c.size(); ++k) c[k] = v[k];
@@ -269,6 +286,12 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
   table_.assign(width * width, Entry{});
   resolved_.assign(width * width, pairwise::Setting{});
   one_four_ = {width, std::vector<std::array<double, 4>>(width * width), false, qqrd2e_};
+  if constexpr (requires { Potential::force_switched; }) {
+    one_four_.force_switched = Potential::force_switched;
+    one_four_.cut_lj_inner = globals_.parameters[0];
+    one_four_.cut_lj = globals_.cut;
+    one_four_.cut_coul = *long_range_cutoff();
+  }
   double max_cut = 0;
   for (std::size_t i = 1; i < width; ++i)
     for (std::size_t j = i; j < width; ++j) {

@@ -491,6 +491,7 @@ class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
       cut_lj_inner6inv_ = cut_lj_inner3inv_ * cut_lj_inner3inv_;
       cut_lj3inv_ = outer * outer * outer;
       cut_lj6inv_ = cut_lj3inv_ * cut_lj3inv_;
+      cut_coulinv_ = 1 / one_four->cut_coul;
     }
   }
   void compute(BondedTile& t, std::span<const DihedralEntry> dihedrals) const override {
@@ -511,8 +512,15 @@ class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
     const double rsq = dx * dx + dy * dy + dz * dz;
     const double r2inv = 1.0 / rsq;
     const double r6inv = r2inv * r2inv * r2inv;
-    const double qq = t.q.empty() ? 0.0 : one_four_->qqrd2e * t.q[i] * t.q[j];
-    const double forcecoul = one_four_->implicit ? qq * r2inv : qq * std::sqrt(r2inv);
+    const double qi = t.q.empty() ? 0.0 : t.q[i], qj = t.q.empty() ? 0.0 : t.q[j];
+    const double qq = one_four_->qqrd2e * qi * qj;
+    // lj/charmmfsw/coul/charmmfsh's 1-4 pairs are force-shifted as its pairs are (LAMMPS's
+    // DihedralCharmmfsw with dihedflag 0).
+    const bool shifted = force_switched_ && !one_four_->long_range;
+    const double r = shifted ? std::sqrt(rsq) : 0.0;
+    const double forcecoul = one_four_->implicit ? qq * r2inv
+                             : shifted ? qq * (std::sqrt(r2inv) - r * cut_coulinv_ * cut_coulinv_)
+                                       : qq * std::sqrt(r2inv);
     const auto& lj = one_four_->lj14[static_cast<std::size_t>(t.type[i]) * one_four_->width +
                                      static_cast<std::size_t>(t.type[j])];
     const double forcelj = r6inv * (lj[0] * r6inv - lj[1]);
@@ -524,7 +532,11 @@ class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
     if (force_switched_)
       evdwl = (r6inv * lj[2] * r6inv - lj[2] * cut_lj_inner6inv_ * cut_lj6inv_) +
               (-lj[3] * r6inv + lj[3] * cut_lj_inner3inv_ * cut_lj3inv_);
-    t.tally_pair(a, b, evdwl * weight, weight * forcecoul,
+    const double ecoul =
+        shifted ? weight * one_four_->qqrd2e * qi * qj *
+                      (std::sqrt(r2inv) + r * cut_coulinv_ * cut_coulinv_ - 2.0 * cut_coulinv_)
+                : weight * forcecoul;
+    t.tally_pair(a, b, evdwl * weight, ecoul,
                  {dx * dx * fpair, dy * dy * fpair, dz * dz * fpair, dx * dy * fpair,
                   dx * dz * fpair, dy * dz * fpair});
   }
@@ -533,6 +545,7 @@ class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
   std::vector<double> cos_shift_, sin_shift_;  // of each type's d
   std::optional<CharmmOneFour> one_four_;
   double cut_lj_inner3inv_ = 0, cut_lj_inner6inv_ = 0, cut_lj3inv_ = 0, cut_lj6inv_ = 0;
+  double cut_coulinv_ = 0;
 };
 
 // dihedral_style opls: E = K1/2 [1 + cos phi] + K2/2 [1 - cos 2phi] + K3/2 [1 + cos 3phi] +

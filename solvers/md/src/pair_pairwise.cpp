@@ -25,21 +25,32 @@ void parse_settings(const std::string& style, const Shape& shape,
                     const std::vector<std::string>& args, Globals& g) {
   const std::string usage = "pair_style " + style +
                             (shape.parameters > 0 ? std::string(" ") + shape.parameter_usage : "") +
-                            " RC" + (shape.cutoffs == 2 ? " [RC_COUL]" : "") +
+                            " RC" +
+                            (shape.coulomb_switched ? " [INNER_COUL RC_COUL]"
+                             : shape.cutoffs == 2   ? " [RC_COUL]"
+                                                    : "") +
                             (shape.takes_nocoeff ? " [nocoeff]" : "");
   const std::size_t least = shape.parameters + 1;
-  const std::size_t most = least + (shape.cutoffs == 2 ? 1 : 0) + (shape.takes_nocoeff ? 1 : 0);
-  if (args.size() < least || args.size() > most) bad("wrong number of arguments; usage: " + usage);
+  const std::size_t coulomb_words = shape.coulomb_switched ? 2 : shape.cutoffs == 2 ? 1 : 0;
+  const std::size_t most = least + coulomb_words + (shape.takes_nocoeff ? 1 : 0);
+  if (args.size() < least || args.size() > most ||
+      (shape.coulomb_switched && args.size() == least + 1))
+    bad("wrong number of arguments; usage: " + usage);
   const std::string command = "pair_style " + style;
   std::vector<double> parameters;
   for (std::size_t k = 0; k < shape.parameters; ++k) parameters.push_back(number(command, args[k]));
   const double cut = number(command, args[shape.parameters]);
   if (!(cut > 0)) bad(command + ": the cutoff must be positive");
   double cut_coul = cut;
+  double cut_coul_inner = shape.coulomb_switched ? parameters[0] : 0.0;
   bool nocoeff = false;
   for (std::size_t k = least; k < args.size(); ++k) {
     if (shape.takes_nocoeff && args[k] == "nocoeff") {
       nocoeff = true;
+    } else if (shape.coulomb_switched && k == least) {
+      cut_coul_inner = number(command, args[k]);
+      cut_coul = number(command, args[++k]);
+      if (!(cut_coul > 0)) bad(command + ": the Coulomb cutoff must be positive");
     } else if (shape.cutoffs == 2 && k == least) {
       cut_coul = number(command, args[k]);
       if (!(cut_coul > 0)) bad(command + ": the Coulomb cutoff must be positive");
@@ -50,6 +61,7 @@ void parse_settings(const std::string& style, const Shape& shape,
   g.parameters = parameters;
   g.cut = cut;
   g.cut_coul = shape.cutoffs == 2 ? cut_coul : 0.0;
+  g.cut_coul_inner = cut_coul_inner;
   g.nocoeff = nocoeff;
 }
 
@@ -177,6 +189,7 @@ nlohmann::json restart_section(const std::string& style, const Shape& shape, con
                             {"mix", mix},      {"tail", tail},    {"nocoeff", g.nocoeff},
                             {"coeffs", coeffs}};
   if (shape.cutoffs == 2) section["cutoff_coul"] = g.cut_coul;
+  if (shape.coulomb_switched) section["cutoff_coul_inner"] = g.cut_coul_inner;
   if (shape.parameters > 0) section["parameters"] = g.parameters;
   return section;
 }
@@ -191,6 +204,9 @@ void restore(const nlohmann::json& p, const detail::RestartHeader& r, int types,
   if (shape.cutoffs == 2)
     g.cut_coul = r.real(r.at(p, "cutoff_coul", "pair.cutoff_coul"), "pair.cutoff_coul",
                         Sign::positive, "pair_style");
+  if (shape.coulomb_switched)
+    g.cut_coul_inner = r.real(r.at(p, "cutoff_coul_inner", "pair.cutoff_coul_inner"),
+                              "pair.cutoff_coul_inner", Sign::any, "pair_style");
   g.parameters.clear();
   if (shape.parameters > 0) {
     const auto& values = r.at(p, "parameters", "pair.parameters");

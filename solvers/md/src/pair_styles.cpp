@@ -35,6 +35,9 @@ const Registry<Pair, const PairContext&>& pair_styles() {
     r.add<PairBuckCoulLong>("buck/coul/long");
     r.add<PairLJCharmmCoulLong>("lj/charmm/coul/long");
     r.add<PairLJCharmmfswCoulLong>("lj/charmmfsw/coul/long");
+    r.add<PairLJCharmmfswCoulCharmmfsh>("lj/charmmfsw/coul/charmmfsh");
+    r.add<PairLJCharmmCoulCharmm>("lj/charmm/coul/charmm");
+    r.add<PairLJCharmmCoulCharmmImplicit>("lj/charmm/coul/charmm/implicit");
     r.add<PairSoft>("soft");
     r.add<PairZero>("zero");
     r.add<PairSW>("sw");

@@ -358,6 +358,9 @@ cp "$work/cos_1000spce.dump" cos_1000spce.lammps.dump
 # (thermo_style multi: its blocks from the first Step line to Loop time).
 ref in.peptide_charmm peptide_charmm.lammps.out -var examples $examples
 ref in.peptide_charmm peptide_charmmfsw.lammps.out -var examples $examples -var switching fsw
+ref in.peptide_charmm_coul peptide_charmm_coul.lammps.out -var examples $examples
+ref in.peptide_charmm_coul peptide_charmm_implicit.lammps.out -var examples $examples -var pair charmm/coul/charmm/implicit -var coul "10.0 12.0"
+ref in.peptide_charmm_coul peptide_charmmfsh.lammps.out -var examples $examples -var pair charmmfsw/coul/charmmfsh -var dihedral charmmfsw -var coul 12.0
 {
   echo "# examples/peptide's CHARMM force field as commands (in.peptide_charmm_files gives it again"
   echo "# after reading a data file): pair, bond, angle, dihedral and improper coefficients."

@@ -110,6 +110,9 @@ struct CharmmOneFour {
   // the others.
   bool force_switched = false;
   double cut_lj_inner = 0, cut_lj = 0, cut_coul = 0;
+  // Its Coulomb term is a kspace sum's real-space part (LAMMPS's dihedflag): the 1-4 pairs' then
+  // plain; otherwise force-shifted as the pair style's (lj/charmmfsw/coul/charmmfsh).
+  bool long_range = true;
 };
 
 class Pair {

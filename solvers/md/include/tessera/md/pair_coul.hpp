@@ -27,6 +27,7 @@
 
 #include <array>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "tessera/core/error.hpp"
@@ -96,7 +97,9 @@ struct Debye {  // qqi qj exp(-kappa r) / r
 };
 struct Long {  // the real-space Ewald term qqi qj erfc(g r) / r, erfc by LAMMPS's polynomial
   static constexpr const char *alone = "coul/long", *lj = "lj/cut/coul/long",
-                              *buck = "buck/coul/long";
+                              *buck = "buck/coul/long", *charmm = "lj/charmm/coul/long",
+                              *fsw = "lj/charmmfsw/coul/long";
+  static constexpr bool implicit = false, switched = false;
   static constexpr bool long_range = true;
   static constexpr std::size_t parameters = 0;
   static constexpr const char* parameter_usage = "";
@@ -124,6 +127,84 @@ struct Long {  // the real-space Ewald term qqi qj erfc(g r) / r, erfc by LAMMPS
         if (fcoul < 1.0) ecoul -= (1.0 - fcoul) * prefactor;
     }
     return forcecoul;
+  }
+};
+
+// CHARMM's switched Coulomb term (lj/charmm/coul/charmm), qqi qj / r, or with Implicit qqi qj / r^2
+// (a dielectric proportional to r, lj/charmm/coul/charmm/implicit), times the switching function
+// S(r) between the inner cutoff and the cutoff: the energy's switch as in lj/charmm/coul/long;
+// the force as LAMMPS has it: the plain force times S(r) in PairLJCharmmCoulCharmm (not the
+// energy's derivative, which would add S'(r) E), times S(r) + switch2 / 2 in
+// PairLJCharmmCoulCharmmImplicit. A special pair's weight multiplies both.
+template <bool Implicit>
+struct Charmm {
+  static constexpr const char *alone = nullptr, *lj = nullptr, *buck = nullptr,
+                              *charmm = Implicit ? "lj/charmm/coul/charmm/implicit"
+                                                 : "lj/charmm/coul/charmm",
+                              *fsw = nullptr;
+  static constexpr bool long_range = false, implicit = Implicit, switched = true;
+  static constexpr std::size_t parameters = 0;
+  static constexpr const char* parameter_usage = "";
+  double cutsq = 0, cut_coul_innersq = 0, denom_coul = 0;
+  static Charmm derive(const pairwise::Cutoffs& cut, const double*) {
+    if (!(cut.coul_inner < cut.coul)) {
+      std::ostringstream why;
+      why << "pair_style " << charmm << ": the Coulomb inner cutoff " << cut.coul_inner
+          << " must be below the Coulomb cutoff " << cut.coul
+          << " (LAMMPS: Pair inner cutoff >= Pair outer cutoff)";
+      throw ConfigError(why.str());
+    }
+    const double cutsq = cut.coul * cut.coul, innersq = cut.coul_inner * cut.coul_inner;
+    const double gap = cutsq - innersq;
+    return {cutsq, innersq, gap * gap * gap};
+  }
+  template <bool Energy, bool Weighted = false>
+  double force(double rsq, double r2inv, double qqi, double qj, double& ecoul,
+               double fcoul = 1.0) const {
+    double forcecoul = Implicit ? 2.0 * qqi * qj * r2inv : qqi * qj * std::sqrt(r2inv);
+    double switch1 = 1.0;
+    if (rsq > cut_coul_innersq) {
+      const double outside = cutsq - rsq;
+      switch1 = outside * outside * (cutsq + 2.0 * rsq - 3.0 * cut_coul_innersq) / denom_coul;
+      if constexpr (Implicit) {
+        const double switch2 = 12.0 * rsq * outside * (rsq - cut_coul_innersq) / denom_coul;
+        forcecoul *= switch1 + 0.5 * switch2;
+      } else {
+        forcecoul *= switch1;
+      }
+    }
+    if constexpr (Energy) {
+      ecoul = Implicit ? qqi * qj * r2inv : qqi * qj * std::sqrt(r2inv);
+      if (rsq > cut_coul_innersq) ecoul *= switch1;
+      if constexpr (Weighted) ecoul *= fcoul;
+    }
+    return Weighted ? fcoul * forcecoul : forcecoul;
+  }
+};
+
+// CHARMM's force-shifted Coulomb term (lj/charmmfsw/coul/charmmfsh, LAMMPS's
+// PairLJCharmmfswCoulCharmmfsh): E = qqi qj (1/r + r/rc^2 - 2/rc), force qqi qj (1/r - r/rc^2),
+// both 0 at rc; a special pair's weight multiplies both.
+struct ForceShifted {
+  static constexpr const char *alone = nullptr, *lj = nullptr, *buck = nullptr, *charmm = nullptr,
+                              *fsw = "lj/charmmfsw/coul/charmmfsh";
+  static constexpr bool long_range = false, implicit = false, switched = false;
+  static constexpr std::size_t parameters = 0;
+  static constexpr const char* parameter_usage = "";
+  double cutsq = 0, cut_coulinv = 0;
+  static ForceShifted derive(const pairwise::Cutoffs& cut, const double*) {
+    return {cut.coul * cut.coul, 1.0 / cut.coul};
+  }
+  template <bool Energy, bool Weighted = false>
+  double force(double rsq, double r2inv, double qqi, double qj, double& ecoul,
+               double fcoul = 1.0) const {
+    const double r = std::sqrt(rsq);
+    const double forcecoul = qqi * qj * (std::sqrt(r2inv) - r * cut_coulinv * cut_coulinv);
+    if constexpr (Energy) {
+      ecoul = qqi * qj * (std::sqrt(r2inv) + cut_coulinv * cut_coulinv * r - 2.0 * cut_coulinv);
+      if constexpr (Weighted) ecoul *= fcoul;
+    }
+    return Weighted ? fcoul * forcecoul : forcecoul;
   }
 };
 

@@ -1,5 +1,8 @@
 // pair_style lj/charmm/coul/long INNER OUTER [RC_COUL]: the CHARMM force field's pair terms, as
-// LAMMPS's PairLJCharmmCoulLong (KSPACE package):
+// LAMMPS's PairLJCharmmCoulLong (KSPACE package); lj/charmm/coul/charmm and
+// lj/charmm/coul/charmm/implicit INNER OUTER [INNER_COUL RC_COUL] (LAMMPS's MOLECULE package)
+// the same with CHARMM's switched short-range Coulomb term in place of the kspace style's
+// (pair_coul.hpp's coul::Charmm; INNER_COUL RC_COUL default to INNER OUTER):
 //   E = 4 eps [(s/r)^12 - (s/r)^6] S(r) + qqrd2e q_i q_j erfc(g r) / r
 // the Lennard-Jones term switched off smoothly between INNER and OUTER by CHARMM's switching
 // function S(r) = (rc^2 - r^2)^2 (rc^2 + 2 r^2 - 3 ri^2) / (rc^2 - ri^2)^3 (Brooks et al., J.
@@ -32,7 +35,8 @@ struct LJCharmmCoul {
   static constexpr std::size_t parameters = 1;
   static constexpr const char* parameter_usage = "INNER";
   using Parameters = std::array<double, parameters>;
-  static constexpr const char* name = "lj/charmm/coul/long";
+  static constexpr const char* name = Term::charmm;
+  static constexpr bool coulomb_switched = Term::switched, implicit = Term::implicit;
   static constexpr std::size_t cutoffs = 2;
   static constexpr std::size_t coefficients = 4, required_coefficients = 2;
   static constexpr const char* usage = "EPSILON SIGMA [EPSILON14 SIGMA14]";
@@ -41,7 +45,7 @@ struct LJCharmmCoul {
   static constexpr const char* default_mix = "arithmetic";
   using Coeffs = std::array<double, coefficients>;
   struct Derived {
-    double lj1, lj2, lj3, lj4, cut_ljsq, cut_lj_innersq, denom_lj_inv;
+    double lj1, lj2, lj3, lj4, cut_ljsq, cut_lj_innersq, denom_lj, denom_lj_inv;
     Term coul;
   };
   static void check(const Coeffs&) {}
@@ -73,11 +77,20 @@ struct LJCharmmCoul {
             lj[3],
             cut_ljsq,
             cut_lj_innersq,
+            gap * gap * gap,
             1.0 / (gap * gap * gap),
             Term::derive(cut, p.data())};
   }
   static std::array<double, 4> one_four(const Coeffs& c) { return lj_factors(c[2], c[3]); }
-  // LAMMPS's PairLJCharmmCoulLong::compute, term by term.
+  // S(r) as each style computes it: lj/charmm/coul/long multiplies by the inverse of the
+  // denominator, lj/charmm/coul/charmm divides by it.
+  static double over_denominator(const Derived& d, double x) {
+    if constexpr (Term::long_range)
+      return x * d.denom_lj_inv;
+    else
+      return x / d.denom_lj;
+  }
+  // LAMMPS's PairLJCharmmCoulLong::compute and PairLJCharmmCoulCharmm::compute, term by term.
   template <bool Energy, bool Weighted = false>
   static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
                       double& ecoul, double flj = 1.0, double fcoul = 1.0) {
@@ -90,9 +103,9 @@ struct LJCharmmCoul {
       forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
       if (rsq > d.cut_lj_innersq) {
         const double outside = d.cut_ljsq - rsq;
-        switch1 =
-            outside * outside * (d.cut_ljsq + 2.0 * rsq - 3.0 * d.cut_lj_innersq) * d.denom_lj_inv;
-        const double switch2 = 12.0 * rsq * outside * (rsq - d.cut_lj_innersq) * d.denom_lj_inv;
+        switch1 = over_denominator(
+            d, outside * outside * (d.cut_ljsq + 2.0 * rsq - 3.0 * d.cut_lj_innersq));
+        const double switch2 = over_denominator(d, 12.0 * rsq * outside * (rsq - d.cut_lj_innersq));
         const double philj = r6inv * (d.lj3 * r6inv - d.lj4);
         forcelj = forcelj * switch1 + philj * switch2;
       }
@@ -111,7 +124,9 @@ struct LJCharmmCoul {
   }
 };
 
-// pair_style lj/charmmfsw/coul/long INNER OUTER [RC_COUL]: CHARMM's force-switched Lennard-Jones
+// pair_style lj/charmmfsw/coul/long INNER OUTER [RC_COUL] and lj/charmmfsw/coul/charmmfsh INNER
+// OUTER [RC_COUL] (the latter with pair_coul.hpp's force-shifted short-range Coulomb term,
+// coul::ForceShifted, in place of the kspace style's): CHARMM's force-switched Lennard-Jones
 // (Steinbach and Brooks, J. Comput. Chem. 15, 667 (1994)), as LAMMPS's PairLJCharmmfswCoulLong:
 // between INNER and OUTER the force is the plain one times S(r) above, the energy the
 // integral that goes with it, and below INNER the plain energy shifted by the constants that
@@ -125,7 +140,7 @@ struct LJCharmmfswCoul : LJCharmmCoul<Term> {
   using Base = LJCharmmCoul<Term>;
   using typename Base::Coeffs;
   using typename Base::Parameters;
-  static constexpr const char* name = "lj/charmmfsw/coul/long";
+  static constexpr const char* name = Term::fsw;
   static constexpr bool force_switched = true;
   struct Derived {
     double lj1, lj2, lj3, lj4, cut_ljsq, cut_lj_innersq, denom_lj;
@@ -213,5 +228,8 @@ struct LJCharmmfswCoul : LJCharmmCoul<Term> {
 
 using PairLJCharmmCoulLong = PairPairwise<LJCharmmCoul<coul::Long>>;
 using PairLJCharmmfswCoulLong = PairPairwise<LJCharmmfswCoul<coul::Long>>;
+using PairLJCharmmfswCoulCharmmfsh = PairPairwise<LJCharmmfswCoul<coul::ForceShifted>>;
+using PairLJCharmmCoulCharmm = PairPairwise<LJCharmmCoul<coul::Charmm<false>>>;
+using PairLJCharmmCoulCharmmImplicit = PairPairwise<LJCharmmCoul<coul::Charmm<true>>>;
 
 }  // namespace tessera::md

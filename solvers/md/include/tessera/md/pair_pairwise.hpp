@@ -50,6 +50,7 @@
 //   static constexpr const char* default_mix;    the mixing rule before pair_modify mix
 //   static std::array<double, 4> one_four(const Coeffs& c);   the 1-4 coefficients that
 //       dihedral_style charmm reads (Pair::charmm_one_four)
+//   static constexpr bool coulomb_switched;  Shape::coulomb_switched (lj/charmm/coul/charmm)
 //   static constexpr bool force_switched;   they come with the cutoffs for dihedral charmmfsw
 //       (INNER, the first parameter; RC; the Coulomb cutoff)
 //   static std::optional<double> coulomb_constant(const PairContext& c);  the Coulomb constant
@@ -84,6 +85,7 @@ struct Setting {
 struct Cutoffs {
   double lj, coul;  // the van der Waals and the Coulomb cutoff of a pair (distance units)
   double g_ewald;   // the kspace style's splitting parameter (1/distance; long-range styles)
+  double coul_inner = 0;  // where a switched Coulomb term starts to switch off (coul/charmm)
 };
 // The defaults of a Potential that is not charged and has one cutoff and no parameters.
 struct Plain {
@@ -95,12 +97,16 @@ struct Plain {
 struct Globals {
   std::vector<double> parameters;
   double cut = 0, cut_coul = 0;
+  double cut_coul_inner = 0;  // styles whose Coulomb term is switched
   bool nocoeff = false;
 };
 struct Shape {
   std::size_t coefficients, cutoffs, parameters;
   std::size_t coeff_cutoffs;  // how many pair_coeff may give: fewer when the Coulomb one is global
   std::size_t required;       // coefficients that must be given (the rest repeat the first ones)
+  // The Coulomb term is switched off between an inner cutoff and RC_COUL: pair_style takes
+  // INNER_COUL RC_COUL together after RC, defaulting to the first parameter and RC.
+  bool coulomb_switched;
   const char* usage;            // the coefficients' names
   const char* parameter_usage;  // the parameters' names
   bool takes_nocoeff;
@@ -146,6 +152,13 @@ constexpr std::size_t coeff_cutoffs() {
   if constexpr (requires { P::pair_cutoffs; })
     if (!P::pair_cutoffs) return 0;
   return P::long_range ? P::cutoffs - 1 : P::cutoffs;
+}
+template <class P>
+constexpr bool coulomb_switched() {
+  if constexpr (requires { P::coulomb_switched; })
+    return P::coulomb_switched;
+  else
+    return false;
 }
 template <class P>
 constexpr const char* default_mix() {
@@ -234,6 +247,7 @@ class PairPairwise final : public Pair {
                                          Potential::parameters,
                                          pairwise::coeff_cutoffs<Potential>(),
                                          pairwise::required_coefficients<Potential>(),
+                                         pairwise::coulomb_switched<Potential>(),
                                          Potential::usage,
                                          Potential::parameter_usage,
                                          Potential::takes_nocoeff};
@@ -286,11 +300,13 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
   table_.assign(width * width, Entry{});
   resolved_.assign(width * width, pairwise::Setting{});
   one_four_ = {width, std::vector<std::array<double, 4>>(width * width), false, qqrd2e_};
+  if constexpr (pairwise::has_one_four<Potential>) one_four_.implicit = Potential::implicit;
   if constexpr (requires { Potential::force_switched; }) {
     one_four_.force_switched = Potential::force_switched;
     one_four_.cut_lj_inner = globals_.parameters[0];
     one_four_.cut_lj = globals_.cut;
-    one_four_.cut_coul = *long_range_cutoff();
+    one_four_.long_range = Potential::long_range;
+    one_four_.cut_coul = Potential::long_range ? *long_range_cutoff() : globals_.cut_coul;
   }
   double max_cut = 0;
   for (std::size_t i = 1; i < width; ++i)
@@ -321,7 +337,9 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
         cut = std::max(s.cut, coul);
         typename Potential::Parameters p{};
         for (std::size_t k = 0; k < p.size(); ++k) p[k] = globals_.parameters[k];
-        e.d = Potential::derive(coeffs_of(s), pairwise::Cutoffs{s.cut, coul, g_ewald_}, shift_, p);
+        e.d = Potential::derive(coeffs_of(s),
+                                pairwise::Cutoffs{s.cut, coul, g_ewald_, globals_.cut_coul_inner},
+                                shift_, p);
       } else {
         e.d = Potential::derive(coeffs_of(s), s.cut, shift_);
       }

@@ -193,6 +193,58 @@ class BondHarmonic final : public CoefficientStyle<BondEntry, 2> {
   }
 };
 
+// The harmonic angle term K (theta - theta0)^2 of angle a (theta0 in degrees), and with
+// UreyBradley a bond K_UB (r_13 - r_UB)^2 between its ends: its forces applied and its energy and
+// virial tallied, term by term as LAMMPS's AngleHarmonic and AngleCharmm compute them.
+template <bool UreyBradley>
+void harmonic_angle(BondedTile& t, const AngleEntry& a, double k, double theta0_degrees,
+                    double k_ub = 0.0, double r_ub = 0.0) {
+  constexpr double small = 0.001;
+  const auto& x = t.x;
+  const auto i1 = static_cast<std::size_t>(a.i1), i2 = static_cast<std::size_t>(a.i2),
+             i3 = static_cast<std::size_t>(a.i3);
+  const double dx1 = x[3 * i1] - x[3 * i2], dy1 = x[3 * i1 + 1] - x[3 * i2 + 1],
+               dz1 = x[3 * i1 + 2] - x[3 * i2 + 2];
+  const double rsq1 = dx1 * dx1 + dy1 * dy1 + dz1 * dz1;
+  const double r1 = std::sqrt(rsq1);
+  const double dx2 = x[3 * i3] - x[3 * i2], dy2 = x[3 * i3 + 1] - x[3 * i2 + 1],
+               dz2 = x[3 * i3 + 2] - x[3 * i2 + 2];
+  const double rsq2 = dx2 * dx2 + dy2 * dy2 + dz2 * dz2;
+  const double r2 = std::sqrt(rsq2);
+  double ub[3] = {0, 0, 0}, force_ub = 0.0, energy = 0.0;
+  if constexpr (UreyBradley) {
+    for (std::size_t d = 0; d < 3; ++d) ub[d] = x[3 * i3 + d] - x[3 * i1 + d];
+    const double rub = std::sqrt(ub[0] * ub[0] + ub[1] * ub[1] + ub[2] * ub[2]);
+    const double dr = rub - r_ub;
+    const double rk = k_ub * dr;
+    force_ub = rub > 0.0 ? -2.0 * rk / rub : 0.0;
+    energy = rk * dr;
+  }
+  double c = (dx1 * dx2 + dy1 * dy2 + dz1 * dz2) / (r1 * r2);
+  c = std::clamp(c, -1.0, 1.0);
+  double s = std::sqrt(1.0 - c * c);
+  if (s < small) s = small;
+  s = 1.0 / s;
+  const double dtheta = std::acos(c) - theta0_degrees / 180.0 * M_PI;
+  const double tk = k * dtheta;
+  energy += tk * dtheta;
+  const double g = -2.0 * tk * s;
+  const double a11 = g * c / rsq1, a12 = -g / (r1 * r2), a22 = g * c / rsq2;
+  double f1[3] = {a11 * dx1 + a12 * dx2, a11 * dy1 + a12 * dy2, a11 * dz1 + a12 * dz2};
+  double f3[3] = {a22 * dx2 + a12 * dx1, a22 * dy2 + a12 * dy1, a22 * dz2 + a12 * dz1};
+  if constexpr (UreyBradley)
+    for (std::size_t d = 0; d < 3; ++d) f1[d] -= ub[d] * force_ub, f3[d] += ub[d] * force_ub;
+  t.add_force(a.i1, f1[0], f1[1], f1[2]);
+  t.add_force(a.i2, -f1[0] - f3[0], -f1[1] - f3[1], -f1[2] - f3[2]);
+  t.add_force(a.i3, f3[0], f3[1], f3[2]);
+  if (t.energy_virial) {
+    const int atoms[3] = {a.i1, a.i2, a.i3};
+    t.tally(atoms, energy,
+            {dx1 * f1[0] + dx2 * f3[0], dy1 * f1[1] + dy2 * f3[1], dz1 * f1[2] + dz2 * f3[2],
+             dx1 * f1[1] + dx2 * f3[1], dx1 * f1[2] + dx2 * f3[2], dy1 * f1[2] + dy2 * f3[2]});
+  }
+}
+
 // angle_style harmonic: E = K (theta - theta0)^2 (LAMMPS's AngleHarmonic; theta0 given in
 // degrees).
 class AngleHarmonic final : public CoefficientStyle<AngleEntry, 2> {
@@ -202,40 +254,9 @@ class AngleHarmonic final : public CoefficientStyle<AngleEntry, 2> {
   KernelWork work() const override { return angle_work; }
   std::optional<double> equilibrium(int type) const override { return c_[type][1] / 180.0 * M_PI; }
   void compute(BondedTile& t, std::span<const AngleEntry> angles) const override {
-    constexpr double small = 0.001;
-    const auto& x = t.x;
     for (const AngleEntry& a : angles) {
-      const auto i1 = static_cast<std::size_t>(a.i1), i2 = static_cast<std::size_t>(a.i2),
-                 i3 = static_cast<std::size_t>(a.i3);
-      const double dx1 = x[3 * i1] - x[3 * i2], dy1 = x[3 * i1 + 1] - x[3 * i2 + 1],
-                   dz1 = x[3 * i1 + 2] - x[3 * i2 + 2];
-      const double rsq1 = dx1 * dx1 + dy1 * dy1 + dz1 * dz1;
-      const double r1 = std::sqrt(rsq1);
-      const double dx2 = x[3 * i3] - x[3 * i2], dy2 = x[3 * i3 + 1] - x[3 * i2 + 1],
-                   dz2 = x[3 * i3 + 2] - x[3 * i2 + 2];
-      const double rsq2 = dx2 * dx2 + dy2 * dy2 + dz2 * dz2;
-      const double r2 = std::sqrt(rsq2);
-      double c = (dx1 * dx2 + dy1 * dy2 + dz1 * dz2) / (r1 * r2);
-      c = std::clamp(c, -1.0, 1.0);
-      double s = std::sqrt(1.0 - c * c);
-      if (s < small) s = small;
-      s = 1.0 / s;
       const auto& [k, theta0_degrees] = c_[a.type];
-      const double dtheta = std::acos(c) - theta0_degrees / 180.0 * M_PI;
-      const double tk = k * dtheta;
-      const double g = -2.0 * tk * s;
-      const double a11 = g * c / rsq1, a12 = -g / (r1 * r2), a22 = g * c / rsq2;
-      const double f1[3] = {a11 * dx1 + a12 * dx2, a11 * dy1 + a12 * dy2, a11 * dz1 + a12 * dz2};
-      const double f3[3] = {a22 * dx2 + a12 * dx1, a22 * dy2 + a12 * dy1, a22 * dz2 + a12 * dz1};
-      t.add_force(a.i1, f1[0], f1[1], f1[2]);
-      t.add_force(a.i2, -f1[0] - f3[0], -f1[1] - f3[1], -f1[2] - f3[2]);
-      t.add_force(a.i3, f3[0], f3[1], f3[2]);
-      if (t.energy_virial) {
-        const int atoms[3] = {a.i1, a.i2, a.i3};
-        t.tally(atoms, tk * dtheta,
-                {dx1 * f1[0] + dx2 * f3[0], dy1 * f1[1] + dy2 * f3[1], dz1 * f1[2] + dz2 * f3[2],
-                 dx1 * f1[1] + dx2 * f3[1], dx1 * f1[2] + dx2 * f3[2], dy1 * f1[2] + dy2 * f3[2]});
-      }
+      harmonic_angle<false>(t, a, k, theta0_degrees);
     }
   }
 };
@@ -249,50 +270,9 @@ class AngleCharmm final : public CoefficientStyle<AngleEntry, 4> {
   KernelWork work() const override { return angle_charmm_work; }
   std::optional<double> equilibrium(int type) const override { return c_[type][1] / 180.0 * M_PI; }
   void compute(BondedTile& t, std::span<const AngleEntry> angles) const override {
-    constexpr double small = 0.001;
-    const auto& x = t.x;
     for (const AngleEntry& a : angles) {
-      const auto i1 = static_cast<std::size_t>(a.i1), i2 = static_cast<std::size_t>(a.i2),
-                 i3 = static_cast<std::size_t>(a.i3);
-      const double dx1 = x[3 * i1] - x[3 * i2], dy1 = x[3 * i1 + 1] - x[3 * i2 + 1],
-                   dz1 = x[3 * i1 + 2] - x[3 * i2 + 2];
-      const double rsq1 = dx1 * dx1 + dy1 * dy1 + dz1 * dz1;
-      const double r1 = std::sqrt(rsq1);
-      const double dx2 = x[3 * i3] - x[3 * i2], dy2 = x[3 * i3 + 1] - x[3 * i2 + 1],
-                   dz2 = x[3 * i3 + 2] - x[3 * i2 + 2];
-      const double rsq2 = dx2 * dx2 + dy2 * dy2 + dz2 * dz2;
-      const double r2 = std::sqrt(rsq2);
-      const double dxub = x[3 * i3] - x[3 * i1], dyub = x[3 * i3 + 1] - x[3 * i1 + 1],
-                   dzub = x[3 * i3 + 2] - x[3 * i1 + 2];
-      const double rub = std::sqrt(dxub * dxub + dyub * dyub + dzub * dzub);
       const auto& [k, theta0_degrees, k_ub, r_ub] = c_[a.type];
-      const double dr = rub - r_ub;
-      const double rk = k_ub * dr;
-      const double force_ub = rub > 0.0 ? -2.0 * rk / rub : 0.0;
-      double c = (dx1 * dx2 + dy1 * dy2 + dz1 * dz2) / (r1 * r2);
-      c = std::clamp(c, -1.0, 1.0);
-      double s = std::sqrt(1.0 - c * c);
-      if (s < small) s = small;
-      s = 1.0 / s;
-      const double dtheta = std::acos(c) - theta0_degrees / 180.0 * M_PI;
-      const double tk = k * dtheta;
-      const double g = -2.0 * tk * s;
-      const double a11 = g * c / rsq1, a12 = -g / (r1 * r2), a22 = g * c / rsq2;
-      const double f1[3] = {a11 * dx1 + a12 * dx2 - dxub * force_ub,
-                            a11 * dy1 + a12 * dy2 - dyub * force_ub,
-                            a11 * dz1 + a12 * dz2 - dzub * force_ub};
-      const double f3[3] = {a22 * dx2 + a12 * dx1 + dxub * force_ub,
-                            a22 * dy2 + a12 * dy1 + dyub * force_ub,
-                            a22 * dz2 + a12 * dz1 + dzub * force_ub};
-      t.add_force(a.i1, f1[0], f1[1], f1[2]);
-      t.add_force(a.i2, -(f1[0] + f3[0]), -(f1[1] + f3[1]), -(f1[2] + f3[2]));
-      t.add_force(a.i3, f3[0], f3[1], f3[2]);
-      if (t.energy_virial) {
-        const int atoms[3] = {a.i1, a.i2, a.i3};
-        t.tally(atoms, rk * dr + tk * dtheta,
-                {dx1 * f1[0] + dx2 * f3[0], dy1 * f1[1] + dy2 * f3[1], dz1 * f1[2] + dz2 * f3[2],
-                 dx1 * f1[1] + dx2 * f3[1], dx1 * f1[2] + dx2 * f3[2], dy1 * f1[2] + dy2 * f3[2]});
-      }
+      harmonic_angle<true>(t, a, k, theta0_degrees, k_ub, r_ub);
     }
   }
 };

@@ -7,6 +7,7 @@
 #include "arguments.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/md/compute_chunk_atom.hpp"
+#include "tessera/md/compute_temp.hpp"
 #include "tessera/md/output_reference.hpp"
 #include "tessera/md/simulation.hpp"
 
@@ -116,10 +117,11 @@ FixAveChunk::FixAveChunk(const FixArguments& a)
       if (!t) arguments::bad(what + " bias: there is no compute " + bias_);
       if (!t->is_temperature())
         arguments::bad(what + " bias: compute " + bias_ + " is not a temperature");
-      if (t->removes_atom_bias())
+      if (t->removes_atom_bias() && !dynamic_cast<const ComputeTempProfile*>(t))
         arguments::bad(what + " bias: compute " + bias_ + " (" + t->style() +
-                       ") removes a bias that differs from atom to atom; md_ipu supports component "
-                       "biases only");
+                       ") removes a bias of the atoms outside its region; md_ipu supports the "
+                       "biases of components and of profiles (temp/partial, temp/ramp, "
+                       "temp/deform, viscosity/cos)");
     } else if (key == "adof") {
       adof_ = arguments::number(what + " adof", value());
     } else if (key == "cdof") {
@@ -213,11 +215,14 @@ void FixAveChunk::end_of_step(Simulation& sim) {
   for (std::size_t j = 0; j < nv; ++j)
     if (values_[j].kind == Kind::variable) variables[j] = variables_.bind(values_[j].variable);
   chunks.prepare_peratom(sim);
-  std::array<bool, 3> thermal{true, true, true};
+  // LAMMPS's remove_bias_all around the temperature values, the bias compute's scalar taken
+  // first (a profile's flow is measured there).
+  VelocityBias bias;
   if (!bias_.empty()) {
     Compute* t = sim.find_compute(bias_);
     if (!t) throw ConfigError("fix " + id() + " ave/chunk bias: its compute " + bias_ + " is gone");
-    thermal = t->thermal_components();
+    if (dynamic_cast<const ComputeTempProfile*>(t)) t->scalar(sim);
+    bias = velocity_bias(sim, *t);
   }
   const std::size_t stride = 1 + nv;
   const std::vector<double> one = sim.reduce_atoms(
@@ -260,8 +265,8 @@ void FixAveChunk::end_of_step(Simulation& sim) {
                 break;
               case Kind::temperature: {
                 const double* vi = &a.v[3 * i];
-                for (std::size_t d = 0; d < 3; ++d)
-                  if (thermal[d]) x += vi[d] * vi[d];
+                const auto b = bias.of(&a.x[3 * i], vi);
+                for (std::size_t d = 0; d < 3; ++d) x += (vi[d] - b[d]) * (vi[d] - b[d]);
                 x *= m;
                 break;
               }

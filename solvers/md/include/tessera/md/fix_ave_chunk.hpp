@@ -10,7 +10,8 @@
 //   v_NAME                    an atom-style variable (evaluated for every atom, as LAMMPS's).
 // Keywords as LAMMPS's: norm all|sample|none (the average over all the samples' atoms, the
 // average of the samples' averages, or the samples' sums averaged), ave one|running|window M,
-// bias TEMP-ID (temp counts only the velocity components that temperature compute counts),
+// bias TEMP-ID (temp counts the velocities less that temperature compute's bias: only the
+// components it counts (temp/partial), less its profile (temp/ramp, temp/deform, viscosity/cos)),
 // adof, cdof, file FILE, overwrite, format F, title1/2/3 TEXT. The file has LAMMPS's layout:
 // three comment lines, then per average "STEP NCHUNK TOTAL-COUNT" and a line per chunk
 // "  CHUNK [COORDS...] COUNT VALUES..."; it is rewritten whole (atomic_file.hpp) on rank 0 at each

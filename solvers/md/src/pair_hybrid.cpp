@@ -198,6 +198,15 @@ bool PairHybrid::has_coeff(int i, int j) const {
 
 double PairHybrid::init(int types, std::size_t tiles) {
   if (subs_.empty()) bad("pair_style " + style() + " has no sub-styles");
+  // LAMMPS's CHARMM force-switched styles switch the Coulomb constant of every Coulomb term (it
+  // is global there); here each style keeps its own, so another charged sub-style beside one
+  // would silently keep the units' constant.
+  if (coulomb_constant())
+    for (std::size_t k = 0; k < subs_.size(); ++k)
+      if (subs_[k].pair->needs_charges() && !subs_[k].pair->coulomb_constant())
+        bad("pair_style " + style() + ": a sub-style brings CHARMM's Coulomb constant, which " +
+            "LAMMPS then uses for every Coulomb term, and " + sub_label(k) +
+            " would keep the units' own; md_ipu cannot switch it for " + sub_label(k) + " yet");
   const auto width = static_cast<std::size_t>(types) + 1;
   if (map_.size() != width) {
     map_.assign(width, std::vector<std::vector<int>>(width));

@@ -1459,7 +1459,7 @@ void Input::uncompute(const std::vector<std::string>& a) {
 }
 
 void Input::thermo_modify(const std::vector<std::string>& a) {
-  need(a, 2, "thermo_modify norm yes|no | format float FMT | temp ID | press ID");
+  need(a, 2, "thermo_modify norm yes|no | format float FMT | temp ID | press ID | line one|multi");
   for (std::size_t i = 0; i < a.size();) {
     if (a[i] == "norm" && i + 1 < a.size()) {
       thermo_->set_norm(yes_no("thermo_modify", a[i + 1]));
@@ -1473,9 +1473,14 @@ void Input::thermo_modify(const std::vector<std::string>& a) {
     } else if (a[i] == "format" && i + 2 < a.size() && a[i + 1] == "float") {
       thermo_->set_float_format(a[i + 2]);
       i += 3;
+    } else if (a[i] == "line" && i + 1 < a.size()) {
+      if (a[i + 1] != "one" && a[i + 1] != "multi")
+        bad("thermo_modify line " + a[i + 1] + ": use one or multi");
+      thermo_->set_multiline(a[i + 1] == "multi");
+      i += 2;
     } else {
       bad("unknown or incomplete keyword '" + a[i] +
-          "'; supported: norm yes|no, format float FMT, temp ID, press ID");
+          "'; supported: norm yes|no, format float FMT, temp ID, press ID, line one|multi");
     }
   }
 }

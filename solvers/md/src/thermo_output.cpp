@@ -103,7 +103,7 @@ std::string column_name(const std::string& k) {
 void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& args) {
   if (args.empty()) throw ConfigError("thermo_style: give a style, one or custom");
   norm_.reset();
-  float_format_ = "%12.8g";
+  float_format_.reset();
   temp_id_ = "thermo_temp";
   press_id_ = "thermo_press";
   if (args[0] == "one" || args[0] == "multi") {
@@ -111,12 +111,11 @@ void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& ar
       throw ConfigError("thermo_style " + args[0] + " takes no further arguments");
     if (args[0] == "one") {
       keywords_ = {"step", "temp", "epair", "emol", "etotal", "press"};
-      style_ = Style::one;
+      custom_ = false, multiline_ = false;
     } else {  // LAMMPS's MULTI
       keywords_ = {"etotal", "ke",   "temp",  "pe",    "ebond", "eangle",
                    "edihed", "eimp", "evdwl", "ecoul", "elong", "press"};
-      style_ = Style::multi;
-      float_format_ = "%14.4f";
+      custom_ = false, multiline_ = true;
     }
     return;
   }
@@ -156,7 +155,7 @@ void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& ar
     }
   }
   keywords_ = std::move(k);
-  style_ = Style::custom;
+  custom_ = true, multiline_ = false;
 }
 
 void ThermoOutput::set_temperature(Simulation& sim, const std::string& id) {
@@ -349,7 +348,9 @@ void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
   bool box_changes = sim.boundary().any_shrinks();
   for (const auto& fix : sim.fixes()) box_changes = box_changes || fix->changes_box();
   std::vector<std::string> shown = keywords_;
-  if (style_ != Style::custom && box_changes) shown.push_back("vol");
+  if (!custom_ && box_changes) shown.push_back("vol");
+  // LAMMPS's default formats for each layout, unless thermo_modify format float set one.
+  const std::string float_format = float_format_.value_or(multiline_ ? "%14.4f" : "%12.8g");
   std::string text;
   char buf[128];
   if (first_of_run) {
@@ -363,20 +364,24 @@ void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
                           " steps, thermo prints every " + std::to_string(every_) +
                           " (LAMMPS refuses this too: not computed at compatible times)");
     }
-    if (style_ != Style::multi) {
+    if (!multiline_) {
       for (const auto& k : shown) text += column_name(k) + " ";
       text += "\n";
     }
   }
-  if (style_ == Style::multi) {  // LAMMPS's Thermo::compute with lineflag MULTILINE
+  if (multiline_) {  // LAMMPS's Thermo::compute with lineflag MULTILINE
     std::snprintf(buf, sizeof buf,
                   "---------------- Step %8lld ----- CPU = %11.4f (sec) ----------------",
                   static_cast<long long>(sim.step()), value_of(sim, line, "cpu"));
     text += buf;
     for (std::size_t n = 0; n < shown.size(); ++n) {
       if (n % 3 == 0) text += "\n";
-      std::snprintf(buf, sizeof buf, ("%-8s = " + float_format_ + " ").c_str(),
-                    column_name(shown[n]).c_str(), value_of(sim, line, shown[n]));
+      if (is_integer_keyword(shown[n]))
+        std::snprintf(buf, sizeof buf, "%-8s = %14lld ", column_name(shown[n]).c_str(),
+                      static_cast<long long>(value_of(sim, line, shown[n])));
+      else
+        std::snprintf(buf, sizeof buf, ("%-8s = " + float_format + " ").c_str(),
+                      column_name(shown[n]).c_str(), value_of(sim, line, shown[n]));
       text += buf;
     }
     console_.print(text + "\n");
@@ -386,7 +391,7 @@ void ThermoOutput::observe(Simulation& sim, bool first_of_run, bool) {
     if (is_integer_keyword(k))
       std::snprintf(buf, sizeof buf, "%8lld ", static_cast<long long>(value_of(sim, line, k)));
     else
-      std::snprintf(buf, sizeof buf, (float_format_ + " ").c_str(), value_of(sim, line, k));
+      std::snprintf(buf, sizeof buf, (float_format + " ").c_str(), value_of(sim, line, k));
     text += buf;
   }
   console_.print(text + "\n");

@@ -356,6 +356,8 @@ ref in.cos_1000spce cos_1000spce.lammps.out -var examples $examples
 cp "$work/cos_1000spce.dump" cos_1000spce.lammps.dump
 # CHARMM: examples/peptide with erfc computed (pair_modify table 0), and the example as it is
 # (thermo_style multi: its blocks from the first Step line to Loop time).
+(cd "$work" && lmp -in "$here/in.thermo_line" -log none) |
+  sed -n '/^ *Step\|^-* Step/,/^Loop/p' | grep -v '^Loop' > thermo_line.lammps.out
 ref in.ave_chunk_bias ave_chunk_bias_ramp.lammps.out
 ref in.ave_chunk_bias ave_chunk_bias_partial.lammps.out -var bias part
 ref in.peptide_charmm peptide_charmm.lammps.out -var examples $examples

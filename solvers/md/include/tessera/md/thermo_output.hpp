@@ -45,6 +45,9 @@ class ThermoOutput : public Observer {
   void set_temperature(Simulation& sim, const std::string& id);
   void set_pressure(Simulation& sim, const std::string& id);
   void set_float_format(const std::string& format);
+  // thermo_modify line one|multi: the keywords on one line, or in LAMMPS's blocks (three
+  // "Name = value" to a line after a line with the step and the CPU time).
+  void set_multiline(bool multiline) { multiline_ = multiline; }
   // The lattice's spacing per axis (thermo keywords xlat ylat zlat), from the lattice command.
   void set_lattice(const std::array<double, 3>& spacing) { lattice_ = spacing; }
 
@@ -72,9 +75,9 @@ class ThermoOutput : public Observer {
  private:
   std::optional<bool> norm_;
   std::vector<std::string> keywords_;
-  enum class Style { one, multi, custom };
-  Style style_ = Style::one;
-  std::string float_format_ = "%12.8g";
+  bool custom_ = false;     // thermo_style custom (else one or multi: Volume added as LAMMPS's)
+  bool multiline_ = false;  // LAMMPS's MULTILINE layout (thermo_style multi, thermo_modify line)
+  std::optional<std::string> float_format_;  // thermo_modify format float's
   std::array<double, 3> lattice_{1.0, 1.0, 1.0};
   VariableValue variable_;
   std::chrono::steady_clock::time_point run_start_ = std::chrono::steady_clock::now();  // cpu

@@ -29,6 +29,33 @@
 
 namespace tessera::md {
 
+// What every CHARMM pair style's compute shares, as LAMMPS writes each: the Coulomb term within
+// its cutoff, the Lennard-Jones force within OUTER switched beyond INNER by the style's
+// switched_force, the energy by its lj_energy, the special pair's weights as factors.
+template <class Style, bool Energy, bool Weighted>
+double charmm_pair_force(const typename Style::Derived& d, double rsq, double qqi, double qj,
+                         double& evdwl, double& ecoul, double flj, double fcoul) {
+  const double r2inv = 1.0 / rsq;
+  double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, e = 0.0;
+  if (rsq < d.coul.cutsq)
+    forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
+  if (rsq < d.cut_ljsq) {
+    r6inv = r2inv * r2inv * r2inv;
+    forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
+    if (rsq > d.cut_lj_innersq) forcelj = Style::switched_force(d, rsq, r6inv, forcelj);
+    if constexpr (Weighted) forcelj *= flj;
+  }
+  if constexpr (Energy) {
+    ecoul = e;
+    evdwl = 0.0;
+    if (rsq < d.cut_ljsq) {
+      evdwl = Style::lj_energy(d, rsq, r6inv);
+      if constexpr (Weighted) evdwl *= flj;
+    }
+  }
+  return (forcecoul + forcelj) * r2inv;
+}
+
 template <class Term>
 struct LJCharmmCoul {
   static constexpr bool charged = true, long_range = Term::long_range;
@@ -90,37 +117,30 @@ struct LJCharmmCoul {
     else
       return x / d.denom_lj;
   }
+  // Beyond INNER: the Lennard-Jones force (times r) `forcelj` switched, and the energy.
+  static double switched_force(const Derived& d, double rsq, double r6inv, double forcelj) {
+    const double outside = d.cut_ljsq - rsq;
+    const double switch1 =
+        over_denominator(d, outside * outside * (d.cut_ljsq + 2.0 * rsq - 3.0 * d.cut_lj_innersq));
+    const double switch2 = over_denominator(d, 12.0 * rsq * outside * (rsq - d.cut_lj_innersq));
+    const double philj = r6inv * (d.lj3 * r6inv - d.lj4);
+    return forcelj * switch1 + philj * switch2;
+  }
+  static double lj_energy(const Derived& d, double rsq, double r6inv) {
+    double evdwl = r6inv * (d.lj3 * r6inv - d.lj4);
+    if (rsq > d.cut_lj_innersq) {
+      const double outside = d.cut_ljsq - rsq;
+      evdwl *= over_denominator(
+          d, outside * outside * (d.cut_ljsq + 2.0 * rsq - 3.0 * d.cut_lj_innersq));
+    }
+    return evdwl;
+  }
   // LAMMPS's PairLJCharmmCoulLong::compute and PairLJCharmmCoulCharmm::compute, term by term.
   template <bool Energy, bool Weighted = false>
   static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
                       double& ecoul, double flj = 1.0, double fcoul = 1.0) {
-    const double r2inv = 1.0 / rsq;
-    double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, switch1 = 1.0, e = 0.0;
-    if (rsq < d.coul.cutsq)
-      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
-    if (rsq < d.cut_ljsq) {
-      r6inv = r2inv * r2inv * r2inv;
-      forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
-      if (rsq > d.cut_lj_innersq) {
-        const double outside = d.cut_ljsq - rsq;
-        switch1 = over_denominator(
-            d, outside * outside * (d.cut_ljsq + 2.0 * rsq - 3.0 * d.cut_lj_innersq));
-        const double switch2 = over_denominator(d, 12.0 * rsq * outside * (rsq - d.cut_lj_innersq));
-        const double philj = r6inv * (d.lj3 * r6inv - d.lj4);
-        forcelj = forcelj * switch1 + philj * switch2;
-      }
-      if constexpr (Weighted) forcelj *= flj;
-    }
-    if constexpr (Energy) {
-      ecoul = e;
-      evdwl = 0.0;
-      if (rsq < d.cut_ljsq) {
-        evdwl = r6inv * (d.lj3 * r6inv - d.lj4);
-        if (rsq > d.cut_lj_innersq) evdwl *= switch1;
-        if constexpr (Weighted) evdwl *= flj;
-      }
-    }
-    return (forcecoul + forcelj) * r2inv;
+    return charmm_pair_force<LJCharmmCoul, Energy, Weighted>(d, rsq, qqi, qj, evdwl, ecoul, flj,
+                                                             fcoul);
   }
 };
 
@@ -183,46 +203,32 @@ struct LJCharmmfswCoul : LJCharmmCoul<Term> {
             cut_lj_inner3inv,
             b.coul};
   }
-  // LAMMPS's PairLJCharmmfswCoulLong::compute, term by term.
+  static double switched_force(const Derived& d, double rsq, double, double forcelj) {
+    const double outside = d.cut_ljsq - rsq;
+    const double switch1 =
+        outside * outside * (d.cut_ljsq + 2.0 * rsq - 3.0 * d.cut_lj_innersq) / d.denom_lj;
+    return forcelj * switch1;
+  }
+  static double lj_energy(const Derived& d, double rsq, double r6inv) {
+    if (rsq > d.cut_lj_innersq) {
+      const double rinv = 1.0 / std::sqrt(rsq);
+      const double r3inv = rinv * rinv * rinv;
+      const double twelve =
+          d.lj3 * d.cut_lj6 * d.denom_lj12 * (r6inv - d.cut_lj6inv) * (r6inv - d.cut_lj6inv);
+      const double six =
+          -d.lj4 * d.cut_lj3 * d.denom_lj6 * (r3inv - d.cut_lj3inv) * (r3inv - d.cut_lj3inv);
+      return twelve + six;
+    }
+    const double twelve = r6inv * d.lj3 * r6inv - d.lj3 * d.cut_lj_inner6inv * d.cut_lj6inv;
+    const double six = -d.lj4 * r6inv + d.lj4 * d.cut_lj_inner3inv * d.cut_lj3inv;
+    return twelve + six;
+  }
+  // LAMMPS's PairLJCharmmfswCoulLong::compute and PairLJCharmmfswCoulCharmmfsh::compute.
   template <bool Energy, bool Weighted = false>
   static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
                       double& ecoul, double flj = 1.0, double fcoul = 1.0) {
-    const double r2inv = 1.0 / rsq;
-    double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, e = 0.0;
-    if (rsq < d.coul.cutsq)
-      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
-    if (rsq < d.cut_ljsq) {
-      r6inv = r2inv * r2inv * r2inv;
-      forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
-      if (rsq > d.cut_lj_innersq) {
-        const double outside = d.cut_ljsq - rsq;
-        const double switch1 =
-            outside * outside * (d.cut_ljsq + 2.0 * rsq - 3.0 * d.cut_lj_innersq) / d.denom_lj;
-        forcelj = forcelj * switch1;
-      }
-      if constexpr (Weighted) forcelj *= flj;
-    }
-    if constexpr (Energy) {
-      ecoul = e;
-      evdwl = 0.0;
-      if (rsq < d.cut_ljsq) {
-        if (rsq > d.cut_lj_innersq) {
-          const double rinv = 1.0 / std::sqrt(rsq);
-          const double r3inv = rinv * rinv * rinv;
-          const double twelve =
-              d.lj3 * d.cut_lj6 * d.denom_lj12 * (r6inv - d.cut_lj6inv) * (r6inv - d.cut_lj6inv);
-          const double six =
-              -d.lj4 * d.cut_lj3 * d.denom_lj6 * (r3inv - d.cut_lj3inv) * (r3inv - d.cut_lj3inv);
-          evdwl = twelve + six;
-        } else {
-          const double twelve = r6inv * d.lj3 * r6inv - d.lj3 * d.cut_lj_inner6inv * d.cut_lj6inv;
-          const double six = -d.lj4 * r6inv + d.lj4 * d.cut_lj_inner3inv * d.cut_lj3inv;
-          evdwl = twelve + six;
-        }
-        if constexpr (Weighted) evdwl *= flj;
-      }
-    }
-    return (forcecoul + forcelj) * r2inv;
+    return charmm_pair_force<LJCharmmfswCoul, Energy, Weighted>(d, rsq, qqi, qj, evdwl, ecoul, flj,
+                                                                fcoul);
   }
 };
 

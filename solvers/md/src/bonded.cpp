@@ -452,10 +452,11 @@ class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
     one_four_.reset();
     if (!weighted) return;
     if (setup.special.lj[3] != 0.0 || setup.special.coul[3] != 0.0)
-      arguments::bad(
-          "dihedral_style charmm computes the 1-4 pairs of dihedrals with a weight W > 0, so "
-          "special_bonds must give them weight 0: use special_bonds charmm (LAMMPS: Must use "
-          "'special_bonds charmm' with dihedral style charmm for use with CHARMM pair styles)");
+      arguments::bad("dihedral_style " + style() +
+                     " computes the 1-4 pairs of dihedrals with a weight W > 0, so special_bonds "
+                     "must give them weight 0: use special_bonds charmm (LAMMPS: Must use "
+                     "'special_bonds charmm' with dihedral style charmm for use with CHARMM pair "
+                     "styles)");
     const CharmmOneFour* one_four = setup.pair ? setup.pair->charmm_one_four() : nullptr;
     if (!one_four || (force_switched_ && !one_four->force_switched))
       arguments::bad("dihedral_style " + style() + " with a weight W > 0 takes its 1-4 " +
@@ -508,10 +509,11 @@ class DihedralCharmm final : public CoefficientStyle<DihedralEntry, 4> {
     t.add_force(a, dx * fpair, dy * fpair, dz * fpair);
     t.add_force(b, -dx * fpair, -dy * fpair, -dz * fpair);
     if (!t.energy_virial) return;
-    double evdwl = r6inv * (lj[2] * r6inv - lj[3]);
-    if (force_switched_)
-      evdwl = (r6inv * lj[2] * r6inv - lj[2] * cut_lj_inner6inv_ * cut_lj6inv_) +
-              (-lj[3] * r6inv + lj[3] * cut_lj_inner3inv_ * cut_lj3inv_);
+    // charmmfsw shifts the 1-4 Lennard-Jones energy as its pair style shifts it below INNER.
+    const double evdwl = force_switched_
+                             ? (r6inv * lj[2] * r6inv - lj[2] * cut_lj_inner6inv_ * cut_lj6inv_) +
+                                   (-lj[3] * r6inv + lj[3] * cut_lj_inner3inv_ * cut_lj3inv_)
+                             : r6inv * (lj[2] * r6inv - lj[3]);
     const double ecoul =
         shifted ? weight * one_four_->qqrd2e * qi * qj *
                       (std::sqrt(r2inv) + r * cut_coulinv_ * cut_coulinv_ - 2.0 * cut_coulinv_)

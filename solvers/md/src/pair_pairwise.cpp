@@ -107,10 +107,6 @@ void put(std::vector<std::vector<Setting>>& set, int ilo, int ihi, int jlo, int 
       set[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = {coeffs, cut, true, cut_coul};
 }
 
-}  // namespace
-
-namespace {
-
 // The coefficients in `words` (shape.required of them, up to shape.coefficients), those left
 // out repeating the first ones.
 std::vector<double> coefficients(const std::string& command, const Shape& shape,

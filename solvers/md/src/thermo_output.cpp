@@ -101,7 +101,7 @@ std::string column_name(const std::string& k) {
 }  // namespace
 
 void ThermoOutput::set_style(Simulation& sim, const std::vector<std::string>& args) {
-  if (args.empty()) throw ConfigError("thermo_style: give a style, one or custom");
+  if (args.empty()) throw ConfigError("thermo_style: give a style, one, multi or custom");
   norm_.reset();
   float_format_.reset();
   temp_id_ = "thermo_temp";

@@ -299,8 +299,10 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
     if (row.size() < width) row.resize(width);
   table_.assign(width * width, Entry{});
   resolved_.assign(width * width, pairwise::Setting{});
-  one_four_ = {width, std::vector<std::array<double, 4>>(width * width), false, qqrd2e_};
-  if constexpr (pairwise::has_one_four<Potential>) one_four_.implicit = Potential::implicit;
+  if constexpr (pairwise::has_one_four<Potential>) {
+    one_four_ = {width, std::vector<std::array<double, 4>>(width * width), Potential::implicit,
+                 qqrd2e_};
+  }
   if constexpr (requires { Potential::force_switched; }) {
     one_four_.force_switched = Potential::force_switched;
     one_four_.cut_lj_inner = globals_.parameters[0];

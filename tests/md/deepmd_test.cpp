@@ -15,6 +15,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/rng.hpp"
 #include "tessera/md/deepmd/activation.hpp"
+#include "tessera/md/deepmd/compress.hpp"
 #include "tessera/md/deepmd/model.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
 
@@ -592,6 +593,42 @@ TEST(DeepmdSeA, WorkspaceBytesAreTheWorkspaceSize) {
 // per-row arithmetic: bit-identical results, at both precisions, on a box with several chunks
 // (more than 128 rows) per neighbor type, and on a dense tile of 130 atoms (three blocks in
 // float64).
+// The same for a compressed model (its tables instead of the nets' tapes), which keeps less than
+// either tape mode of the nets, the same in both modes; its weight bytes are its tables (1500
+// intervals of 6 x 12 coefficients per type at stride 0.01) instead of the embedding nets (93 +
+// 21 values per type); its slots cost 56 * 12 + 8 flops and no tanh.
+TEST(DeepmdSeA, CompressedWorkspaceAndCosts) {
+  SKIP_WITHOUT_DATA();
+  Model tables = model();
+  compress(tables, {.min_nbor_dist = 0.8});
+  const std::size_t fixed = 2 * 2 * 552 * 8 + 2 * 8 + 2 * 4;
+  EXPECT_EQ(tables.weight_bytes(), (2 * 1500 * 72 + 1230 - 2 * 114) * 8 + fixed);
+  for (int t : {0, 1}) {
+    EXPECT_EQ(slot_flops(tables, t), 680.0);
+    EXPECT_EQ(slot_flops(tables, t, TapeMode::kRecompute), 680.0);
+    EXPECT_EQ(slot_tanh(tables, t), 0.0);
+    EXPECT_EQ(atom_flops(tables, t), 2376.0);
+  }
+  for (int nloc : {1, 65, 130}) {
+    const Tile tile = dense_tile(nloc);
+    int longest = 0;
+    for (int i = 0; i < nloc; ++i)
+      longest = std::max(longest, tile.list.offsets[i + 1] - tile.list.offsets[i]);
+    for (Precision p : {Precision::kFloat64, Precision::kFloat32})
+      for (TapeMode mode : {TapeMode::kStore, TapeMode::kRecompute}) {
+        tables.precision = p;
+        Workspace workspace(mode);
+        Result r;
+        compute(tables, tile.x, tile.type, nloc, tile.list, workspace, r);
+        EXPECT_EQ(workspace.bytes(), workspace_bytes(tables, nloc, longest, mode))
+            << nloc << " atoms, " << precision_name(p);
+        Model nets = model();
+        nets.precision = p;
+        EXPECT_LT(workspace.bytes(), workspace_bytes(nets, nloc, longest, TapeMode::kRecompute));
+      }
+  }
+}
+
 TEST(DeepmdSeA, RecomputedTapeGivesIdenticalResults) {
   SKIP_WITHOUT_DATA();
   const Config c = random_config(13, 40, false);

@@ -153,6 +153,42 @@ std::vector<Network> networks(const Reader& r, const YAML::Node& node, const std
   return out;
 }
 
+// A compressed se_e2_a descriptor's tables (its @version 3 "compress" entry: per embedding
+// net its compress_data, intervals x 6 ng, and compress_info, lower, upper, max, stride0,
+// stride1 and a check frequency md_ipu does not use; deepmd/dpmodel/descriptor/se_e2_a.py).
+std::vector<EmbeddingTable> tables(const Reader& r, const YAML::Node& node, const Model& model) {
+  const std::string where = "model.descriptor.compress.@variables";
+  const YAML::Node vars = r.child(node, "@variables", "model.descriptor.compress");
+  const YAML::Node data = r.child(vars, "compress_data", where);
+  const YAML::Node info = r.child(vars, "compress_info", where);
+  if (!data.IsSequence() || !info.IsSequence() || static_cast<int>(data.size()) != model.ntypes() ||
+      info.size() != data.size())
+    r.format_error(where, "does not hold one table and its bounds per embedding net");
+  const auto ng = static_cast<std::size_t>(model.embedding_width());
+  std::vector<EmbeddingTable> out;
+  for (std::size_t t = 0; t < data.size(); ++t) {
+    std::string at = "[";
+    at += std::to_string(t);
+    at += ']';
+    std::vector<std::size_t> shape;
+    const std::vector<double> bounds = r.array(info[t], where + ".compress_info" + at, shape);
+    if (bounds.size() != 6) r.format_error(where + ".compress_info" + at, "does not hold 6 values");
+    const std::vector<double> values = r.array(data[t], where + ".compress_data" + at, shape);
+    if (shape.size() != 2 || shape[0] == 0 || shape[1] != 6 * ng)
+      r.format_error(where + ".compress_data" + at,
+                     "is not a table of 6 x " + std::to_string(ng) + " coefficients per interval");
+    Matrix coefficients(shape[0], shape[1]);
+    std::copy(values.begin(), values.end(), coefficients.data());
+    try {
+      out.emplace_back(bounds[0], bounds[1], bounds[2], bounds[3], bounds[4],
+                       std::move(coefficients));
+    } catch (const ConfigError& e) {
+      r.format_error(where + at, e.what());
+    }
+  }
+  return out;
+}
+
 void require_empty(const Reader& r, const YAML::Node& node, const std::string& key,
                    const std::string& where) {
   YAML::Node c = node[key];
@@ -176,10 +212,14 @@ std::optional<Precision> precision_named(const std::string& name) {
 
 std::size_t Model::weight_bytes() const {
   std::size_t net_values = 0;
-  for (const auto* nets : {&embeddings, &fittings})
+  for (const auto* nets : {&embeddings, &fittings}) {
+    if (nets == &embeddings && compressed()) continue;
     for (const Network& net : *nets)
       for (const Layer& layer : net.layers)
         net_values += static_cast<std::size_t>(layer.w.size() + layer.b.size() + layer.idt.size());
+  }
+  for (const EmbeddingTable& table : tables)
+    net_values += static_cast<std::size_t>(table.coefficients().size());
   const std::size_t scalar = precision == Precision::kFloat32 ? sizeof(float) : sizeof(double);
   return net_values * scalar +
          static_cast<std::size_t>(davg.size() + dstd.size()) * sizeof(double) +
@@ -254,6 +294,7 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
       r.format_error("model.descriptor.embeddings", "networks differ in output width");
   if (model.axis_neuron < 1 || model.axis_neuron > model.embedding_width())
     r.format_error("model.descriptor.axis_neuron", "must lie in 1..embedding width");
+  if (!r.is_null(d, "compress")) model.tables = tables(r, d["compress"], model);
 
   const YAML::Node f = r.child(m, "fitting", "model");
   const std::string ftype = r.text(f, "type", "model.fitting");
@@ -316,6 +357,12 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
     out_bias = r.matrix(r.child(r.child(m, "@variables", "model"), "out_bias", "model.@variables"),
                         "model.out_bias", ntypes, 1);
   for (int t = 0; t < ntypes; ++t) model.energy_bias.push_back(bias(t, 0) + out_bias(t, 0));
+  // `dp compress` records the training data's smallest neighbor distance at the top level.
+  if (!r.is_null(root, "min_nbor_dist")) {
+    model.min_nbor_dist = r.scalar<double>(root, "min_nbor_dist", "top level");
+    if (!(model.min_nbor_dist > 0 && model.min_nbor_dist < model.rcut))
+      r.format_error("min_nbor_dist", "must lie between 0 and the cutoff");
+  }
   return model;
 }
 

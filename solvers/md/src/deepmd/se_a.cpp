@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "tessera/core/error.hpp"
 #include "tessera/md/deepmd/activation.hpp"
@@ -314,11 +315,15 @@ struct Typed {
   Store<T> fit_in, fit_dy, fit_dx;  // atoms of one type x fitting input / 1 / fitting input
   Tape<T> fitting;
   Scratch<T> scratch;
+  // A compressed model's tabulated G and dG/dx for one chunk of rows (row-major, kChunk x ng),
+  // and G dM^T, dG/dx dM^T for them (kChunk x 4).
+  Store<T> table_g, table_dg, table_dq;
   std::size_t bytes() const {
     std::size_t b = padding_env.bytes() + padding_tape.bytes() + block_tape.bytes() + denv.bytes() +
                     dg.bytes() + ds.bytes() + m.bytes() + dm.bytes() + desc.bytes() +
                     ddesc.bytes() + fit_in.bytes() + fit_dy.bytes() + fit_dx.bytes() +
-                    fitting.bytes() + scratch.bytes();
+                    fitting.bytes() + scratch.bytes() + table_g.bytes() + table_dg.bytes() +
+                    table_dq.bytes();
     for (const auto* v : {&env, &padding})
       for (const auto& s : *v) b += s.bytes();
     for (const auto& t : embedding) b += t.bytes();
@@ -401,6 +406,10 @@ Index atoms_per_block(const Model& model, int nloc) {
 
 double slot_flops(const Model& model, int neighbor_type, TapeMode tape) {
   const double ng = model.embedding_width();
+  // Compressed: forward, G (10 per output: 5 multiply-adds) and M += R~^T G (8); backward, G
+  // again, G' (12: 4 multiply-adds and the 4 powers' factors), G dM^T and G' dM^T (8 each), and
+  // the 8 of sum_c R~_c (G' dM^T)_c.
+  if (model.compressed()) return (18 + 38) * ng + 8;
   const double passes = tape == TapeMode::kRecompute ? 3 : 2;  // forward (again), backward
   return passes * 2 * multiply_adds(model.embeddings[static_cast<std::size_t>(neighbor_type)]) +
          3 * 2 * 4 * ng;
@@ -413,6 +422,7 @@ double atom_flops(const Model& model, int centre_type) {
 }
 
 double slot_tanh(const Model& model, int neighbor_type, TapeMode tape) {
+  if (model.compressed()) return 0.0;
   return (tape == TapeMode::kRecompute ? 2 : 1) *
          tanh_count(model.embeddings[static_cast<std::size_t>(neighbor_type)]);
 }
@@ -427,9 +437,12 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   const auto block = static_cast<std::size_t>(atoms_per_block(model, nloc));
   const std::size_t scalar =
       model.precision == Precision::kFloat32 ? sizeof(float) : sizeof(double);
+  const bool compressed = model.compressed();
+  if (compressed) tape = TapeMode::kStore;  // no tape either way
   Index wide = 0, max_sel = 0;
   for (const auto* nets : {&model.embeddings, &model.fittings})
-    for (const Network& net : *nets) wide = std::max(wide, widest_layer(net));
+    if (!compressed || nets == &model.fittings)
+      for (const Network& net : *nets) wide = std::max(wide, widest_layer(net));
   for (int t = 0; t < ntypes; ++t) max_sel = std::max<Index>(max_sel, model.sel[t]);
   auto activations = [](const Network& net) {
     std::size_t a = 0;
@@ -460,16 +473,22 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
     const Network& net = model.embeddings[t];
     // R~ (4), and with TapeMode::kStore the embedding net's activations and output for a block.
     values += rows * 4;
-    if (tape == TapeMode::kStore)
+    if (tape == TapeMode::kStore && !compressed)
       values += block * static_cast<std::size_t>(model.sel[t]) * (activations(net) + ng);
     values += static_cast<std::size_t>(ntypes) * 4 * (model.sel[t] + 1) * ng;  // padding sums
   }
   // The padding tape holds the longest of its users, sel rows of one net; the backward pass
-  // one block of rows of dE/dR~, dE/dG and dE/ds.
-  values += static_cast<std::size_t>(max_sel) * (1 + ng) +
-            shared_tape(model.embeddings,
-                        [&](std::size_t t) { return static_cast<std::size_t>(model.sel[t]); }) +
-            static_cast<std::size_t>(kChunk) * (4 + ng + 1);
+  // one block of rows of dE/dR~, dE/dG and dE/ds. A compressed model keeps instead the padded
+  // slots' G and, for a chunk of rows (or the padded slots), G, dG/dx and their products with dM.
+  if (compressed)
+    values += static_cast<std::size_t>(max_sel) * (1 + ng) +
+              static_cast<std::size_t>(std::max<Index>(kChunk, max_sel)) * ng +
+              static_cast<std::size_t>(kChunk) * (4 + ng + 4);
+  else
+    values += static_cast<std::size_t>(max_sel) * (1 + ng) +
+              shared_tape(model.embeddings,
+                          [&](std::size_t t) { return static_cast<std::size_t>(model.sel[t]); }) +
+              static_cast<std::size_t>(kChunk) * (4 + ng + 1);
   if (tape == TapeMode::kRecompute)  // one block of the embedding nets' activations and output
     values += shared_tape(model.embeddings, [](std::size_t) { return std::size_t{kChunk}; }) +
               static_cast<std::size_t>(kChunk) * ng;
@@ -479,7 +498,7 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   values += block * (8 * ng + 2 * static_cast<std::size_t>(nd) +
                      2 * static_cast<std::size_t>(model.fitting_input_dim()) + 2) +
             shared_tape(model.fittings, [&](std::size_t) { return block; });
-  values += 3 * static_cast<std::size_t>(kChunk * wide);  // scratch
+  values += 3 * static_cast<std::size_t>(kChunk * wide);  // scratch (the nets' layers)
   return bytes + values * scalar;
 }
 
@@ -508,6 +527,51 @@ struct BlockRows {
 template <class T>
 ConstView<T> embedding_input(const ConstView<T>& env, Index r, Index len) {
   return ConstView<T>(env.data() + r, len, 1, Eigen::OuterStride<>(env.outerStride()));
+}
+
+template <class T>
+const T* table_row(const EmbeddingTable& table, int interval) {
+  if constexpr (std::is_same_v<T, float>)
+    return table.row32(interval);
+  else
+    return table.row64(interval);
+}
+
+// A compressed model's embedding output G for the cnt inputs x (a column of R~), row by row into
+// g (cnt x ng, row-major), and with dg its derivative dG/dx likewise: each row one quintic per
+// output (EmbeddingTable), continued linearly outside the table. Returns how many of the inputs
+// lay outside it.
+template <class T>
+std::size_t tabulated(const EmbeddingTable& table, const T* x, Index cnt, T* g, T* dg) {
+  const Index ng = table.width();
+  std::size_t outside = 0;
+  for (Index r = 0; r < cnt; ++r) {
+    int l = 0;
+    double dx = 0.0, beyond = 0.0;
+    table.locate(static_cast<double>(x[r]), l, dx, beyond);
+    const T* a = table_row<T>(table, l);
+    const T* a1 = a + ng;
+    const T* a2 = a1 + ng;
+    const T* a3 = a2 + ng;
+    const T* a4 = a3 + ng;
+    const T* a5 = a4 + ng;
+    const T t = static_cast<T>(dx);
+    T* gr = g + r * ng;
+    for (Index j = 0; j < ng; ++j)
+      gr[j] = a[j] + (a1[j] + (a2[j] + (a3[j] + (a4[j] + a5[j] * t) * t) * t) * t) * t;
+    if (beyond != 0.0 || dg) {
+      T* dgr = dg ? dg + r * ng : nullptr;
+      const T b = static_cast<T>(beyond);
+      for (Index j = 0; j < ng; ++j) {
+        const T slope =
+            a1[j] + (T(2) * a2[j] + (T(3) * a3[j] + (T(4) * a4[j] + T(5) * a5[j] * t) * t) * t) * t;
+        gr[j] += slope * b;
+        if (dgr) dgr[j] = slope;
+      }
+    }
+    outside += beyond != 0.0;
+  }
+  return outside;
 }
 
 // The kernel at the networks' scalar T; Net is Network (float64) or NetworkT<float>.
@@ -553,6 +617,17 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     }
   }
 
+  const bool compressed = model.compressed();
+  // A compressed model's G of the padded slots (st rows), feature-major as forward() gives it.
+  auto padding_table = [&](const EmbeddingTable& table, const View<T>& x, Store<T>& out,
+                           Index width) {
+    const Index rows = x.rows();
+    T* rowwise = b.table_g.get(static_cast<std::size_t>(rows * width));
+    tabulated<T>(table, x.data(), rows, rowwise, nullptr);
+    View<T> g = view(out, rows, width);
+    g = RowsMap<T>(rowwise, rows, width);
+    return g;
+  };
   // Padded slots (R~ = -davg/dstd) depend only on the centre type and the slot, so their part of
   // M is evaluated once per call for every (centre type, neighbor type) as suffix sums over the
   // slots, pad[n] = sum_{k >= n}.
@@ -562,7 +637,9 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       View<T> rpad = view(b.padding_env, st, 1);
       for (int k = 0; k < st; ++k)
         rpad(k, 0) = T(-model.davg(c, 4 * (sec[t] + k)) / model.dstd(c, 4 * (sec[t] + k)));
-      const View<T> g = forward<T>(embeddings[t], cview(rpad), b.padding_tape, b.scratch);
+      const View<T> g = compressed
+                            ? padding_table(model.tables[t], rpad, b.padding_tape.out, ng)
+                            : forward<T>(embeddings[t], cview(rpad), b.padding_tape, b.scratch);
       RowsMap<T> pad(b.padding[static_cast<std::size_t>(c) * ntypes + t].get(
                          static_cast<std::size_t>(4 * (st + 1) * ng)),
                      4 * (st + 1), ng);
@@ -574,7 +651,14 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
         }
     }
   }
-  const bool recompute = w.tape == TapeMode::kRecompute;
+  const bool recompute = w.tape == TapeMode::kRecompute && !compressed;
+  if (compressed) {  // one chunk of rows (and the padded slots' rows), whatever the rows
+    Index most = kChunk;
+    for (int t = 0; t < ntypes; ++t) most = std::max<Index>(most, model.sel[t]);
+    b.table_g.get(static_cast<std::size_t>(most * ng));
+    b.table_dg.get(static_cast<std::size_t>(kChunk * ng));
+    b.table_dq.get(static_cast<std::size_t>(kChunk * 4));
+  }
   if (recompute) {  // a full block, whatever the rows (workspace_bytes())
     for (const auto& net : embeddings) {
       b.block_tape.act.resize(std::max(b.block_tape.act.size(), net.layers.size()));
@@ -606,6 +690,7 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
   b.fit_dx.get(static_cast<std::size_t>(block * nin));
   T* ones = b.fit_dy.get(static_cast<std::size_t>(block));
   for (int t = 0; t < ntypes; ++t) {  // the tapes for a block of full slots (workspace_bytes())
+    if (compressed) continue;
     b.embedding[t].act.resize(embeddings[t].layers.size());
     if (recompute) continue;
     const auto rows = static_cast<std::size_t>(block * model.sel[t]);
@@ -614,11 +699,14 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     b.embedding[t].out.get(rows * static_cast<std::size_t>(ng));
   }
   out.energy = 0.0;
+  out.outside_table = 0;
   out.atom_energy.assign(nloc, 0.0);
   out.descriptor.resize(static_cast<std::size_t>(n * ndesc));
   out.force.assign(3 * static_cast<std::size_t>(natoms), 0.0);
   out.atom_virial.assign(9 * static_cast<std::size_t>(natoms), 0.0);
-  View<T> denv = view(b.denv, kChunk, 4), dg = view(b.dg, kChunk, ng), ds = view(b.ds, kChunk, 1);
+  const Index net_rows = compressed ? 0 : kChunk;  // dE/dG and dE/ds go through the nets only
+  View<T> denv = view(b.denv, kChunk, 4), dg = view(b.dg, net_rows, ng),
+          ds = view(b.ds, net_rows, 1);
 
   for (int i0 = 0; i0 < nloc; i0 += static_cast<int>(block)) {
     const int i1 = std::min(nloc, i0 + static_cast<int>(block)), nb = i1 - i0;
@@ -642,6 +730,19 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       }
       const Index r_begin = block_rows.first(), rows = block_rows.size();
       const ConstView<T> env = cview(view(b.env[t], first(t, nloc), 4));
+      if (compressed) {  // G from the table, chunk by chunk: M_a += R~^T G over the atom's rows
+        T* g = b.table_g.get(0);
+        for (Index c0 = 0, a0 = 0; c0 < rows; c0 += kChunk) {
+          const Index len = std::min(kChunk, rows - c0);
+          out.outside_table +=
+              tabulated<T>(model.tables[t], env.col(0).data() + r_begin + c0, len, g, nullptr);
+          block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
+            m.middleRows(4 * a, 4).noalias() += env.middleRows(r_begin + r0, r1 - r0).transpose() *
+                                                RowsMap<T>(g + (r0 - c0) * ng, r1 - r0, ng);
+          });
+        }
+        continue;
+      }
       T* stored = recompute ? nullptr
                             : forward<T>(embeddings[t], embedding_input(env, r_begin, rows),
                                          b.embedding[t], b.scratch)
@@ -725,22 +826,39 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       // Chunks of kChunk rows, each through the whole chain.
       for (Index c0 = 0, a0 = 0; c0 < rows; c0 += kChunk) {
         const Index len = std::min(kChunk, rows - c0);
-        // The chunk's G and activations: kept from the forward pass, or evaluated again.
-        Tape<T>& tape = recompute ? b.block_tape : b.embedding[t];
-        const ConstView<T> g =
-            cview(recompute ? forward<T>(embeddings[t], embedding_input(env, r_begin + c0, len),
-                                         tape, b.scratch)
-                            : View<T>(tape.out.get(0) + c0, len, ng, Eigen::OuterStride<>(rows)));
-        block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
-          embedding_output_gradient<T>(
-              env, g, r_begin + c0, dm.middleRows(4 * a, 4), r_begin + r0, r1 - r0,
-              View<T>(denv.data() + (r0 - c0), r1 - r0, 4, Eigen::OuterStride<>(kChunk)),
-              View<T>(dg.data() + (r0 - c0), r1 - r0, ng, Eigen::OuterStride<>(kChunk)));
-        });
-        backward_block<T>(embeddings[t], tape, recompute ? 0 : c0,
-                          ConstView<T>(dg.data(), len, ng, Eigen::OuterStride<>(kChunk)),
-                          View<T>(ds.data(), len, 1, Eigen::OuterStride<>(kChunk)), b.scratch);
-        denv.col(0).head(len) += ds.col(0).head(len);
+        if (compressed) {
+          // dR~ = G dM^T, and through x = R~_0 what G' adds: sum_c R~_c (G' dM^T)_c.
+          T *g = b.table_g.get(0), *dgx = b.table_dg.get(0), *dq = b.table_dq.get(0);
+          tabulated<T>(model.tables[t], env.col(0).data() + r_begin + c0, len, g, dgx);
+          block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
+            const auto dma = dm.middleRows(4 * a, 4);
+            const Index cnt = r1 - r0;
+            View<T> de(denv.data() + (r0 - c0), cnt, 4, Eigen::OuterStride<>(kChunk));
+            de.noalias() = RowsMap<T>(g + (r0 - c0) * ng, cnt, ng) * dma.transpose();
+            RowsMap<T> q(dq, cnt, 4);
+            q.noalias() = RowsMap<T>(dgx + (r0 - c0) * ng, cnt, ng) * dma.transpose();
+            for (Index r = 0; r < cnt; ++r)
+              de(r, 0) += env(r_begin + r0 + r, 0) * q(r, 0) + env(r_begin + r0 + r, 1) * q(r, 1) +
+                          env(r_begin + r0 + r, 2) * q(r, 2) + env(r_begin + r0 + r, 3) * q(r, 3);
+          });
+        } else {
+          // The chunk's G and activations: kept from the forward pass, or evaluated again.
+          Tape<T>& tape = recompute ? b.block_tape : b.embedding[t];
+          const ConstView<T> g =
+              cview(recompute ? forward<T>(embeddings[t], embedding_input(env, r_begin + c0, len),
+                                           tape, b.scratch)
+                              : View<T>(tape.out.get(0) + c0, len, ng, Eigen::OuterStride<>(rows)));
+          block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
+            embedding_output_gradient<T>(
+                env, g, r_begin + c0, dm.middleRows(4 * a, 4), r_begin + r0, r1 - r0,
+                View<T>(denv.data() + (r0 - c0), r1 - r0, 4, Eigen::OuterStride<>(kChunk)),
+                View<T>(dg.data() + (r0 - c0), r1 - r0, ng, Eigen::OuterStride<>(kChunk)));
+          });
+          backward_block<T>(embeddings[t], tape, recompute ? 0 : c0,
+                            ConstView<T>(dg.data(), len, ng, Eigen::OuterStride<>(kChunk)),
+                            View<T>(ds.data(), len, 1, Eigen::OuterStride<>(kChunk)), b.scratch);
+          denv.col(0).head(len) += ds.col(0).head(len);
+        }
         block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
           const int i = i0 + static_cast<int>(a);
           const double* std = &model.dstd(types[i], 4 * sec[t]);
@@ -875,7 +993,8 @@ void compute(const Model& model, std::span<const double> positions, std::span<co
     Typed<float>& b = w.f32;
     b.embeddings.clear();
     b.fittings.clear();
-    for (const Network& net : model.embeddings) b.embeddings.push_back(converted<float>(net));
+    if (!model.compressed())
+      for (const Network& net : model.embeddings) b.embeddings.push_back(converted<float>(net));
     for (const Network& net : model.fittings) b.fittings.push_back(converted<float>(net));
     compute_typed<float>(model, b.embeddings, b.fittings, types, nloc, parameters, w, b, out);
   } else {
@@ -945,6 +1064,7 @@ Result evaluate(const Model& model, std::span<const double> positions, std::span
   out.energy = ext.energy;
   out.atom_energy = std::move(ext.atom_energy);
   out.descriptor = std::move(ext.descriptor);
+  out.outside_table = ext.outside_table;
   out.force.assign(3 * static_cast<std::size_t>(n), 0.0);
   out.atom_virial.assign(9 * static_cast<std::size_t>(n), 0.0);
   for (int a = 0; a < total; ++a) {

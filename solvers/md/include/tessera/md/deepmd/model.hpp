@@ -60,6 +60,44 @@ struct Network {
   Eigen::Index out_dim() const { return layers.back().w.cols(); }
 };
 
+// One embedding net tabulated as DeePMD-kit's model compression does it (`dp compress`;
+// doc/freeze/compress.md and deepmd/utils/tabulate.py): the net's output G(x), x the normalised
+// radial input s~, is on each interval [x_l, x_l + h_l) the quintic in dx = x - x_l that matches
+// the net's value and first and second derivatives at both ends (so G and G' are continuous).
+// The intervals are uniform, of width stride0 from lower to upper and stride1 from upper to max;
+// outside [lower, max] G continues linearly from the end it left (DeePMD-kit's C1
+// extrapolation, source/lib/src/tabulate.cc locate_xx). `coefficients` is DeePMD-kit's layout,
+// the serialized compress_data: one row per interval, per output j its six coefficients a0..a5.
+// Immutable once made; the kernel reads a coefficient-major copy at either precision.
+class EmbeddingTable {
+ public:
+  EmbeddingTable(double lower, double upper, double max, double stride0, double stride1,
+                 Matrix coefficients);
+  double lower() const { return lower_; }
+  double upper() const { return upper_; }
+  double max() const { return max_; }
+  double stride0() const { return stride0_; }
+  double stride1() const { return stride1_; }
+  int intervals() const { return static_cast<int>(coefficients_.rows()); }
+  int width() const { return static_cast<int>(coefficients_.cols() / 6); }
+  const Matrix& coefficients() const { return coefficients_; }
+  // The interval of x, its offset dx in it and how far x lies beyond the table (x - lower below
+  // it, x - max above it, 0 inside): G(x) = p(dx) + p'(dx) * beyond.
+  void locate(double x, int& interval, double& dx, double& beyond) const;
+  // Interval l's coefficients, coefficient-major: a_k of output j at [k * width() + j].
+  const double* row64(int l) const { return by_power64_.data() + 6 * width() * l; }
+  const float* row32(int l) const { return by_power32_.data() + 6 * width() * l; }
+  // G(x) and dG/dx into g and dg (width() values each), in float64.
+  void evaluate(double x, double* g, double* dg) const;
+
+ private:
+  double lower_, upper_, max_, stride0_, stride1_;
+  int first_intervals_;  // intervals of stride0
+  Matrix coefficients_;
+  std::vector<double> by_power64_;
+  std::vector<float> by_power32_;
+};
+
 struct Model {
   std::vector<std::string> type_map;  // type index -> element name
   double rcut = 0.0;
@@ -80,16 +118,24 @@ struct Model {
   int numb_fparam = 0, numb_aparam = 0;
   std::vector<double> fparam_avg, fparam_inv_std, aparam_avg, aparam_inv_std;
   std::vector<double> default_fparam;
+  // A compressed model (compress.hpp, or a model file with DeePMD-kit's compress data): one
+  // table per embedding net, which the kernel uses instead of the net; empty otherwise.
+  std::vector<EmbeddingTable> tables;
+  // The smallest neighbor distance of the training data (Angstrom), when the file records it
+  // (DeePMD-kit keeps it for `dp compress`); 0 when it does not.
+  double min_nbor_dist = 0.0;
 
   int ntypes() const { return static_cast<int>(type_map.size()); }
   int nnei() const;  // sum of sel
   int embedding_width() const { return static_cast<int>(embeddings.front().out_dim()); }
   int descriptor_dim() const { return embedding_width() * axis_neuron; }
   int fitting_input_dim() const { return descriptor_dim() + numb_fparam + numb_aparam; }
+  bool compressed() const { return !tables.empty(); }
   // Bytes a tile holds for the model, which is replicated per tile on IPU targets: the network
-  // weights, biases and idt at the model's precision (4 or 8 bytes each), davg and dstd (float64,
-  // the environment matrix is float64), energy_bias and sel. Excludes the type_map strings and
-  // the float64 master copy of the weights a float32 model keeps on the host.
+  // weights, biases and idt at the model's precision (4 or 8 bytes each; a compressed model's
+  // tables instead of its embedding nets), davg and dstd (float64, the environment matrix is
+  // float64), energy_bias and sel. Excludes the type_map strings and the float64 master copy of
+  // the weights a float32 model keeps on the host.
   std::size_t weight_bytes() const;
 };
 

@@ -10,7 +10,9 @@
 // atom it images, which the caller adds in (fold back). Per-atom virial follows DeePMD-kit:
 // W_a = -sum_b (dE_b/dx_a) (x) (x_a - x_b), row index = force component; sum_a W_a =
 // -dE/d(strain)^T. Results depend only on the inputs (no threads, fixed summation order).
-// The networks run at model.precision (model.hpp); everything else in float64.
+// The networks run at model.precision (model.hpp); everything else in float64. A compressed
+// model (Model::tables, compress.hpp) takes each embedding net's G and dG/dx from its table, at
+// the same precision, and keeps no tape of them whatever the TapeMode.
 #pragma once
 
 #include <array>
@@ -37,6 +39,10 @@ struct Result {
   std::vector<double> force;             // 3 * natoms (local then ghosts)
   std::vector<double> atom_virial;       // 9 * natoms, row-major 3x3 per atom
   std::vector<double> descriptor;        // nloc * model.descriptor_dim()
+  // A compressed model's occupied neighbor slots whose embedding input lay outside its tables,
+  // where G was continued linearly (DeePMD-kit's C1 extrapolation): closer than the table's
+  // extrapolated range reaches, or, with a table read from a file, beyond its bounds.
+  std::size_t outside_table = 0;
   std::array<double, 9> virial() const;  // sum of atom_virial
 };
 
@@ -99,13 +105,14 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates,
 // and its input gradient and the three contractions with R~; per atom of type `centre_type`, the
 // fitting net forward and input gradient and D = M^T M< with its two gradient products.
 // TapeMode::kRecompute adds the embedding net's forward pass a second time to each slot (the
-// work compute() does; the benchmark counts the useful flops, kStore's).
+// work compute() does; the benchmark counts the useful flops, kStore's). A compressed model's
+// slot is its tables' polynomials and the same contractions, whatever the tape mode (56 ng + 8).
 double slot_flops(const Model& model, int neighbor_type, TapeMode tape = TapeMode::kStore);
 double atom_flops(const Model& model, int centre_type);
 // tanh evaluations of compute(), which the flops above leave out: per occupied neighbor slot the
 // embedding net's tanh layers' widths (twice with kRecompute), per atom the fitting net's (21
-// and 30 for the test model with kStore). The IPU cost model charges them apart (an emulated
-// float64 tanh costs as much as a few dozen flops).
+// and 30 for the test model with kStore; a compressed model's slots have none). The IPU cost
+// model charges them apart (an emulated float64 tanh costs as much as a few dozen flops).
 double slot_tanh(const Model& model, int neighbor_type, TapeMode tape = TapeMode::kStore);
 double atom_tanh(const Model& model, int centre_type);
 

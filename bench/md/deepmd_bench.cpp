@@ -7,17 +7,21 @@
 //                           T = double or float; flop/s counts 2 M K N per product. The anchor is
 //                           M = 4096, K = N = 12: a cache-sized block of (atom, neighbor slot)
 //                           rows through a 12 x 12 layer, the widest shape of the embedding nets.
-//   BM_DeepmdStep/P/R       one deepmd::compute() of the water box (energies, forces, virials)
+//   BM_DeepmdStep/P/M       one deepmd::compute() of the water box (energies, forces, virials)
 //                           with a reused workspace, P = 64 or 32 (Model::precision of the nets),
-//                           R = 0 (TapeMode::kStore) or 1 (kRecompute: the embedding nets
-//                           evaluated again in the backward pass, for less memory).
+//                           M = 0 (TapeMode::kStore), 1 (kRecompute: the embedding nets
+//                           evaluated again in the backward pass, for less memory) or 2 (the
+//                           model compressed as `dp compress` does with its defaults, stride
+//                           0.01 and extrapolate 5, for a smallest neighbor distance of 0.9 A).
 //                           Counters: time_per_atom (seconds per atom-step, shown with an SI
 //                           prefix: 40u is 40 us), flop/s (the matrix-product flops of the nets and
 //                           descriptor contractions, counted as in docs/deepmd.md from the occupied
-//                           neighbor slots of this box), flop_per_atom; weight_bytes
-//                           (Model::weight_bytes) and the workspace per atom, charged
+//                           neighbor slots of this box; a compressed model's are its tables'
+//                           polynomials and contractions), flop_per_atom; weight_bytes
+//                           (Model::weight_bytes, with a compressed model's tables) and the
+//                           workspace per atom, charged
 //                           (workspace_bytes, every slot occupied) and used by this box.
-//   BM_DeepmdStepProductionSize/P/R  the same with a model of production size (random weights in
+//   BM_DeepmdStepProductionSize/P/M  the same with a model of production size (random weights in
 //                           the shapes of DeePMD-kit's water example, 4.35 Mflop per atom-step);
 //                           its anchor is BM_EigenGemm<T>/4096/50/100.
 //
@@ -38,6 +42,7 @@
 #include <vector>
 
 #include "tessera/core/rng.hpp"
+#include "tessera/md/deepmd/compress.hpp"
 #include "tessera/md/deepmd/model.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
 
@@ -163,6 +168,10 @@ WaterBox water_box(double rcut) {
   return box;
 }
 
+// The smallest neighbor distance the compressed models are tabulated for (mode 2): just below the
+// water box's O-H bond, 0.9572 A.
+constexpr double kMinNborDist = 0.9;
+
 // Matrix-product flops of one compute() over the box's occupied neighbor slots
 // (deepmd::slot_flops and atom_flops).
 double kernel_flops(const deepmd::Model& model, const WaterBox& box) {
@@ -184,6 +193,7 @@ double kernel_flops(const deepmd::Model& model, const WaterBox& box) {
 // range(1), and reports the counters described at the top.
 void time_steps(benchmark::State& state, deepmd::Model model) {
   if (state.range(0) == 32) model.precision = deepmd::Precision::kFloat32;
+  if (state.range(1) == 2) deepmd::compress(model, {.min_nbor_dist = kMinNborDist});
   static const WaterBox box = water_box(model.rcut);  // both models have rcut 6 A
   const auto mode = state.range(1) == 1 ? deepmd::TapeMode::kRecompute : deepmd::TapeMode::kStore;
   deepmd::Workspace workspace(mode);
@@ -222,8 +232,8 @@ void BM_DeepmdStep(benchmark::State& state) {
   time_steps(state, model);
 }
 BENCHMARK(BM_DeepmdStep)
-    ->ArgsProduct({{64, 32}, {0, 1}})
-    ->ArgNames({"precision", "recompute"})
+    ->ArgsProduct({{64, 32}, {0, 1, 2}})
+    ->ArgNames({"precision", "mode"})
     ->Unit(benchmark::kMillisecond);
 
 // A model of production size: the shapes of DeePMD-kit's water example
@@ -286,8 +296,8 @@ deepmd::Model production_model() {
 
 void BM_DeepmdStepProductionSize(benchmark::State& state) { time_steps(state, production_model()); }
 BENCHMARK(BM_DeepmdStepProductionSize)
-    ->ArgsProduct({{64, 32}, {0, 1}})
-    ->ArgNames({"precision", "recompute"})
+    ->ArgsProduct({{64, 32}, {0, 1, 2}})
+    ->ArgNames({"precision", "mode"})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

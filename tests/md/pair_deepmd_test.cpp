@@ -663,6 +663,59 @@ TEST(PairDeepmd, FrameAndAtomParametersAsThePlugin) {
   std::remove(restart.c_str());
 }
 
+// The compress keywords: DeePMD-kit's frames through md_ipu with the model tabulated at load
+// (DeePMD-kit's defaults, stride 0.01) still give DeePMD-kit's results to 1e-10 on 1, 2 and 8
+// tiles (the table's error is below round-off for this model, deepmd_compress_test.cpp); a
+// coarse stride (0.5) does change the forces, by less than 1e-5 eV/A, so the keyword acts; a
+// restart file keeps the settings (the continued run's energy and forces equal bit for bit);
+// `compress no` runs the nets. Bad settings stop with their messages.
+TEST(PairDeepmd, CompressKeywordsTabulateAtLoad) {
+  SKIP_WITHOUT_DATA();
+  expect_reproduces(kModel + " compress yes min_nbor_dist 0.8", kCases);
+  const std::string restart = temp_path("deepmd_compress.restart");
+  const auto forces = [](Session& s) {
+    std::vector<double> f;
+    for (const auto& a : s.sim().gather_atoms()) f.insert(f.end(), a.f.begin(), a.f.end());
+    return f;
+  };
+  Session exact(host_target(2), 1), coarse(host_target(2), 1);
+  exact.input.run_script(setup(kWater, "deepmd " + kModel + " compress no", "run 0\n"), "exact");
+  coarse.input.run_script(
+      setup(kWater, "deepmd " + kModel + " compress_stride 0.5 min_nbor_dist 0.8", "run 0\n"),
+      "coarse");
+  const auto* style = dynamic_cast<const PairDeepMD*>(coarse.sim().pair());
+  ASSERT_NE(style, nullptr);
+  EXPECT_TRUE(style->model(0).compressed());
+  EXPECT_EQ(style->model(0).tables[0].stride0(), 0.5);
+  const auto fe = forces(exact), fc = forces(coarse);
+  double worst = 0;
+  for (std::size_t k = 0; k < fe.size(); ++k) worst = std::max(worst, std::abs(fe[k] - fc[k]));
+  EXPECT_GT(worst, 1e-10);
+  EXPECT_LT(worst, 1e-5);
+  write_restart(coarse.sim(), restart);
+  Session again(host_target(2), 1);
+  again.input.run_script("read_restart " + restart + "\nrun 0\n", "continued");
+  EXPECT_EQ(again.sim().thermo().pe, coarse.sim().thermo().pe);
+  EXPECT_EQ(forces(again), fc);
+  std::remove(restart.c_str());
+
+  const std::string water = "units metal\natom_style atomic\nread_data " + kWater + "\n";
+  for (const auto& [settings, message] : std::vector<std::pair<std::string, std::string>>{
+           {"compress yes",
+            "model " + kModel +
+                ": DeePMD model compression needs the smallest neighbor distance of the training "
+                "data, which the model does not record; give it (min_nbor_dist, in Angstrom)"},
+           {"compress maybe", "pair_style deepmd: compress must be yes or no, not maybe"},
+           {"compress no min_nbor_dist 0.8",
+            "compress no with compress_stride, compress_extrapolate or min_nbor_dist"},
+           {"min_nbor_dist 0.8 compress_stride 0.03", "the stride must be 1/N for an integer N"},
+           {"min_nbor_dist -1", "pair_style deepmd: min_nbor_dist must be positive, not -1"},
+           {"min_nbor_dist 0.8 compress_extrapolate 0.5", "extrapolate must lie in 1..1000"}})
+    EXPECT_NE(error_of(water + "pair_style deepmd " + kModel + " " + settings).find(message),
+              std::string::npos)
+        << settings << ": " << error_of(water + "pair_style deepmd " + kModel + " " + settings);
+}
+
 // A restart header edited by hand to an unknown precision or pair style is refused by name,
 // before it changes the simulation (the edits keep the header's length, so only the value is
 // wrong).

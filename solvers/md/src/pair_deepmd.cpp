@@ -8,6 +8,8 @@
 #include "arguments.hpp"
 #include "restart_header.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/format.hpp"
+#include "tessera/md/deepmd/compress.hpp"
 #include "tessera/md/deepmd/se_a.hpp"
 #include "tessera/md/kernel_work.hpp"
 
@@ -68,6 +70,8 @@ struct PairDeepMD::TileState {
   // With `atomic`: each owned atom's force deviation and the atoms' ids.
   std::vector<double> devi_atom;
   std::vector<std::int64_t> ids;
+  // Compressed models: neighbor slots beyond their tables since the last check.
+  std::uint64_t outside_table = 0;
   // What the models (replicated per tile, as on the IPU) and the buffers above take.
   ChargedBytes model_bytes, workspace_bytes, io_bytes;
 };
@@ -76,8 +80,9 @@ PairDeepMD::PairDeepMD(const PairContext& context)
     : context_(context), energy_factor_(context.units.boltz / 8.617343e-5) {}
 
 PairDeepMD::PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq,
-                       std::optional<deepmd::Precision> precision, const ModelReader& read) {
-  load(std::move(model_paths), std::move(out_file), out_freq, precision, read);
+                       std::optional<deepmd::Precision> precision, const ModelReader& read,
+                       Compression compression) {
+  load(std::move(model_paths), std::move(out_file), out_freq, precision, read, compression);
 }
 
 PairDeepMD::~PairDeepMD() = default;
@@ -90,11 +95,14 @@ PairDeepMD::ModelReader PairDeepMD::model_reader() const {
 }
 
 void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file, int out_freq,
-                      std::optional<deepmd::Precision> precision, const ModelReader& read) {
+                      std::optional<deepmd::Precision> precision, const ModelReader& read,
+                      Compression compression) {
   paths_ = std::move(model_paths);
   out_file_ = std::move(out_file);
   out_freq_ = out_freq;
   precision_ = precision;
+  compression_ = compression;
+  warned_outside_table_ = false;
   models_.clear();
   costs_[0].clear();
   costs_[1].clear();
@@ -104,7 +112,23 @@ void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file
   if (out_freq_ < 0) throw ConfigError("pair_style deepmd: out_freq must not be negative");
   for (const auto& path : paths_) {
     models_.push_back(read ? deepmd::parse_model_file(read(path), path) : deepmd::load_model(path));
-    if (precision_) models_.back().precision = *precision_;
+    deepmd::Model& m = models_.back();
+    if (precision_) m.precision = *precision_;
+    const Compression& c = compression_;
+    const bool settings = c.stride || c.extrapolate || c.min_nbor_dist;
+    if (c.on == false) {
+      m.tables.clear();
+    } else if ((c.on && !m.compressed()) || settings) {
+      deepmd::CompressionSettings s;
+      s.min_nbor_dist = c.min_nbor_dist.value_or(0.0);
+      s.stride = c.stride.value_or(s.stride);
+      s.extrapolate = c.extrapolate.value_or(s.extrapolate);
+      try {
+        deepmd::compress(m, s);
+      } catch (const ConfigError& e) {
+        throw ConfigError("pair_style deepmd: model " + path + ": " + e.what());
+      }
+    }
   }
   for (const auto tape : {deepmd::TapeMode::kStore, deepmd::TapeMode::kRecompute})
     for (const auto& m : models_) {
@@ -215,7 +239,11 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
                                                            "relative_v",
                                                            "virtual_len",
                                                            "spin_norm",
-                                                           "precision"};
+                                                           "precision",
+                                                           "compress",
+                                                           "compress_stride",
+                                                           "compress_extrapolate",
+                                                           "min_nbor_dist"};
   auto is_keyword = [&](const std::string& w) {
     return std::find(plugin_keywords.begin(), plugin_keywords.end(), w) != plugin_keywords.end();
   };
@@ -226,6 +254,7 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
   std::string out_file = "model_devi.out";
   long long out_freq = 100;
   std::optional<deepmd::Precision> precision;
+  Compression compression;
   Deviations deviations;
   std::vector<double> fparam, aparam;
   for (; i < a.size(); ++i) {
@@ -242,11 +271,15 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
       if (values.empty()) bad("pair_style deepmd: keyword " + key + " needs its values");
       continue;
     }
-    if (key != "out_file" && key != "out_freq" && key != "precision" && key != "relative" &&
-        key != "relative_v")
+    static const std::vector<std::string> valued = {
+        "out_file",     "out_freq", "precision",       "relative",
+        "relative_v",   "compress", "compress_stride", "compress_extrapolate",
+        "min_nbor_dist"};
+    if (std::find(valued.begin(), valued.end(), key) == valued.end())
       bad("pair_style deepmd: keyword " + key +
           " of DeePMD-kit's plugin is not supported by md_ipu; supported: out_file, out_freq, "
-          "atomic, relative, relative_v, fparam, aparam (and Tessera's precision)");
+          "atomic, relative, relative_v, fparam, aparam (and Tessera's precision, compress, "
+          "compress_stride, compress_extrapolate, min_nbor_dist)");
     if (i + 1 >= a.size() || is_keyword(a[i + 1]))
       bad("pair_style deepmd: keyword " + key + " needs a value");
     const std::string& value = a[++i];
@@ -255,6 +288,17 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
     } else if (key == "out_freq") {
       out_freq = integer("pair_style deepmd out_freq", value, std::numeric_limits<long long>::min(),
                          std::numeric_limits<long long>::max());
+    } else if (key == "compress") {
+      if (value != "yes" && value != "no")
+        bad("pair_style deepmd: compress must be yes or no, not " + value);
+      compression.on = value == "yes";
+    } else if (key == "compress_stride" || key == "compress_extrapolate" ||
+               key == "min_nbor_dist") {
+      const double v = number("pair_style deepmd " + key, value);
+      if (!(v > 0)) bad("pair_style deepmd: " + key + " must be positive, not " + value);
+      (key == "compress_stride"        ? compression.stride
+       : key == "compress_extrapolate" ? compression.extrapolate
+                                       : compression.min_nbor_dist) = v;
     } else if (key == "relative" || key == "relative_v") {
       const double level = number("pair_style deepmd " + key, value);
       if (!(level >= 0))
@@ -270,7 +314,11 @@ void PairDeepMD::settings(const std::vector<std::string>& a) {
     bad("pair_style deepmd: out_freq must be a non-negative integer");
   deviations_ = deviations;
   fparam_ = std::move(fparam), aparam_ = std::move(aparam);
-  load(models, out_file, static_cast<int>(out_freq), precision, model_reader());
+  if (compression.on == false &&
+      (compression.stride || compression.extrapolate || compression.min_nbor_dist))
+    bad("pair_style deepmd: compress no with compress_stride, compress_extrapolate or "
+        "min_nbor_dist; drop one or the other");
+  load(models, out_file, static_cast<int>(out_freq), precision, model_reader(), compression);
 }
 
 void PairDeepMD::coeff(const std::vector<std::string>& a, int types) {
@@ -308,8 +356,22 @@ void PairDeepMD::compute(PairTile& pt) {
       std::copy(aparam_.begin(), aparam_.end(), s.aparam.begin() + i * aparam_.size());
     // The models (replicated per tile), and the kernel's buffers at their bound for these lists,
     // are charged as an IPU program would allocate them, before they are filled.
-    std::size_t model_bytes = 0;
-    for (int k = 0; k < model_count(); ++k) model_bytes += model(k).weight_bytes();
+    std::size_t model_bytes = 0, table_bytes = 0;
+    for (int k = 0; k < model_count(); ++k) {
+      model_bytes += model(k).weight_bytes();
+      for (const auto& table : model(k).tables)
+        table_bytes += static_cast<std::size_t>(table.coefficients().size()) *
+                       (model(k).precision == deepmd::Precision::kFloat32 ? 4 : 8);
+    }
+    const std::size_t budget = t.memory().budget();
+    if (budget > 0 && table_bytes > 0 && model_bytes > budget)
+      throw ConfigError("pair_style deepmd: the compressed models take " +
+                        format_bytes(static_cast<double>(model_bytes)) +
+                        " per tile (their tables " +
+                        format_bytes(static_cast<double>(table_bytes)) + ") of a tile's " +
+                        format_bytes(static_cast<double>(budget)) +
+                        "; tabulate with a coarser compress_stride (the tables shrink with it) or "
+                        "precision float32");
     s.model_bytes.set(model_bytes);
     int longest = 0;
     for (std::size_t i = 0; i < nlocal; ++i)
@@ -324,6 +386,7 @@ void PairDeepMD::compute(PairTile& pt) {
     deepmd::compute(model(k), positions, s.types, pt.nlocal, s.list, s.workspace, s.result,
                     {fparam_, s.aparam});
     const deepmd::Result& r = s.result;
+    s.outside_table += r.outside_table;
     double flops = 0, tanh = 0;
     for (std::size_t i = 0; i < nlocal; ++i) {
       flops += atom_step_flops(k, s.types[i], s.tape);
@@ -399,11 +462,30 @@ void PairDeepMD::fold_returned(Tile& t, std::size_t slot, std::span<const int> s
 }
 
 void PairDeepMD::end_of_step(Runtime& runtime, std::int64_t step, std::int64_t natoms) {
-  if (!deviation_due(step)) return;
-  const auto m = static_cast<std::size_t>(model_count());
   const auto state = [&](Tile& t) -> TileState& {
     return tile_state(t, static_cast<std::size_t>(t.id() - runtime.first_tile()));
   };
+  const bool compressed = std::any_of(models_.begin(), models_.end(),
+                                      [](const deepmd::Model& m) { return m.compressed(); });
+  if (compressed && !warned_outside_table_) {
+    const auto outside =
+        runtime.all_reduce<std::uint64_t>("md.deepmd_outside_table", ReduceOp::sum, [&](Tile& t) {
+          const std::uint64_t n = state(t).outside_table;
+          state(t).outside_table = 0;
+          return n;
+        });
+    if (outside > 0) {
+      warned_outside_table_ = true;
+      if (context_.warn)
+        context_.warn("WARNING: pair_style deepmd: " + std::to_string(outside) +
+                      " neighbor slots at step " + std::to_string(step) +
+                      " lay beyond the compressed model's tables (neighbors closer than "
+                      "min_nbor_dist allows for), where the embedding is continued linearly as "
+                      "DeePMD-kit does; set min_nbor_dist lower, or compress no (warned once)\n");
+    }
+  }
+  if (!deviation_due(step)) return;
+  const auto m = static_cast<std::size_t>(model_count());
   Deviation d;
   d.f_max = runtime.all_reduce<double>("md.deepmd_deviation", ReduceOp::max,
                                        [&](Tile& t) { return state(t).devi_max; });
@@ -448,6 +530,12 @@ nlohmann::json PairDeepMD::restart_section() const {
       {"out_freq", out_freq_},
       {"elements", type_elements()},
       {"precision", precision_ ? deepmd::precision_name(*precision_) : "model"},
+      {"compress", compression_.on ? nlohmann::json(*compression_.on) : nullptr},
+      {"compress_stride", compression_.stride ? nlohmann::json(*compression_.stride) : nullptr},
+      {"compress_extrapolate",
+       compression_.extrapolate ? nlohmann::json(*compression_.extrapolate) : nullptr},
+      {"min_nbor_dist",
+       compression_.min_nbor_dist ? nlohmann::json(*compression_.min_nbor_dist) : nullptr},
       {"atomic", deviations_.atomic},
       {"relative", deviations_.relative ? nlohmann::json(*deviations_.relative) : nullptr},
       {"relative_v", deviations_.relative_v ? nlohmann::json(*deviations_.relative_v) : nullptr},
@@ -490,8 +578,23 @@ void PairDeepMD::restore(const nlohmann::json& p, const detail::RestartHeader& r
                               detail::RestartHeader::Sign::any,
                               std::string("pair_style deepmd ") + key));
   }
+  // Files before the compress keywords have none of them: as the model files have it.
+  Compression compression;
+  if (p.contains("compress") && !p.at("compress").is_null()) {
+    if (!p.at("compress").is_boolean()) r.fail("has pair.compress that is not true, false or null");
+    compression.on = p.at("compress").get<bool>();
+  }
+  for (const char* key : {"compress_stride", "compress_extrapolate", "min_nbor_dist"})
+    if (p.contains(key) && !p.at(key).is_null()) {
+      const std::string k = key;
+      (k == "compress_stride"        ? compression.stride
+       : k == "compress_extrapolate" ? compression.extrapolate
+                                     : compression.min_nbor_dist) =
+          r.real(p.at(key), "pair." + k, detail::RestartHeader::Sign::positive,
+                 "pair_style deepmd " + k);
+    }
   // The models are read again from their files, as LAMMPS's DeePMD plugin does.
-  load(models, out_file, out_freq, override, model_reader());
+  load(models, out_file, out_freq, override, model_reader(), compression);
   map_elements(elements, types);
   continue_outputs();
 }

@@ -315,15 +315,14 @@ struct Typed {
   Store<T> fit_in, fit_dy, fit_dx;  // atoms of one type x fitting input / 1 / fitting input
   Tape<T> fitting;
   Scratch<T> scratch;
-  // A compressed model's tabulated G and dG/dx for one chunk of rows (row-major, kChunk x ng),
-  // and G dM^T, dG/dx dM^T for them (kChunk x 4).
-  Store<T> table_g, table_dg, table_dq;
+  // A compressed model's tabulated G of the padded slots (sel x ng, row-major; its first row
+  // then serves each occupied slot's G) and one slot's dG/dx (ng).
+  Store<T> table_g, table_dg;
   std::size_t bytes() const {
     std::size_t b = padding_env.bytes() + padding_tape.bytes() + block_tape.bytes() + denv.bytes() +
                     dg.bytes() + ds.bytes() + m.bytes() + dm.bytes() + desc.bytes() +
                     ddesc.bytes() + fit_in.bytes() + fit_dy.bytes() + fit_dx.bytes() +
-                    fitting.bytes() + scratch.bytes() + table_g.bytes() + table_dg.bytes() +
-                    table_dq.bytes();
+                    fitting.bytes() + scratch.bytes() + table_g.bytes() + table_dg.bytes();
     for (const auto* v : {&env, &padding})
       for (const auto& s : *v) b += s.bytes();
     for (const auto& t : embedding) b += t.bytes();
@@ -385,12 +384,14 @@ namespace {
 // embedding nets' tape at full slots within kTapeBudget, a share of a server core's L2 cache,
 // but at least kFitBatch, so that the fitting nets' products stay GEMMs of useful height (a
 // production model's tape takes 300 kB per atom); at most nloc. The same blocks serve
-// TapeMode::kRecompute, which then keeps less than kStore. Depends only on the model and nloc,
+// TapeMode::kRecompute, which then keeps less than kStore; a compressed model, which keeps no
+// tape, takes kFitBatch. Depends only on the model and nloc,
 // so the blocks, and with them the results, are the same on every run.
 constexpr std::size_t kTapeBudget = std::size_t{2} << 20;
 constexpr Index kFitBatch = 64;
 
 Index atoms_per_block(const Model& model, int nloc) {
+  if (model.compressed()) return std::min<Index>(kFitBatch, std::max(nloc, 1));  // no tape
   const std::size_t scalar =
       model.precision == Precision::kFloat32 ? sizeof(float) : sizeof(double);
   std::size_t per_atom = 0;
@@ -479,11 +480,11 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   }
   // The padding tape holds the longest of its users, sel rows of one net; the backward pass
   // one block of rows of dE/dR~, dE/dG and dE/ds. A compressed model keeps instead the padded
-  // slots' G and, for a chunk of rows (or the padded slots), G, dG/dx and their products with dM.
+  // slots' G, its table's G of those slots (and one row more), one slot's dG/dx, and dE/dR~.
   if (compressed)
     values += static_cast<std::size_t>(max_sel) * (1 + ng) +
-              static_cast<std::size_t>(std::max<Index>(kChunk, max_sel)) * ng +
-              static_cast<std::size_t>(kChunk) * (4 + ng + 4);
+              static_cast<std::size_t>(std::max<Index>(1, max_sel) + 2) * ng +
+              static_cast<std::size_t>(kChunk) * 4;
   else
     values += static_cast<std::size_t>(max_sel) * (1 + ng) +
               shared_tape(model.embeddings,
@@ -537,41 +538,28 @@ const T* table_row(const EmbeddingTable& table, int interval) {
     return table.row64(interval);
 }
 
-// A compressed model's embedding output G for the cnt inputs x (a column of R~), row by row into
-// g (cnt x ng, row-major), and with dg its derivative dG/dx likewise: each row one quintic per
-// output (EmbeddingTable), continued linearly outside the table. Returns how many of the inputs
-// lay outside it.
+// A compressed model's embedding output G at the input x into g (ng values), and with dg its
+// derivative dG/dx likewise, from x's quintic (EmbeddingTable), continued linearly outside the
+// table. Returns whether x lay outside it.
 template <class T>
-std::size_t tabulated(const EmbeddingTable& table, const T* x, Index cnt, T* g, T* dg) {
+bool tabulated(const EmbeddingTable& table, T x, T* g, T* dg) {
+  using Row = Eigen::Array<T, 1, Eigen::Dynamic>;
   const Index ng = table.width();
-  std::size_t outside = 0;
-  for (Index r = 0; r < cnt; ++r) {
-    int l = 0;
-    double dx = 0.0, beyond = 0.0;
-    table.locate(static_cast<double>(x[r]), l, dx, beyond);
-    const T* a = table_row<T>(table, l);
-    const T* a1 = a + ng;
-    const T* a2 = a1 + ng;
-    const T* a3 = a2 + ng;
-    const T* a4 = a3 + ng;
-    const T* a5 = a4 + ng;
-    const T t = static_cast<T>(dx);
-    T* gr = g + r * ng;
-    for (Index j = 0; j < ng; ++j)
-      gr[j] = a[j] + (a1[j] + (a2[j] + (a3[j] + (a4[j] + a5[j] * t) * t) * t) * t) * t;
-    if (beyond != 0.0 || dg) {
-      T* dgr = dg ? dg + r * ng : nullptr;
-      const T b = static_cast<T>(beyond);
-      for (Index j = 0; j < ng; ++j) {
-        const T slope =
-            a1[j] + (T(2) * a2[j] + (T(3) * a3[j] + (T(4) * a4[j] + T(5) * a5[j] * t) * t) * t) * t;
-        gr[j] += slope * b;
-        if (dgr) dgr[j] = slope;
-      }
-    }
-    outside += beyond != 0.0;
-  }
-  return outside;
+  int l = 0;
+  double dx = 0.0, beyond = 0.0;
+  table.locate(static_cast<double>(x), l, dx, beyond);
+  const T* a = table_row<T>(table, l);
+  const Eigen::Map<const Row> a0(a, ng), a1(a + ng, ng), a2(a + 2 * ng, ng), a3(a + 3 * ng, ng),
+      a4(a + 4 * ng, ng), a5(a + 5 * ng, ng);
+  const T t = static_cast<T>(dx);
+  Eigen::Map<Row> out(g, ng);
+  out = a0 + t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5))));
+  if (beyond == 0.0 && !dg) return false;
+  T* slope = dg ? dg : g + ng;  // without dg: the row after g (the caller leaves room for it)
+  Eigen::Map<Row> s(slope, ng);
+  s = a1 + t * (T(2) * a2 + t * (T(3) * a3 + t * (T(4) * a4 + t * T(5) * a5)));
+  out += static_cast<T>(beyond) * s;
+  return beyond != 0.0;
 }
 
 // The kernel at the networks' scalar T; Net is Network (float64) or NetworkT<float>.
@@ -622,8 +610,8 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
   auto padding_table = [&](const EmbeddingTable& table, const View<T>& x, Store<T>& out,
                            Index width) {
     const Index rows = x.rows();
-    T* rowwise = b.table_g.get(static_cast<std::size_t>(rows * width));
-    tabulated<T>(table, x.data(), rows, rowwise, nullptr);
+    T* rowwise = b.table_g.get(static_cast<std::size_t>((rows + 1) * width));
+    for (Index r = 0; r < rows; ++r) tabulated<T>(table, x(r, 0), rowwise + r * width, nullptr);
     View<T> g = view(out, rows, width);
     g = RowsMap<T>(rowwise, rows, width);
     return g;
@@ -653,11 +641,10 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
   }
   const bool recompute = w.tape == TapeMode::kRecompute && !compressed;
   if (compressed) {  // one chunk of rows (and the padded slots' rows), whatever the rows
-    Index most = kChunk;
+    Index most = 1;
     for (int t = 0; t < ntypes; ++t) most = std::max<Index>(most, model.sel[t]);
-    b.table_g.get(static_cast<std::size_t>(most * ng));
-    b.table_dg.get(static_cast<std::size_t>(kChunk * ng));
-    b.table_dq.get(static_cast<std::size_t>(kChunk * 4));
+    b.table_g.get(static_cast<std::size_t>((most + 1) * ng));
+    b.table_dg.get(static_cast<std::size_t>(ng));
   }
   if (recompute) {  // a full block, whatever the rows (workspace_bytes())
     for (const auto& net : embeddings) {
@@ -730,16 +717,16 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       }
       const Index r_begin = block_rows.first(), rows = block_rows.size();
       const ConstView<T> env = cview(view(b.env[t], first(t, nloc), 4));
-      if (compressed) {  // G from the table, chunk by chunk: M_a += R~^T G over the atom's rows
-        T* g = b.table_g.get(0);
-        for (Index c0 = 0, a0 = 0; c0 < rows; c0 += kChunk) {
-          const Index len = std::min(kChunk, rows - c0);
-          out.outside_table +=
-              tabulated<T>(model.tables[t], env.col(0).data() + r_begin + c0, len, g, nullptr);
-          block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
-            m.middleRows(4 * a, 4).noalias() += env.middleRows(r_begin + r0, r1 - r0).transpose() *
-                                                RowsMap<T>(g + (r0 - c0) * ng, r1 - r0, ng);
-          });
+      if (compressed) {           // M_a += R~_k^T G_k over the atom's rows, G_k from the table
+        T* g = b.table_g.get(0);  // G and the row after it (tabulated())
+        const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> gk(g, ng);
+        for (int a = 0; a < nb; ++a) {
+          auto ma = m.middleRows(4 * a, 4);
+          for (Index row = r_begin + block_rows.begin(a); row < r_begin + block_rows.begin(a + 1);
+               ++row) {
+            out.outside_table += tabulated<T>(model.tables[t], env(row, 0), g, nullptr);
+            for (int c = 0; c < 4; ++c) ma.row(c).array() += env(row, c) * gk;
+          }
         }
         continue;
       }
@@ -827,19 +814,21 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       for (Index c0 = 0, a0 = 0; c0 < rows; c0 += kChunk) {
         const Index len = std::min(kChunk, rows - c0);
         if (compressed) {
-          // dR~ = G dM^T, and through x = R~_0 what G' adds: sum_c R~_c (G' dM^T)_c.
-          T *g = b.table_g.get(0), *dgx = b.table_dg.get(0), *dq = b.table_dq.get(0);
-          tabulated<T>(model.tables[t], env.col(0).data() + r_begin + c0, len, g, dgx);
+          // dR~_k = G_k dM^T, and through x = R~_k0 what G' adds: sum_c R~_kc (G'_k dM^T)_c.
+          T *g = b.table_g.get(0), *dgx = b.table_dg.get(0);
+          const Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>> gk(g, ng), sk(dgx, ng);
           block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
             const auto dma = dm.middleRows(4 * a, 4);
-            const Index cnt = r1 - r0;
-            View<T> de(denv.data() + (r0 - c0), cnt, 4, Eigen::OuterStride<>(kChunk));
-            de.noalias() = RowsMap<T>(g + (r0 - c0) * ng, cnt, ng) * dma.transpose();
-            RowsMap<T> q(dq, cnt, 4);
-            q.noalias() = RowsMap<T>(dgx + (r0 - c0) * ng, cnt, ng) * dma.transpose();
-            for (Index r = 0; r < cnt; ++r)
-              de(r, 0) += env(r_begin + r0 + r, 0) * q(r, 0) + env(r_begin + r0 + r, 1) * q(r, 1) +
-                          env(r_begin + r0 + r, 2) * q(r, 2) + env(r_begin + r0 + r, 3) * q(r, 3);
+            for (Index row = r_begin + r0; row < r_begin + r1; ++row) {
+              tabulated<T>(model.tables[t], env(row, 0), g, dgx);
+              T* de = denv.data() + (row - r_begin - c0);
+              T through_x = 0;
+              for (int c = 0; c < 4; ++c) {
+                de[c * kChunk] = gk.dot(dma.row(c));
+                through_x += env(row, c) * sk.dot(dma.row(c));
+              }
+              de[0] += through_x;
+            }
           });
         } else {
           // The chunk's G and activations: kept from the forward pass, or evaluated again.

@@ -3,7 +3,8 @@
 //
 //   pair_style deepmd MODEL [MODEL2 ...] [out_file FILE] [out_freq N] [atomic]
 //                     [relative LEVEL] [relative_v LEVEL] [fparam V...] [aparam V...]
-//                     [precision float32|float64]
+//                     [precision float32|float64] [compress yes|no] [compress_stride S]
+//                     [compress_extrapolate E] [min_nbor_dist R]
 //   pair_coeff * * [ELEMENT ...]
 //
 // fparam gives a model with frame parameters (numb_fparam) their values, aparam a model with
@@ -13,7 +14,15 @@
 //
 // `precision` is Tessera's own keyword: it runs the models' networks in float32 or float64
 // (deepmd::Precision; the environment matrix, forces and virial stay float64) instead of the
-// precision the model file declares.
+// precision the model file declares. `compress` and its settings are Tessera's too: DeePMD-kit's
+// `dp compress` done at load (deepmd/compress.hpp), each model's embedding nets tabulated with
+// stride S (default 0.01) up to E (default 5) times the input of a neighbor at R, the training
+// data's smallest neighbor distance in Angstrom (default: the model file's own min_nbor_dist).
+// Any of the settings implies `compress yes`. Without the keywords a model runs as its file has
+// it (a compressed file from its own tables); `compress yes` keeps a compressed file's tables
+// unless a setting is given; `compress no` runs the nets of any model. When neighbors come
+// closer than a table reaches, a warning says so (once) and G continues linearly, as DeePMD-kit
+// does.
 // The first model drives the dynamics. With several models, every out_freq steps all of them
 // are evaluated and the spread of their predictions (the "model deviation" that DP-GEN uses to
 // pick new training configurations) is written to out_file in DeePMD-kit's model_devi.out
@@ -57,9 +66,16 @@ class PairDeepMD final : public Pair {
   explicit PairDeepMD(const PairContext& context);
   // Loads the models, each rank from its own file system unless `read` is given; throws
   // ConfigError/FormatError naming the file.
+  // The compress keywords: whether to tabulate the embedding nets (nullopt: as the file has
+  // them) and the settings given (nullopt: DeePMD-kit's defaults, the model's min_nbor_dist).
+  struct Compression {
+    std::optional<bool> on;
+    std::optional<double> stride, extrapolate, min_nbor_dist;
+    bool operator==(const Compression&) const = default;
+  };
   PairDeepMD(std::vector<std::string> model_paths, std::string out_file, int out_freq,
              std::optional<deepmd::Precision> precision = std::nullopt,
-             const ModelReader& read = {});
+             const ModelReader& read = {}, Compression compression = {});
   ~PairDeepMD() override;
 
   std::string style() const override { return "deepmd"; }
@@ -106,6 +122,7 @@ class PairDeepMD final : public Pair {
   const std::string& out_file() const { return out_file_; }
   int out_freq() const { return out_freq_; }
   const std::optional<deepmd::Precision>& precision() const { return precision_; }
+  const Compression& compression() const { return compression_; }
   std::vector<std::string> type_elements() const;
 
   // Whether this step's forces come with a deviation row.
@@ -143,7 +160,8 @@ class PairDeepMD final : public Pair {
 
  private:
   void load(std::vector<std::string> model_paths, std::string out_file, int out_freq,
-            std::optional<deepmd::Precision> precision, const ModelReader& read);
+            std::optional<deepmd::Precision> precision, const ModelReader& read,
+            Compression compression);
   struct TileState;
   TileState& tile_state(Tile& t, std::size_t slot);
   // The context's file reader with DeePMD's message.
@@ -157,6 +175,8 @@ class PairDeepMD final : public Pair {
   int out_freq_ = 0;
   double energy_factor_ = 1.0;  // the units' energy per eV (DeePMD-kit's ener_unit_cvt_factor)
   std::optional<deepmd::Precision> precision_;
+  Compression compression_;
+  bool warned_outside_table_ = false;
   Deviations deviations_;
   // The fparam and aparam keywords' values (aparam: every atom's), empty when not given.
   std::vector<double> fparam_, aparam_;

@@ -885,8 +885,8 @@ TEST(DeepmdSeA, MalformedModelFilesAreRejected) {
                             "descriptor type 'se_e2_r' is not supported");
   expect_error<ConfigError>(replaced(good, "type: ener", "type: dipole"),
                             "fitting type 'dipole' is not supported");
-  expect_error<ConfigError>(replaced(good, "type_one_side: true", "type_one_side: false"),
-                            "type_one_side: false is not supported");
+  expect_error<FormatError>(replaced(good, "type_one_side: true", "type_one_side: false"),
+                            "ndim does not match type_one_side (1 for true, 2 for false)");
   expect_error<ConfigError>(
       replaced(good, "activation_function: tanh", "activation_function: gelu"),
       "activation function 'gelu'");
@@ -900,6 +900,104 @@ TEST(DeepmdSeA, MalformedModelFilesAreRejected) {
       replaced(good, "sel:\n      - 46\n      - 92", "sel:\n      - 46\n      - 91"),
       "model.descriptor.davg: has 1104 values, expected 2 x 548");
   expect_error<FormatError>(replaced(good, "- 0.05033023990415701", "- zero"), "not a number");
+}
+
+// A model with one embedding net per pair of centre and neighbor type (type_one_side: false,
+// DeePMD-kit's default for se_e2_a). Built from two one-side models, A (the test model) and B (its
+// embedding weights scaled by 1.1): the pair model takes A's nets around O atoms and B's around
+// H atoms (net index centre + neighbor * ntypes, DeePMD-kit's NetworkCollection). An atom's
+// energy depends only on the nets of its own type, so every O atom's energy must be A's and every
+// H atom's B's, to round-off (the pair model runs its atoms sorted by type, in other blocks); a
+// net taken for the wrong centre or neighbor type is off by about 1e-2 eV. Its forces are minus
+// the gradient of its energy, its compressed form agrees with it as the one-side model's does,
+// and a model file with ndim 2 loads as the same model.
+TEST(DeepmdSeA, NetsPerTypePair) {
+  SKIP_WITHOUT_DATA();
+  const Model& a = model();
+  Model b = a;
+  for (Network& net : b.embeddings)
+    for (Layer& layer : net.layers) layer.w *= 1.1;
+  Model pairs = a;
+  pairs.type_one_side = false;
+  pairs.embeddings = {a.embeddings[0], b.embeddings[0], a.embeddings[1], b.embeddings[1]};
+  for (bool periodic : {true, false}) {
+    SCOPED_TRACE(periodic ? "periodic" : "cluster");
+    const Config c = random_config(periodic ? 21 : 22, 30, periodic);
+    const Result ra = evaluate(a, c.x, c.type, c.cell), rb = evaluate(b, c.x, c.type, c.cell);
+    const Result rp = evaluate(pairs, c.x, c.type, c.cell);
+    double apart = 0.0;
+    for (std::size_t i = 0; i < c.type.size(); ++i) {
+      const double want = c.type[i] == 0 ? ra.atom_energy[i] : rb.atom_energy[i];
+      EXPECT_NEAR(rp.atom_energy[i], want, 1e-12 * std::abs(want)) << "atom " << i;
+      apart = std::max(apart, std::abs(ra.atom_energy[i] - rb.atom_energy[i]));
+    }
+    EXPECT_GT(apart, 1e-3);
+    // Descriptors likewise: each atom's is its own type's model's.
+    const auto nd = static_cast<std::size_t>(a.descriptor_dim());
+    for (std::size_t i = 0; i < c.type.size(); ++i)
+      for (std::size_t k = 0; k < nd; ++k) {
+        const double want = (c.type[i] == 0 ? ra : rb).descriptor[i * nd + k];
+        EXPECT_NEAR(rp.descriptor[i * nd + k], want, 1e-13) << "atom " << i;
+      }
+  }
+  Config c = random_config(23, 12, true);
+  const Result r = evaluate(pairs, c.x, c.type, c.cell);
+  const double h = 1e-5;
+  for (std::size_t k = 0; k < c.x.size(); ++k) {
+    const double x0 = c.x[k];
+    c.x[k] = x0 + h;
+    const double ep = evaluate(pairs, c.x, c.type, c.cell).energy;
+    c.x[k] = x0 - h;
+    const double em = evaluate(pairs, c.x, c.type, c.cell).energy;
+    c.x[k] = x0;
+    EXPECT_NEAR(r.force[k], -(ep - em) / (2 * h), 1e-6) << "component " << k;
+  }
+  // Its workspace is what workspace_bytes() says, with every slot occupied (65 atoms: blocks of
+  // one type, 22 O and 43 H), in both tape modes.
+  const Tile tile = dense_tile(65);
+  int longest = 0;
+  for (int i = 0; i < 65; ++i)
+    longest = std::max(longest, tile.list.offsets[i + 1] - tile.list.offsets[i]);
+  for (TapeMode mode : {TapeMode::kStore, TapeMode::kRecompute}) {
+    Workspace workspace(mode);
+    Result full;
+    compute(pairs, tile.x, tile.type, 65, tile.list, workspace, full);
+    EXPECT_EQ(workspace.bytes(), workspace_bytes(pairs, 65, longest, mode));
+  }
+  Model tables = pairs;
+  compress(tables, {.min_nbor_dist = 0.8});
+  ASSERT_EQ(tables.tables.size(), 4u);
+  const Result q = evaluate(tables, c.x, c.type, c.cell);
+  const double fscale = max_abs(r.force);
+  for (std::size_t k = 0; k < r.force.size(); ++k)
+    EXPECT_NEAR(q.force[k], r.force[k], 1e-12 * fscale) << "compressed, component " << k;
+
+  // The same model as a file: the embeddings' collection with ndim 2 and four networks.
+  YAML::Node root = YAML::Load(read_text(kModel));
+  YAML::Node embeddings = root["model"]["descriptor"]["embeddings"];
+  YAML::Node one_side = YAML::Clone(embeddings["networks"]);
+  YAML::Node scaled = YAML::Clone(one_side);
+  for (std::size_t t = 0; t < 2; ++t)
+    for (YAML::Node layer : scaled[t]["layers"]) {
+      YAML::Node value = layer["@variables"]["w"]["value"];
+      for (YAML::Node row : value)
+        for (std::size_t j = 0; j < row.size(); ++j) row[j] = 1.1 * row[j].as<double>();
+    }
+  YAML::Node networks;
+  networks.push_back(one_side[0]);
+  networks.push_back(scaled[0]);
+  networks.push_back(one_side[1]);
+  networks.push_back(scaled[1]);
+  embeddings["networks"] = networks;
+  embeddings["ndim"] = 2;
+  root["model"]["descriptor"]["type_one_side"] = false;
+  YAML::Emitter text;
+  text.SetDoublePrecision(17);
+  text << root;
+  const Model read = parse_model(text.c_str(), "pairs.yaml");
+  EXPECT_FALSE(read.type_one_side);
+  ASSERT_EQ(read.embeddings.size(), 4u);
+  EXPECT_EQ(evaluate(read, c.x, c.type, c.cell).force, r.force);
 }
 
 }  // namespace

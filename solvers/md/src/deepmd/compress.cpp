@@ -196,9 +196,14 @@ void compress(Model& model, const CompressionSettings& settings) {
   std::vector<int> first(model.sel.size() + 1, 0);
   for (std::size_t t = 0; t < model.sel.size(); ++t) first[t + 1] = first[t] + model.sel[t];
   std::vector<EmbeddingTable> tables;
-  for (int t = 0; t < model.ntypes(); ++t) {
+  const int ntypes = model.ntypes();
+  for (std::size_t net = 0; net < model.embeddings.size(); ++net) {
+    // The net's neighbor type, and the centre types whose slots it serves.
+    const int t = model.type_one_side ? static_cast<int>(net) : static_cast<int>(net) / ntypes;
+    const int c0 = model.type_one_side ? 0 : static_cast<int>(net) % ntypes;
+    const int c1 = model.type_one_side ? ntypes : c0 + 1;
     double lo = INFINITY, hi = -INFINITY;
-    for (int c = 0; c < model.ntypes(); ++c)
+    for (int c = c0; c < c1; ++c)
       for (int k = first[t]; k < first[t + 1]; ++k) {
         const double avg = model.davg(c, 4 * k), std = model.dstd(c, 4 * k);
         lo = std::min(lo, -avg / std);
@@ -210,7 +215,7 @@ void compress(Model& model, const CompressionSettings& settings) {
       throw ConfigError("DeePMD model compression: the embedding input of type " +
                         model.type_map[t] + " spans " + shortest(lower) + ".." + shortest(upper) +
                         ", which the table cannot hold (check davg, dstd)");
-    tables.push_back(tabulate(model.embeddings[t], lower, upper, settings.extrapolate, stride));
+    tables.push_back(tabulate(model.embeddings[net], lower, upper, settings.extrapolate, stride));
   }
   model.tables = std::move(tables);
   model.min_nbor_dist = rmin;

@@ -138,18 +138,25 @@ Network network(const Reader& r, const YAML::Node& node, const std::string& wher
   return net;
 }
 
+// A NetworkCollection: `ndim` 1 holds one network per type; with pairs allowed, ndim 2 holds one
+// per pair of types (ntypes^2, DeePMD-kit's index i + j * ntypes).
 std::vector<Network> networks(const Reader& r, const YAML::Node& node, const std::string& where,
-                              int ntypes, Eigen::Index in_dim) {
-  if (r.scalar<int>(node, "ndim", where) != 1)
-    r.config_error(where +
-                   " has one network per type pair (type_one_side: false), which is not "
-                   "supported; retrain with type_one_side: true");
+                              int ntypes, Eigen::Index in_dim, bool pairs_allowed = false) {
+  const int ndim = r.scalar<int>(node, "ndim", where);
+  if (ndim != 1 && !(ndim == 2 && pairs_allowed))
+    r.format_error(where + ".ndim", pairs_allowed ? "must be 1 or 2" : "must be 1");
+  const int count = ndim == 1 ? ntypes : ntypes * ntypes;
   const YAML::Node list = r.child(node, "networks", where);
-  if (!list.IsSequence() || static_cast<int>(list.size()) != ntypes)
-    r.format_error(where + ".networks", "does not hold one network per type");
+  if (!list.IsSequence() || static_cast<int>(list.size()) != count)
+    r.format_error(where + ".networks", ndim == 1 ? "does not hold one network per type"
+                                                  : "does not hold one network per type pair");
   std::vector<Network> out;
-  for (int t = 0; t < ntypes; ++t)
-    out.push_back(network(r, list[t], where + ".networks[" + std::to_string(t) + "]", in_dim));
+  for (int k = 0; k < count; ++k) {
+    std::string at = where + ".networks[";
+    at += std::to_string(k);
+    at += ']';
+    out.push_back(network(r, list[k], at, in_dim));
+  }
   return out;
 }
 
@@ -161,7 +168,7 @@ std::vector<EmbeddingTable> tables(const Reader& r, const YAML::Node& node, cons
   const YAML::Node vars = r.child(node, "@variables", "model.descriptor.compress");
   const YAML::Node data = r.child(vars, "compress_data", where);
   const YAML::Node info = r.child(vars, "compress_info", where);
-  if (!data.IsSequence() || !info.IsSequence() || static_cast<int>(data.size()) != model.ntypes() ||
+  if (!data.IsSequence() || !info.IsSequence() || data.size() != model.embeddings.size() ||
       info.size() != data.size())
     r.format_error(where, "does not hold one table and its bounds per embedding net");
   const auto ng = static_cast<std::size_t>(model.embedding_width());
@@ -263,8 +270,7 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
   const std::string dtype = r.text(d, "type", "model.descriptor");
   if (dtype != "se_e2_a" && dtype != "se_a")
     r.config_error("descriptor type '" + dtype + "' is not supported; only se_e2_a (se_a) is");
-  if (!r.scalar<bool>(d, "type_one_side", "model.descriptor"))
-    r.config_error("descriptor se_e2_a with type_one_side: false is not supported");
+  model.type_one_side = r.scalar<bool>(d, "type_one_side", "model.descriptor");
   require_empty(r, d, "exclude_types", "model.descriptor");
   if (!r.is_null(d, "spin")) r.config_error("spin models are not supported");
   if (r.scalar<double>(d, "env_protection", "model.descriptor") != 0.0)
@@ -288,10 +294,19 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
   model.dstd = r.matrix(r.child(dvars, "dstd", "model.descriptor.@variables"),
                         "model.descriptor.dstd", ntypes, slots);
   model.embeddings = networks(r, r.child(d, "embeddings", "model.descriptor"),
-                              "model.descriptor.embeddings", ntypes, 1);
-  for (const auto& net : model.embeddings)
-    if (net.out_dim() != model.embeddings.front().out_dim())
-      r.format_error("model.descriptor.embeddings", "networks differ in output width");
+                              "model.descriptor.embeddings", ntypes, 1, true);
+  if (model.embeddings.size() !=
+      static_cast<std::size_t>(model.type_one_side ? ntypes : ntypes * ntypes))
+    r.format_error("model.descriptor.embeddings",
+                   "ndim does not match type_one_side (1 for true, 2 for false)");
+  // One architecture for every net (DeePMD-kit builds them from one neuron list), which the
+  // kernel's buffers and costs rely on.
+  for (const auto& net : model.embeddings) {
+    bool same = net.layers.size() == model.embeddings.front().layers.size();
+    for (std::size_t l = 0; same && l < net.layers.size(); ++l)
+      same = net.layers[l].w.cols() == model.embeddings.front().layers[l].w.cols();
+    if (!same) r.format_error("model.descriptor.embeddings", "networks differ in their layers");
+  }
   if (model.axis_neuron < 1 || model.axis_neuron > model.embedding_width())
     r.format_error("model.descriptor.axis_neuron", "must lie in 1..embedding width");
   if (!r.is_null(d, "compress")) model.tables = tables(r, d["compress"], model);

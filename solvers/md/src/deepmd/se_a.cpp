@@ -340,11 +340,12 @@ struct Workspace::Buffers {
   std::vector<Store<double>> geom;           // per neighbor type: rows x kGeom
   Store<int> fill;                           // ntypes
   Store<int> atoms;                          // nloc, grouped by type
+  Store<int> order;  // nloc: the atom at each position (sorted by type for nets per type pair)
   Typed<double> f64;
   Typed<float> f32;
   std::size_t bytes() const {
     std::size_t b = candidates.bytes() + start.bytes() + fill.bytes() + atoms.bytes() +
-                    f64.bytes() + f32.bytes();
+                    order.bytes() + f64.bytes() + f32.bytes();
     for (const auto& s : neighbor) b += s.bytes();
     for (const auto& s : geom) b += s.bytes();
     return b;
@@ -397,7 +398,8 @@ Index atoms_per_block(const Model& model, int nloc) {
   std::size_t per_atom = 0;
   for (int t = 0; t < model.ntypes(); ++t) {
     std::size_t values = static_cast<std::size_t>(model.embedding_width());
-    for (const auto& l : model.embeddings[t].layers) values += static_cast<std::size_t>(l.w.cols());
+    for (const auto& l : model.embeddings[model.embedding_index(0, t)].layers)
+      values += static_cast<std::size_t>(l.w.cols());
     per_atom += static_cast<std::size_t>(model.sel[t]) * values * scalar;
   }
   const auto fit = static_cast<Index>(kTapeBudget / std::max<std::size_t>(per_atom, 1));
@@ -412,7 +414,7 @@ double slot_flops(const Model& model, int neighbor_type, TapeMode tape) {
   // the 8 of sum_c R~_c (G' dM^T)_c.
   if (model.compressed()) return (18 + 38) * ng + 8;
   const double passes = tape == TapeMode::kRecompute ? 3 : 2;  // forward (again), backward
-  return passes * 2 * multiply_adds(model.embeddings[static_cast<std::size_t>(neighbor_type)]) +
+  return passes * 2 * multiply_adds(model.embeddings[model.embedding_index(0, neighbor_type)]) +
          3 * 2 * 4 * ng;
 }
 
@@ -425,7 +427,7 @@ double atom_flops(const Model& model, int centre_type) {
 double slot_tanh(const Model& model, int neighbor_type, TapeMode tape) {
   if (model.compressed()) return 0.0;
   return (tape == TapeMode::kRecompute ? 2 : 1) *
-         tanh_count(model.embeddings[static_cast<std::size_t>(neighbor_type)]);
+         tanh_count(model.embeddings[model.embedding_index(0, neighbor_type)]);
 }
 
 double atom_tanh(const Model& model, int centre_type) {
@@ -466,12 +468,13 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   // Neighbor selection and geometry (float64 and int), per neighbor type rows = nloc * sel.
   std::size_t bytes = static_cast<std::size_t>(max_candidates) * sizeof(std::pair<double, int>) +
                       static_cast<std::size_t>(ntypes) * (n + 1) * sizeof(int) +
-                      static_cast<std::size_t>(ntypes) * sizeof(int) + block * sizeof(int);
+                      static_cast<std::size_t>(ntypes) * sizeof(int) + block * sizeof(int) +
+                      n * sizeof(int);  // the atoms' order
   std::size_t values = 0;  // at the networks' scalar
   for (int t = 0; t < ntypes; ++t) {
     const std::size_t rows = n * static_cast<std::size_t>(model.sel[t]);
     bytes += rows * (sizeof(int) + kGeom * sizeof(double));
-    const Network& net = model.embeddings[t];
+    const Network& net = model.embeddings[model.embedding_index(0, t)];
     // R~ (4), and with TapeMode::kStore the embedding net's activations and output for a block.
     values += rows * 4;
     if (tape == TapeMode::kStore && !compressed)
@@ -488,7 +491,10 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   else
     values += static_cast<std::size_t>(max_sel) * (1 + ng) +
               shared_tape(model.embeddings,
-                          [&](std::size_t t) { return static_cast<std::size_t>(model.sel[t]); }) +
+                          [&](std::size_t k) {  // net k's neighbor type
+                            const std::size_t t = model.type_one_side ? k : k / ntypes;
+                            return static_cast<std::size_t>(model.sel[t]);
+                          }) +
               static_cast<std::size_t>(kChunk) * (4 + ng + 1);
   if (tape == TapeMode::kRecompute)  // one block of the embedding nets' activations and output
     values += shared_tape(model.embeddings, [](std::size_t) { return std::size_t{kChunk}; }) +
@@ -580,6 +586,8 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
   std::vector<int> sec(ntypes + 1, 0);  // first slot of each neighbor type
   for (int t = 0; t < ntypes; ++t) sec[t + 1] = sec[t] + model.sel[t];
   const int* start = w.start.get(0);
+  // Atom positions i (rows, blocks) hold atom order[i].
+  const int* order = w.order.get(0);
   auto first = [&](int t, int i) { return static_cast<Index>(start[t * (nloc + 1) + i]); };
 
   // Environment matrix rows, normalised: (R - davg) / dstd, stored per neighbor type for the
@@ -594,8 +602,8 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     View<T> env = view(b.env[t], rows, 4);
     const double* geom = w.geom[t].get(0);
     for (int i = 0; i < nloc; ++i) {
-      const double* avg = &model.davg(types[i], 4 * sec[t]);
-      const double* std = &model.dstd(types[i], 4 * sec[t]);
+      const double* avg = &model.davg(types[order[i]], 4 * sec[t]);
+      const double* std = &model.dstd(types[order[i]], 4 * sec[t]);
       for (Index row = first(t, i), k = 0; row < first(t, i + 1); ++row, ++k) {
         const double* g = geom + kGeom * row;
         const double inv_r = 1.0 / g[3], s = g[4], s_r2 = s * inv_r * inv_r;
@@ -625,9 +633,10 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       View<T> rpad = view(b.padding_env, st, 1);
       for (int k = 0; k < st; ++k)
         rpad(k, 0) = T(-model.davg(c, 4 * (sec[t] + k)) / model.dstd(c, 4 * (sec[t] + k)));
-      const View<T> g = compressed
-                            ? padding_table(model.tables[t], rpad, b.padding_tape.out, ng)
-                            : forward<T>(embeddings[t], cview(rpad), b.padding_tape, b.scratch);
+      const View<T> g = compressed ? padding_table(model.tables[model.embedding_index(c, t)], rpad,
+                                                   b.padding_tape.out, ng)
+                                   : forward<T>(embeddings[model.embedding_index(c, t)],
+                                                cview(rpad), b.padding_tape, b.scratch);
       RowsMap<T> pad(b.padding[static_cast<std::size_t>(c) * ntypes + t].get(
                          static_cast<std::size_t>(4 * (st + 1) * ng)),
                      4 * (st + 1), ng);
@@ -678,11 +687,12 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
   T* ones = b.fit_dy.get(static_cast<std::size_t>(block));
   for (int t = 0; t < ntypes; ++t) {  // the tapes for a block of full slots (workspace_bytes())
     if (compressed) continue;
-    b.embedding[t].act.resize(embeddings[t].layers.size());
+    const auto& net = embeddings[model.embedding_index(0, t)];  // all of one architecture
+    b.embedding[t].act.resize(net.layers.size());
     if (recompute) continue;
     const auto rows = static_cast<std::size_t>(block * model.sel[t]);
-    for (std::size_t l = 0; l < embeddings[t].layers.size(); ++l)
-      b.embedding[t].act[l].get(rows * static_cast<std::size_t>(embeddings[t].layers[l].w.cols()));
+    for (std::size_t l = 0; l < net.layers.size(); ++l)
+      b.embedding[t].act[l].get(rows * static_cast<std::size_t>(net.layers[l].w.cols()));
     b.embedding[t].out.get(rows * static_cast<std::size_t>(ng));
   }
   out.energy = 0.0;
@@ -695,8 +705,13 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
   View<T> denv = view(b.denv, kChunk, 4), dg = view(b.dg, net_rows, ng),
           ds = view(b.ds, net_rows, 1);
 
-  for (int i0 = 0; i0 < nloc; i0 += static_cast<int>(block)) {
-    const int i1 = std::min(nloc, i0 + static_cast<int>(block)), nb = i1 - i0;
+  for (int i0 = 0, i1 = 0; i0 < nloc; i0 = i1) {
+    i1 = std::min(nloc, i0 + static_cast<int>(block));
+    // With a net per type pair, a block holds atoms of one type (they come sorted by type).
+    if (!model.type_one_side)
+      while (types[order[i1 - 1]] != types[order[i0]]) --i1;
+    const int nb = i1 - i0;
+    auto net_index = [&](int t) { return model.embedding_index(types[order[i0]], t); };
 
     // M_a = (1/nnei) sum_k R~_k^T G(R~_k0), a 4 x ng matrix per atom: the padded slots' part,
     // then the embedding net per neighbor type over the block's occupied rows of that type (kept
@@ -707,8 +722,9 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       const BlockRows block_rows{start + t * (nloc + 1) + i0, nb};
       for (int a = 0; a < nb; ++a) {
         const Index cnt = block_rows.begin(a + 1) - block_rows.begin(a);
-        const RowsMap<T> pad(b.padding[static_cast<std::size_t>(types[i0 + a]) * ntypes + t].get(0),
-                             4 * (st + 1), ng);
+        const RowsMap<T> pad(
+            b.padding[static_cast<std::size_t>(types[order[i0 + a]]) * ntypes + t].get(0),
+            4 * (st + 1), ng);
         auto ma = m.middleRows(4 * a, 4);
         if (t == 0)
           ma = pad.middleRows(4 * cnt, 4);
@@ -724,22 +740,23 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
           auto ma = m.middleRows(4 * a, 4);
           for (Index row = r_begin + block_rows.begin(a); row < r_begin + block_rows.begin(a + 1);
                ++row) {
-            out.outside_table += tabulated<T>(model.tables[t], env(row, 0), g, nullptr);
+            out.outside_table += tabulated<T>(model.tables[net_index(t)], env(row, 0), g, nullptr);
             for (int c = 0; c < 4; ++c) ma.row(c).array() += env(row, c) * gk;
           }
         }
         continue;
       }
-      T* stored = recompute ? nullptr
-                            : forward<T>(embeddings[t], embedding_input(env, r_begin, rows),
-                                         b.embedding[t], b.scratch)
-                                  .data();
+      T* stored = recompute
+                      ? nullptr
+                      : forward<T>(embeddings[net_index(t)], embedding_input(env, r_begin, rows),
+                                   b.embedding[t], b.scratch)
+                            .data();
       for (Index c0 = 0, a0 = 0; c0 < rows; c0 += kChunk) {
         const Index len = std::min(kChunk, rows - c0);
-        const View<T> g = recompute
-                              ? forward<T>(embeddings[t], embedding_input(env, r_begin + c0, len),
-                                           b.block_tape, b.scratch)
-                              : View<T>(stored + c0, len, ng, Eigen::OuterStride<>(rows));
+        const View<T> g =
+            recompute ? forward<T>(embeddings[net_index(t)],
+                                   embedding_input(env, r_begin + c0, len), b.block_tape, b.scratch)
+                      : View<T>(stored + c0, len, ng, Eigen::OuterStride<>(rows));
         block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
           auto ma = m.middleRows(4 * a, 4);
           for (int c = 0; c < 4; ++c)
@@ -757,9 +774,10 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       Eigen::Map<Rows<T>> d(desc.row(a).data(), ng, axis);
       d.noalias() = ma.transpose() * ma.leftCols(axis);
     }
-    for (Index k = 0; k < nb * ndesc; ++k)
-      out.descriptor[static_cast<std::size_t>(static_cast<Index>(i0) * ndesc + k)] =
-          static_cast<double>(desc.data()[k]);
+    for (int a = 0; a < nb; ++a)
+      for (Index k = 0; k < ndesc; ++k)
+        out.descriptor[static_cast<std::size_t>(static_cast<Index>(order[i0 + a]) * ndesc + k)] =
+            static_cast<double>(desc(a, k));
 
     // Fitting nets per centre type, batched over the block's atoms of that type; their reverse
     // pass gives dE/dD. Energies leave the nets at T and are summed in float64.
@@ -767,21 +785,21 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       int* mine = atoms + next;
       Index count = 0;
       for (int a = 0; a < nb; ++a)
-        if (types[i0 + a] == t) mine[count++] = a;
+        if (types[order[i0 + a]] == t) mine[count++] = a;
       next += static_cast<int>(count);
       if (count == 0) continue;
       View<T> in = view(b.fit_in.get(0), count, nin);
       for (Index k = 0; k < count; ++k) {
         in.row(k).head(ndesc) = desc.row(mine[k]);
         for (int p = 0; p < nf; ++p) in(k, ndesc + p) = fparam[p];
-        const double* ap = parameters.aparam.data() + static_cast<Index>(i0 + mine[k]) * na;
+        const double* ap = parameters.aparam.data() + static_cast<Index>(order[i0 + mine[k]]) * na;
         for (int p = 0; p < na; ++p)
           in(k, ndesc + nf + p) =
               static_cast<T>((ap[p] - model.aparam_avg[p]) * model.aparam_inv_std[p]);
       }
       const View<T> e = forward<T>(fittings[t], cview(in), b.fitting, b.scratch);
       for (Index k = 0; k < count; ++k)
-        out.atom_energy[i0 + mine[k]] = static_cast<double>(e(k, 0)) + model.energy_bias[t];
+        out.atom_energy[order[i0 + mine[k]]] = static_cast<double>(e(k, 0)) + model.energy_bias[t];
       std::fill(ones, ones + count, T(1));
       View<T> dx = view(b.fit_dx.get(0), count, nin);
       backward<T>(fittings[t], b.fitting, ConstView<T>(ones, count, 1, Eigen::OuterStride<>(count)),
@@ -820,7 +838,7 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
           block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
             const auto dma = dm.middleRows(4 * a, 4);
             for (Index row = r_begin + r0; row < r_begin + r1; ++row) {
-              tabulated<T>(model.tables[t], env(row, 0), g, dgx);
+              tabulated<T>(model.tables[net_index(t)], env(row, 0), g, dgx);
               T* de = denv.data() + (row - r_begin - c0);
               T through_x = 0;
               for (int c = 0; c < 4; ++c) {
@@ -834,8 +852,8 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
           // The chunk's G and activations: kept from the forward pass, or evaluated again.
           Tape<T>& tape = recompute ? b.block_tape : b.embedding[t];
           const ConstView<T> g =
-              cview(recompute ? forward<T>(embeddings[t], embedding_input(env, r_begin + c0, len),
-                                           tape, b.scratch)
+              cview(recompute ? forward<T>(embeddings[net_index(t)],
+                                           embedding_input(env, r_begin + c0, len), tape, b.scratch)
                               : View<T>(tape.out.get(0) + c0, len, ng, Eigen::OuterStride<>(rows)));
           block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
             embedding_output_gradient<T>(
@@ -843,16 +861,16 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
                 View<T>(denv.data() + (r0 - c0), r1 - r0, 4, Eigen::OuterStride<>(kChunk)),
                 View<T>(dg.data() + (r0 - c0), r1 - r0, ng, Eigen::OuterStride<>(kChunk)));
           });
-          backward_block<T>(embeddings[t], tape, recompute ? 0 : c0,
+          backward_block<T>(embeddings[net_index(t)], tape, recompute ? 0 : c0,
                             ConstView<T>(dg.data(), len, ng, Eigen::OuterStride<>(kChunk)),
                             View<T>(ds.data(), len, 1, Eigen::OuterStride<>(kChunk)), b.scratch);
           denv.col(0).head(len) += ds.col(0).head(len);
         }
         block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
-          const int i = i0 + static_cast<int>(a);
+          const int k_atom = i0 + static_cast<int>(a), i = order[k_atom];
           const double* std = &model.dstd(types[i], 4 * sec[t]);
           for (Index row = r_begin + r0; row < r_begin + r1; ++row) {
-            const Index k = row - first(t, i);
+            const Index k = row - first(t, k_atom);
             const int j = nbr[row];
             const double* d = geom + kGeom * row;
             const double inv_r = 1.0 / d[3], inv_r2 = inv_r * inv_r, s = d[4], ds_dr = d[5];
@@ -951,7 +969,14 @@ void compute(const Model& model, std::span<const double> positions, std::span<co
     geom[t] = w.geom[t].get(rows * kGeom);
     start[t * (nloc + 1)] = 0;
   }
-  for (int i = 0; i < nloc; ++i) {
+  // Atoms in their order, or, for nets per type pair, sorted by type (stably), so that blocks
+  // of atoms of one type share their nets; rows and blocks go by position.
+  int* order = w.order.get(static_cast<std::size_t>(nloc));
+  for (int i = 0; i < nloc; ++i) order[i] = i;
+  if (!model.type_one_side)
+    std::stable_sort(order, order + nloc, [&](int a, int b) { return types[a] < types[b]; });
+  for (int p = 0; p < nloc; ++p) {
+    const int i = order[p];
     std::size_t count = 0;
     for (int k = neighbors.offsets[i]; k < neighbors.offsets[i + 1]; ++k) {
       const int j = neighbors.indices[k];
@@ -967,7 +992,7 @@ void compute(const Model& model, std::span<const double> positions, std::span<co
       const auto [r, j] = candidates[c];
       const int t = types[j];
       if (fill[t] == model.sel[t]) continue;
-      const int row = start[t * (nloc + 1) + i] + fill[t]++;
+      const int row = start[t * (nloc + 1) + p] + fill[t]++;
       neighbor[t][row] = j;
       double* g = geom[t] + kGeom * row;
       for (int d = 0; d < 3; ++d) g[d] = positions[3 * j + d] - positions[3 * i + d];
@@ -975,7 +1000,7 @@ void compute(const Model& model, std::span<const double> positions, std::span<co
       switching(r, model.rcut_smth, model.rcut, g[4], g[5]);
     }
     for (int t = 0; t < ntypes; ++t)
-      start[t * (nloc + 1) + i + 1] = start[t * (nloc + 1) + i] + fill[t];
+      start[t * (nloc + 1) + p + 1] = start[t * (nloc + 1) + p] + fill[t];
   }
 
   if (model.precision == Precision::kFloat32) {

@@ -106,7 +106,10 @@ struct Model {
   int axis_neuron = 0;
   Matrix davg;                      // ntypes x (nnei * 4): per centre type and slot
   Matrix dstd;                      // ntypes x (nnei * 4)
-  std::vector<Network> embeddings;  // per neighbor type (type_one_side)
+  // The embedding nets: one per neighbor type (type_one_side: true), or one per pair of centre
+  // and neighbor type (type_one_side: false, DeePMD-kit's default), at embedding_index().
+  bool type_one_side = true;
+  std::vector<Network> embeddings;
   std::vector<Network> fittings;    // per centre type
   std::vector<double> energy_bias;  // per type: fitting bias_atom_e + model out_bias
   Precision precision = Precision::kFloat64;
@@ -119,7 +122,7 @@ struct Model {
   std::vector<double> fparam_avg, fparam_inv_std, aparam_avg, aparam_inv_std;
   std::vector<double> default_fparam;
   // A compressed model (compress.hpp, or a model file with DeePMD-kit's compress data): one
-  // table per embedding net, which the kernel uses instead of the net; empty otherwise.
+  // table per embedding net (at the same index), used instead of the net; empty otherwise.
   std::vector<EmbeddingTable> tables;
   // The smallest neighbor distance of the training data (Angstrom), when the file records it
   // (DeePMD-kit keeps it for `dp compress`); 0 when it does not.
@@ -131,6 +134,11 @@ struct Model {
   int descriptor_dim() const { return embedding_width() * axis_neuron; }
   int fitting_input_dim() const { return descriptor_dim() + numb_fparam + numb_aparam; }
   bool compressed() const { return !tables.empty(); }
+  // Where the net (and table) of neighbor type `neighbor` around an atom of type `centre` is:
+  // DeePMD-kit's NetworkCollection index, centre + neighbor * ntypes for a pair.
+  int embedding_index(int centre, int neighbor) const {
+    return type_one_side ? neighbor : centre + neighbor * ntypes();
+  }
   // Bytes a tile holds for the model, which is replicated per tile on IPU targets: the network
   // weights, biases and idt at the model's precision (4 or 8 bytes each; a compressed model's
   // tables instead of its embedding nets), davg and dstd (float64, the environment matrix is

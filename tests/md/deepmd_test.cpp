@@ -596,7 +596,8 @@ TEST(DeepmdSeA, WorkspaceBytesAreTheWorkspaceSize) {
 // The same for a compressed model (its tables instead of the nets' tapes), which keeps less than
 // either tape mode of the nets, the same in both modes; its weight bytes are its tables (1500
 // intervals of 6 x 12 coefficients per type at stride 0.01) instead of the embedding nets (93 +
-// 21 values per type); its slots cost 56 * 12 + 8 flops and no tanh.
+// 21 values per type); its slots cost 24 * 12 + 8 contraction flops, 32 * 12 table flops and no
+// tanh.
 TEST(DeepmdSeA, CompressedWorkspaceAndCosts) {
   SKIP_WITHOUT_DATA();
   Model tables = model();
@@ -604,8 +605,10 @@ TEST(DeepmdSeA, CompressedWorkspaceAndCosts) {
   const std::size_t fixed = 2 * 2 * 552 * 8 + 2 * 8 + 2 * 4;
   EXPECT_EQ(tables.weight_bytes(), (2 * 1500 * 72 + 1230 - 2 * 114) * 8 + fixed);
   for (int t : {0, 1}) {
-    EXPECT_EQ(slot_flops(tables, t), 680.0);
-    EXPECT_EQ(slot_flops(tables, t, TapeMode::kRecompute), 680.0);
+    EXPECT_EQ(slot_flops(tables, t), 296.0);
+    EXPECT_EQ(slot_flops(tables, t, TapeMode::kRecompute), 296.0);
+    EXPECT_EQ(slot_table_flops(tables, t), 384.0);
+    EXPECT_EQ(slot_table_flops(model(), t), 0.0);
     EXPECT_EQ(slot_tanh(tables, t), 0.0);
     EXPECT_EQ(atom_flops(tables, t), 2376.0);
   }

@@ -136,11 +136,12 @@ void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file
       for (int t = 0; t < m.ntypes(); ++t) {
         slots.flops += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_flops(m, t, tape);
         slots.tanh += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_tanh(m, t, tape);
+        slots.table_flops += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_table_flops(m, t);
       }
       std::vector<Cost> per_type;
       for (int t = 0; t < m.ntypes(); ++t)
-        per_type.push_back(
-            {slots.flops + deepmd::atom_flops(m, t), slots.tanh + deepmd::atom_tanh(m, t)});
+        per_type.push_back({slots.flops + deepmd::atom_flops(m, t),
+                            slots.tanh + deepmd::atom_tanh(m, t), slots.table_flops});
       costs_[tape == deepmd::TapeMode::kRecompute].push_back(per_type);
     }
   const deepmd::Model& first = models_.front();
@@ -387,14 +388,16 @@ void PairDeepMD::compute(PairTile& pt) {
                     {fparam_, s.aparam});
     const deepmd::Result& r = s.result;
     s.outside_table += r.outside_table;
-    double flops = 0, tanh = 0;
+    double flops = 0, tanh = 0, table = 0;
     for (std::size_t i = 0; i < nlocal; ++i) {
       flops += atom_step_flops(k, s.types[i], s.tape);
       tanh += atom_step_tanh(k, s.types[i], s.tape);
+      table += atom_step_table_flops(k, s.types[i], s.tape);
     }
     const bool float32 = model(k).precision == deepmd::Precision::kFloat32;
     t.charge(deepmd_matmul_work(float32), static_cast<std::uint64_t>(flops));
     t.charge(deepmd_tanh_work(float32), static_cast<std::uint64_t>(tanh));
+    if (table > 0) t.charge(deepmd_table_work(float32), static_cast<std::uint64_t>(table));
     s.io_bytes.set(
         capacity_bytes(s.list.offsets) + capacity_bytes(s.list.indices) + capacity_bytes(s.types) +
         capacity_bytes(s.aparam) + capacity_bytes(r.atom_energy) + capacity_bytes(r.force) +

@@ -409,13 +409,17 @@ Index atoms_per_block(const Model& model, int nloc) {
 
 double slot_flops(const Model& model, int neighbor_type, TapeMode tape) {
   const double ng = model.embedding_width();
-  // Compressed: forward, G (10 per output: 5 multiply-adds) and M += R~^T G (8); backward, G
-  // again, G' (12: 4 multiply-adds and the 4 powers' factors), G dM^T and G' dM^T (8 each), and
-  // the 8 of sum_c R~_c (G' dM^T)_c.
-  if (model.compressed()) return (18 + 38) * ng + 8;
+  // Compressed: M += R~^T G (8 per output), G dM^T and G' dM^T (8 each), and the 8 of
+  // sum_c R~_c (G' dM^T)_c; the tables' polynomials are slot_table_flops().
+  if (model.compressed()) return 24 * ng + 8;
   const double passes = tape == TapeMode::kRecompute ? 3 : 2;  // forward (again), backward
   return passes * 2 * multiply_adds(model.embeddings[model.embedding_index(0, neighbor_type)]) +
          3 * 2 * 4 * ng;
+}
+
+double slot_table_flops(const Model& model, int /*neighbor_type*/) {
+  // G (5 multiply-adds per output), forward and again backward, and G' (4 and the factors 2..5).
+  return model.compressed() ? 32.0 * model.embedding_width() : 0.0;
 }
 
 double atom_flops(const Model& model, int centre_type) {

@@ -187,6 +187,21 @@ inline KernelWork deepmd_matmul_work(bool float32) {
   }
   return w;
 }
+// A compressed model's table work, per flop of deepmd::slot_table_flops: vector multiply-adds
+// (not the AMP: each output has its own coefficients), loading the 6 coefficients of an output
+// per 10 or 12 flops (12 values per 32 flops over both passes).
+inline KernelWork deepmd_table_work(bool float32) {
+  KernelWork w;
+  w.value_bytes = float32 ? 4 : 8;
+  w.bytes_loaded = 12.0 / 32.0 * w.value_bytes;
+  if (float32) {
+    w.flops_fp32 = 1;
+    w.vector_width = 2;
+  } else {
+    w.flops_fp64 = 1;
+  }
+  return w;
+}
 inline KernelWork deepmd_tanh_work(bool float32) {
   KernelWork w;
   if (float32) {

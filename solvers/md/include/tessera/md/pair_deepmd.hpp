@@ -115,6 +115,10 @@ class PairDeepMD final : public Pair {
   double atom_step_tanh(int k, int type, deepmd::TapeMode tape) const {
     return cost(k, type, tape).tanh;
   }
+  // A compressed model's table work (deepmd::slot_table_flops), every neighbor slot computed.
+  double atom_step_table_flops(int k, int type, deepmd::TapeMode tape) const {
+    return cost(k, type, tape).table_flops;
+  }
   // The models' type index of LAMMPS atom type `type` (1-based).
   int model_type(int type) const { return type_map_[static_cast<std::size_t>(type)]; }
   // What restart files record: the files, the output settings and each type's element.
@@ -183,7 +187,7 @@ class PairDeepMD final : public Pair {
   // Throws ConfigError when a model's frame or atomic parameters are not given in its number.
   void check_parameters() const;
   struct Cost {
-    double flops = 0, tanh = 0;
+    double flops = 0, tanh = 0, table_flops = 0;
   };
   const Cost& cost(int k, int type, deepmd::TapeMode tape) const {
     return costs_[tape == deepmd::TapeMode::kRecompute][static_cast<std::size_t>(k)]

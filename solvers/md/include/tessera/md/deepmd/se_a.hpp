@@ -106,9 +106,14 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates,
 // fitting net forward and input gradient and D = M^T M< with its two gradient products.
 // TapeMode::kRecompute adds the embedding net's forward pass a second time to each slot (the
 // work compute() does; the benchmark counts the useful flops, kStore's). A compressed model's
-// slot is its tables' polynomials and the same contractions, whatever the tape mode (56 ng + 8).
+// slot has only the contractions with R~ (M += R~^T G; G dM^T and G' dM^T; 24 ng + 8), whatever
+// the tape mode, and its tables' work apart (slot_table_flops).
 double slot_flops(const Model& model, int neighbor_type, TapeMode tape = TapeMode::kStore);
 double atom_flops(const Model& model, int centre_type);
+// A compressed model's table work per occupied slot of type `neighbor_type`: G's quintic in the
+// forward pass and again with its derivative in the backward one, 32 flops per output (10, 10
+// and 12), each pass reading the interval's 6 ng coefficients; 0 for a model of nets.
+double slot_table_flops(const Model& model, int neighbor_type);
 // tanh evaluations of compute(), which the flops above leave out: per occupied neighbor slot the
 // embedding net's tanh layers' widths (twice with kRecompute), per atom the fitting net's (21
 // and 30 for the test model with kStore; a compressed model's slots have none). The IPU cost

@@ -663,6 +663,13 @@ TEST(PairDeepmd, FrameAndAtomParametersAsThePlugin) {
   std::remove(restart.c_str());
 }
 
+// DeePMD-kit's se_e2_r test model (nets per type pair; tests/md/data/deepmd) through md_ipu:
+// its reference frames to 1e-10 on 1, 2 and 8 tiles, as the se_e2_a model's.
+TEST(PairDeepmd, ReproducesDeepmdKitSeR) {
+  const std::string dir = std::string(TESSERA_MD_DATA) + "/deepmd";
+  expect_reproduces(dir + "/deeppot-r.yaml", dir + "/deeppot-r-testcase.yaml");
+}
+
 // The compress keywords: DeePMD-kit's frames through md_ipu with the model tabulated at load
 // (DeePMD-kit's defaults, stride 0.01) still give DeePMD-kit's results to 1e-10 on 1, 2 and 8
 // tiles (the table's error is below round-off for this model, deepmd_compress_test.cpp); a

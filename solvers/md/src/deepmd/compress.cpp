@@ -205,7 +205,8 @@ void compress(Model& model, const CompressionSettings& settings) {
     double lo = INFINITY, hi = -INFINITY;
     for (int c = c0; c < c1; ++c)
       for (int k = first[t]; k < first[t + 1]; ++k) {
-        const double avg = model.davg(c, 4 * k), std = model.dstd(c, 4 * k);
+        const double avg = model.davg(c, model.env_columns() * k),
+                     std = model.dstd(c, model.env_columns() * k);
         lo = std::min(lo, -avg / std);
         hi = std::max(hi, (sw / rmin - avg) / std);
       }

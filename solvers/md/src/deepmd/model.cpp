@@ -268,8 +268,11 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
 
   const YAML::Node d = r.child(m, "descriptor", "model");
   const std::string dtype = r.text(d, "type", "model.descriptor");
-  if (dtype != "se_e2_a" && dtype != "se_a")
-    r.config_error("descriptor type '" + dtype + "' is not supported; only se_e2_a (se_a) is");
+  if (dtype == "se_e2_r" || dtype == "se_r")
+    model.descriptor = DescriptorType::kSeR;
+  else if (dtype != "se_e2_a" && dtype != "se_a")
+    r.config_error("descriptor type '" + dtype +
+                   "' is not supported; supported are se_e2_a (se_a) and se_e2_r (se_r)");
   model.type_one_side = r.scalar<bool>(d, "type_one_side", "model.descriptor");
   require_empty(r, d, "exclude_types", "model.descriptor");
   if (!r.is_null(d, "spin")) r.config_error("spin models are not supported");
@@ -285,10 +288,11 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
   model.sel = r.scalar<std::vector<int>>(d, "sel", "model.descriptor");
   if (static_cast<int>(model.sel.size()) != ntypes)
     r.format_error("model.descriptor.sel", "does not have one entry per type");
-  model.axis_neuron = r.scalar<int>(d, "axis_neuron", "model.descriptor");
+  if (model.descriptor == DescriptorType::kSeA)
+    model.axis_neuron = r.scalar<int>(d, "axis_neuron", "model.descriptor");
   const std::string precision = r.text(d, "precision", "model.descriptor");
   const YAML::Node dvars = r.child(d, "@variables", "model.descriptor");
-  const auto slots = static_cast<std::size_t>(model.nnei()) * 4;
+  const auto slots = static_cast<std::size_t>(model.nnei() * model.env_columns());
   model.davg = r.matrix(r.child(dvars, "davg", "model.descriptor.@variables"),
                         "model.descriptor.davg", ntypes, slots);
   model.dstd = r.matrix(r.child(dvars, "dstd", "model.descriptor.@variables"),
@@ -307,7 +311,8 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
       same = net.layers[l].w.cols() == model.embeddings.front().layers[l].w.cols();
     if (!same) r.format_error("model.descriptor.embeddings", "networks differ in their layers");
   }
-  if (model.axis_neuron < 1 || model.axis_neuron > model.embedding_width())
+  if (model.descriptor == DescriptorType::kSeA &&
+      (model.axis_neuron < 1 || model.axis_neuron > model.embedding_width()))
     r.format_error("model.descriptor.axis_neuron", "must lie in 1..embedding width");
   if (!r.is_null(d, "compress")) model.tables = tables(r, d["compress"], model);
 

@@ -1,6 +1,7 @@
-// The se_e2_a descriptor, energy fitting and their hand-written reverse mode.
+// The se_e2_a and se_e2_r descriptors (one pipeline; se_e2_r takes the radial column of R~ only),
+// the energy fitting and their hand-written reverse mode.
 // Forward maths follows DeePMD-kit v3 (deepmd/dpmodel/utils/env_mat.py, descriptor/se_e2_a.py,
-// fitting/general_fitting.py, utils/network.py); see docs/deepmd.md for the derivation.
+// descriptor/se_r.py, fitting/general_fitting.py, utils/network.py); see docs/deepmd.md.
 //
 // Layout, for speed (docs/deepmd.md, "Speed"): the network inputs and activations are stored
 // feature-major ("structure of arrays": one contiguous column per feature over all samples), so
@@ -297,6 +298,9 @@ void switching(double r, double rmin, double rmax, double& s, double& ds) {
   }
 }
 
+// DeePMD-kit's res_rescale of the se_e2_r descriptor (deepmd/tf/descriptor/se_r.py).
+constexpr double kSeRRescale = 1.0 / 5.0;
+
 // Per-row geometry kept for the chain rule: d = x_j - x_i (3), r, s(r), s'(r).
 constexpr int kGeom = 6;
 
@@ -409,12 +413,17 @@ Index atoms_per_block(const Model& model, int nloc) {
 
 double slot_flops(const Model& model, int neighbor_type, TapeMode tape) {
   const double ng = model.embedding_width();
-  // Compressed: M += R~^T G (8 per output), G dM^T and G' dM^T (8 each), and the 8 of
-  // sum_c R~_c (G' dM^T)_c; the tables' polynomials are slot_table_flops().
-  if (model.compressed()) return 24 * ng + 8;
+  // The contractions with R~ per slot: se_e2_a's M += R~^T G, dR~ = G dM^T and dG = R~ dM (8 per
+  // output each); se_e2_r's M += G (1 per output; dG = dM is a copy).
+  const bool radial = model.descriptor == DescriptorType::kSeR;
+  const double contractions = radial ? ng : 3 * 2 * 4 * ng;
+  // Compressed, for se_e2_a: M += R~^T G, G dM^T and G' dM^T (8 per output each) and the 8 of
+  // sum_c R~_c (G' dM^T)_c; for se_e2_r: M += G and G' dM (1 and 2 per output). The tables'
+  // polynomials are slot_table_flops().
+  if (model.compressed()) return radial ? 3 * ng : 24 * ng + 8;
   const double passes = tape == TapeMode::kRecompute ? 3 : 2;  // forward (again), backward
   return passes * 2 * multiply_adds(model.embeddings[model.embedding_index(0, neighbor_type)]) +
-         3 * 2 * 4 * ng;
+         contractions;
 }
 
 double slot_table_flops(const Model& model, int /*neighbor_type*/) {
@@ -424,8 +433,10 @@ double slot_table_flops(const Model& model, int /*neighbor_type*/) {
 
 double atom_flops(const Model& model, int centre_type) {
   const double ng = model.embedding_width(), axis = model.axis_neuron;
-  return 2 * 2 * multiply_adds(model.fittings[static_cast<std::size_t>(centre_type)]) +
-         3 * 2 * 4 * ng * axis;
+  // D = M^T M< and its two gradient products (se_e2_a); se_e2_r's D = M / 5 and back (2 ng).
+  const double descriptor =
+      model.descriptor == DescriptorType::kSeR ? 2 * ng : 3 * 2 * 4 * ng * axis;
+  return 2 * 2 * multiply_adds(model.fittings[static_cast<std::size_t>(centre_type)]) + descriptor;
 }
 
 double slot_tanh(const Model& model, int neighbor_type, TapeMode tape) {
@@ -440,6 +451,7 @@ double atom_tanh(const Model& model, int centre_type) {
 
 std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, TapeMode tape) {
   const int ntypes = model.ntypes(), ng = model.embedding_width(), nd = model.descriptor_dim();
+  const int C = model.env_columns();
   const std::size_t n = static_cast<std::size_t>(nloc);
   const auto block = static_cast<std::size_t>(atoms_per_block(model, nloc));
   const std::size_t scalar =
@@ -480,10 +492,10 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
     bytes += rows * (sizeof(int) + kGeom * sizeof(double));
     const Network& net = model.embeddings[model.embedding_index(0, t)];
     // R~ (4), and with TapeMode::kStore the embedding net's activations and output for a block.
-    values += rows * 4;
+    values += rows * static_cast<std::size_t>(C);
     if (tape == TapeMode::kStore && !compressed)
       values += block * static_cast<std::size_t>(model.sel[t]) * (activations(net) + ng);
-    values += static_cast<std::size_t>(ntypes) * 4 * (model.sel[t] + 1) * ng;  // padding sums
+    values += static_cast<std::size_t>(ntypes * C) * (model.sel[t] + 1) * ng;  // padding sums
   }
   // The padding tape holds the longest of its users, sel rows of one net; the backward pass
   // one block of rows of dE/dR~, dE/dG and dE/ds. A compressed model keeps instead the padded
@@ -506,7 +518,7 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   // Descriptor stage, for a block of atoms: m, dm (4 x ng per atom), desc, ddesc (nd per atom),
   // fitting input and input gradient (nd and the parameters per atom), output gradient and
   // output, fitting activations.
-  values += block * (8 * ng + 2 * static_cast<std::size_t>(nd) +
+  values += block * (2 * static_cast<std::size_t>(C) * ng + 2 * static_cast<std::size_t>(nd) +
                      2 * static_cast<std::size_t>(model.fitting_input_dim()) + 2) +
             shared_tape(model.fittings, [&](std::size_t) { return block; });
   values += 3 * static_cast<std::size_t>(kChunk * wide);  // scratch (the nets' layers)
@@ -579,6 +591,9 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
                    const Parameters& parameters, Workspace::Buffers& w, Typed<T>& b, Result& out) {
   const int ntypes = model.ntypes(), nnei = model.nnei(), ng = model.embedding_width();
   const int axis = model.axis_neuron, ndesc = model.descriptor_dim();
+  // Columns of R~: 4 for se_e2_a (s/r and s d/r^2), 1 for se_e2_r (s/r only).
+  const int C = model.env_columns();
+  const bool radial = model.descriptor == DescriptorType::kSeR;
   const int nin = model.fitting_input_dim(), nf = model.numb_fparam, na = model.numb_aparam;
   // The fitting input after the descriptor: the normalised fparam, then the atom's aparam.
   std::vector<T> fparam(static_cast<std::size_t>(nf));
@@ -603,16 +618,16 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
   b.padding.resize(static_cast<std::size_t>(ntypes) * ntypes);
   for (int t = 0; t < ntypes; ++t) {
     const Index rows = first(t, nloc);
-    View<T> env = view(b.env[t], rows, 4);
+    View<T> env = view(b.env[t], rows, C);
     const double* geom = w.geom[t].get(0);
     for (int i = 0; i < nloc; ++i) {
-      const double* avg = &model.davg(types[order[i]], 4 * sec[t]);
-      const double* std = &model.dstd(types[order[i]], 4 * sec[t]);
+      const double* avg = &model.davg(types[order[i]], C * sec[t]);
+      const double* std = &model.dstd(types[order[i]], C * sec[t]);
       for (Index row = first(t, i), k = 0; row < first(t, i + 1); ++row, ++k) {
         const double* g = geom + kGeom * row;
         const double inv_r = 1.0 / g[3], s = g[4], s_r2 = s * inv_r * inv_r;
         const double raw[4] = {s * inv_r, s_r2 * g[0], s_r2 * g[1], s_r2 * g[2]};
-        for (int c = 0; c < 4; ++c) env(row, c) = T((raw[c] - avg[4 * k + c]) / std[4 * k + c]);
+        for (int c = 0; c < C; ++c) env(row, c) = T((raw[c] - avg[C * k + c]) / std[C * k + c]);
       }
     }
   }
@@ -636,19 +651,23 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     for (int c = 0; c < ntypes; ++c) {
       View<T> rpad = view(b.padding_env, st, 1);
       for (int k = 0; k < st; ++k)
-        rpad(k, 0) = T(-model.davg(c, 4 * (sec[t] + k)) / model.dstd(c, 4 * (sec[t] + k)));
+        rpad(k, 0) = T(-model.davg(c, C * (sec[t] + k)) / model.dstd(c, C * (sec[t] + k)));
       const View<T> g = compressed ? padding_table(model.tables[model.embedding_index(c, t)], rpad,
                                                    b.padding_tape.out, ng)
                                    : forward<T>(embeddings[model.embedding_index(c, t)],
                                                 cview(rpad), b.padding_tape, b.scratch);
       RowsMap<T> pad(b.padding[static_cast<std::size_t>(c) * ntypes + t].get(
-                         static_cast<std::size_t>(4 * (st + 1) * ng)),
-                     4 * (st + 1), ng);
-      pad.bottomRows(4).setZero();
+                         static_cast<std::size_t>(C * (st + 1) * ng)),
+                     C * (st + 1), ng);
+      pad.bottomRows(C).setZero();
+      // se_e2_a weighs a slot's G by its R~ (-davg/dstd when padded), se_e2_r sums the G.
       for (int k = st - 1; k >= 0; --k)
-        for (int e = 0; e < 4; ++e) {
-          const T r = T(-model.davg(c, 4 * (sec[t] + k) + e) / model.dstd(c, 4 * (sec[t] + k) + e));
-          pad.row(4 * k + e) = pad.row(4 * (k + 1) + e) + r * g.row(k);
+        for (int e = 0; e < C; ++e) {
+          const T r =
+              radial
+                  ? T(1)
+                  : T(-model.davg(c, C * (sec[t] + k) + e) / model.dstd(c, C * (sec[t] + k) + e));
+          pad.row(C * k + e) = pad.row(C * (k + 1) + e) + r * g.row(k);
         }
     }
   }
@@ -673,8 +692,8 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
   // embedding nets' tape holds one block's rows and stays in cache. Per block, atom a of the
   // block is atom i0 + a, and rows of neighbor type t are first(t, i0) .. first(t, i1).
   const Index block = atoms_per_block(model, nloc);
-  RowsMap<T> m(b.m.get(static_cast<std::size_t>(4 * block * ng)), 4 * block, ng);
-  RowsMap<T> dm(b.dm.get(static_cast<std::size_t>(4 * block * ng)), 4 * block, ng);
+  RowsMap<T> m(b.m.get(static_cast<std::size_t>(C * block * ng)), C * block, ng);
+  RowsMap<T> dm(b.dm.get(static_cast<std::size_t>(C * block * ng)), C * block, ng);
   RowsMap<T> desc(b.desc.get(static_cast<std::size_t>(block * ndesc)), block, ndesc);
   RowsMap<T> ddesc(b.ddesc.get(static_cast<std::size_t>(block * ndesc)), block, ndesc);
   int* atoms = w.atoms.get(static_cast<std::size_t>(block));
@@ -728,24 +747,27 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
         const Index cnt = block_rows.begin(a + 1) - block_rows.begin(a);
         const RowsMap<T> pad(
             b.padding[static_cast<std::size_t>(types[order[i0 + a]]) * ntypes + t].get(0),
-            4 * (st + 1), ng);
-        auto ma = m.middleRows(4 * a, 4);
+            C * (st + 1), ng);
+        auto ma = m.middleRows(C * a, C);
         if (t == 0)
-          ma = pad.middleRows(4 * cnt, 4);
+          ma = pad.middleRows(C * cnt, C);
         else
-          ma += pad.middleRows(4 * cnt, 4);
+          ma += pad.middleRows(C * cnt, C);
       }
       const Index r_begin = block_rows.first(), rows = block_rows.size();
-      const ConstView<T> env = cview(view(b.env[t], first(t, nloc), 4));
+      const ConstView<T> env = cview(view(b.env[t], first(t, nloc), C));
       if (compressed) {           // M_a += R~_k^T G_k over the atom's rows, G_k from the table
         T* g = b.table_g.get(0);  // G and the row after it (tabulated())
         const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> gk(g, ng);
         for (int a = 0; a < nb; ++a) {
-          auto ma = m.middleRows(4 * a, 4);
+          auto ma = m.middleRows(C * a, C);
           for (Index row = r_begin + block_rows.begin(a); row < r_begin + block_rows.begin(a + 1);
                ++row) {
             out.outside_table += tabulated<T>(model.tables[net_index(t)], env(row, 0), g, nullptr);
-            for (int c = 0; c < 4; ++c) ma.row(c).array() += env(row, c) * gk;
+            if (radial)
+              ma.row(0).array() += gk;
+            else
+              for (int c = 0; c < 4; ++c) ma.row(c).array() += env(row, c) * gk;
           }
         }
         continue;
@@ -762,18 +784,27 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
                                    embedding_input(env, r_begin + c0, len), b.block_tape, b.scratch)
                       : View<T>(stored + c0, len, ng, Eigen::OuterStride<>(rows));
         block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
-          auto ma = m.middleRows(4 * a, 4);
-          for (int c = 0; c < 4; ++c)
-            for (int j = 0; j < ng; ++j)
-              ma(c, j) +=
-                  env.col(c).segment(r_begin + r0, r1 - r0).dot(g.col(j).segment(r0 - c0, r1 - r0));
+          auto ma = m.middleRows(C * a, C);
+          if (radial)
+            for (int j = 0; j < ng; ++j) ma(0, j) += g.col(j).segment(r0 - c0, r1 - r0).sum();
+          else
+            for (int c = 0; c < 4; ++c)
+              for (int j = 0; j < ng; ++j)
+                ma(c, j) += env.col(c)
+                                .segment(r_begin + r0, r1 - r0)
+                                .dot(g.col(j).segment(r0 - c0, r1 - r0));
         });
       }
     }
-    m.topRows(4 * nb) /= T(nnei);
+    m.topRows(C * nb) /= T(nnei);
 
-    // Descriptor D_a = M_a^T M_a[:, :axis] (ng x axis, row-major).
+    // Descriptor: se_e2_a's D_a = M_a^T M_a[:, :axis] (ng x axis, row-major); se_e2_r's the mean
+    // G over the slots times DeePMD-kit's res_rescale 1/5 (deepmd/tf/descriptor/se_r.py).
     for (int a = 0; a < nb; ++a) {
+      if (radial) {
+        desc.row(a) = m.row(a) * T(kSeRRescale);
+        continue;
+      }
       const auto ma = m.middleRows(4 * a, 4);
       Eigen::Map<Rows<T>> d(desc.row(a).data(), ng, axis);
       d.noalias() = ma.transpose() * ma.leftCols(axis);
@@ -812,15 +843,20 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       for (Index k = 0; k < count; ++k) ddesc.row(mine[k]) = dx.row(k).head(ndesc);
     }
 
-    // dE/dM_a = M1 dD^T + [M dD, 0], with M1 the first axis columns (from D = M^T M1).
+    // dE/dM_a = M1 dD^T + [M dD, 0], with M1 the first axis columns (from D = M^T M1); for
+    // se_e2_r dD / 5.
     for (int a = 0; a < nb; ++a) {
+      if (radial) {
+        dm.row(a) = ddesc.row(a) * T(kSeRRescale);
+        continue;
+      }
       const auto ma = m.middleRows(4 * a, 4);
       const Eigen::Map<const Rows<T>> dd(ddesc.row(a).data(), ng, axis);
       auto dma = dm.middleRows(4 * a, 4);
       dma.noalias() = ma.leftCols(axis) * dd.transpose();
       dma.leftCols(axis).noalias() += ma * dd;
     }
-    dm.topRows(4 * nb) /= T(nnei);
+    dm.topRows(C * nb) /= T(nnei);
 
     // Back through the embeddings (occupied slots only; padded ones are constants):
     // dR~_k = G_k dM^T, dG_k = R~_k dM, then dR~_k0 += dE/ds_k, the embedding's input gradient.
@@ -829,7 +865,7 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     for (int t = 0; t < ntypes; ++t) {
       const BlockRows block_rows{start + t * (nloc + 1) + i0, nb};
       const Index r_begin = block_rows.first(), rows = block_rows.size();
-      const ConstView<T> env = cview(view(b.env[t], first(t, nloc), 4));
+      const ConstView<T> env = cview(view(b.env[t], first(t, nloc), C));
       const int* nbr = w.neighbor[t].get(0);
       const double* geom = w.geom[t].get(0);
       // Chunks of kChunk rows, each through the whole chain.
@@ -840,10 +876,14 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
           T *g = b.table_g.get(0), *dgx = b.table_dg.get(0);
           const Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>> gk(g, ng), sk(dgx, ng);
           block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
-            const auto dma = dm.middleRows(4 * a, 4);
+            const auto dma = dm.middleRows(C * a, C);
             for (Index row = r_begin + r0; row < r_begin + r1; ++row) {
               tabulated<T>(model.tables[net_index(t)], env(row, 0), g, dgx);
               T* de = denv.data() + (row - r_begin - c0);
+              if (radial) {  // dE/dx = G' dM
+                de[0] = sk.dot(dma.row(0));
+                continue;
+              }
               T through_x = 0;
               for (int c = 0; c < 4; ++c) {
                 de[c * kChunk] = gk.dot(dma.row(c));
@@ -860,6 +900,13 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
                                            embedding_input(env, r_begin + c0, len), tape, b.scratch)
                               : View<T>(tape.out.get(0) + c0, len, ng, Eigen::OuterStride<>(rows)));
           block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
+            if (radial) {  // every slot's dE/dG is dM; R~ has no other part
+              for (Index r = r0; r < r1; ++r) {
+                dg.row(r - c0) = dm.row(a);
+                denv(r - c0, 0) = 0;
+              }
+              return;
+            }
             embedding_output_gradient<T>(
                 env, g, r_begin + c0, dm.middleRows(4 * a, 4), r_begin + r0, r1 - r0,
                 View<T>(denv.data() + (r0 - c0), r1 - r0, 4, Eigen::OuterStride<>(kChunk)),
@@ -872,15 +919,15 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
         }
         block_rows.atoms_in(c0, len, a0, [&](Index a, Index r0, Index r1) {
           const int k_atom = i0 + static_cast<int>(a), i = order[k_atom];
-          const double* std = &model.dstd(types[i], 4 * sec[t]);
+          const double* std = &model.dstd(types[i], C * sec[t]);
           for (Index row = r_begin + r0; row < r_begin + r1; ++row) {
             const Index k = row - first(t, k_atom);
             const int j = nbr[row];
             const double* d = geom + kGeom * row;
             const double inv_r = 1.0 / d[3], inv_r2 = inv_r * inv_r, s = d[4], ds_dr = d[5];
-            double dr[4];
-            for (int c = 0; c < 4; ++c)
-              dr[c] = static_cast<double>(denv(row - r_begin - c0, c)) / std[4 * k + c];
+            double dr[4] = {0, 0, 0, 0};
+            for (int c = 0; c < C; ++c)
+              dr[c] = static_cast<double>(denv(row - r_begin - c0, c)) / std[C * k + c];
             const double dot = dr[1] * d[0] + dr[2] * d[1] + dr[3] * d[2];
             // d/dr of s/r and of s/r^2, divided by r to turn them into gradients along d.
             const double radial = (dr[0] * (ds_dr * inv_r - s * inv_r2) +

@@ -1,6 +1,6 @@
-// A DeePMD-kit "se_e2_a" (se_a) energy model, loaded from the YAML file that DeePMD-kit v3's
-// `dp convert-backend` writes (model.@class Model, type standard, descriptor se_e2_a, fitting
-// ener).
+// A DeePMD-kit "se_e2_a" (se_a) or "se_e2_r" (se_r) energy model, loaded from the YAML file
+// that DeePMD-kit v3's `dp convert-backend` writes (model.@class Model, type standard, descriptor
+// se_e2_a or se_e2_r, fitting ener).
 //
 // Contract: load_model() either returns a complete model whose arrays have the shapes the
 // descriptor and fitting settings imply, or throws tessera::FormatError (the file is not such a
@@ -37,6 +37,10 @@ using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 using RowVector = Eigen::Matrix<double, 1, Eigen::Dynamic>;
 
 enum class Activation { kTanh, kLinear };
+
+// The descriptor: se_e2_a (R~ of 4 columns, s/r and s d/r^2; D = M^T M<) or se_e2_r (R~ of the
+// radial column s/r only; D = the mean of the embedding over the slots, / 5).
+enum class DescriptorType { kSeA, kSeR };
 
 // Arithmetic of the networks (see the contract above).
 enum class Precision { kFloat64, kFloat32 };
@@ -99,13 +103,14 @@ class EmbeddingTable {
 };
 
 struct Model {
+  DescriptorType descriptor = DescriptorType::kSeA;
   std::vector<std::string> type_map;  // type index -> element name
   double rcut = 0.0;
   double rcut_smth = 0.0;
   std::vector<int> sel;  // neighbor slots per neighbor type
-  int axis_neuron = 0;
-  Matrix davg;                      // ntypes x (nnei * 4): per centre type and slot
-  Matrix dstd;                      // ntypes x (nnei * 4)
+  int axis_neuron = 0;   // se_e2_a only
+  Matrix davg;           // ntypes x (nnei * env_columns()): per centre type and slot
+  Matrix dstd;           // the same
   // The embedding nets: one per neighbor type (type_one_side: true), or one per pair of centre
   // and neighbor type (type_one_side: false, DeePMD-kit's default), at embedding_index().
   bool type_one_side = true;
@@ -131,7 +136,10 @@ struct Model {
   int ntypes() const { return static_cast<int>(type_map.size()); }
   int nnei() const;  // sum of sel
   int embedding_width() const { return static_cast<int>(embeddings.front().out_dim()); }
-  int descriptor_dim() const { return embedding_width() * axis_neuron; }
+  int env_columns() const { return descriptor == DescriptorType::kSeR ? 1 : 4; }
+  int descriptor_dim() const {
+    return descriptor == DescriptorType::kSeR ? embedding_width() : embedding_width() * axis_neuron;
+  }
   int fitting_input_dim() const { return descriptor_dim() + numb_fparam + numb_aparam; }
   bool compressed() const { return !tables.empty(); }
   // Where the net (and table) of neighbor type `neighbor` around an atom of type `centre` is:

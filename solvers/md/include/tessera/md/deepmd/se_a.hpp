@@ -1,4 +1,4 @@
-// Energy, forces and per-atom virials of a DeePMD-kit se_e2_a model (docs/deepmd.md).
+// Energy, forces and per-atom virials of a DeePMD-kit se_e2_a or se_e2_r model (docs/deepmd.md).
 //
 // Kernel contract (compute): the caller passes nloc local atoms followed by any number of ghost
 // atoms (positions already unwrapped, i.e. ghosts are periodic images placed where they act),

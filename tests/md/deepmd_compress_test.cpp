@@ -5,7 +5,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <boost/random/uniform_real_distribution.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <functional>
 #include <sstream>
 
+#include "deepmd_test_support.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/rng.hpp"
 #include "tessera/md/deepmd/compress.hpp"
@@ -21,6 +21,10 @@
 
 namespace tessera::md::deepmd {
 namespace {
+
+using test::Config;
+using test::max_abs;
+using test::max_diff;
 
 const std::string kModel = std::string(TESSERA_SHARED_DATA) + "/deepmd/deeppot_sea.yaml";
 
@@ -40,42 +44,9 @@ Model compressed(double stride, double min_nbor_dist = 0.8) {
   return m;
 }
 
-struct Config {
-  std::vector<double> x;
-  std::vector<int> type;
-  std::optional<std::array<double, 9>> cell;
-};
-
 // n atoms in a triclinic cell (types O, H, H repeating), no pair closer than `closest` A.
 Config random_config(std::uint64_t stream, int n, double closest) {
-  Config c;
-  c.cell = std::array<double, 9>{7.0, 0.0, 0.0, 0.8, 6.5, 0.0, -0.5, 0.7, 6.8};
-  auto rng = rng_stream(4048, stream);
-  boost::random::uniform_real_distribution<double> u(0.0, 1.0);
-  while (static_cast<int>(c.type.size()) < n) {
-    const double f[3] = {u(rng), u(rng), u(rng)};
-    double x[3];
-    for (int d = 0; d < 3; ++d)
-      x[d] = f[0] * (*c.cell)[d] + f[1] * (*c.cell)[3 + d] + f[2] * (*c.cell)[6 + d];
-    bool ok = true;
-    for (std::size_t j = 0; j < c.type.size() && ok; ++j)
-      ok = std::hypot(x[0] - c.x[3 * j], x[1] - c.x[3 * j + 1], x[2] - c.x[3 * j + 2]) > closest;
-    if (!ok) continue;
-    c.x.insert(c.x.end(), x, x + 3);
-    c.type.push_back(c.type.size() % 3 == 0 ? 0 : 1);
-  }
-  return c;
-}
-
-double max_abs(const std::vector<double>& v) {
-  double m = 0.0;
-  for (double x : v) m = std::max(m, std::abs(x));
-  return m;
-}
-double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0.0;
-  for (std::size_t k = 0; k < a.size(); ++k) m = std::max(m, std::abs(a[k] - b[k]));
-  return m;
+  return test::random_config(4048, stream, n, true, closest);
 }
 
 // The embedding net at x in float64 with libm's tanh, and its derivative by a central
@@ -205,19 +176,7 @@ TEST(DeepmdCompress, ForcesAreMinusTheEnergyGradient) {
     EXPECT_EQ(r.outside_table, dimer ? 2u : 0u);
     const double off = max_diff(r.force, evaluate(exact(), c.x, c.type, c.cell).force);
     EXPECT_GT(off, 1e-6);
-    double worst = 0.0;
-    const double h = 1e-5;
-    for (std::size_t k = 0; k < c.x.size(); ++k) {
-      const double x0 = c.x[k];
-      c.x[k] = x0 + h;
-      const double ep = evaluate(m, c.x, c.type, c.cell).energy;
-      c.x[k] = x0 - h;
-      const double em = evaluate(m, c.x, c.type, c.cell).energy;
-      c.x[k] = x0;
-      EXPECT_NEAR(r.force[k], -(ep - em) / (2 * h), 1e-7 + 1e-6 * std::abs(r.force[k]))
-          << "component " << k;
-      worst = std::max(worst, std::abs(r.force[k] + (ep - em) / (2 * h)));
-    }
+    const double worst = test::expect_forces_are_minus_gradient(m, c, 1e-5, 1e-7, 1e-6);
     std::printf("  max |F + dE/dx| %.1e eV/A; the nets' forces differ by %.1e\n", worst, off);
   }
 }

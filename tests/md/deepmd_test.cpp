@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "deepmd_test_support.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/rng.hpp"
 #include "tessera/md/deepmd/activation.hpp"
@@ -21,6 +22,10 @@
 
 namespace tessera::md::deepmd {
 namespace {
+
+using test::Config;
+using test::frame_cell;
+using test::max_abs;
 
 const std::string kDir = std::string(TESSERA_SHARED_DATA) + "/deepmd";
 const std::string kModel = kDir + "/deeppot_sea.yaml";
@@ -133,13 +138,7 @@ TEST(DeepmdSeA, ReproducesDeepmdKitReference) {
     const YAML::Node frame = cases[c];
     const auto coord = frame["coord"].as<std::vector<double>>();
     const auto atype = frame["atype"].as<std::vector<int>>();
-    std::optional<std::array<double, 9>> cell;
-    if (!frame["box"].IsNull()) {
-      const auto box = frame["box"].as<std::vector<double>>();
-      cell.emplace();
-      std::copy(box.begin(), box.end(), cell->begin());
-    }
-    const Result r = evaluate(model(), coord, atype, cell);
+    const Result r = evaluate(model(), coord, atype, frame_cell(frame));
     expect_near(r.atom_energy, frame["atomic_energy"], 1e-10, "energy ");
     expect_near(r.force, frame["force"], 1e-10, "force ");
     expect_near(r.atom_virial, frame["atomic_virial"], 1e-10, "virial ");
@@ -147,33 +146,10 @@ TEST(DeepmdSeA, ReproducesDeepmdKitReference) {
   }
 }
 
-struct Config {
-  std::vector<double> x;
-  std::vector<int> type;
-  std::optional<std::array<double, 9>> cell;
-};
-
 // Water-like random configuration: n atoms, no pair closer than 0.9 A (positions in a
 // triclinic cell, or in a cube of the same size without periodicity).
 Config random_config(std::uint64_t stream, int n, bool periodic) {
-  Config c;
-  c.cell = std::array<double, 9>{7.0, 0.0, 0.0, 0.8, 6.5, 0.0, -0.5, 0.7, 6.8};
-  auto rng = rng_stream(2024, stream);
-  boost::random::uniform_real_distribution<double> u(0.0, 1.0);
-  while (static_cast<int>(c.type.size()) < n) {
-    const double f[3] = {u(rng), u(rng), u(rng)};
-    double x[3];
-    for (int d = 0; d < 3; ++d)
-      x[d] = f[0] * (*c.cell)[d] + f[1] * (*c.cell)[3 + d] + f[2] * (*c.cell)[6 + d];
-    bool ok = true;
-    for (std::size_t j = 0; j < c.type.size() && ok; ++j)
-      ok = std::hypot(x[0] - c.x[3 * j], x[1] - c.x[3 * j + 1], x[2] - c.x[3 * j + 2]) > 0.9;
-    if (!ok) continue;
-    c.x.insert(c.x.end(), x, x + 3);
-    c.type.push_back(c.type.size() % 3 == 0 ? 0 : 1);
-  }
-  if (!periodic) c.cell.reset();
-  return c;
+  return test::random_config(2024, stream, n, periodic, 0.9);
 }
 
 // Candidate lists of atoms 0 .. n - 1 (all local) holding every other atom.
@@ -383,12 +359,6 @@ const double kF32Relative = 4 * kF32Depth * kF32Unit;
 Model float32_model() {
   Model m = model();
   m.precision = Precision::kFloat32;
-  return m;
-}
-
-double max_abs(const std::vector<double>& v) {
-  double m = 0.0;
-  for (double x : v) m = std::max(m, std::abs(x));
   return m;
 }
 
@@ -795,12 +765,7 @@ TEST(DeepmdSeR, ReproducesDeepmdKitReference) {
     const YAML::Node frame = cases[c];
     const auto coord = frame["coord"].as<std::vector<double>>();
     const auto atype = frame["atype"].as<std::vector<int>>();
-    std::optional<std::array<double, 9>> cell;
-    if (!frame["box"].IsNull()) {
-      const auto box = frame["box"].as<std::vector<double>>();
-      cell.emplace();
-      std::copy(box.begin(), box.end(), cell->begin());
-    }
+    const auto cell = frame_cell(frame);
     for (const Model* model : std::array<const Model*, 2>{&m, &tables}) {
       SCOPED_TRACE(model == &m ? "nets" : "compressed");
       const Result r = evaluate(*model, coord, atype, cell);
@@ -815,18 +780,7 @@ TEST(DeepmdSeR, ReproducesDeepmdKitReference) {
 // workspace_bytes() says with every slot occupied, in both tape modes and compressed.
 TEST(DeepmdSeR, ForcesAndWorkspace) {
   const Model m = load_model(kParamDir + "/deeppot-r.yaml");
-  Config c = random_config(31, 12, true);
-  const Result r = evaluate(m, c.x, c.type, c.cell);
-  const double h = 1e-5;
-  for (std::size_t k = 0; k < c.x.size(); ++k) {
-    const double x0 = c.x[k];
-    c.x[k] = x0 + h;
-    const double ep = evaluate(m, c.x, c.type, c.cell).energy;
-    c.x[k] = x0 - h;
-    const double em = evaluate(m, c.x, c.type, c.cell).energy;
-    c.x[k] = x0;
-    EXPECT_NEAR(r.force[k], -(ep - em) / (2 * h), 1e-6) << "component " << k;
-  }
+  test::expect_forces_are_minus_gradient(m, random_config(31, 12, true), 1e-5, 1e-6);
   Model tables = m;
   compress(tables, {.min_nbor_dist = 0.8});
   const Tile tile = dense_tile(65);
@@ -1013,18 +967,9 @@ TEST(DeepmdSeA, NetsPerTypePair) {
         EXPECT_NEAR(rp.descriptor[i * nd + k], want, 1e-13) << "atom " << i;
       }
   }
-  Config c = random_config(23, 12, true);
+  const Config c = random_config(23, 12, true);
   const Result r = evaluate(pairs, c.x, c.type, c.cell);
-  const double h = 1e-5;
-  for (std::size_t k = 0; k < c.x.size(); ++k) {
-    const double x0 = c.x[k];
-    c.x[k] = x0 + h;
-    const double ep = evaluate(pairs, c.x, c.type, c.cell).energy;
-    c.x[k] = x0 - h;
-    const double em = evaluate(pairs, c.x, c.type, c.cell).energy;
-    c.x[k] = x0;
-    EXPECT_NEAR(r.force[k], -(ep - em) / (2 * h), 1e-6) << "component " << k;
-  }
+  test::expect_forces_are_minus_gradient(pairs, c, 1e-5, 1e-6);
   // Its workspace is what workspace_bytes() says, with every slot occupied (65 atoms: blocks of
   // one type, 22 O and 43 H), in both tape modes.
   const Tile tile = dense_tile(65);

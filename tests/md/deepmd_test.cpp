@@ -169,18 +169,8 @@ TEST(DeepmdSeA, ForcesAreMinusTheEnergyGradient) {
   SKIP_WITHOUT_DATA();
   for (bool periodic : {true, false}) {
     SCOPED_TRACE(periodic ? "periodic" : "cluster");
-    Config c = random_config(periodic ? 1 : 2, 12, periodic);
-    const Result r = evaluate(model(), c.x, c.type, c.cell);
-    const double h = 1e-5;
-    for (std::size_t k = 0; k < c.x.size(); ++k) {
-      const double x0 = c.x[k];
-      c.x[k] = x0 + h;
-      const double ep = evaluate(model(), c.x, c.type, c.cell).energy;
-      c.x[k] = x0 - h;
-      const double em = evaluate(model(), c.x, c.type, c.cell).energy;
-      c.x[k] = x0;
-      EXPECT_NEAR(r.force[k], -(ep - em) / (2 * h), 1e-6) << "component " << k;
-    }
+    test::expect_forces_are_minus_gradient(model(), random_config(periodic ? 1 : 2, 12, periodic),
+                                           1e-5, 1e-6);
   }
 }
 
@@ -404,7 +394,7 @@ TEST(DeepmdSeA, Float32AgreesWithFloat64WithinItsRoundingBound) {
 TEST(DeepmdSeA, Float32ForcesAreMinusTheEnergyGradient) {
   SKIP_WITHOUT_DATA();
   const Model m32 = float32_model();
-  Config c = random_config(11, 12, true);
+  const Config c = random_config(11, 12, true);
   const Result r = evaluate(m32, c.x, c.type, c.cell);
   double largest = 1.0;
   for (std::size_t a = 0; a < r.atom_energy.size(); ++a)
@@ -413,18 +403,7 @@ TEST(DeepmdSeA, Float32ForcesAreMinusTheEnergyGradient) {
       std::sqrt(kF32Depth * static_cast<double>(r.atom_energy.size())) * kF32Unit * largest;
   const double h = 1e-3;
   const double tolerance = 3 * eps_e / h + h * h * 10.0 / 6.0;
-  double worst = 0.0;
-  for (std::size_t k = 0; k < c.x.size(); ++k) {
-    const double x0 = c.x[k];
-    c.x[k] = x0 + h;
-    const double ep = evaluate(m32, c.x, c.type, c.cell).energy;
-    c.x[k] = x0 - h;
-    const double em = evaluate(m32, c.x, c.type, c.cell).energy;
-    c.x[k] = x0;
-    const double fd = -(ep - em) / (2 * h);
-    EXPECT_NEAR(r.force[k], fd, tolerance) << "component " << k;
-    worst = std::max(worst, std::abs(r.force[k] - fd));
-  }
+  const double worst = test::expect_forces_are_minus_gradient(m32, c, h, tolerance);
   std::printf("  float32 max |F + dE/dx| = %.1e eV/A (tolerance %.1e)\n", worst, tolerance);
 }
 
@@ -465,6 +444,12 @@ struct Tile {
   std::vector<double> x;
   std::vector<int> type;
   NeighborList list{{0}, {}};
+  int longest() const {  // the longest candidate list
+    int n = 0;
+    for (std::size_t i = 0; i + 1 < list.offsets.size(); ++i)
+      n = std::max(n, list.offsets[i + 1] - list.offsets[i]);
+    return n;
+  }
 };
 Tile dense_tile(int nloc) {
   constexpr int kHalf = 12;
@@ -528,9 +513,7 @@ TEST(DeepmdSeA, WorkspaceBytesAreTheWorkspaceSize) {
     }
   for (int nloc : {1, 64, 65, 130}) {
     const Tile tile = dense_tile(nloc);
-    int longest = 0;
-    for (int i = 0; i < nloc; ++i)
-      longest = std::max(longest, tile.list.offsets[i + 1] - tile.list.offsets[i]);
+    const int longest = tile.longest();
     for (Precision p : {Precision::kFloat64, Precision::kFloat32})
       for (TapeMode mode : {TapeMode::kStore, TapeMode::kRecompute}) {
         Model full = model();
@@ -584,9 +567,7 @@ TEST(DeepmdSeA, CompressedWorkspaceAndCosts) {
   }
   for (int nloc : {1, 65, 130}) {
     const Tile tile = dense_tile(nloc);
-    int longest = 0;
-    for (int i = 0; i < nloc; ++i)
-      longest = std::max(longest, tile.list.offsets[i + 1] - tile.list.offsets[i]);
+    const int longest = tile.longest();
     for (Precision p : {Precision::kFloat64, Precision::kFloat32})
       for (TapeMode mode : {TapeMode::kStore, TapeMode::kRecompute}) {
         tables.precision = p;
@@ -784,9 +765,7 @@ TEST(DeepmdSeR, ForcesAndWorkspace) {
   Model tables = m;
   compress(tables, {.min_nbor_dist = 0.8});
   const Tile tile = dense_tile(65);
-  int longest = 0;
-  for (int i = 0; i < 65; ++i)
-    longest = std::max(longest, tile.list.offsets[i + 1] - tile.list.offsets[i]);
+  const int longest = tile.longest();
   for (const Model* model : std::array<const Model*, 2>{&m, &tables})
     for (TapeMode mode : {TapeMode::kStore, TapeMode::kRecompute}) {
       Workspace workspace(mode);
@@ -973,9 +952,7 @@ TEST(DeepmdSeA, NetsPerTypePair) {
   // Its workspace is what workspace_bytes() says, with every slot occupied (65 atoms: blocks of
   // one type, 22 O and 43 H), in both tape modes.
   const Tile tile = dense_tile(65);
-  int longest = 0;
-  for (int i = 0; i < 65; ++i)
-    longest = std::max(longest, tile.list.offsets[i + 1] - tile.list.offsets[i]);
+  const int longest = tile.longest();
   for (TapeMode mode : {TapeMode::kStore, TapeMode::kRecompute}) {
     Workspace workspace(mode);
     Result full;

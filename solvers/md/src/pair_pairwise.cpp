@@ -66,7 +66,7 @@ void parse_settings(const std::string& style, const Shape& shape,
 }
 
 void parse_modify(const std::string& style, const std::vector<std::string>& a, bool shifts,
-                  bool has_tail, bool& shift, std::string& mix, bool& tail, bool takes_table) {
+                  bool has_tail, bool& shift, std::string& mix, bool& tail, Globals* table) {
   if (a.size() < 2 || a.size() % 2 != 0)
     bad("pair_modify KEYWORD VALUE ...; pair_style " + style + " takes" +
         (shifts ? " shift yes|no" : "") + " mix geometric|arithmetic|sixthpower" +
@@ -81,12 +81,16 @@ void parse_modify(const std::string& style, const std::vector<std::string>& a, b
       mix = a[k + 1];
     } else if (a[k] == "tail" && has_tail) {
       tail = arguments::yes_no("pair_modify tail", a[k + 1]);
-    } else if (a[k] == "table" && takes_table) {
-      // LAMMPS's tables of erfc (2^N points) approximate what md_ipu always computes (table 0).
-      arguments::integer("pair_modify table", a[k + 1], 0, 30);
+    } else if (a[k] == "table" && table) {
+      table->table_bits =
+          static_cast<int>(arguments::integer("pair_modify table", a[k + 1], 0, 32));
+    } else if (a[k] == "tabinner" && table) {
+      const double inner = number("pair_modify tabinner", a[k + 1]);
+      if (!(inner > 0)) bad("pair_modify tabinner " + a[k + 1] + ": give a positive distance");
+      table->tabinner = inner;
     } else {
       bad("pair_modify " + a[k] + ": pair_style " + style + " takes" + (shifts ? " shift," : "") +
-          " mix" + (has_tail ? ", tail" : ""));
+          " mix" + (has_tail ? ", tail" : "") + (table ? ", table, tabinner" : ""));
     }
   }
 }
@@ -187,6 +191,10 @@ nlohmann::json restart_section(const std::string& style, const Shape& shape, con
   if (shape.cutoffs == 2) section["cutoff_coul"] = g.cut_coul;
   if (shape.coulomb_switched) section["cutoff_coul_inner"] = g.cut_coul_inner;
   if (shape.parameters > 0) section["parameters"] = g.parameters;
+  if (shape.long_range) {
+    section["table"] = g.table_bits;
+    section["tabinner"] = g.tabinner;
+  }
   return section;
 }
 
@@ -212,6 +220,13 @@ void restore(const nlohmann::json& p, const detail::RestartHeader& r, int types,
     for (std::size_t k = 0; k < values.size(); ++k)
       g.parameters.push_back(
           r.real(values[k], "pair.parameters[" + std::to_string(k) + "]", Sign::any, "pair_style"));
+  }
+  // Files written before the table have none: LAMMPS's default.
+  if (shape.long_range && p.contains("table")) {
+    g.table_bits = static_cast<int>(
+        r.integer(r.at(p, "table", "pair.table"), "pair.table", 0, 32, "pair_modify table"));
+    g.tabinner = r.real(r.at(p, "tabinner", "pair.tabinner"), "pair.tabinner", Sign::positive,
+                        "pair_modify tabinner");
   }
   shift = r.boolean(r.at(p, "shift", "pair.shift"), "pair.shift");
   tail = r.boolean(r.at(p, "tail", "pair.tail"), "pair.tail");

@@ -362,6 +362,8 @@ ref in.ave_chunk_bias ave_chunk_bias_ramp.lammps.out
 ref in.ave_chunk_bias ave_chunk_bias_partial.lammps.out -var bias part
 ref in.peptide_charmm peptide_charmm.lammps.out -var examples $examples
 ref in.peptide_charmm peptide_charmmfsw.lammps.out -var examples $examples -var switching fsw
+ref in.peptide_charmm peptide_charmm_table_step0.lammps.out -var examples $examples -var table 12 -var steps 0
+ref in.peptide_charmm peptide_charmm_table.lammps.out -var examples $examples -var table 12
 ref in.peptide_charmm_coul peptide_charmm_coul.lammps.out -var examples $examples
 ref in.peptide_charmm_coul peptide_charmm_implicit.lammps.out -var examples $examples -var pair charmm/coul/charmm/implicit -var coul "10.0 12.0"
 ref in.peptide_charmm_coul peptide_charmmfsh.lammps.out -var examples $examples -var pair charmmfsw/coul/charmmfsh -var dihedral charmmfsw -var coul 12.0

@@ -13,10 +13,10 @@
 //                                  EPSILON SIGMA [RC]: the Coulomb cutoff is global only
 //   buck/coul/long RC [RC_COUL]    buck plus coul/long (PairBuckCoulLong); pair_coeff I J A RHO
 //                                  C [RC]
-// The long-range styles take g from the kspace style and erfc from Abramowitz and Stegun's
-// 7.1.26 as LAMMPS computes it (its EWALD_P, A1..A5; relative error below 1.5e-7). LAMMPS
-// tabulates it by default (pair_modify table 12, within about 1e-6 of it); md_ipu always
-// computes it, as LAMMPS does with pair_modify table 0.
+// The long-range styles take g from the kspace style and, as LAMMPS, read the real-space term
+// from its table (pair_modify table N, default 12; tabinner R, default sqrt(2): CoulombTable)
+// beyond R, and compute it within R or with table 0, erfc from Abramowitz and Stegun's 7.1.26 as
+// LAMMPS computes it (its EWALD_P, A1..A5; relative error below 1.5e-7).
 // pair_coeff I J [EPSILON SIGMA | A RHO C] [RC [RC_COUL]]. lj/cut/coul/* mix unlike pairs
 // (epsilon, sigma and both cutoffs by pair_modify mix, as LAMMPS's mix_energy and
 // mix_distance); coul/cut and coul/debye mix only their cutoffs; buck/coul/cut does not mix.
@@ -31,6 +31,7 @@
 #include <string>
 
 #include "tessera/core/error.hpp"
+#include "tessera/md/coulomb_table.hpp"
 #include "tessera/md/pair_buck.hpp"
 #include "tessera/md/pair_pairwise.hpp"
 
@@ -53,7 +54,7 @@ struct Cut {  // coul/cut and lj/cut/coul/cut: qqi qj sqrt(1/r^2)
   double cutsq = 0;
   static Cut derive(const pairwise::Cutoffs& cut, const double*) { return {cut.coul * cut.coul}; }
   template <bool Energy, bool Weighted = false>
-  double force(double, double r2inv, double qqi, double qj, double& ecoul,
+  double force(double, double r2inv, double qqi, double /*qi*/, double qj, double& ecoul,
                double fcoul = 1.0) const {
     const double forcecoul = qqi * qj * std::sqrt(r2inv);
     if constexpr (Energy) ecoul = Weighted ? fcoul * forcecoul : forcecoul;
@@ -70,7 +71,8 @@ struct CutOverR {  // buck/coul/cut: qqi qj / r
     return {cut.coul * cut.coul};
   }
   template <bool Energy, bool Weighted = false>
-  double force(double rsq, double, double qqi, double qj, double& ecoul, double fcoul = 1.0) const {
+  double force(double rsq, double, double qqi, double /*qi*/, double qj, double& ecoul,
+               double fcoul = 1.0) const {
     const double r = std::sqrt(rsq);
     const double forcecoul = qqi * qj / r;
     if constexpr (Energy) ecoul = Weighted ? fcoul * forcecoul : forcecoul;
@@ -87,7 +89,8 @@ struct Debye {  // qqi qj exp(-kappa r) / r
     return {cut.coul * cut.coul, p[0]};
   }
   template <bool Energy, bool Weighted = false>
-  double force(double rsq, double, double qqi, double qj, double& ecoul, double fcoul = 1.0) const {
+  double force(double rsq, double, double qqi, double /*qi*/, double qj, double& ecoul,
+               double fcoul = 1.0) const {
     const double r = std::sqrt(rsq);
     const double rinv = 1.0 / r;
     const double screening = std::exp(-kappa * r);
@@ -95,7 +98,10 @@ struct Debye {  // qqi qj exp(-kappa r) / r
     return (Weighted ? fcoul : 1.0) * qqi * qj * screening * (kappa + rinv);
   }
 };
-struct Long {  // the real-space Ewald term qqi qj erfc(g r) / r, erfc by LAMMPS's polynomial
+// The real-space Ewald term qqi qj erfc(g r) / r: beyond the table's inner cutoff from LAMMPS's
+// table (pair_modify table N, CoulombTable) as q_i q_j times its interpolated prefactors; within
+// it, or with table 0, computed, erfc by LAMMPS's polynomial.
+struct Long {
   static constexpr const char *alone = "coul/long", *lj = "lj/cut/coul/long",
                               *buck = "buck/coul/long", *charmm = "lj/charmm/coul/long",
                               *fsw = "lj/charmmfsw/coul/long";
@@ -104,11 +110,28 @@ struct Long {  // the real-space Ewald term qqi qj erfc(g r) / r, erfc by LAMMPS
   static constexpr std::size_t parameters = 0;
   static constexpr const char* parameter_usage = "";
   double cutsq = 0, g_ewald = 0;
+  const CoulombTable* table = nullptr;  // none with pair_modify table 0
   static Long derive(const pairwise::Cutoffs& cut, const double*) {
-    return {cut.coul * cut.coul, cut.g_ewald};
+    return {cut.coul * cut.coul, cut.g_ewald, cut.coul_table};
   }
   template <bool Energy, bool Weighted = false>
-  double force(double rsq, double, double qqi, double qj, double& ecoul, double fcoul = 1.0) const {
+  double force(double rsq, double, double qqi, double qi, double qj, double& ecoul,
+               double fcoul = 1.0) const {
+    if (table && table->covers(rsq)) {
+      const CoulombTable::Bin bin = table->bin(rsq);
+      double forcecoul = qi * qj * table->force(bin), prefactor = 0.0;
+      if constexpr (Weighted)
+        if (fcoul < 1.0) {
+          prefactor = qi * qj * table->coulomb(bin);
+          forcecoul -= (1.0 - fcoul) * prefactor;
+        }
+      if constexpr (Energy) {
+        ecoul = qi * qj * table->energy(bin);
+        if constexpr (Weighted)
+          if (fcoul < 1.0) ecoul -= (1.0 - fcoul) * prefactor;
+      }
+      return forcecoul;
+    }
     constexpr double ewald_f = 1.12837917, ewald_p = 0.3275911;
     constexpr double a1 = 0.254829592, a2 = -0.284496736, a3 = 1.421413741, a4 = -1.453152027,
                      a5 = 1.061405429;
@@ -159,7 +182,7 @@ struct Charmm {
     return {cutsq, innersq, gap * gap * gap};
   }
   template <bool Energy, bool Weighted = false>
-  double force(double rsq, double r2inv, double qqi, double qj, double& ecoul,
+  double force(double rsq, double r2inv, double qqi, double /*qi*/, double qj, double& ecoul,
                double fcoul = 1.0) const {
     double forcecoul = Implicit ? 2.0 * qqi * qj * r2inv : qqi * qj * std::sqrt(r2inv);
     double switch1 = 1.0;
@@ -196,7 +219,7 @@ struct ForceShifted {
     return {cut.coul * cut.coul, 1.0 / cut.coul};
   }
   template <bool Energy, bool Weighted = false>
-  double force(double rsq, double r2inv, double qqi, double qj, double& ecoul,
+  double force(double rsq, double r2inv, double qqi, double /*qi*/, double qj, double& ecoul,
                double fcoul = 1.0) const {
     const double r = std::sqrt(rsq);
     const double forcecoul = qqi * qj * (std::sqrt(r2inv) - r * cut_coulinv * cut_coulinv);
@@ -249,10 +272,10 @@ struct CoulOnly : coul::Charged<Term> {
     return {Term::derive(cut, p.data())};
   }
   template <bool Energy, bool Weighted = false>
-  static double force(const Derived& d, double rsq, double qqi, double qj, double&, double& ecoul,
-                      double = 1.0, double fcoul = 1.0) {
+  static double force(const Derived& d, double rsq, double qqi, double qi, double qj, double&,
+                      double& ecoul, double = 1.0, double fcoul = 1.0) {
     const double r2inv = 1.0 / rsq;
-    return d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, ecoul, fcoul) * r2inv;
+    return d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qi, qj, ecoul, fcoul) * r2inv;
   }
 };
 
@@ -300,12 +323,12 @@ struct LJCutCoul : coul::Charged<Term> {
             16.0 * M_PI * c[0] * sig6 * (2.0 * sig6 - 3.0 * rc6) / (9.0 * rc9)};
   }
   template <bool Energy, bool Weighted = false>
-  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
+  static double force(const Derived& d, double rsq, double qqi, double qi, double qj, double& evdwl,
                       double& ecoul, double flj = 1.0, double fcoul = 1.0) {
     const double r2inv = 1.0 / rsq;
     double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, e = 0.0;
     if (rsq < d.coul.cutsq)
-      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
+      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qi, qj, e, fcoul);
     if (rsq < d.cut_ljsq) {
       r6inv = r2inv * r2inv * r2inv;
       forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
@@ -344,12 +367,12 @@ struct BuckCoul : coul::Charged<Term> {
   static std::array<double, 2> tail(const Coeffs& c, double rc) { return Buck::tail(c, rc); }
   // LAMMPS's PairBuckCoulCut::compute and PairBuckCoulLong::compute.
   template <bool Energy, bool Weighted = false>
-  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
+  static double force(const Derived& d, double rsq, double qqi, double qi, double qj, double& evdwl,
                       double& ecoul, double flj = 1.0, double fcoul = 1.0) {
     const double r2inv = 1.0 / rsq;
     double forcecoul = 0.0, forcebuck = 0.0, r6inv = 0.0, rexp = 0.0, e = 0.0;
     if (rsq < d.coul.cutsq)
-      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
+      forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qi, qj, e, fcoul);
     if (rsq < d.cut_ljsq) {
       const double r = std::sqrt(rsq);
       r6inv = r2inv * r2inv * r2inv;

@@ -13,8 +13,9 @@
 // pair style does not use: dihedral_style charmm computes those pairs (Pair::charmm_one_four).
 // No cutoff per pair. Unlike pairs mix by the arithmetic rule unless pair_modify mix says
 // otherwise (epsilon and epsilon14 by LAMMPS's mix_energy, sigma and sigma14 by mix_distance).
-// No shift and no tail correction (LAMMPS has neither for these styles); pair_modify table is
-// accepted and erfc computed, as for lj/cut/coul/long (pair_coul.hpp). The rest is
+// No shift and no tail correction (LAMMPS has neither for these styles); the long-range forms read
+// the real-space term from LAMMPS's table (pair_modify table, tabinner), as lj/cut/coul/long
+// (pair_coul.hpp). The rest is
 // PairPairwise's (pair_pairwise.hpp).
 #pragma once
 
@@ -33,12 +34,12 @@ namespace tessera::md {
 // its cutoff, the Lennard-Jones force within OUTER switched beyond INNER by the style's
 // switched_force, the energy by its lj_energy, the special pair's weights as factors.
 template <class Style, bool Energy, bool Weighted>
-double charmm_pair_force(const typename Style::Derived& d, double rsq, double qqi, double qj,
-                         double& evdwl, double& ecoul, double flj, double fcoul) {
+double charmm_pair_force(const typename Style::Derived& d, double rsq, double qqi, double qi,
+                         double qj, double& evdwl, double& ecoul, double flj, double fcoul) {
   const double r2inv = 1.0 / rsq;
   double forcecoul = 0.0, forcelj = 0.0, r6inv = 0.0, e = 0.0;
   if (rsq < d.coul.cutsq)
-    forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qj, e, fcoul);
+    forcecoul = d.coul.template force<Energy, Weighted>(rsq, r2inv, qqi, qi, qj, e, fcoul);
   if (rsq < d.cut_ljsq) {
     r6inv = r2inv * r2inv * r2inv;
     forcelj = r6inv * (d.lj1 * r6inv - d.lj2);
@@ -137,9 +138,9 @@ struct LJCharmmCoul {
   }
   // LAMMPS's PairLJCharmmCoulLong::compute and PairLJCharmmCoulCharmm::compute, term by term.
   template <bool Energy, bool Weighted = false>
-  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
+  static double force(const Derived& d, double rsq, double qqi, double qi, double qj, double& evdwl,
                       double& ecoul, double flj = 1.0, double fcoul = 1.0) {
-    return charmm_pair_force<LJCharmmCoul, Energy, Weighted>(d, rsq, qqi, qj, evdwl, ecoul, flj,
+    return charmm_pair_force<LJCharmmCoul, Energy, Weighted>(d, rsq, qqi, qi, qj, evdwl, ecoul, flj,
                                                              fcoul);
   }
 };
@@ -225,10 +226,10 @@ struct LJCharmmfswCoul : LJCharmmCoul<Term> {
   }
   // LAMMPS's PairLJCharmmfswCoulLong::compute and PairLJCharmmfswCoulCharmmfsh::compute.
   template <bool Energy, bool Weighted = false>
-  static double force(const Derived& d, double rsq, double qqi, double qj, double& evdwl,
+  static double force(const Derived& d, double rsq, double qqi, double qi, double qj, double& evdwl,
                       double& ecoul, double flj = 1.0, double fcoul = 1.0) {
-    return charmm_pair_force<LJCharmmfswCoul, Energy, Weighted>(d, rsq, qqi, qj, evdwl, ecoul, flj,
-                                                                fcoul);
+    return charmm_pair_force<LJCharmmfswCoul, Energy, Weighted>(d, rsq, qqi, qi, qj, evdwl, ecoul,
+                                                                flj, fcoul);
   }
 };
 

@@ -64,11 +64,13 @@
 #include <cmath>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "tessera/md/coulomb_table.hpp"
 #include "tessera/md/pair.hpp"
 
 namespace tessera::md {
@@ -86,6 +88,7 @@ struct Cutoffs {
   double lj, coul;  // the van der Waals and the Coulomb cutoff of a pair (distance units)
   double g_ewald;   // the kspace style's splitting parameter (1/distance; long-range styles)
   double coul_inner = 0;  // where a switched Coulomb term starts to switch off (coul/charmm)
+  const CoulombTable* coul_table = nullptr;  // long-range styles' table (none with table 0)
 };
 // The defaults of a Potential that is not charged and has one cutoff and no parameters.
 struct Plain {
@@ -99,6 +102,9 @@ struct Globals {
   double cut = 0, cut_coul = 0;
   double cut_coul_inner = 0;  // styles whose Coulomb term is switched
   bool nocoeff = false;
+  // Long-range styles: pair_modify table N and tabinner R (LAMMPS's defaults 12 and sqrt(2)).
+  int table_bits = 12;
+  double tabinner = 1.4142135623730951;
 };
 struct Shape {
   std::size_t coefficients, cutoffs, parameters;
@@ -110,14 +116,15 @@ struct Shape {
   const char* usage;            // the coefficients' names
   const char* parameter_usage;  // the parameters' names
   bool takes_nocoeff;
+  bool long_range;  // a kspace style's real-space part (pair_modify table and tabinner)
 };
 // LAMMPS's Pair::mix_distance.
 double mix_distance(const std::string& rule, double a, double b);
 void parse_settings(const std::string& style, const Shape& shape,
                     const std::vector<std::string>& args, Globals& g);
-// takes_table: pair_modify table N is accepted (and erfc computed all the same).
+// table: where pair_modify table N and tabinner R go (long-range styles; others refuse them).
 void parse_modify(const std::string& style, const std::vector<std::string>& args, bool shifts,
-                  bool has_tail, bool& shift, std::string& mix, bool& tail, bool takes_table);
+                  bool has_tail, bool& shift, std::string& mix, bool& tail, Globals* table);
 // Reads pair_coeff I J C... [RC [RC_COUL]] into the settings of every pair it names (with
 // nocoeff, words after I J are ignored but a cutoff may be the last).
 void parse_coeff(const std::string& style, const Shape& shape, const std::vector<std::string>& args,
@@ -195,7 +202,7 @@ class PairPairwise final : public Pair {
   }
   void modify(const std::vector<std::string>& args) override {
     pairwise::parse_modify(style(), args, Potential::shifts, Potential::has_tail, shift_, mix_,
-                           tail_, Potential::long_range);
+                           tail_, Potential::long_range ? &globals_ : nullptr);
   }
   double init(int types, std::size_t) override;
   bool has_coeff(int i, int j) const override {
@@ -250,7 +257,8 @@ class PairPairwise final : public Pair {
                                          pairwise::coulomb_switched<Potential>(),
                                          Potential::usage,
                                          Potential::parameter_usage,
-                                         Potential::takes_nocoeff};
+                                         Potential::takes_nocoeff,
+                                         Potential::long_range};
   struct Entry {
     double cutsq = 0;
     typename Potential::Derived d{};
@@ -276,6 +284,7 @@ class PairPairwise final : public Pair {
   double qqr2e_ = 0;    // the units' Coulomb constant
   double qqrd2e_ = 0;   // LAMMPS's qqrd2e: qqr2e over the dielectric constant
   double g_ewald_ = 0;  // from the kspace style (long-range styles)
+  std::shared_ptr<const CoulombTable> coul_table_;  // built at init (long-range styles)
   pairwise::Globals globals_;
   bool shift_ = false, tail_ = false;
   std::string mix_ = pairwise::default_mix<Potential>();
@@ -299,6 +308,10 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
     if (row.size() < width) row.resize(width);
   table_.assign(width * width, Entry{});
   resolved_.assign(width * width, pairwise::Setting{});
+  coul_table_.reset();
+  if (Potential::long_range && globals_.table_bits > 0)
+    coul_table_ = std::make_shared<const CoulombTable>(globals_.table_bits, globals_.tabinner,
+                                                       *long_range_cutoff(), g_ewald_, qqrd2e_);
   if constexpr (pairwise::has_one_four<Potential>) {
     one_four_ = {width, std::vector<std::array<double, 4>>(width * width), Potential::implicit,
                  qqrd2e_};
@@ -339,9 +352,10 @@ double PairPairwise<Potential>::init(int types, std::size_t) {
         cut = std::max(s.cut, coul);
         typename Potential::Parameters p{};
         for (std::size_t k = 0; k < p.size(); ++k) p[k] = globals_.parameters[k];
-        e.d = Potential::derive(coeffs_of(s),
-                                pairwise::Cutoffs{s.cut, coul, g_ewald_, globals_.cut_coul_inner},
-                                shift_, p);
+        e.d = Potential::derive(
+            coeffs_of(s),
+            pairwise::Cutoffs{s.cut, coul, g_ewald_, globals_.cut_coul_inner, coul_table_.get()},
+            shift_, p);
       } else {
         e.d = Potential::derive(coeffs_of(s), s.cut, shift_);
       }
@@ -406,7 +420,7 @@ void PairPairwise<Potential>::kernel(PairTile& t) const {
       double energy = 0, ecoul = 0;
       double fpair;
       if constexpr (Potential::charged)
-        fpair = Potential::template force<EnergyVirial>(e.d, rsq, qqi, q[j], energy, ecoul);
+        fpair = Potential::template force<EnergyVirial>(e.d, rsq, qqi, q[i], q[j], energy, ecoul);
       else
         fpair = Potential::template force<EnergyVirial>(e.d, rsq, energy);
       fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
@@ -436,7 +450,7 @@ void PairPairwise<Potential>::kernel(PairTile& t) const {
             table_[static_cast<std::size_t>(type[i]) * width + static_cast<std::size_t>(type[j])];
         if (rsq >= e.cutsq) return false;
         if constexpr (Potential::charged) {
-          fpair = Potential::template force<EnergyVirial, true>(e.d, rsq, qqrd2e * q[i], q[j],
+          fpair = Potential::template force<EnergyVirial, true>(e.d, rsq, qqrd2e * q[i], q[i], q[j],
                                                                 evdwl, ecoul, lj, coul);
         } else {
           fpair = lj * Potential::template force<EnergyVirial>(e.d, rsq, evdwl);

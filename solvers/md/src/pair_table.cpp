@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "arguments.hpp"
+#include "float_bitmap.hpp"
 #include "potential_file.hpp"
 #include "restart_header.hpp"
 #include "tessera/core/error.hpp"
@@ -73,61 +74,6 @@ double splint(const std::vector<double>& xa, const std::vector<double>& ya,
   const double b = (x - xa[klo]) / h;
   return a * ya[klo] + b * ya[khi] +
          ((a * a * a - a) * y2a[klo] + (b * b * b - b) * y2a[khi]) * (h * h) / 6.0;
-}
-
-float as_float(std::int32_t bits) { return std::bit_cast<float>(bits); }
-std::int32_t as_bits(float value) { return std::bit_cast<std::int32_t>(value); }
-
-// LAMMPS's Pair::init_bitmap: the masks that index 2^bits bins by the bits of r^2 as a float
-// (its exponent's low bits and its mantissa's high ones) between inner^2 and outer^2.
-struct Bitmap {
-  std::int32_t masklo = 0, maskhi = 0, nmask = 0, nshiftbits = 0;
-};
-Bitmap init_bitmap(double inner, double outer, int bits) {
-  if (bits > static_cast<int>(sizeof(float)) * CHAR_BIT)
-    throw ConfigError("pair_style table bitmap: too many bits (" + std::to_string(bits) +
-                      ") for a bitmapped lookup table");
-  int nlowermin = 1;
-  while (!(std::pow(2.0, nlowermin) <= inner * inner &&
-           std::pow(2.0, nlowermin + 1.0) > inner * inner)) {
-    if (std::pow(2.0, nlowermin) <= inner * inner)
-      ++nlowermin;
-    else
-      --nlowermin;
-  }
-  int nexpbits = 0;
-  const double required_range = outer * outer / std::pow(2.0, nlowermin);
-  double available_range = 2.0;
-  while (available_range < required_range) {
-    ++nexpbits;
-    available_range = std::pow(2.0, std::pow(2.0, nexpbits));
-  }
-  const int nmantbits = bits - nexpbits;
-  if (nexpbits > static_cast<int>(sizeof(float)) * CHAR_BIT - FLT_MANT_DIG)
-    throw ConfigError("pair_style table bitmap: too many exponent bits for the lookup table");
-  if (nmantbits + 1 > FLT_MANT_DIG)
-    throw ConfigError("pair_style table bitmap: too many mantissa bits for the lookup table");
-  if (nmantbits < 3)
-    throw ConfigError("pair_style table bitmap: too few bits (" + std::to_string(bits) +
-                      ") for the lookup table between " + std::to_string(inner) + " and " +
-                      std::to_string(outer));
-  Bitmap b;
-  b.nshiftbits = FLT_MANT_DIG - (nmantbits + 1);
-  b.nmask = static_cast<std::int32_t>((std::int64_t{1} << (bits + b.nshiftbits)) - 1);
-  // The bits of inner^2 and of outer^2 outside the index.
-  const std::int32_t lo_bits = as_bits(static_cast<float>(inner * inner));
-  const std::int32_t hi_bits = as_bits(static_cast<float>(outer * outer));
-  b.masklo = lo_bits & ~b.nmask;
-  b.maskhi = hi_bits & ~b.nmask;
-  return b;
-}
-
-// The lower edge (r^2, a float) of bitmap bin i: the index's bits over the low mask, or over the
-// high one where that falls below inner^2.
-float bin_edge(std::size_t i, const Bitmap& b, double innersq) {
-  const auto index = static_cast<std::int32_t>(i) << b.nshiftbits;
-  const float lo = as_float(index | b.masklo);
-  return lo < innersq ? as_float(index | b.maskhi) : lo;
 }
 
 }  // namespace
@@ -248,14 +194,14 @@ void PairTable::read(Table& tb, const std::string& path, const std::string& keyw
   if (ninput == 0) in.fail("table " + keyword + ": its parameters do not set N");
   if (ninput < 2) in.fail("table " + keyword + " has " + std::to_string(ninput) + " points");
 
-  Bitmap bitmap;
+  FloatBitmap bitmap;
   if (tb.spacing == Spacing::bitmap) {
     int bits = 0;
     while ((std::int64_t{1} << bits) < ninput) ++bits;
     if ((std::int64_t{1} << bits) != ninput)
       in.fail("bitmapped table " + keyword + " has " + std::to_string(ninput) +
               " points, not a power of 2");
-    bitmap = init_bitmap(tb.rlo, tb.rhi, bits);
+    bitmap = float_bitmap(tb.rlo, tb.rhi, bits, "pair_style table bitmap");
   }
 
   const auto n = static_cast<std::size_t>(ninput);
@@ -278,7 +224,7 @@ void PairTable::read(Table& tb, const std::string& path, const std::string& keyw
              (tb.rhi * tb.rhi - tb.rlo * tb.rlo) * static_cast<double>(i) / (ninput - 1);
       rnew = std::sqrt(rnew);
     } else if (tb.spacing == Spacing::bitmap) {
-      rnew = std::sqrt(bin_edge(i, bitmap, tb.rlo * tb.rlo));
+      rnew = std::sqrt(bitmap.bin_edge(i, tb.rlo * tb.rlo));
     }
     if (tb.spacing != Spacing::file && std::fabs(rnew - rfile) / rfile > epsilon_r)
       ++distance_errors;
@@ -398,7 +344,7 @@ void PairTable::build(Table& tb) const {
       break;
     }
     case Interpolation::bitmap: {
-      const Bitmap b = init_bitmap(inner, tb.cut, length_);
+      const FloatBitmap b = float_bitmap(inner, tb.cut, length_, "pair_style table bitmap");
       tb.nmask = b.nmask;
       tb.nshiftbits = b.nshiftbits;
       const std::size_t ntable = std::size_t{1} << length_;
@@ -408,9 +354,9 @@ void PairTable::build(Table& tb) const {
       tb.de.resize(ntable);
       tb.df.resize(ntable);
       tb.drsq.resize(ntable);
-      float minrsq = as_float(b.maskhi);
+      float minrsq = bits_as_float(b.maskhi);
       for (std::size_t i = 0; i < ntable; ++i) {
-        const float rsq = bin_edge(i, b, tb.innersq);
+        const float rsq = b.bin_edge(i, tb.innersq);
         const float r = std::sqrt(rsq);  // in float, as LAMMPS's sqrtf
         tb.rsq[i] = rsq;
         tb.e[i] = tb.match ? tb.efile[i] : splined_e(r);
@@ -429,11 +375,11 @@ void PairTable::build(Table& tb) const {
       tb.drsq[ntable - 1] = 1.0 / (tb.rsq[0] - tb.rsq[ntable - 1]);
       // The bin of the largest r^2 ends at the cutoff, not at the next bin's edge.
       const auto itablemin =
-          static_cast<std::size_t>((as_bits(minrsq) & tb.nmask) >> tb.nshiftbits);
+          static_cast<std::size_t>((float_bits(minrsq) & tb.nmask) >> tb.nshiftbits);
       const std::size_t itablemax = itablemin == 0 ? ntable - 1 : itablemin - 1;
       const std::size_t itablemaxm1 = itablemax == 0 ? ntable - 1 : itablemax - 1;
       const float rsq_max =
-          as_float(static_cast<std::int32_t>(itablemax << b.nshiftbits) | b.maskhi);
+          bits_as_float(static_cast<std::int32_t>(itablemax << b.nshiftbits) | b.maskhi);
       if (rsq_max < tb.cut * tb.cut) {
         if (tb.match) {
           tb.de[itablemax] = tb.de[itablemaxm1];
@@ -515,7 +461,7 @@ template <PairTable::Interpolation Style, bool Energy>
 bool PairTable::interpolate(const Table& tb, double rsq, double& fpair, double& energy) const {
   if constexpr (Style == Interpolation::bitmap) {
     const auto rsq_f = static_cast<float>(rsq);
-    const auto itable = static_cast<std::size_t>((as_bits(rsq_f) & tb.nmask) >> tb.nshiftbits);
+    const auto itable = static_cast<std::size_t>((float_bits(rsq_f) & tb.nmask) >> tb.nshiftbits);
     const double fraction = (rsq_f - tb.rsq[itable]) * tb.drsq[itable];
     fpair = tb.f[itable] + fraction * tb.df[itable];
     if constexpr (Energy) energy = tb.e[itable] + fraction * tb.de[itable];

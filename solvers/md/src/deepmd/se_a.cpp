@@ -672,7 +672,7 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     }
   }
   const bool recompute = w.tape == TapeMode::kRecompute && !compressed;
-  if (compressed) {  // one chunk of rows (and the padded slots' rows), whatever the rows
+  if (compressed) {  // the padded slots' G (and a row more) and one slot's dG/dx, at their bound
     Index most = 1;
     for (int t = 0; t < ntypes; ++t) most = std::max<Index>(most, model.sel[t]);
     b.table_g.get(static_cast<std::size_t>((most + 1) * ng));

@@ -21,8 +21,8 @@ namespace tessera::md {
 
 class CoulombTable {
  public:
-  // bits: N of pair_modify table (LAMMPS refuses more than 32, or fewer than its mantissa needs,
-  // with its messages as ConfigError); inner: tabinner; cut_coul: the Coulomb cutoff.
+  // bits: N of pair_modify table (where LAMMPS's bitmap stops, ConfigError: more bits than a
+  // float has, fewer than 3 for the mantissa); inner: tabinner; cut_coul: the Coulomb cutoff.
   CoulombTable(int bits, double inner, double cut_coul, double g_ewald, double qqrd2e);
 
   // Whether a pair at r^2 reads the table (LAMMPS: rsq > tabinnersq); closer pairs are computed.

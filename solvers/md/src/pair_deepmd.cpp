@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "arguments.hpp"
+#include "charged_bytes.hpp"
 #include "restart_header.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/format.hpp"
@@ -16,28 +17,6 @@
 namespace tessera::md {
 using namespace arguments;
 namespace {
-
-// Bytes a tile holds outside its TileVectors (the models and scratch), kept charged to the
-// tile's memory: set() charges or releases the difference.
-class ChargedBytes {
- public:
-  ChargedBytes(TileMemory& memory, const char* label) : memory_(memory), label_(label) {}
-  ChargedBytes(const ChargedBytes&) = delete;
-  ChargedBytes& operator=(const ChargedBytes&) = delete;
-  ~ChargedBytes() { memory_.release(bytes_, label_); }
-  void set(std::size_t bytes) {
-    if (bytes > bytes_)
-      memory_.charge(bytes - bytes_, label_);
-    else
-      memory_.release(bytes_ - bytes, label_);
-    bytes_ = bytes;
-  }
-
- private:
-  TileMemory& memory_;
-  const char* label_;
-  std::size_t bytes_ = 0;
-};
 
 template <class T>
 std::size_t capacity_bytes(const std::vector<T>& v) {

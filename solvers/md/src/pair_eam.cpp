@@ -501,4 +501,11 @@ void PairEAM::restore(const nlohmann::json& p, const detail::RestartHeader& r, i
   context_.set_mass = set_mass;
 }
 
+std::size_t PairEAM::replicated_bytes() const {
+  std::size_t values = 0;
+  for (const auto* splines : {&frho_spline_, &rhor_spline_, &z2r_spline_})
+    for (const Spline& s : *splines) values += s.size();
+  return values * sizeof(double);
+}
+
 }  // namespace tessera::md

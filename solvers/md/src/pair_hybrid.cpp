@@ -456,4 +456,10 @@ void PairHybrid::restore(const nlohmann::json& p, const detail::RestartHeader& r
   replaying_ = false;
 }
 
+std::size_t PairHybrid::replicated_bytes() const {
+  std::size_t bytes = 0;
+  for (const Sub& sub : subs_) bytes += sub.pair->replicated_bytes();
+  return bytes;
+}
+
 }  // namespace tessera::md

@@ -572,4 +572,12 @@ void PairTable::restore(const nlohmann::json& p, const detail::RestartHeader& r,
     coeff(r.texts(calls[k], "pair.coeffs[" + std::to_string(k) + "]"), types);
 }
 
+std::size_t PairTable::replicated_bytes() const {
+  std::size_t values = 0;
+  for (const Table& tb : tables_)
+    for (const auto* v : {&tb.rsq, &tb.drsq, &tb.e, &tb.de, &tb.f, &tb.df, &tb.e2, &tb.f2})
+      values += v->size();
+  return values * sizeof(double);
+}
+
 }  // namespace tessera::md

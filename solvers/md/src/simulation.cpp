@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "charged_bytes.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/format.hpp"
 #include "tessera/core/host_memory.hpp"
@@ -72,7 +73,8 @@ struct Simulation::TileAtoms {
         bonds(t.make_vector<BondEntry>("md.bond_list")),
         angles(t.make_vector<AngleEntry>("md.angle_list")),
         dihedrals(t.make_vector<DihedralEntry>("md.dihedral_list")),
-        impropers(t.make_vector<ImproperEntry>("md.improper_list")) {}
+        impropers(t.make_vector<ImproperEntry>("md.improper_list")),
+        pair_tables(t.memory(), "md.pair_tables") {}
   int nlocal = 0, nghost = 0;
   TileVector<double> v, f, x_build;
   TileVector<std::int64_t> id;
@@ -92,6 +94,7 @@ struct Simulation::TileAtoms {
   TileVector<AngleEntry> angles;
   TileVector<DihedralEntry> dihedrals;
   TileVector<ImproperEntry> impropers;
+  ChargedBytes pair_tables;  // the pair style's replicated tables (Pair::replicated_bytes)
   double pe = 0, ke = 0;
   std::array<double, term_kinds> bonded_energy{};                 // in pe, by TermKind
   std::array<std::array<double, 6>, term_kinds> bonded_virial{};  // in virial
@@ -1269,6 +1272,9 @@ void Simulation::setup_run() {
   pair_->set_dielectric(dielectric_);
   init_kspace();
   const double cutoff = pair_->init(types_, tiles_.size());
+  // Every tile holds the style's tables, as an IPU program would.
+  const std::size_t table_bytes = pair_->replicated_bytes();
+  runtime_.superstep("md.pair_tables", [&](Tile& t) { state(t).pair_tables.set(table_bytes); });
   // The tail correction's constants from the atoms each type has now (LAMMPS's init_one).
   const auto type_counts =
       reduce_atoms("md.type_counts", ReduceOp::sum, static_cast<std::size_t>(types_ + 1),

@@ -149,6 +149,9 @@ class Pair {
   // Whether compute fills PairTile's per-atom tallies when asked (LAMMPS's eflag_atom and
   // vflag_atom), so that compute pe/atom and stress/atom can be used.
   virtual bool tallies_per_atom() const { return false; }
+  // Bytes of the tables every tile holds for the style after init (replicated per tile, as an
+  // IPU program keeps them): the setup charges them to each tile's memory.
+  virtual std::size_t replicated_bytes() const { return 0; }
   // Whether the style needs the atoms' charges (atom_style charge); a run refuses it without.
   virtual bool needs_charges() const { return false; }
   // A style whose Coulomb term is the real-space part of a kspace style's sum (LAMMPS's

@@ -43,6 +43,8 @@ class PairEAM final : public Pair {
   double init(int types, std::size_t tiles) override;
   bool full_list() const override { return true; }
   bool tallies_per_atom() const override { return true; }
+  // The splines of F, rho and z2 init builds.
+  std::size_t replicated_bytes() const override;
   std::size_t forward_per_atom() const override { return 1; }
   void compute_forward(PairTile& t, std::span<double> owned) override;
   void compute(PairTile& t) override;

@@ -43,6 +43,7 @@ class PairHybrid final : public Pair {
   std::optional<std::array<double, 2>> tail_correction(
       std::span<const double> type_counts) const override;
   bool tallies_per_atom() const override;
+  std::size_t replicated_bytes() const override;  // the sub-styles'
   bool needs_charges() const override;
   std::optional<double> long_range_cutoff() const override;
   void set_g_ewald(double g_ewald) override;

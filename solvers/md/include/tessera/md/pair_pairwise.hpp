@@ -230,6 +230,7 @@ class PairPairwise final : public Pair {
   std::optional<std::array<double, 2>> tail_correction(
       std::span<const double> type_counts) const override;
   bool tallies_per_atom() const override { return true; }
+  std::size_t replicated_bytes() const override { return coul_table_ ? coul_table_->bytes() : 0; }
   SpecialWeights special_weights() const override { return SpecialWeights::weighed; }
   void compute(PairTile& t) override {
     with_tally_flags(t, [&]<bool E, bool P>() { kernel<E, P>(t); });

@@ -41,6 +41,8 @@ class PairTable final : public Pair {
   bool has_coeff(int i, int j) const override;
   double init(int types, std::size_t tiles) override;
   bool tallies_per_atom() const override { return true; }
+  // The interpolation arrays of every table (not the file's points, which init leaves behind).
+  std::size_t replicated_bytes() const override;
   std::optional<double> long_range_cutoff() const override;
   void compute(PairTile& t) override;
   SpecialWeights special_weights() const override { return SpecialWeights::weighed; }

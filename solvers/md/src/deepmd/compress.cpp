@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "smooth_weight.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::md::deepmd {
@@ -131,14 +132,6 @@ Jet net_jet(const Network& net, double x) {
   return in;
 }
 
-// DeePMD-kit's compute_smooth_weight at r.
-double smooth_weight(double r, double rmin, double rmax) {
-  if (r <= rmin) return 1.0;
-  if (r >= rmax) return 0.0;
-  const double u = (r - rmin) / (rmax - rmin);
-  return u * u * u * (-6.0 * u * u + 15.0 * u - 10.0) + 1.0;
-}
-
 EmbeddingTable tabulate(const Network& net, double lower, double upper, double extrapolate,
                         double stride0) {
   const double stride1 = 10 * stride0, max = extrapolate * upper;
@@ -192,7 +185,8 @@ void compress(Model& model, const CompressionSettings& settings) {
     throw ConfigError("DeePMD model compression: extrapolate must lie in 1..1000, not " +
                       shortest(settings.extrapolate));
   const double stride = 1.0 / std::round(n);
-  const double sw = smooth_weight(rmin, model.rcut_smth, model.rcut);
+  double sw = 0.0, unused_slope = 0.0;
+  smooth_weight(rmin, model.rcut_smth, model.rcut, sw, unused_slope);
   std::vector<int> first(model.sel.size() + 1, 0);
   for (std::size_t t = 0; t < model.sel.size(); ++t) first[t + 1] = first[t] + model.sel[t];
   std::vector<EmbeddingTable> tables;

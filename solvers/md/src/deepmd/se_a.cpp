@@ -17,6 +17,7 @@
 #include <string>
 #include <type_traits>
 
+#include "smooth_weight.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/md/deepmd/activation.hpp"
 
@@ -279,22 +280,6 @@ void embedding_output_gradient(const ConstView<T>& env, const ConstView<T>& g, I
       for (int c = 0; c < 4; ++c) de[c] += g(r0 - g0 + r, j) * dm(c, j);
     }
     for (int c = 0; c < 4; ++c) denv(r, c) = de[c];
-  }
-}
-
-// DeePMD-kit's compute_smooth_weight: 1 below rmin, 0 above rmax, a quintic in between; and its
-// derivative with respect to r.
-void switching(double r, double rmin, double rmax, double& s, double& ds) {
-  if (r <= rmin) {
-    s = 1.0;
-    ds = 0.0;
-  } else if (r >= rmax) {
-    s = 0.0;
-    ds = 0.0;
-  } else {
-    const double u = (r - rmin) / (rmax - rmin);
-    s = u * u * u * (-6.0 * u * u + 15.0 * u - 10.0) + 1.0;
-    ds = -30.0 * u * u * (u - 1.0) * (u - 1.0) / (rmax - rmin);
   }
 }
 
@@ -1048,7 +1033,7 @@ void compute(const Model& model, std::span<const double> positions, std::span<co
       double* g = geom[t] + kGeom * row;
       for (int d = 0; d < 3; ++d) g[d] = positions[3 * j + d] - positions[3 * i + d];
       g[3] = r;
-      switching(r, model.rcut_smth, model.rcut, g[4], g[5]);
+      smooth_weight(r, model.rcut_smth, model.rcut, g[4], g[5]);
     }
     for (int t = 0; t < ntypes; ++t)
       start[t * (nloc + 1) + p + 1] = start[t * (nloc + 1) + p] + fill[t];

@@ -484,10 +484,10 @@ std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, Ta
   }
   // The padding tape holds the longest of its users, sel rows of one net; the backward pass
   // one block of rows of dE/dR~, dE/dG and dE/ds. A compressed model keeps instead the padded
-  // slots' G, its table's G of those slots (and one row more), one slot's dG/dx, and dE/dR~.
+  // slots' G, its table's G of those slots, one slot's dG/dx, and dE/dR~.
   if (compressed)
     values += static_cast<std::size_t>(max_sel) * (1 + ng) +
-              static_cast<std::size_t>(std::max<Index>(1, max_sel) + 2) * ng +
+              static_cast<std::size_t>(std::max<Index>(1, max_sel) + 1) * ng +
               static_cast<std::size_t>(kChunk) * 4;
   else
     values += static_cast<std::size_t>(max_sel) * (1 + ng) +
@@ -561,11 +561,9 @@ bool tabulated(const EmbeddingTable& table, T x, T* g, T* dg) {
   const T t = static_cast<T>(dx);
   Eigen::Map<Row> out(g, ng);
   out = a0 + t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5))));
-  if (beyond == 0.0 && !dg) return false;
-  T* slope = dg ? dg : g + ng;  // without dg: the row after g (the caller leaves room for it)
-  Eigen::Map<Row> s(slope, ng);
-  s = a1 + t * (T(2) * a2 + t * (T(3) * a3 + t * (T(4) * a4 + t * T(5) * a5)));
-  out += static_cast<T>(beyond) * s;
+  const auto slope = a1 + t * (T(2) * a2 + t * (T(3) * a3 + t * (T(4) * a4 + t * T(5) * a5)));
+  if (beyond != 0.0) out += static_cast<T>(beyond) * slope;
+  if (dg) Eigen::Map<Row>(dg, ng) = slope;
   return beyond != 0.0;
 }
 
@@ -622,7 +620,7 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
   auto padding_table = [&](const EmbeddingTable& table, const View<T>& x, Store<T>& out,
                            Index width) {
     const Index rows = x.rows();
-    T* rowwise = b.table_g.get(static_cast<std::size_t>((rows + 1) * width));
+    T* rowwise = b.table_g.get(static_cast<std::size_t>(rows * width));
     for (Index r = 0; r < rows; ++r) tabulated<T>(table, x(r, 0), rowwise + r * width, nullptr);
     View<T> g = view(out, rows, width);
     g = RowsMap<T>(rowwise, rows, width);
@@ -657,10 +655,10 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
     }
   }
   const bool recompute = w.tape == TapeMode::kRecompute && !compressed;
-  if (compressed) {  // the padded slots' G (and a row more) and one slot's dG/dx, at their bound
+  if (compressed) {  // the padded slots' G and one slot's dG/dx, at their bound
     Index most = 1;
     for (int t = 0; t < ntypes; ++t) most = std::max<Index>(most, model.sel[t]);
-    b.table_g.get(static_cast<std::size_t>((most + 1) * ng));
+    b.table_g.get(static_cast<std::size_t>(most * ng));
     b.table_dg.get(static_cast<std::size_t>(ng));
   }
   if (recompute) {  // a full block, whatever the rows (workspace_bytes())
@@ -742,7 +740,7 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
       const Index r_begin = block_rows.first(), rows = block_rows.size();
       const ConstView<T> env = cview(view(b.env[t], first(t, nloc), C));
       if (compressed) {           // M_a += R~_k^T G_k over the atom's rows, G_k from the table
-        T* g = b.table_g.get(0);  // G and the row after it (tabulated())
+        T* g = b.table_g.get(0);  // one slot's G (tabulated())
         const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> gk(g, ng);
         for (int a = 0; a < nb; ++a) {
           auto ma = m.middleRows(C * a, C);

@@ -354,6 +354,50 @@ cp "$work/dump_mol.custom" dump_mol.lammps.custom
 # thermo's temperature, dielectric, and dump custom's element field.
 ref in.cos_1000spce cos_1000spce.lammps.out -var examples $examples
 cp "$work/cos_1000spce.dump" cos_1000spce.lammps.dump
+# SPC/E water for the statistical test (../spce_statistics.py): 196 molecules cut from
+# examples/rdf-adf/data.spce (those with the oxygen in a 1-19 A cube, in a 19 A box so that no two
+# molecules overlap across its faces), settled by 30 ps of fix npt at 1 fs (spce196.data); then
+# LAMMPS's density and g_OO block means from two independent 500 ps runs of in.spce_statistics
+# (about 15 minutes each, run side by side).
+cat > "$work/make_spce196.in" <<'IN'
+units		real
+atom_style	full
+read_data	${examples}/rdf-adf/data.spce
+variable	inside atom "type == 1 && x > 1.0 && x < 19.0 && y > 1.0 && y < 19.0 && z > 1.0 && z < 19.0"
+group		keep variable inside
+group		keep include molecule
+group		drop subtract all keep
+delete_atoms	group drop mol yes
+change_box	all x final 0.5 19.5 y final 0.5 19.5 z final 0.5 19.5 units box
+displace_atoms	all move 0 0 0 units box
+reset_atom_ids
+pair_style	lj/cut/coul/long 9.0 9.0
+pair_coeff	* * 0.0 1.0
+pair_coeff	1 1 0.15535 3.166
+pair_modify	tail yes
+kspace_style	pppm 1.0e-4
+bond_style	harmonic
+angle_style	harmonic
+bond_coeff	1 1000.00 1.000
+angle_coeff	1 100.0 109.47
+special_bonds	lj/coul 0.0 0.0 0.0
+neighbor	2.0 bin
+neigh_modify	every 1 delay 0 check yes
+timestep	1.0
+fix		1 all shake 0.0001 20 0 b 1 a 1
+fix		2 all npt temp 300.0 300.0 100.0 iso 1.0 1.0 1000.0
+velocity	all create 300.0 4928459
+run		30000
+write_data	spce196.data nocoeff
+IN
+(cd "$work" && lmp -in make_spce196.in -var examples $examples -log none >/dev/null)
+cp "$work/spce196.data" .
+for seed in 3771 4771; do
+  (cd "$work" && lmp -in "$here/in.spce_statistics" -var data "$here/spce196.data" -var seed $seed \
+     -var steps 250000 -var prefix "lmp$seed" -log none >/dev/null) &
+done
+wait
+python3 ../spce_statistics.py summarize spce_statistics.lammps.ref "$work/lmp3771" "$work/lmp4771"
 # CHARMM: examples/peptide with erfc computed (pair_modify table 0), and the example as it is
 # (thermo_style multi: its blocks from the first Step line to Loop time).
 (cd "$work" && lmp -in "$here/in.thermo_line" -log none) |

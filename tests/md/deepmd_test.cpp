@@ -26,6 +26,7 @@ namespace {
 using test::Config;
 using test::frame_cell;
 using test::max_abs;
+using test::read_text;
 
 const std::string kDir = std::string(TESSERA_SHARED_DATA) + "/deepmd";
 const std::string kModel = kDir + "/deeppot_sea.yaml";
@@ -39,13 +40,6 @@ const std::string kCases = kDir + "/deeppot-testcase.yaml";
 const Model& model() {
   static const Model m = load_model(kModel);
   return m;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // The vectorised tanh against libm: float64 within 4 ulp over the whole range (both branches,
@@ -196,32 +190,7 @@ TEST(DeepmdSeA, LatticeShiftsChangeNothing) {
 // of positions and cell.
 TEST(DeepmdSeA, VirialIsTheStrainDerivative) {
   SKIP_WITHOUT_DATA();
-  const Config c = random_config(3, 12, true);
-  const auto w = evaluate(model(), c.x, c.type, c.cell).virial();
-  const double h = 1e-5;
-  for (int p = 0; p < 3; ++p)
-    for (int q = 0; q < 3; ++q) {
-      double e[2];
-      for (int side = 0; side < 2; ++side) {
-        const double eps = side == 0 ? h : -h;
-        Config s = c;
-        auto strain = [&](double* v) {  // v_q += v_p * eps for the single entry epsilon_pq
-          v[q] += v[p] * eps;
-        };
-        for (std::size_t a = 0; a < s.type.size(); ++a) {
-          double v[3] = {c.x[3 * a], c.x[3 * a + 1], c.x[3 * a + 2]};
-          strain(v);
-          std::copy(v, v + 3, s.x.begin() + 3 * a);
-        }
-        for (int row = 0; row < 3; ++row) {
-          double v[3] = {(*c.cell)[3 * row], (*c.cell)[3 * row + 1], (*c.cell)[3 * row + 2]};
-          strain(v);
-          std::copy(v, v + 3, s.cell->begin() + 3 * row);
-        }
-        e[side] = evaluate(model(), s.x, s.type, s.cell).energy;
-      }
-      EXPECT_NEAR(w[3 * q + p], -(e[0] - e[1]) / (2 * h), 1e-6) << p << q;
-    }
+  test::expect_virial_is_strain_derivative(model(), random_config(3, 12, true), 1e-5, 1e-6);
 }
 
 // The tile kernel with ghosts and a sloppy candidate list (shuffled, beyond rcut) gives the
@@ -886,9 +855,9 @@ TEST(DeepmdSeA, MalformedModelFilesAreRejected) {
   if (!std::filesystem::exists(kModel)) GTEST_SKIP() << "DeePMD-kit model not found in " << kDir;
   const std::string good = read_text(kModel);
   EXPECT_NO_THROW(parse_model(good, "'test.yaml'"));
-  expect_error<ConfigError>(replaced(good, "type: se_e2_a", "type: se_atten"),
-                            "descriptor type 'se_atten' is not supported; supported are se_e2_a "
-                            "(se_a) and se_e2_r (se_r)");
+  expect_error<ConfigError>(replaced(good, "type: se_e2_a", "type: se_e3"),
+                            "descriptor type 'se_e3' is not supported; supported are se_e2_a "
+                            "(se_a), se_e2_r (se_r) and dpa1 (se_atten)");
   expect_error<ConfigError>(replaced(good, "type: ener", "type: dipole"),
                             "fitting type 'dipole' is not supported");
   expect_error<FormatError>(replaced(good, "type_one_side: true", "type_one_side: false"),

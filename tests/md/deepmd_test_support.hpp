@@ -10,7 +10,10 @@
 #include <boost/random/uniform_real_distribution.hpp>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "tessera/core/rng.hpp"
@@ -81,6 +84,32 @@ inline double expect_forces_are_minus_gradient(const Model& model, Config c, dou
     worst = std::max(worst, std::abs(r.force[k] - fd));
   }
   return worst;
+}
+
+// The virial of `model` on the periodic `c` against minus the central difference of its energy
+// under each of the 9 homogeneous strains (atoms and cell vectors, v_q += v_p eps), within tol.
+inline void expect_virial_is_strain_derivative(const Model& model, const Config& c, double h,
+                                               double tol) {
+  const auto w = evaluate(model, c.x, c.type, c.cell).virial();
+  for (int p = 0; p < 3; ++p)
+    for (int q = 0; q < 3; ++q) {
+      double e[2];
+      for (int side = 0; side < 2; ++side) {
+        const double eps = side == 0 ? h : -h;
+        Config s = c;
+        for (std::size_t a = 0; a < s.type.size(); ++a) s.x[3 * a + q] += c.x[3 * a + p] * eps;
+        for (int row = 0; row < 3; ++row) (*s.cell)[3 * row + q] += (*c.cell)[3 * row + p] * eps;
+        e[side] = evaluate(model, s.x, s.type, s.cell).energy;
+      }
+      EXPECT_NEAR(w[3 * q + p], -(e[0] - e[1]) / (2 * h), tol) << p << q;
+    }
+}
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 inline double max_diff(const std::vector<double>& a, const std::vector<double>& b) {

@@ -112,7 +112,7 @@ void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file
   for (const auto tape : {deepmd::TapeMode::kStore, deepmd::TapeMode::kRecompute})
     for (const auto& m : models_) {
       Cost slots;
-      for (int t = 0; t < m.ntypes(); ++t) {
+      for (int t = 0; t < static_cast<int>(m.sel.size()); ++t) {
         slots.flops += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_flops(m, t, tape);
         slots.tanh += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_tanh(m, t, tape);
         slots.table_flops += m.sel[static_cast<std::size_t>(t)] * deepmd::slot_table_flops(m, t);

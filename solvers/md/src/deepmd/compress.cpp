@@ -166,6 +166,10 @@ EmbeddingTable tabulate(const Network& net, double lower, double upper, double e
 }  // namespace
 
 void compress(Model& model, const CompressionSettings& settings) {
+  if (model.descriptor == DescriptorType::kSeAtten)
+    throw ConfigError(
+        "DeePMD model compression of the dpa1 (se_atten) descriptor is not supported; run it "
+        "uncompressed (compress no)");
   const double rmin = settings.min_nbor_dist > 0 ? settings.min_nbor_dist : model.min_nbor_dist;
   if (!(rmin > 0))
     throw ConfigError(

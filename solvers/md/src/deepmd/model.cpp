@@ -1,15 +1,20 @@
 // Loading DeePMD-kit v3 serialized models (deepmd/dpmodel serialize() output written as YAML by
 // `dp convert-backend`; layout in deepmd/dpmodel/model/make_model.py, descriptor/se_e2_a.py,
-// fitting/general_fitting.py and utils/network.py of github.com/deepmodeling/deepmd-kit).
+// descriptor/dpa1.py, fitting/general_fitting.py, utils/network.py and utils/type_embed.py of
+// github.com/deepmodeling/deepmd-kit).
 #include "tessera/md/deepmd/model.hpp"
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <fstream>
 #include <numeric>
 #include <sstream>
 
 #include "dp_file.hpp"
+#include "network_ops.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::md::deepmd {
@@ -103,8 +108,11 @@ class Reader {
 };
 
 Activation activation(const Reader& r, const std::string& name, const std::string& where) {
-  if (name == "tanh") return Activation::kTanh;
-  if (name == "none" || name == "linear") return Activation::kLinear;
+  std::string lower = name;  // DeePMD-kit reads its names in any case ("Linear")
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "tanh") return Activation::kTanh;
+  if (lower == "none" || lower == "linear") return Activation::kLinear;
   r.config_error(where + " uses activation function '" + name +
                  "'; supported are tanh and none (linear)");
 }
@@ -138,18 +146,22 @@ Network network(const Reader& r, const YAML::Node& node, const std::string& wher
   return net;
 }
 
-// A NetworkCollection: `ndim` 1 holds one network per type; with pairs allowed, ndim 2 holds one
-// per pair of types (ntypes^2, DeePMD-kit's index i + j * ntypes).
+// A NetworkCollection of `ndim` 0 (one network for all types), 1 (one per type) or 2 (one per
+// pair of types, ntypes^2, DeePMD-kit's index i + j * ntypes), among the `allowed` ones.
 std::vector<Network> networks(const Reader& r, const YAML::Node& node, const std::string& where,
-                              int ntypes, Eigen::Index in_dim, bool pairs_allowed = false) {
+                              int ntypes, Eigen::Index in_dim, std::vector<int> allowed = {1}) {
   const int ndim = r.scalar<int>(node, "ndim", where);
-  if (ndim != 1 && !(ndim == 2 && pairs_allowed))
-    r.format_error(where + ".ndim", pairs_allowed ? "must be 1 or 2" : "must be 1");
-  const int count = ndim == 1 ? ntypes : ntypes * ntypes;
+  if (std::find(allowed.begin(), allowed.end(), ndim) == allowed.end()) {
+    std::string list;
+    for (int a : allowed) list += (list.empty() ? "" : " or ") + std::to_string(a);
+    r.format_error(where + ".ndim", "must be " + list);
+  }
+  const int count = ndim == 0 ? 1 : ndim == 1 ? ntypes : ntypes * ntypes;
   const YAML::Node list = r.child(node, "networks", where);
   if (!list.IsSequence() || static_cast<int>(list.size()) != count)
-    r.format_error(where + ".networks", ndim == 1 ? "does not hold one network per type"
-                                                  : "does not hold one network per type pair");
+    r.format_error(where + ".networks", ndim == 0   ? "does not hold one network"
+                                        : ndim == 1 ? "does not hold one network per type"
+                                                    : "does not hold one network per type pair");
   std::vector<Network> out;
   for (int k = 0; k < count; ++k) {
     std::string at = where + ".networks[";
@@ -203,6 +215,123 @@ void require_empty(const Reader& r, const YAML::Node& node, const std::string& k
     r.config_error(where + "." + key + " is set; type exclusions are not supported");
 }
 
+// A linear layer of the attention (NativeLayer without activation, resnet or idt).
+void linear_layer(const Reader& r, const YAML::Node& node, const std::string& where,
+                  Eigen::Index in, Eigen::Index out, Matrix& w, RowVector& b) {
+  const YAML::Node vars = r.child(node, "@variables", where);
+  w = r.matrix(r.child(vars, "w", where), where + ".w", static_cast<std::size_t>(in),
+               static_cast<std::size_t>(out));
+  if (!r.scalar<bool>(node, "bias", where))
+    r.config_error(where + " has no bias; attention layers without bias are not supported");
+  b = r.vector(r.child(vars, "b", where), where + ".b", static_cast<std::size_t>(out));
+  if (activation(r, r.text(node, "activation_function", where), where) != Activation::kLinear)
+    r.format_error(where, "is not a linear layer");
+}
+
+// DPA-1's type embedding and attention layers (DescrptDPA1.serialize(), @version 1 or 2).
+Attention attention_parts(const Reader& r, const YAML::Node& d, const Model& model) {
+  const std::string w = "model.descriptor";
+  const int version = r.scalar<int>(d, "@version", w);
+  if (version > 2)
+    r.config_error(w + " (dpa1) has @version " + std::to_string(version) +
+                   ": its compressed or higher-moment (lmax > 1) forms are not supported");
+  const std::string mode = r.text(d, "tebd_input_mode", w);
+  if (mode != "concat" && mode != "strip")
+    r.format_error(w + ".tebd_input_mode", "must be concat or strip, not '" + mode + "'");
+  if (r.scalar<bool>(d, "attn_mask", w)) r.config_error("dpa1 with attn_mask is not supported");
+  if (r.scalar<bool>(d, "use_econf_tebd", w))
+    r.config_error(
+        "dpa1 with use_econf_tebd (electronic-configuration type embedding) is not "
+        "supported");
+  Attention a;
+  a.strip = mode == "strip";
+  a.hidden = r.scalar<int>(d, "attn", w);
+  a.dotr = r.scalar<bool>(d, "attn_dotr", w);
+  a.normalize = r.scalar<bool>(d, "normalize", w);
+  a.smooth = r.scalar<bool>(d, "smooth_type_embedding", w);
+  a.concat_output_tebd = r.scalar<bool>(d, "concat_output_tebd", w);
+  if (a.hidden < 1) r.format_error(w + ".attn", "must be positive");
+  // GatedAttentionLayer: the temperature when given, else (head_dim * scaling_factor)^-1/2.
+  a.scaling = r.is_null(d, "temperature")
+                  ? 1.0 / std::sqrt(a.hidden * r.scalar<double>(d, "scaling_factor", w))
+                  : r.scalar<double>(d, "temperature", w);
+
+  // The type embedding: its net on the one-hot vectors of the types.
+  const YAML::Node te = r.child(d, "type_embedding", w);
+  const int ntypes = model.ntypes();
+  if (r.scalar<int>(te, "ntypes", w + ".type_embedding") != ntypes)
+    r.format_error(w + ".type_embedding.ntypes", "differs from the type map's");
+  if (!r.is_null(te, "use_econf_tebd") && r.scalar<bool>(te, "use_econf_tebd", w))
+    r.config_error(
+        "dpa1 with use_econf_tebd (electronic-configuration type embedding) is not "
+        "supported");
+  const Network net = network(r, r.child(te, "embedding", w + ".type_embedding"),
+                              w + ".type_embedding.embedding", ntypes);
+  {
+    using namespace kernel;
+    Soa<double> one_hot = Soa<double>::Identity(ntypes, ntypes);
+    Tape<double> tape;
+    Scratch<double> scratch;
+    const View<double> t = forward<double>(
+        net, ConstView<double>(one_hot.data(), ntypes, ntypes, Eigen::OuterStride<>(ntypes)), tape,
+        scratch);
+    a.type_embedding = t;
+  }
+  if (a.strip) {  // the strip net on every pair of types' embeddings
+    using namespace kernel;
+    const Eigen::Index tebd = a.type_embedding.cols();
+    const int rows = model.type_one_side ? ntypes : ntypes * ntypes;
+    const Eigen::Index in = model.type_one_side ? tebd : 2 * tebd;
+    Soa<double> pairs(rows, in);
+    for (int c = 0; c < (model.type_one_side ? 1 : ntypes); ++c)
+      for (int n = 0; n < ntypes; ++n) {
+        const int row = model.type_one_side ? n : c * ntypes + n;
+        pairs.row(row).head(tebd) = a.type_embedding.row(n);
+        if (!model.type_one_side) pairs.row(row).tail(tebd) = a.type_embedding.row(c);
+      }
+    const std::vector<Network> strip =
+        networks(r, r.child(d, "embeddings_strip", w), w + ".embeddings_strip", ntypes, in, {0});
+    Tape<double> tape;
+    Scratch<double> scratch;
+    a.strip_table = forward<double>(
+        strip.front(), ConstView<double>(pairs.data(), rows, in, Eigen::OuterStride<>(rows)), tape,
+        scratch);
+  }
+
+  const std::string lw = w + ".attention_layers";
+  const YAML::Node al = r.child(r.child(d, "attention_layers", w), "attention_layers", lw);
+  if (!al.IsSequence() || static_cast<int>(al.size()) != r.scalar<int>(d, "attn_layer", w))
+    r.format_error(lw, "does not hold attn_layer layers");
+  const Eigen::Index ng = model.embeddings.empty() ? 0 : model.embedding_width();
+  for (std::size_t k = 0; k < al.size(); ++k) {
+    const std::string at = lw + "[" + std::to_string(k) + "]";
+    const YAML::Node gated = r.child(al[k], "attention_layer", at);
+    if (!r.is_null(gated, "num_heads") && r.scalar<int>(gated, "num_heads", at) != 1)
+      r.config_error(at + " has more than one head; DPA-1 has one");
+    AttentionLayer layer;
+    const YAML::Node in = r.child(gated, "in_proj", at);
+    std::vector<std::size_t> shape;
+    r.array(r.child(r.child(in, "@variables", at + ".in_proj"), "w", at + ".in_proj"),
+            at + ".in_proj.w", shape);
+    if (shape.size() != 2 || shape[1] != static_cast<std::size_t>(3 * a.hidden) ||
+        (ng > 0 && shape[0] != static_cast<std::size_t>(ng)))
+      r.format_error(at + ".in_proj.w", "is not embedding width x 3 attn");
+    const auto embed = static_cast<Eigen::Index>(shape[0]);
+    linear_layer(r, in, at + ".in_proj", embed, 3 * a.hidden, layer.in_w, layer.in_b);
+    linear_layer(r, r.child(gated, "out_proj", at), at + ".out_proj", a.hidden, embed, layer.out_w,
+                 layer.out_b);
+    const YAML::Node norm = r.child(al[k], "attn_layer_norm", at);
+    const YAML::Node nv = r.child(norm, "@variables", at + ".attn_layer_norm");
+    layer.norm_w =
+        r.vector(r.child(nv, "w", at), at + ".attn_layer_norm.w", static_cast<std::size_t>(embed));
+    layer.norm_b =
+        r.vector(r.child(nv, "b", at), at + ".attn_layer_norm.b", static_cast<std::size_t>(embed));
+    layer.norm_eps = r.scalar<double>(norm, "eps", at + ".attn_layer_norm");
+    a.layers.push_back(std::move(layer));
+  }
+  return a;
+}
+
 }  // namespace
 
 int Model::nnei() const { return std::accumulate(sel.begin(), sel.end(), 0); }
@@ -227,6 +356,11 @@ std::size_t Model::weight_bytes() const {
   }
   for (const EmbeddingTable& table : tables)
     net_values += static_cast<std::size_t>(table.coefficients().size());
+  net_values +=
+      static_cast<std::size_t>(attention.type_embedding.size() + attention.strip_table.size());
+  for (const AttentionLayer& l : attention.layers)
+    net_values += static_cast<std::size_t>(l.in_w.size() + l.in_b.size() + l.out_w.size() +
+                                           l.out_b.size() + l.norm_w.size() + l.norm_b.size());
   const std::size_t scalar = precision == Precision::kFloat32 ? sizeof(float) : sizeof(double);
   return net_values * scalar +
          static_cast<std::size_t>(davg.size() + dstd.size()) * sizeof(double) +
@@ -270,9 +404,13 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
   const std::string dtype = r.text(d, "type", "model.descriptor");
   if (dtype == "se_e2_r" || dtype == "se_r")
     model.descriptor = DescriptorType::kSeR;
+  else if (dtype == "dpa1" || dtype == "se_atten")
+    model.descriptor = DescriptorType::kSeAtten;
   else if (dtype != "se_e2_a" && dtype != "se_a")
     r.config_error("descriptor type '" + dtype +
-                   "' is not supported; supported are se_e2_a (se_a) and se_e2_r (se_r)");
+                   "' is not supported; supported are se_e2_a (se_a), se_e2_r (se_r) and dpa1 "
+                   "(se_atten)");
+  const bool attention = model.descriptor == DescriptorType::kSeAtten;
   model.type_one_side = r.scalar<bool>(d, "type_one_side", "model.descriptor");
   require_empty(r, d, "exclude_types", "model.descriptor");
   if (!r.is_null(d, "spin")) r.config_error("spin models are not supported");
@@ -285,10 +423,16 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
   model.rcut_smth = r.scalar<double>(d, "rcut_smth", "model.descriptor");
   if (!(model.rcut_smth < model.rcut))
     r.format_error("model.descriptor", "rcut_smth must be below rcut");
-  model.sel = r.scalar<std::vector<int>>(d, "sel", "model.descriptor");
-  if (static_cast<int>(model.sel.size()) != ntypes)
+  // DPA-1 keeps one list of the nearest neighbors of every type: sel is its length.
+  if (attention && d["sel"] && d["sel"].IsScalar())
+    model.sel = {r.scalar<int>(d, "sel", "model.descriptor")};
+  else
+    model.sel = r.scalar<std::vector<int>>(d, "sel", "model.descriptor");
+  if (attention && model.sel.size() != 1)
+    model.sel = {std::accumulate(model.sel.begin(), model.sel.end(), 0)};
+  if (!attention && static_cast<int>(model.sel.size()) != ntypes)
     r.format_error("model.descriptor.sel", "does not have one entry per type");
-  if (model.descriptor == DescriptorType::kSeA)
+  if (model.descriptor != DescriptorType::kSeR)
     model.axis_neuron = r.scalar<int>(d, "axis_neuron", "model.descriptor");
   const std::string precision = r.text(d, "precision", "model.descriptor");
   const YAML::Node dvars = r.child(d, "@variables", "model.descriptor");
@@ -297,10 +441,20 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
                         "model.descriptor.davg", ntypes, slots);
   model.dstd = r.matrix(r.child(dvars, "dstd", "model.descriptor.@variables"),
                         "model.descriptor.dstd", ntypes, slots);
-  model.embeddings = networks(r, r.child(d, "embeddings", "model.descriptor"),
-                              "model.descriptor.embeddings", ntypes, 1, true);
-  if (model.embeddings.size() !=
-      static_cast<std::size_t>(model.type_one_side ? ntypes : ntypes * ntypes))
+  if (attention) {
+    model.attention = attention_parts(r, d, model);
+    const int tebd = model.attention.strip ? 0 : model.attention.tebd_dim();
+    model.embeddings =
+        networks(r, r.child(d, "embeddings", "model.descriptor"), "model.descriptor.embeddings",
+                 ntypes, 1 + (model.type_one_side ? tebd : 2 * tebd), {0});
+    if (model.attention.strip && model.attention.strip_table.cols() != model.embedding_width())
+      r.format_error("model.descriptor.embeddings_strip", "is not as wide as the embedding net");
+  } else {
+    model.embeddings = networks(r, r.child(d, "embeddings", "model.descriptor"),
+                                "model.descriptor.embeddings", ntypes, 1, {1, 2});
+  }
+  if (!attention && model.embeddings.size() !=
+                        static_cast<std::size_t>(model.type_one_side ? ntypes : ntypes * ntypes))
     r.format_error("model.descriptor.embeddings",
                    "ndim does not match type_one_side (1 for true, 2 for false)");
   // One architecture for every net (DeePMD-kit builds them from one neuron list), which the
@@ -311,10 +465,20 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
       same = net.layers[l].w.cols() == model.embeddings.front().layers[l].w.cols();
     if (!same) r.format_error("model.descriptor.embeddings", "networks differ in their layers");
   }
-  if (model.descriptor == DescriptorType::kSeA &&
+  if (model.descriptor != DescriptorType::kSeR &&
       (model.axis_neuron < 1 || model.axis_neuron > model.embedding_width()))
     r.format_error("model.descriptor.axis_neuron", "must lie in 1..embedding width");
-  if (!r.is_null(d, "compress")) model.tables = tables(r, d["compress"], model);
+  if (attention) {
+    if (!model.attention.layers.empty() &&
+        model.attention.layers.front().in_w.rows() != model.embedding_width())
+      r.format_error("model.descriptor.attention_layers", "do not take the embedding net's width");
+    if (!r.is_null(d, "compress"))
+      r.config_error(
+          "compressed DPA-1 models are not supported; give the model before "
+          "`dp compress`");
+  } else if (!r.is_null(d, "compress")) {
+    model.tables = tables(r, d["compress"], model);
+  }
 
   const YAML::Node f = r.child(m, "fitting", "model");
   const std::string ftype = r.text(f, "type", "model.fitting");
@@ -340,13 +504,16 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
   else
     r.config_error("precision " + precision +
                    " is not supported; supported are float64 and float32");
-  if (r.scalar<bool>(f, "mixed_types", "model.fitting"))
-    r.config_error("fitting with mixed_types: true is not supported");
+  // One fitting net for every type where the descriptor carries the type (DeePMD-kit sets
+  // mixed_types from the descriptor's).
+  model.mixed_fitting = r.scalar<bool>(f, "mixed_types", "model.fitting");
+  if (model.mixed_fitting && !attention)
+    r.config_error("fitting with mixed_types: true is supported with the dpa1 descriptor only");
   require_empty(r, f, "exclude_types", "model.fitting");
   if (r.scalar<int>(f, "dim_descrpt", "model.fitting") != model.descriptor_dim())
     r.format_error("model.fitting.dim_descrpt", "does not match the descriptor");
   model.fittings = networks(r, r.child(f, "nets", "model.fitting"), "model.fitting.nets", ntypes,
-                            model.fitting_input_dim());
+                            model.fitting_input_dim(), {model.mixed_fitting ? 0 : 1});
   for (const auto& net : model.fittings)
     if (net.out_dim() != 1) r.format_error("model.fitting.nets", "networks must have one output");
   const YAML::Node fvars = r.child(f, "@variables", "model.fitting");

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "network_ops.hpp"
+#include "se_atten.hpp"
 #include "smooth_weight.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/md/deepmd/activation.hpp"
@@ -175,7 +176,9 @@ Index atoms_per_block(const Model& model, int nloc) {
 }
 }  // namespace
 
+// DPA-1 charges its work per atom: every slot, occupied or not, goes through its nets.
 double slot_flops(const Model& model, int neighbor_type, TapeMode tape) {
+  if (model.descriptor == DescriptorType::kSeAtten) return 0.0;
   const double ng = model.embedding_width();
   // The contractions with R~ per slot: se_e2_a's M += R~^T G, dR~ = G dM^T and dG = R~ dM (8 per
   // output each); se_e2_r's M += G (1 per output; dG = dM is a copy).
@@ -196,6 +199,7 @@ double slot_table_flops(const Model& model, int /*neighbor_type*/) {
 }
 
 double atom_flops(const Model& model, int centre_type) {
+  if (model.descriptor == DescriptorType::kSeAtten) return attention_atom_flops(model);
   const double ng = model.embedding_width(), axis = model.axis_neuron;
   // D = M^T M< and its two gradient products (se_e2_a); se_e2_r's D = M / 5 and back (2 ng).
   const double descriptor =
@@ -204,16 +208,20 @@ double atom_flops(const Model& model, int centre_type) {
 }
 
 double slot_tanh(const Model& model, int neighbor_type, TapeMode tape) {
-  if (model.compressed()) return 0.0;
+  if (model.compressed() || model.descriptor == DescriptorType::kSeAtten) return 0.0;
   return (tape == TapeMode::kRecompute ? 2 : 1) *
          tanh_count(model.embeddings[model.embedding_index(0, neighbor_type)]);
 }
 
 double atom_tanh(const Model& model, int centre_type) {
+  if (model.descriptor == DescriptorType::kSeAtten) return attention_atom_tanh(model);
   return tanh_count(model.fittings[static_cast<std::size_t>(centre_type)]);
 }
 
 std::size_t workspace_bytes(const Model& model, int nloc, int max_candidates, TapeMode tape) {
+  if (model.descriptor == DescriptorType::kSeAtten)
+    return attention_workspace_bytes(model) +
+           static_cast<std::size_t>(max_candidates) * (sizeof(double) + sizeof(int));
   const int ntypes = model.ntypes(), ng = model.embedding_width(), nd = model.descriptor_dim();
   const int C = model.env_columns();
   const std::size_t n = static_cast<std::size_t>(nloc);
@@ -752,6 +760,10 @@ void compute(const Model& model, std::span<const double> positions, std::span<co
       throw ConfigError("deepmd::compute: atom " + std::to_string(a) + " has type " +
                         std::to_string(types[a]) + ", outside the model's " +
                         std::to_string(ntypes) + " types");
+  if (model.descriptor == DescriptorType::kSeAtten) {
+    compute_attention(model, positions, types, nloc, neighbors, out, parameters);
+    return;
+  }
   Workspace::Buffers& w = workspace.buffers();
   auto distance2 = [&](int i, int j) {
     double r2 = 0.0;

@@ -1,6 +1,6 @@
-// A DeePMD-kit "se_e2_a" (se_a) or "se_e2_r" (se_r) energy model, loaded from the YAML file
-// that DeePMD-kit v3's `dp convert-backend` writes (model.@class Model, type standard, descriptor
-// se_e2_a or se_e2_r, fitting ener).
+// A DeePMD-kit "se_e2_a" (se_a), "se_e2_r" (se_r) or DPA-1 ("dpa1", se_atten) energy model,
+// loaded from the YAML file that DeePMD-kit v3's `dp convert-backend` writes (model.@class Model,
+// type standard, fitting ener).
 //
 // Contract: load_model() either returns a complete model whose arrays have the shapes the
 // descriptor and fitting settings imply, or throws tessera::FormatError (the file is not such a
@@ -38,9 +38,10 @@ using RowVector = Eigen::Matrix<double, 1, Eigen::Dynamic>;
 
 enum class Activation { kTanh, kLinear };
 
-// The descriptor: se_e2_a (R~ of 4 columns, s/r and s d/r^2; D = M^T M<) or se_e2_r (R~ of the
-// radial column s/r only; D = the mean of the embedding over the slots, / 5).
-enum class DescriptorType { kSeA, kSeR };
+// The descriptor: se_e2_a (R~ of 4 columns, s/r and s d/r^2; D = M^T M<), se_e2_r (R~ of the
+// radial column s/r only; D = the mean of the embedding over the slots, / 5) or DPA-1's se_atten
+// (se_e2_a's R~ and D over one list of all types, G from a type embedding and attention layers).
+enum class DescriptorType { kSeA, kSeR, kSeAtten };
 
 // Arithmetic of the networks (see the contract above).
 enum class Precision { kFloat64, kFloat32 };
@@ -62,6 +63,43 @@ struct Network {
   std::vector<Layer> layers;
   Eigen::Index in_dim() const { return layers.front().w.rows(); }
   Eigen::Index out_dim() const { return layers.back().w.cols(); }
+};
+
+// One of DPA-1's gated self-attention layers over an atom's neighbor slots
+// (deepmd/dpmodel/descriptor/dpa1.py, NeighborGatedAttentionLayer, one head): X' = LayerNorm(X +
+// (W o V^) W_out + b_out), where [Q K V] = X W_in + b_in, Q^ K^ V^ the rows normalised (with
+// `normalize`), Q^ times Attention::scaling, W = softmax_j((Q^ K^T + 20) s_i s_j - 20) s_i s_j
+// (with `smooth`; else the softmax over the occupied slots) times r^_i . r^_j (with `dotr`), s the
+// slots' smooth weights, r^ their normalised directions in R~.
+struct AttentionLayer {
+  Matrix in_w;               // ng x 3 hidden: queries, keys, values
+  RowVector in_b;            // 3 hidden
+  Matrix out_w;              // hidden x ng
+  RowVector out_b;           // ng
+  RowVector norm_w, norm_b;  // ng: LayerNorm's scale and shift
+  double norm_eps = 1e-5;
+};
+
+// DPA-1's parts beyond se_e2_a's (Model::descriptor kSeAtten; DeePMD-kit's DescrptDPA1). With
+// tebd_input_mode "concat" the embedding net's input per slot is [R~_0, T(neighbor type),
+// T(centre type) unless type_one_side]; with "strip" (se_atten_v2's) the net takes R~_0 alone,
+// G_s, and G = G_s (1 + s G_t), G_t the strip net on [T(neighbor type), T(centre type) unless
+// type_one_side] (s, the smooth weight, with `smooth` only). An empty slot takes type 0's T
+// (DeePMD-kit's dense path gives it the type of its frame's first atom, which matters only where
+// davg is not zero or, in strip mode without `smooth`, always).
+struct Attention {
+  Matrix type_embedding;  // ntypes x tebd_dim: T(t), the type embedding net on one-hot t
+  bool strip = false;
+  // Strip mode: G_t of each pair, at row centre * ntypes + neighbor (neighbor alone with
+  // type_one_side), ng wide: the strip net evaluated once at load, as DeePMD-kit's compressed
+  // type_embd_data holds it.
+  Matrix strip_table;
+  std::vector<AttentionLayer> layers;
+  int hidden = 0;
+  bool dotr = true, normalize = true, smooth = true;
+  double scaling = 1.0;            // temperature, or (hidden * scaling_factor)^-1/2 without one
+  bool concat_output_tebd = true;  // the descriptor ends with T(centre type)
+  int tebd_dim() const { return static_cast<int>(type_embedding.cols()); }
 };
 
 // One embedding net tabulated as DeePMD-kit's model compression does it (`dp compress`;
@@ -107,15 +145,17 @@ struct Model {
   std::vector<std::string> type_map;  // type index -> element name
   double rcut = 0.0;
   double rcut_smth = 0.0;
-  std::vector<int> sel;  // neighbor slots per neighbor type
-  int axis_neuron = 0;   // se_e2_a only
+  std::vector<int> sel;  // neighbor slots per neighbor type (se_atten: one list of all types)
+  int axis_neuron = 0;   // se_e2_a and se_atten
   Matrix davg;           // ntypes x (nnei * env_columns()): per centre type and slot
   Matrix dstd;           // the same
   // The embedding nets: one per neighbor type (type_one_side: true), or one per pair of centre
   // and neighbor type (type_one_side: false, DeePMD-kit's default), at embedding_index().
   bool type_one_side = true;
   std::vector<Network> embeddings;
-  std::vector<Network> fittings;    // per centre type
+  Attention attention;              // se_atten only
+  std::vector<Network> fittings;    // per centre type, or one for all (mixed_fitting)
+  bool mixed_fitting = false;       // DeePMD-kit's mixed_types fitting (se_atten)
   std::vector<double> energy_bias;  // per type: fitting bias_atom_e + model out_bias
   Precision precision = Precision::kFloat64;
   // Frame and atomic parameters (DeePMD-kit's numb_fparam and numb_aparam, GeneralFitting): the
@@ -138,13 +178,21 @@ struct Model {
   int embedding_width() const { return static_cast<int>(embeddings.front().out_dim()); }
   int env_columns() const { return descriptor == DescriptorType::kSeR ? 1 : 4; }
   int descriptor_dim() const {
-    return descriptor == DescriptorType::kSeR ? embedding_width() : embedding_width() * axis_neuron;
+    if (descriptor == DescriptorType::kSeR) return embedding_width();
+    const int tebd = descriptor == DescriptorType::kSeAtten && attention.concat_output_tebd
+                         ? attention.tebd_dim()
+                         : 0;
+    return embedding_width() * axis_neuron + tebd;
+  }
+  const Network& fitting(int centre_type) const {
+    return fittings[mixed_fitting ? 0 : static_cast<std::size_t>(centre_type)];
   }
   int fitting_input_dim() const { return descriptor_dim() + numb_fparam + numb_aparam; }
   bool compressed() const { return !tables.empty(); }
   // Where the net (and table) of neighbor type `neighbor` around an atom of type `centre` is:
   // DeePMD-kit's NetworkCollection index, centre + neighbor * ntypes for a pair.
   int embedding_index(int centre, int neighbor) const {
+    if (descriptor == DescriptorType::kSeAtten) return 0;  // one net; types enter its input
     return type_one_side ? neighbor : centre + neighbor * ntypes();
   }
   // Bytes a tile holds for the model, which is replicated per tile on IPU targets: the network

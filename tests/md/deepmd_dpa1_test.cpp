@@ -251,6 +251,20 @@ TEST(DeepmdDpa1, CostModelCounts) {
   EXPECT_DOUBLE_EQ(slot_tanh(m, 0), 0.0);
 }
 
+// `dp compress` on a model with attention layers adds only the strip net's table per type pair
+// (@version 3, compress with geo_compress false): it loads, and gives the model's numbers.
+TEST(DeepmdDpa1, CompressedStripModelLoads) {
+  const Model plain = load_model(kDir + "/dpa1_strip.yaml");
+  const Model compressed =
+      edited("\"env_protection\": 0.0,",
+             "\"env_protection\": 0.0, \"compress\": {\"geo_compress\": false, \"@variables\": "
+             "{}},",
+             "dpa1_strip.yaml");
+  const Config c = random_config(47, 10, 20, true, 0.9);
+  EXPECT_EQ(evaluate(compressed, c.x, c.type, c.cell).energy,
+            evaluate(plain, c.x, c.type, c.cell).energy);
+}
+
 TEST(DeepmdDpa1, RefusesWhatItDoesNotImplement) {
   auto expect_config_error = [](const auto& make, const std::string& text) {
     try {
@@ -267,7 +281,13 @@ TEST(DeepmdDpa1, RefusesWhatItDoesNotImplement) {
         edited("\"type\": \"dpa1\",\n   \"@version\": 2",
                "\"type\": \"dpa1\",\n   \"@version\": 4");
       },
-      "has @version 4: its compressed or higher-moment (lmax > 1) forms");
+      "has @version 4: its higher-moment (lmax > 1) form is not supported");
+  expect_config_error(
+      [] {
+        edited("\"env_protection\": 0.0,",
+               "\"env_protection\": 0.0, \"compress\": {\"geo_compress\": true},");
+      },
+      "DPA-1 models whose embedding net `dp compress` tabulated (geo_compress) are not supported");
   expect_config_error(
       [] {
         Model m = load_model(kDir + "/dpa1.yaml");

@@ -232,9 +232,9 @@ void linear_layer(const Reader& r, const YAML::Node& node, const std::string& wh
 Attention attention_parts(const Reader& r, const YAML::Node& d, const Model& model) {
   const std::string w = "model.descriptor";
   const int version = r.scalar<int>(d, "@version", w);
-  if (version > 2)
+  if (version > 3 || (!r.is_null(d, "lmax") && r.scalar<int>(d, "lmax", w) != 1))
     r.config_error(w + " (dpa1) has @version " + std::to_string(version) +
-                   ": its compressed or higher-moment (lmax > 1) forms are not supported");
+                   ": its higher-moment (lmax > 1) form is not supported");
   const std::string mode = r.text(d, "tebd_input_mode", w);
   if (mode != "concat" && mode != "strip")
     r.format_error(w + ".tebd_input_mode", "must be concat or strip, not '" + mode + "'");
@@ -472,10 +472,14 @@ Model parse_model_tree(const YAML::Node& root, const std::string& source) {
     if (!model.attention.layers.empty() &&
         model.attention.layers.front().in_w.rows() != model.embedding_width())
       r.format_error("model.descriptor.attention_layers", "do not take the embedding net's width");
-    if (!r.is_null(d, "compress"))
+    // `dp compress` of a DPA-1 model with attention layers tabulates only the strip net's output
+    // per type pair (type_embd_data), which the file's nets give again; with none it also
+    // tabulates the embedding net (geo_compress), which md_ipu does not read.
+    if (!r.is_null(d, "compress") && !r.is_null(d["compress"], "geo_compress") &&
+        r.scalar<bool>(d["compress"], "geo_compress", "model.descriptor.compress"))
       r.config_error(
-          "compressed DPA-1 models are not supported; give the model before "
-          "`dp compress`");
+          "DPA-1 models whose embedding net `dp compress` tabulated (geo_compress) are not "
+          "supported; give the model before `dp compress`");
   } else if (!r.is_null(d, "compress")) {
     model.tables = tables(r, d["compress"], model);
   }

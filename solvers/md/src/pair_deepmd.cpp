@@ -98,10 +98,11 @@ void PairDeepMD::load(std::vector<std::string> model_paths, std::string out_file
       // The DPA-1 kernel has no float32 path: the float32 weights run in float64 arithmetic.
       m.precision = deepmd::Precision::kFloat64;
       if (context_.warn)
-        context_.warn("WARNING: pair_style deepmd: model " + path +
-                      " (dpa1) runs its float32 networks in float64 arithmetic, which md_ipu's "
-                      "DPA-1 kernel has alone; its results lie within float32 rounding of "
-                      "DeePMD-kit's\n");
+        context_.warn(
+            "WARNING: pair_style deepmd: model " + path +
+            " (dpa1) runs its float32 networks in float64 arithmetic (md_ipu's DPA-1 kernel "
+            "has no float32 path); its results lie within float32 rounding of "
+            "DeePMD-kit's\n");
     }
     const Compression& c = compression_;
     const bool settings = c.stride || c.extrapolate || c.min_nbor_dist;

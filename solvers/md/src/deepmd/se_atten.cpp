@@ -31,13 +31,16 @@ constexpr double kShift = 20.0;
 // DeePMD-kit's floor under |R~_1..3| when it normalises the slots' directions.
 constexpr double kDirectionFloor = 1e-12;
 
-// What one attention layer keeps for its reverse pass.
+// What one attention layer keeps for its reverse pass. The attention proper (Q, K, V and their
+// products) involves the n occupied slots only: an empty slot's key has weight s_j = 0 after the
+// softmax and, with `smooth`, the constant logit -20 in its sum; an empty slot's query row is
+// zeroed after it. So an empty slot's row goes through a layer as LayerNorm(X + b_out), alone.
 struct LayerTape {
   Mat x;       // nnei x ng: the layer's input
-  Mat unit;    // nnei x 3 hidden: Q, K, V with unit rows (or as they are without `normalize`)
-  Mat norm;    // nnei x 3: the norms of the rows of Q, K and V
-  Mat logits;  // nnei x nnei: Q^ K^T, Q^ scaled
-  Mat p;       // nnei x nnei: the softmax, empty query rows zero
+  Mat unit;    // n x 3 hidden: Q, K, V with unit rows (or as they are without `normalize`)
+  Mat norm;    // n x 3: the norms of the rows of Q, K and V
+  Mat logits;  // n x n: Q^ K^T, Q^ scaled
+  Mat p;       // n x n: the softmax over the keys (with `smooth`, over all nnei of them)
   Mat z;       // nnei x ng: the normalised rows of LayerNorm
   Vec rstd;    // nnei: 1 / sqrt(var + eps) of each row
 };
@@ -49,7 +52,7 @@ struct AtomTape {
   Vec sw;        // nnei: smooth weights (0 for empty slots)
   Mat dir;       // nnei x 3: r^, R~_1..3 normalised
   Vec dir_norm;  // nnei: |R~_1..3|
-  Mat c;         // nnei x nnei: r^_i . r^_j (with dotr)
+  Mat c;         // n x n: r^_i . r^_j (with dotr)
   Mat x;         // nnei x ng: the attention's output
   Mat gr;        // ng x 4: X^T R~ / nnei
   Mat gs, gt;    // strip mode: nnei x ng, the radial net's G_s and the pairs' G_t
@@ -60,43 +63,47 @@ struct AtomTape {
 
 void attention_forward(const Model& model, AtomTape& tape) {
   const Attention& at = model.attention;
-  const Index nnei = tape.env.rows(), h = at.hidden;
+  const Index nnei = tape.env.rows(), n = tape.occupied, h = at.hidden;
+  const auto sw = tape.sw.head(n);
   for (std::size_t l = 0; l < at.layers.size(); ++l) {
     const AttentionLayer& layer = at.layers[l];
     LayerTape& lt = tape.layers[l];
     lt.x = tape.x;
-    Mat qkv = tape.x * layer.in_w;
+    Mat qkv = tape.x.topRows(n) * layer.in_w;
     qkv.rowwise() += layer.in_b;
     lt.unit = qkv;
-    lt.norm.setOnes(nnei, 3);
+    lt.norm.setOnes(n, 3);
     if (at.normalize)
-      for (Index i = 0; i < nnei; ++i)
+      for (Index i = 0; i < n; ++i)
         for (Index b = 0; b < 3; ++b) {
           lt.norm(i, b) = qkv.row(i).segment(b * h, h).norm();
           lt.unit.row(i).segment(b * h, h) /= lt.norm(i, b);
         }
     lt.logits = (at.scaling * lt.unit.leftCols(h)) * lt.unit.middleCols(h, h).transpose();
-    // Softmax over the keys of each occupied query slot; empty query slots' rows are zero.
-    const Index n = tape.occupied;
-    lt.p.setZero(nnei, nnei);
+    // Softmax over the keys: with `smooth`, ((L + 20) s_i s_j - 20) over all nnei keys, the
+    // empty ones at -20 (>= every occupied logit's lower bound, so the maximum covers them);
+    // without, over the occupied keys.
+    lt.p.resize(n, n);
+    const Index empty = nnei - n;
     for (Index i = 0; i < n; ++i) {
       auto row = lt.p.row(i);
-      if (at.smooth) {
-        for (Index j = 0; j < nnei; ++j)
-          row(j) = (lt.logits(i, j) + kShift) * tape.sw(i) * tape.sw(j) - kShift;
-      } else {  // empty keys masked out
-        for (Index j = 0; j < nnei; ++j)
-          row(j) = j < n ? lt.logits(i, j) : -std::numeric_limits<double>::infinity();
-      }
-      const double top = row.maxCoeff();
-      row = (row.array() - top).exp();
-      row /= row.sum();
+      if (at.smooth)
+        row = ((lt.logits.row(i).array() + kShift) * sw(i) * sw.transpose().array() - kShift)
+                  .matrix();
+      else
+        row = lt.logits.row(i);
+      const double top =
+          empty > 0 && at.smooth ? std::max(row.maxCoeff(), -kShift) : row.maxCoeff();
+      row = (row.array() - top).exp().matrix();
+      const double sum =
+          row.sum() + (at.smooth ? static_cast<double>(empty) * std::exp(-kShift - top) : 0.0);
+      row /= sum;
     }
     Mat w = lt.p;
-    if (at.smooth) w.array() *= (tape.sw * tape.sw.transpose()).array();
+    if (at.smooth) w.array() *= (sw * sw.transpose()).array();
     if (at.dotr) w.array() *= tape.c.array();
-    const Mat o = w * lt.unit.rightCols(h);
-    Mat y = tape.x + o * layer.out_w;
+    Mat y = tape.x;
+    y.topRows(n).noalias() += (w * lt.unit.rightCols(h)) * layer.out_w;
     y.rowwise() += layer.out_b;
     const Index ng = y.cols();
     lt.z.resize(nnei, ng);
@@ -111,19 +118,21 @@ void attention_forward(const Model& model, AtomTape& tape) {
   }
 }
 
-// dX (nnei x ng, the gradient of the attention's output) back to its input, adding the
-// gradients with respect to the smooth weights and the directions to dsw and ddir.
+// dX (n x ng: the gradient of the attention's output on the occupied slots; the empty slots'
+// rows depend on nothing that moves) back to its input, adding the gradients with respect to
+// the occupied slots' smooth weights and directions to dsw and ddir.
 void attention_backward(const Model& model, AtomTape& tape, Mat& dx, Vec& dsw, Mat& ddir) {
   const Attention& at = model.attention;
-  const Index nnei = tape.env.rows(), h = at.hidden;
-  const Mat s = tape.sw * tape.sw.transpose();
+  const Index n = tape.occupied, h = at.hidden;
+  const auto sw = tape.sw.head(n);
+  const Mat s = sw * sw.transpose();
   for (std::size_t l = at.layers.size(); l-- > 0;) {
     const AttentionLayer& layer = at.layers[l];
     const LayerTape& lt = tape.layers[l];
     const Index ng = dx.cols();
     // LayerNorm: dY = rstd (dZ - mean(dZ) - Z mean(dZ Z)), dZ = dX' w.
-    Mat dy(nnei, ng);
-    for (Index i = 0; i < nnei; ++i) {
+    Mat dy(n, ng);
+    for (Index i = 0; i < n; ++i) {
       const Eigen::RowVectorXd dz = dx.row(i).cwiseProduct(layer.norm_w);
       const double mean_dz = dz.mean(), mean_dzz = dz.cwiseProduct(lt.z.row(i)).mean();
       dy.row(i) = lt.rstd(i) * (dz.array() - mean_dz - lt.z.row(i).array() * mean_dzz);
@@ -132,25 +141,25 @@ void attention_backward(const Model& model, AtomTape& tape, Mat& dx, Vec& dsw, M
     const Mat dout = dy * layer.out_w.transpose();  // dO
     Mat w = lt.p;
     if (at.smooth) w.array() *= s.array();
-    Mat w_gate = w;  // W before the angular factor
+    const Mat w_gate = w;  // W before the angular factor
     if (at.dotr) w.array() *= tape.c.array();
-    Mat dunit(nnei, 3 * h);
+    Mat dunit(n, 3 * h);
     dunit.rightCols(h).noalias() = w.transpose() * dout;
     Mat dw = dout * lt.unit.rightCols(h).transpose();
     if (at.dotr) {
       const Mat dc = dw.cwiseProduct(w_gate);
-      ddir.noalias() += (dc + dc.transpose()) * tape.dir;
+      ddir.topRows(n).noalias() += (dc + dc.transpose()) * tape.dir.topRows(n);
       dw.array() *= tape.c.array();
     }
     Mat dp = dw;
-    Mat ds = Mat::Zero(nnei, nnei);
+    Mat ds = Mat::Zero(n, n);
     if (at.smooth) {
       ds = dw.cwiseProduct(lt.p);
       dp.array() *= s.array();
     }
-    // Softmax over each occupied query row; empty query rows were set to zero after it.
-    Mat dlogits = Mat::Zero(nnei, nnei);
-    for (Index i = 0; i < tape.occupied; ++i) {
+    // The softmax (the empty keys' dP is zero: their weight s_j is).
+    Mat dlogits(n, n);
+    for (Index i = 0; i < n; ++i) {
       const double dot = dp.row(i).dot(lt.p.row(i));
       dlogits.row(i) = lt.p.row(i).array() * (dp.row(i).array() - dot);
     }
@@ -158,13 +167,13 @@ void attention_backward(const Model& model, AtomTape& tape, Mat& dx, Vec& dsw, M
       ds.array() += dlogits.array() * (lt.logits.array() + kShift);
       dlogits.array() *= s.array();
     }
-    dsw.noalias() += (ds + ds.transpose()) * tape.sw;
+    dsw.head(n).noalias() += (ds + ds.transpose()) * sw;
     // logits = scaling Q^ K^T.
     dunit.leftCols(h).noalias() = at.scaling * (dlogits * lt.unit.middleCols(h, h));
     dunit.middleCols(h, h).noalias() = at.scaling * (dlogits.transpose() * lt.unit.leftCols(h));
     Mat dqkv = dunit;
     if (at.normalize)
-      for (Index i = 0; i < nnei; ++i)
+      for (Index i = 0; i < n; ++i)
         for (Index b = 0; b < 3; ++b) {
           const auto u = lt.unit.row(i).segment(b * h, h);
           auto d = dqkv.row(i).segment(b * h, h);
@@ -251,7 +260,7 @@ void compute_attention(const Model& model, std::span<const double> positions,
       tape.dir_norm(j) = tape.env.row(j).tail(3).norm();
       tape.dir.row(j) = tape.env.row(j).tail(3) / std::max(tape.dir_norm(j), kDirectionFloor);
     }
-    if (at.dotr) tape.c = tape.dir * tape.dir.transpose();
+    if (at.dotr) tape.c = tape.dir.topRows(n) * tape.dir.topRows(n).transpose();
 
     // The embedding net on [R~_0, T(neighbor), T(centre)], or in strip mode on R~_0 alone, times
     // 1 + s G_t; empty slots take type 0's T.
@@ -306,29 +315,33 @@ void compute_attention(const Model& model, std::span<const double> positions,
         kernel::View<double>(dinput.data(), 1, nin, Eigen::OuterStride<>(1)), tape.scratch);
     const Eigen::Map<const Mat> dd(dinput.data(), ng, axis);
 
-    // dgr = dD gr[:axis] + [dD^T gr, 0]; dX = R~ dgr^T / nnei; dR~ = X dgr / nnei.
+    // dgr = dD gr[:axis] + [dD^T gr, 0]; dX = R~ dgr^T / nnei; dR~ = X dgr / nnei, on the
+    // occupied slots (the empty ones' rows are constants).
     Mat dgr = dd * tape.gr.topRows(axis);
     dgr.topRows(axis).noalias() += dd.transpose() * tape.gr;
     dgr /= static_cast<double>(nnei);
-    Mat dx = tape.env * dgr.transpose();
-    Mat denv = tape.x * dgr;
-    Vec dsw = Vec::Zero(nnei);
-    Mat ddir = Mat::Zero(nnei, 3);
+    Mat dx = tape.env.topRows(n) * dgr.transpose();
+    Mat denv = tape.x.topRows(n) * dgr;
+    Vec dsw = Vec::Zero(n);
+    Mat ddir = Mat::Zero(n, 3);
     attention_backward(model, tape, dx, dsw, ddir);
     if (at.strip)  // G = G_s (1 + s G_t)
-      for (Index j = 0; j < nnei; ++j) {
+      for (Index j = 0; j < n; ++j) {
         const double s = at.smooth ? tape.sw(j) : 1.0;
         if (at.smooth)
           dsw(j) += (dx.row(j).array() * tape.gs.row(j).array() * tape.gt.row(j).array()).sum();
         dx.row(j).array() *= 1.0 + s * tape.gt.row(j).array();
       }
     const kernel::Soa<double> dg = dx;  // feature-major, as the nets take it
-    kernel::Soa<double> dinput_embedding(nnei, in_dim);
-    kernel::backward<double>(
-        embedding, tape.embedding,
-        kernel::ConstView<double>(dg.data(), nnei, ng, Eigen::OuterStride<>(nnei)),
-        kernel::View<double>(dinput_embedding.data(), nnei, in_dim, Eigen::OuterStride<>(nnei)),
-        tape.scratch);
+    kernel::Soa<double> dinput_embedding(n, in_dim);
+    for (Index r0 = 0; r0 < n; r0 += kernel::kChunk) {
+      const Index len = std::min(kernel::kChunk, n - r0);
+      kernel::backward_block<double>(
+          embedding, tape.embedding, r0,
+          kernel::ConstView<double>(dg.data() + r0, len, ng, Eigen::OuterStride<>(n)),
+          kernel::View<double>(dinput_embedding.data() + r0, len, in_dim, Eigen::OuterStride<>(n)),
+          tape.scratch);
+    }
     denv.col(0) += dinput_embedding.col(0);
 
     // Occupied slots only (empty ones are constants): r^ = R~_1..3 / |R~_1..3|, R~ =

@@ -53,6 +53,13 @@ void Profile::record(std::string_view name, std::span<const SuperstepCost> costs
   for (const SuperstepCost& cost : costs) add(e, cost, wall_seconds);
 }
 
+std::vector<std::pair<std::string, double>> Profile::wall_seconds_by_name() const {
+  std::vector<std::pair<std::string, double>> out;
+  out.reserve(by_name_.size());
+  for (const auto& [name, e] : by_name_) out.emplace_back(name, e.wall_seconds);
+  return out;
+}
+
 nlohmann::json Profile::to_json(const std::vector<std::uint64_t>& tile_high_water) const {
   nlohmann::json j;
   j["target"] = target_->to_json();

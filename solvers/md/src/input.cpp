@@ -34,6 +34,7 @@
 #include "tessera/md/output_reference.hpp"
 #include "tessera/md/random_park.hpp"
 #include "tessera/md/region.hpp"
+#include "tessera/md/timing_breakdown.hpp"
 #include "tessera/md/velocity.hpp"
 
 namespace tessera::md {
@@ -2392,6 +2393,7 @@ void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool s
   Runtime& rt = sim().runtime();
   const double simulated_before = rt.profile().simulated_seconds();
   const std::uint64_t supersteps_before = rt.profile().supersteps();
+  const auto wall_before = rt.profile().wall_seconds_by_name();
   if (n > 0 && !sim().integrated() && !warned_unintegrated_) {
     console_.print(
         "WARNING: no fix integrates the atoms: they stay where they are during the "
@@ -2435,6 +2437,18 @@ void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool s
           24.0 / per_day, steps_per_second, atom_steps * 1e-6);
     text += buf;
   }
+  // The run's wall seconds per superstep name (names new in this run started at zero).
+  auto by_name = rt.profile().wall_seconds_by_name();
+  for (auto& [name, wall] : by_name) {
+    const auto it = std::lower_bound(
+        wall_before.begin(), wall_before.end(), name,
+        [](const std::pair<std::string, double>& e, const std::string& k) { return e.first < k; });
+    if (it != wall_before.end() && it->first == name) wall -= it->second;
+  }
+  const Simulation& ran = sim();  // const: the non-const accessors mark the state changed
+  text += timing_breakdown(rt.comm(), section_seconds(by_name, ran.force_phase_seconds()), seconds,
+                           ran.molecular(), ran.kspace() != nullptr) +
+          "\n";
   std::snprintf(
       buf, sizeof buf,
       "Simulated time on %s: %.6g s for %lld steps (%.6g s/step, %llu supersteps); %s per day\n\n",

@@ -101,6 +101,9 @@ struct Simulation::TileAtoms {
   double evdwl = 0, ecoul = 0;  // pe's parts (LAMMPS's eng_vdwl and eng_coul)
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
+  // This run's wall seconds in the force superstep: all of it, and its neighbor-list rebuilds
+  // and bonded terms (the timing breakdown's split of md.force).
+  ForcePhaseSeconds force_seconds;
 };
 
 Simulation::Simulation(Runtime& runtime, Units units)
@@ -149,6 +152,19 @@ Simulation::~Simulation() {
   runtime_.destroy_variable(send_tag_);
   runtime_.destroy_variable(ghost_mask_);
   runtime_.destroy_variable(send_mask_);
+}
+
+Simulation::ForcePhaseSeconds Simulation::force_phase_seconds() const {
+  ForcePhaseSeconds sum;
+  for (const auto& s : tiles_)
+    if (s) {
+      sum.total += s->force_seconds.total;
+      sum.neighbor += s->force_seconds.neighbor;
+      sum.bonded += s->force_seconds.bonded;
+      sum.forward_total += s->force_seconds.forward_total;
+      sum.forward_neighbor += s->force_seconds.forward_neighbor;
+    }
+  return sum;
 }
 
 Simulation::TileAtoms& Simulation::state(const Tile& t) {
@@ -1588,6 +1604,8 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
                       " is before the run's last step " + std::to_string(step_ + steps));
   if (minimizing_) throw std::logic_error("run during a minimization");
   const auto wall_start = std::chrono::steady_clock::now();
+  for (auto& s : tiles_)
+    if (s) s->force_seconds = {};
   const Running running(running_);  // in_run() for the run's length, however it ends
   run_first_ = step_;
   run_begin_ = options.ramp_begin.value_or(step_);
@@ -2549,7 +2567,11 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
     runtime_.superstep("md.pair_forward",
                        [&](Tile& t) {
                          TileAtoms& s = state(t);
+                         const auto start = std::chrono::steady_clock::now();
                          if (build_lists) rebuild_lists(t);
+                         s.force_seconds.forward_neighbor +=
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                                 .count();
                          PairTile pt = pair_tile(t);
                          auto& owned = s.pair_forward;
                          owned.assign(forward * static_cast<std::size_t>(s.nlocal), 0.0);
@@ -2560,11 +2582,22 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
                              send[forward * k + c] =
                                  owned[forward * static_cast<std::size_t>(s.send_atom[k]) + c];
                          t.charge(forward_pack_work, forward * s.send_atom.size());
+                         s.force_seconds.forward_total +=
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                                 .count();
                        },
                        {&*plan_forward_});
   const auto force = [&](Tile& t) {
     TileAtoms& s = state(t);
-    if (build_lists && forward == 0) rebuild_lists(t);
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const auto seconds_since = [](Clock::time_point from) {
+      return std::chrono::duration<double>(Clock::now() - from).count();
+    };
+    if (build_lists && forward == 0) {
+      rebuild_lists(t);
+      s.force_seconds.neighbor += seconds_since(start);
+    }
     const auto ghost_force = t.get(ghost_f_);
     s.f.assign(3 * static_cast<std::size_t>(s.nlocal), 0.0);
     std::fill(ghost_force.begin(), ghost_force.end(), 0.0);
@@ -2600,7 +2633,12 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
       s.ecoul = pt.energy_coul;
       s.virial = pt.virial;
     }
-    if (molecular()) compute_bonded(t, pt);
+    if (molecular()) {
+      const auto bonded_start = Clock::now();
+      compute_bonded(t, pt);
+      s.force_seconds.bonded += seconds_since(bonded_start);
+    }
+    s.force_seconds.total += seconds_since(start);
   };
   if (extra && tally_now_)
     runtime_.superstep("md.force", force,

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/cost_model.hpp"
@@ -38,6 +39,8 @@ class Profile {
   const SuperstepCost& total() const { return total_; }
   double simulated_seconds() const { return simulated_seconds_; }
   double wall_seconds() const { return wall_seconds_; }
+  // The wall seconds recorded so far under each superstep name, in name order.
+  std::vector<std::pair<std::string, double>> wall_seconds_by_name() const;
 
   // The whole profile; `tile_high_water` holds every tile's memory high-water mark.
   nlohmann::json to_json(const std::vector<std::uint64_t>& tile_high_water) const;

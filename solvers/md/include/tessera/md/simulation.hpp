@@ -615,6 +615,15 @@ class Simulation {
 
   // Wall-clock seconds of the last run() and its step count.
   double last_run_seconds() const { return last_run_seconds_; }
+  // Seconds this rank's tiles spent in the last run's force supersteps (summed over its tiles,
+  // so over its threads): md.force in all, in neighbor-list rebuilds and in bonded terms;
+  // md.pair_forward (a style's values sent to ghosts first) in all and in rebuilds. The timing
+  // breakdown splits these supersteps' wall time in these proportions.
+  struct ForcePhaseSeconds {
+    double total = 0, neighbor = 0, bonded = 0;
+    double forward_total = 0, forward_neighbor = 0;
+  };
+  ForcePhaseSeconds force_phase_seconds() const;
   std::int64_t last_run_steps() const { return last_run_steps_; }
   // The signal that stopped the last run early (tessera/core/stop_signal.hpp), or 0; the
   // stopping step was the run's last (observers saw it as such).

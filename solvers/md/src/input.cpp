@@ -132,6 +132,30 @@ std::string Input::location() const {
 
 namespace {
 
+// LAMMPS's timing breakdown of the run or minimization that just ended (collective): the wall
+// seconds each superstep name took since `before` (names new since then started at zero) and the
+// force supersteps' phases since `force_before`, over `seconds` of loop time.
+std::string breakdown_since(const Simulation& sim, Runtime& rt,
+                            const std::vector<std::pair<std::string, double>>& before,
+                            const Simulation::ForcePhaseSeconds& force_before, double seconds) {
+  auto by_name = rt.profile().wall_seconds_by_name();
+  for (auto& [name, wall] : by_name) {
+    const auto it = std::lower_bound(
+        before.begin(), before.end(), name,
+        [](const std::pair<std::string, double>& e, const std::string& k) { return e.first < k; });
+    if (it != before.end() && it->first == name) wall -= it->second;
+  }
+  Simulation::ForcePhaseSeconds force = sim.force_phase_seconds();
+  force.total -= force_before.total;
+  force.neighbor -= force_before.neighbor;
+  force.bonded -= force_before.bonded;
+  force.forward_total -= force_before.forward_total;
+  force.forward_neighbor -= force_before.forward_neighbor;
+  return timing_breakdown(rt.comm(), section_seconds(by_name, force), seconds, sim.molecular(),
+                          sim.kspace() != nullptr) +
+         "\n";
+}
+
 // An error already located in an included file, passing through the commands that included it.
 struct NestedError {
   std::exception_ptr error;
@@ -2243,6 +2267,8 @@ void Input::minimize(const std::vector<std::string>& a) {
                  " style minimization ...\n  Unit style    : " + sim().units().style +
                  "\n  Current step  : " + std::to_string(sim().step()) + "\n");
   const std::int64_t first = sim().step();
+  const auto wall_before = sim().runtime().profile().wall_seconds_by_name();
+  const auto force_before = std::as_const(sim()).force_phase_seconds();
   const auto start = std::chrono::steady_clock::now();
   MinStats stats;
   try {
@@ -2275,6 +2301,9 @@ void Input::minimize(const std::vector<std::string>& a) {
                 stats.force_max_final, stats.alpha_final, stats.alpha_final * stats.force_max_final,
                 stats.iterations, stats.evaluations);
   text += buf;
+  // The stats end with a blank line already (const: see run_chunk).
+  text += breakdown_since(std::as_const(sim()), sim().runtime(), wall_before, force_before, seconds)
+              .substr(1);
   console_.print(text);
 }
 
@@ -2394,6 +2423,7 @@ void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool s
   const double simulated_before = rt.profile().simulated_seconds();
   const std::uint64_t supersteps_before = rt.profile().supersteps();
   const auto wall_before = rt.profile().wall_seconds_by_name();
+  const auto force_before = std::as_const(sim()).force_phase_seconds();
   if (n > 0 && !sim().integrated() && !warned_unintegrated_) {
     console_.print(
         "WARNING: no fix integrates the atoms: they stay where they are during the "
@@ -2437,18 +2467,9 @@ void Input::run_chunk(long long n, const Simulation::RunOptions& options, bool s
           24.0 / per_day, steps_per_second, atom_steps * 1e-6);
     text += buf;
   }
-  // The run's wall seconds per superstep name (names new in this run started at zero).
-  auto by_name = rt.profile().wall_seconds_by_name();
-  for (auto& [name, wall] : by_name) {
-    const auto it = std::lower_bound(
-        wall_before.begin(), wall_before.end(), name,
-        [](const std::pair<std::string, double>& e, const std::string& k) { return e.first < k; });
-    if (it != wall_before.end() && it->first == name) wall -= it->second;
-  }
-  const Simulation& ran = sim();  // const: the non-const accessors mark the state changed
-  text += timing_breakdown(rt.comm(), section_seconds(by_name, ran.force_phase_seconds()), seconds,
-                           ran.molecular(), ran.kspace() != nullptr) +
-          "\n";
+  // const: the non-const accessors of the simulation mark its state changed.
+  text +=
+      breakdown_since(std::as_const(sim()), sim().runtime(), wall_before, force_before, seconds);
   std::snprintf(
       buf, sizeof buf,
       "Simulated time on %s: %.6g s for %lld steps (%.6g s/step, %llu supersteps); %s per day\n\n",

@@ -101,8 +101,8 @@ struct Simulation::TileAtoms {
   double evdwl = 0, ecoul = 0;  // pe's parts (LAMMPS's eng_vdwl and eng_coul)
   std::array<double, 6> virial{}, ke_tensor{};
   double max_displacement_sq = 0;
-  // This run's wall seconds in the force superstep: all of it, and its neighbor-list rebuilds
-  // and bonded terms (the timing breakdown's split of md.force).
+  // Wall seconds in the force supersteps so far: all of them, and their neighbor-list rebuilds
+  // and bonded terms (the timing breakdown's split of md.force, as differences over a run).
   ForcePhaseSeconds force_seconds;
 };
 
@@ -1604,8 +1604,6 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
                       " is before the run's last step " + std::to_string(step_ + steps));
   if (minimizing_) throw std::logic_error("run during a minimization");
   const auto wall_start = std::chrono::steady_clock::now();
-  for (auto& s : tiles_)
-    if (s) s->force_seconds = {};
   const Running running(running_);  // in_run() for the run's length, however it ends
   run_first_ = step_;
   run_begin_ = options.ramp_begin.value_or(step_);

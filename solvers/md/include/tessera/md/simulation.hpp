@@ -615,7 +615,7 @@ class Simulation {
 
   // Wall-clock seconds of the last run() and its step count.
   double last_run_seconds() const { return last_run_seconds_; }
-  // Seconds this rank's tiles spent in the last run's force supersteps (summed over its tiles,
+  // Seconds this rank's tiles have spent in force supersteps so far (summed over its tiles,
   // so over its threads): md.force in all, in neighbor-list rebuilds and in bonded terms;
   // md.pair_forward (a style's values sent to ghosts first) in all and in rebuilds. The timing
   // breakdown splits these supersteps' wall time in these proportions.

@@ -265,6 +265,30 @@ TEST(DeepmdDpa1, CompressedStripModelLoads) {
             evaluate(plain, c.x, c.type, c.cell).energy);
 }
 
+// A DPA-1 file whose parts do not fit together is refused with the part named.
+TEST(DeepmdDpa1, MalformedFilesAreRejected) {
+  auto expect_format_error = [](const std::string& from, const std::string& to,
+                                const std::string& text) {
+    try {
+      edited(from, to);
+      ADD_FAILURE() << "no error; expected: " << text;
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  expect_format_error("\"attn_layer\": 2", "\"attn_layer\": 3",
+                      "model.descriptor.attention_layers: does not hold attn_layer layers");
+  expect_format_error("\"attn\": 5", "\"attn\": 0", "model.descriptor.attn: must be positive");
+  expect_format_error("\"attn\": 5", "\"attn\": 4",
+                      "model.descriptor.attention_layers[0].in_proj.w: is not embedding width x "
+                      "3 attn");
+  expect_format_error("\"activation_function\": \"linear\"", "\"activation_function\": \"tanh\"",
+                      "model.descriptor.attention_layers[0].in_proj: is not a linear layer");
+  expect_format_error("\"@class\": \"TypeEmbedNet\",\n    \"@version\": 2,\n    \"ntypes\": 2",
+                      "\"@class\": \"TypeEmbedNet\",\n    \"@version\": 2,\n    \"ntypes\": 3",
+                      "model.descriptor.type_embedding.ntypes: differs from the type map's");
+}
+
 TEST(DeepmdDpa1, RefusesWhatItDoesNotImplement) {
   auto expect_config_error = [](const auto& make, const std::string& text) {
     try {
@@ -276,6 +300,11 @@ TEST(DeepmdDpa1, RefusesWhatItDoesNotImplement) {
   };
   expect_config_error([] { edited("\"attn_mask\": false", "\"attn_mask\": true"); },
                       "dpa1 with attn_mask is not supported");
+  expect_config_error([] { edited("\"use_econf_tebd\": false", "\"use_econf_tebd\": true"); },
+                      "dpa1 with use_econf_tebd (electronic-configuration type embedding) is not "
+                      "supported");
+  expect_config_error([] { edited("\"num_heads\": 1", "\"num_heads\": 2"); },
+                      "model.descriptor.attention_layers[0] has more than one head; DPA-1 has one");
   expect_config_error(
       [] {
         edited("\"type\": \"dpa1\",\n   \"@version\": 2",

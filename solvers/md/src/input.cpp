@@ -145,14 +145,9 @@ std::string breakdown_since(const Simulation& sim, Runtime& rt,
         [](const std::pair<std::string, double>& e, const std::string& k) { return e.first < k; });
     if (it != before.end() && it->first == name) wall -= it->second;
   }
-  Simulation::ForcePhaseSeconds force = sim.force_phase_seconds();
-  force.total -= force_before.total;
-  force.neighbor -= force_before.neighbor;
-  force.bonded -= force_before.bonded;
-  force.forward_total -= force_before.forward_total;
-  force.forward_neighbor -= force_before.forward_neighbor;
-  return timing_breakdown(rt.comm(), section_seconds(by_name, force), seconds, sim.molecular(),
-                          sim.kspace() != nullptr) +
+  return timing_breakdown(rt.comm(),
+                          section_seconds(by_name, sim.force_phase_seconds() - force_before),
+                          seconds, sim.molecular(), sim.kspace() != nullptr) +
          "\n";
 }
 

@@ -157,13 +157,7 @@ Simulation::~Simulation() {
 Simulation::ForcePhaseSeconds Simulation::force_phase_seconds() const {
   ForcePhaseSeconds sum;
   for (const auto& s : tiles_)
-    if (s) {
-      sum.total += s->force_seconds.total;
-      sum.neighbor += s->force_seconds.neighbor;
-      sum.bonded += s->force_seconds.bonded;
-      sum.forward_total += s->force_seconds.forward_total;
-      sum.forward_neighbor += s->force_seconds.forward_neighbor;
-    }
+    if (s) sum += s->force_seconds;
   return sum;
 }
 

@@ -228,6 +228,16 @@ void linear_layer(const Reader& r, const YAML::Node& node, const std::string& wh
     r.format_error(where, "is not a linear layer");
 }
 
+// A net evaluated at load on the rows of `input` (samples x its input width).
+Matrix evaluated(const Network& net, const kernel::Soa<double>& input) {
+  kernel::Tape<double> tape;
+  kernel::Scratch<double> scratch;
+  return kernel::forward<double>(net,
+                                 kernel::ConstView<double>(input.data(), input.rows(), input.cols(),
+                                                           Eigen::OuterStride<>(input.rows())),
+                                 tape, scratch);
+}
+
 // DPA-1's type embedding and attention layers (DescrptDPA1.serialize(), @version 1 or 2).
 Attention attention_parts(const Reader& r, const YAML::Node& d, const Model& model) {
   const std::string w = "model.descriptor";
@@ -261,28 +271,14 @@ Attention attention_parts(const Reader& r, const YAML::Node& d, const Model& mod
   const int ntypes = model.ntypes();
   if (r.scalar<int>(te, "ntypes", w + ".type_embedding") != ntypes)
     r.format_error(w + ".type_embedding.ntypes", "differs from the type map's");
-  if (!r.is_null(te, "use_econf_tebd") && r.scalar<bool>(te, "use_econf_tebd", w))
-    r.config_error(
-        "dpa1 with use_econf_tebd (electronic-configuration type embedding) is not "
-        "supported");
   const Network net = network(r, r.child(te, "embedding", w + ".type_embedding"),
                               w + ".type_embedding.embedding", ntypes);
-  {
-    using namespace kernel;
-    Soa<double> one_hot = Soa<double>::Identity(ntypes, ntypes);
-    Tape<double> tape;
-    Scratch<double> scratch;
-    const View<double> t = forward<double>(
-        net, ConstView<double>(one_hot.data(), ntypes, ntypes, Eigen::OuterStride<>(ntypes)), tape,
-        scratch);
-    a.type_embedding = t;
-  }
+  a.type_embedding = evaluated(net, kernel::Soa<double>::Identity(ntypes, ntypes));
   if (a.strip) {  // the strip net on every pair of types' embeddings
-    using namespace kernel;
     const Eigen::Index tebd = a.type_embedding.cols();
     const int rows = model.type_one_side ? ntypes : ntypes * ntypes;
     const Eigen::Index in = model.type_one_side ? tebd : 2 * tebd;
-    Soa<double> pairs(rows, in);
+    kernel::Soa<double> pairs(rows, in);
     for (int c = 0; c < (model.type_one_side ? 1 : ntypes); ++c)
       for (int n = 0; n < ntypes; ++n) {
         const int row = model.type_one_side ? n : c * ntypes + n;
@@ -291,11 +287,7 @@ Attention attention_parts(const Reader& r, const YAML::Node& d, const Model& mod
       }
     const std::vector<Network> strip =
         networks(r, r.child(d, "embeddings_strip", w), w + ".embeddings_strip", ntypes, in, {0});
-    Tape<double> tape;
-    Scratch<double> scratch;
-    a.strip_table = forward<double>(
-        strip.front(), ConstView<double>(pairs.data(), rows, in, Eigen::OuterStride<>(rows)), tape,
-        scratch);
+    a.strip_table = evaluated(strip.front(), pairs);
   }
 
   const std::string lw = w + ".attention_layers";

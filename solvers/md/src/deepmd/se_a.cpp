@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "network_ops.hpp"
+#include "pair_gradient.hpp"
 #include "se_atten.hpp"
 #include "smooth_weight.hpp"
 #include "tessera/core/error.hpp"
@@ -694,22 +695,10 @@ void compute_typed(const Model& model, const std::vector<Net>& embeddings,
             const Index k = row - first(t, k_atom);
             const int j = nbr[row];
             const double* d = geom + kGeom * row;
-            const double inv_r = 1.0 / d[3], inv_r2 = inv_r * inv_r, s = d[4], ds_dr = d[5];
             double dr[4] = {0, 0, 0, 0};
             for (int c = 0; c < C; ++c)
               dr[c] = static_cast<double>(denv(row - r_begin - c0, c)) / std[C * k + c];
-            const double dot = dr[1] * d[0] + dr[2] * d[1] + dr[3] * d[2];
-            // d/dr of s/r and of s/r^2, divided by r to turn them into gradients along d.
-            const double radial = (dr[0] * (ds_dr * inv_r - s * inv_r2) +
-                                   dot * (ds_dr * inv_r2 - 2 * s * inv_r2 * inv_r)) *
-                                  inv_r;
-            double grad[3];
-            for (int c = 0; c < 3; ++c) grad[c] = radial * d[c] + dr[1 + c] * s * inv_r2;
-            for (int c = 0; c < 3; ++c) {
-              out.force[3 * j + c] -= grad[c];
-              out.force[3 * i + c] += grad[c];
-              for (int e = 0; e < 3; ++e) out.atom_virial[9 * j + 3 * c + e] -= grad[c] * d[e];
-            }
+            add_pair_gradient(dr, 0.0, d, d[3], d[4], d[5], i, j, out);
           }
         });
       }

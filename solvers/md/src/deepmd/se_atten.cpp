@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "network_ops.hpp"
+#include "pair_gradient.hpp"
 #include "smooth_weight.hpp"
 #include "tessera/core/error.hpp"
 
@@ -36,7 +37,6 @@ constexpr double kDirectionFloor = 1e-12;
 // softmax and, with `smooth`, the constant logit -20 in its sum; an empty slot's query row is
 // zeroed after it. So an empty slot's row goes through a layer as LayerNorm(X + b_out), alone.
 struct LayerTape {
-  Mat x;       // nnei x ng: the layer's input
   Mat unit;    // n x 3 hidden: Q, K, V with unit rows (or as they are without `normalize`)
   Mat norm;    // n x 3: the norms of the rows of Q, K and V
   Mat logits;  // n x n: Q^ K^T, Q^ scaled
@@ -50,8 +50,8 @@ struct AtomTape {
   std::vector<LayerTape> layers;
   Mat env;       // nnei x 4: R~
   Vec sw;        // nnei: smooth weights (0 for empty slots)
-  Mat dir;       // nnei x 3: r^, R~_1..3 normalised
-  Vec dir_norm;  // nnei: |R~_1..3|
+  Mat dir;       // n x 3: r^, R~_1..3 normalised, of the occupied slots
+  Vec dir_norm;  // n: |R~_1..3|
   Mat c;         // n x n: r^_i . r^_j (with dotr)
   Mat x;         // nnei x ng: the attention's output
   Mat gr;        // ng x 4: X^T R~ / nnei
@@ -68,7 +68,6 @@ void attention_forward(const Model& model, AtomTape& tape) {
   for (std::size_t l = 0; l < at.layers.size(); ++l) {
     const AttentionLayer& layer = at.layers[l];
     LayerTape& lt = tape.layers[l];
-    lt.x = tape.x;
     Mat qkv = tape.x.topRows(n) * layer.in_w;
     qkv.rowwise() += layer.in_b;
     lt.unit = qkv;
@@ -148,7 +147,7 @@ void attention_backward(const Model& model, AtomTape& tape, Mat& dx, Vec& dsw, M
     Mat dw = dout * lt.unit.rightCols(h).transpose();
     if (at.dotr) {
       const Mat dc = dw.cwiseProduct(w_gate);
-      ddir.topRows(n).noalias() += (dc + dc.transpose()) * tape.dir.topRows(n);
+      ddir.noalias() += (dc + dc.transpose()) * tape.dir;
       dw.array() *= tape.c.array();
     }
     Mat dp = dw;
@@ -254,13 +253,13 @@ void compute_attention(const Model& model, std::span<const double> positions,
       for (int c = 0; c < 4; ++c)
         tape.env(j, c) = (raw[c] - model.davg(ci, 4 * j + c)) / model.dstd(ci, 4 * j + c);
     }
-    tape.dir.resize(nnei, 3);
-    tape.dir_norm.resize(nnei);
-    for (Index j = 0; j < nnei; ++j) {
+    tape.dir.resize(n, 3);
+    tape.dir_norm.resize(n);
+    for (Index j = 0; j < n; ++j) {
       tape.dir_norm(j) = tape.env.row(j).tail(3).norm();
       tape.dir.row(j) = tape.env.row(j).tail(3) / std::max(tape.dir_norm(j), kDirectionFloor);
     }
-    if (at.dotr) tape.c = tape.dir.topRows(n) * tape.dir.topRows(n).transpose();
+    if (at.dotr) tape.c = tape.dir * tape.dir.transpose();
 
     // The embedding net on [R~_0, T(neighbor), T(centre)], or in strip mode on R~_0 alone, times
     // 1 + s G_t; empty slots take type 0's T.
@@ -355,19 +354,8 @@ void compute_attention(const Model& model, std::span<const double> positions,
         denv.row(j).tail(3) += dd3 / kDirectionFloor;
       double dr[4];
       for (int c = 0; c < 4; ++c) dr[c] = denv(j, c) / model.dstd(ci, 4 * j + c);
-      const double r = dist(j), inv_r = 1.0 / r, inv_r2 = inv_r * inv_r, s = tape.sw(j);
-      const double ds_dr = dsw_dr(j);
-      const double dot = dr[1] * delta(j, 0) + dr[2] * delta(j, 1) + dr[3] * delta(j, 2);
-      const double radial = (dr[0] * (ds_dr * inv_r - s * inv_r2) +
-                             dot * (ds_dr * inv_r2 - 2 * s * inv_r2 * inv_r) + dsw(j) * ds_dr) *
-                            inv_r;
-      const int a = slot_atom[static_cast<std::size_t>(j)];
-      for (int c = 0; c < 3; ++c) {
-        const double grad = radial * delta(j, c) + dr[1 + c] * s * inv_r2;
-        out.force[3 * a + c] -= grad;
-        out.force[3 * i + c] += grad;
-        for (int e2 = 0; e2 < 3; ++e2) out.atom_virial[9 * a + 3 * c + e2] -= grad * delta(j, e2);
-      }
+      add_pair_gradient(dr, dsw(j), delta.row(j).data(), dist(j), tape.sw(j), dsw_dr(j), i,
+                        slot_atom[static_cast<std::size_t>(j)], out);
     }
   }
   for (double e : out.atom_energy) out.energy += e;

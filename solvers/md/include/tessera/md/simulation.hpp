@@ -622,6 +622,18 @@ class Simulation {
   struct ForcePhaseSeconds {
     double total = 0, neighbor = 0, bonded = 0;
     double forward_total = 0, forward_neighbor = 0;
+    ForcePhaseSeconds& operator+=(const ForcePhaseSeconds& o) {
+      total += o.total;
+      neighbor += o.neighbor;
+      bonded += o.bonded;
+      forward_total += o.forward_total;
+      forward_neighbor += o.forward_neighbor;
+      return *this;
+    }
+    ForcePhaseSeconds operator-(const ForcePhaseSeconds& o) const {
+      return {total - o.total, neighbor - o.neighbor, bonded - o.bonded,
+              forward_total - o.forward_total, forward_neighbor - o.forward_neighbor};
+    }
   };
   ForcePhaseSeconds force_phase_seconds() const;
   std::int64_t last_run_steps() const { return last_run_steps_; }

@@ -289,6 +289,22 @@ TEST(DeepmdDpa1, MalformedFilesAreRejected) {
                       "model.descriptor.type_embedding.ntypes: differs from the type map's");
 }
 
+// The kernel checks its neighbor lists as for se_e2_a (DeePMD-kit's message).
+TEST(DeepmdDpa1, KernelRejectsAnInvalidNeighbor) {
+  const Model m = load_model(kDir + "/dpa1.yaml");
+  const std::vector<double> x = {0, 0, 0, 1, 0, 0};
+  const std::vector<int> type = {0, 1};
+  const NeighborList list{{0, 1}, {7}};
+  try {
+    compute(m, x, type, 1, list);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("neighbor list of atom 0 holds invalid index 7"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(DeepmdDpa1, RefusesWhatItDoesNotImplement) {
   auto expect_config_error = [](const auto& make, const std::string& text) {
     try {
@@ -303,6 +319,16 @@ TEST(DeepmdDpa1, RefusesWhatItDoesNotImplement) {
   expect_config_error([] { edited("\"use_econf_tebd\": false", "\"use_econf_tebd\": true"); },
                       "dpa1 with use_econf_tebd (electronic-configuration type embedding) is not "
                       "supported");
+  expect_config_error(
+      [] {
+        edited(
+            "\"@class\": \"Layer\",\n        \"@version\": 1,\n        \"bias\": true,\n        "
+            "\"use_timestep\": false,\n        \"activation_function\": \"linear\"",
+            "\"@class\": \"Layer\",\n        \"@version\": 1,\n        \"bias\": false,\n        "
+            "\"use_timestep\": false,\n        \"activation_function\": \"linear\"");
+      },
+      "model.descriptor.attention_layers[0].in_proj has no bias; attention layers without bias "
+      "are not supported");
   expect_config_error([] { edited("\"num_heads\": 1", "\"num_heads\": 2"); },
                       "model.descriptor.attention_layers[0] has more than one head; DPA-1 has one");
   expect_config_error(

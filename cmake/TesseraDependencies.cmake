@@ -10,6 +10,10 @@ find_package(netCDF REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(NETCDF_CXX4 REQUIRED IMPORTED_TARGET netcdf-cxx4)
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
+# Stan Math (the mcmc models' reverse-mode gradients and distributions), from the headers
+# of Debian's r-cran-stanheaders: cmake/FindStanMath.cmake.
+list(APPEND CMAKE_MODULE_PATH ${PROJECT_SOURCE_DIR}/cmake)
+find_package(StanMath 3.0 REQUIRED)
 # HDF5's C library (DeePMD-kit's .dp models), as Debian's pkg-config module.
 pkg_check_modules(HDF5 REQUIRED IMPORTED_TARGET hdf5)
 if(TESSERA_BUILD_TESTS)

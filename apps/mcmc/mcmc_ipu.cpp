@@ -1,6 +1,7 @@
 // mcmc_ipu: MCMC on the tile runtime, with Stan's samplers and file formats.
 //
-//   mcmc_ipu --model NAME [--data FILE.json | --dimension N] --sampler nuts|hmc|rwm|ensemble|pt
+//   mcmc_ipu --model NAME | --stan FILE.stan [--data FILE.json | --dimension N]
+//            --sampler nuts|hmc|rwm|ensemble|pt
 //            --chains N --warmup N --draws N --seed S [--metric diag_e|dense_e]
 //            [--init RADIUS|FILE.json] [--thin N] [--save-warmup] [--output PREFIX] [--target ...]
 //

@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
+#include <iostream>
 
 #include "tessera/core/error.hpp"
 #include "tessera/mcmc/models.hpp"
+#include "tessera/mcmc/stan_program.hpp"
 
 namespace tessera::mcmc {
 
@@ -26,7 +28,16 @@ void add_mcmc_ipu_options(CLI::App& app, McmcIpuOptions& o) {
   std::vector<std::string>& formats = o.formats;
   bool& no_summary = o.no_summary;
   SamplerConfig& config = o.config;
-  app.add_option("--model", model_name, "built-in model")->required();
+  CLI::Option* model_option = app.add_option("--model", model_name, "built-in model");
+  CLI::Option* stan_option =
+      app.add_option("--stan", o.stan_file,
+                     "a Stan program (Stan 2.21's language) to sample instead of a built-in "
+                     "model; translated and compiled once, then kept in the cache")
+          ->check(CLI::ExistingFile);
+  model_option->excludes(stan_option);
+  app.add_option("--stan-cache", o.stan_cache,
+                 "folder of compiled Stan programs [$TESSERA_STAN_CACHE, else "
+                 "~/.cache/tessera/stan]");
   app.add_option("--data", data_file, "data file, JSON in posteriordb's layout")
       ->check(CLI::ExistingFile);
   app.add_option("--dimension", dimension,
@@ -108,6 +119,8 @@ void add_mcmc_ipu_options(CLI::App& app, McmcIpuOptions& o) {
 }
 
 void finish_mcmc_ipu_options(McmcIpuOptions& o) {
+  if (o.model_name.empty() && o.stan_file.empty())
+    throw ConfigError("give the model: --model NAME (a built-in model) or --stan FILE.stan");
   o.config.kind = parse_sampler(o.sampler);
   o.config.metric = parse_metric(o.metric);
   o.config.step_adaptation = parse_step_adaptation(o.step_adaptation);
@@ -125,11 +138,20 @@ McmcIpuProblem load_mcmc_ipu_problem(McmcIpuOptions& o, MPI_Comm comm) {
   if (o.dimension > 0) {
     if (o.model_name != "std_normal" && o.model_name != "correlated_gaussian")
       throw ConfigError("--dimension applies to std_normal and correlated_gaussian only, not " +
-                        o.model_name);
+                        (o.model_name.empty() ? o.stan_file : o.model_name));
     data["N"] = o.dimension;
   }
   McmcIpuProblem p;
-  p.model = make_model(o.model_name, data, source);
+  if (o.stan_file.empty()) {
+    p.model = make_model(o.model_name, data, source);
+  } else {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    StanBuildOptions build;
+    build.cache_directory = o.stan_cache;
+    if (rank == 0) build.progress = &std::cout;
+    p.model = load_stan_program(comm, o.stan_file, data, source, build);
+  }
   // --init as CmdStan reads it: a number is a radius, anything else names a file.
   double radius = 0;
   const auto [end, ec] = std::from_chars(o.init.data(), o.init.data() + o.init.size(), radius);

@@ -30,7 +30,8 @@ namespace tessera::mcmc {
 
 struct McmcIpuOptions {
   RuntimeOptions runtime;
-  std::string model_name, data_file, sampler = "nuts", metric = "diag_e", output;
+  std::string model_name, stan_file, stan_cache, data_file, sampler = "nuts", metric = "diag_e",
+                                                            output;
   std::string step_adaptation = "dual_averaging";
   std::string init = "2";  // a radius, or a JSON file of initial values
   int chains = 4, warmup = 1000, draws = 1000, dimension = 0, refresh = 100;

@@ -55,6 +55,9 @@ TESSERA_FUZZ_HARNESS(data, size) {
   add_mcmc_ipu_options(app, o);
   if (parse_command_line(app, static_cast<int>(argv.size()), argv.data())) return;
   finish_mcmc_ipu_options(o);
+  // A Stan program runs R and the C++ compiler (a minute per program): outside what a fuzz
+  // input may take; stan_program_test covers its errors.
+  if (!o.stan_file.empty()) return;
   McmcIpuProblem problem = load_mcmc_ipu_problem(o, MPI_COMM_SELF);
   o.runtime.threads = 1;
   const Target target = resolve_target(o.runtime, 1, 1);

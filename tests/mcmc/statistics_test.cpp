@@ -17,11 +17,13 @@
 #include "tessera/mcmc/diagnostics.hpp"
 #include "tessera/mcmc/models.hpp"
 #include "tessera/mcmc/run.hpp"
+#include "test_support.hpp"
 
 namespace {
 
 using namespace tessera;
 using namespace tessera::mcmc;
+using namespace tessera::mcmc::testing;
 
 Draws run(const Model& model, SamplerKind kind, int chains, int warmup, int draws,
           std::uint64_t seed, Metric metric = Metric::diag_e) {
@@ -225,27 +227,6 @@ TEST(ParallelTempering, VisitsBothModesInProportion) {
   for (const auto& c : chains_of(d, "swap_accept__"))
     for (double v : c) swaps += v;
   EXPECT_GT(swaps, 0.0);
-}
-
-struct Reference {
-  double mean, sd, mcse;
-};
-
-// posteriordb's reference_summary.csv: param,mean,sd,q05,q50,q95,mcse_mean_naive.
-std::map<std::string, Reference> read_reference(const std::string& path) {
-  std::ifstream in(path);
-  std::map<std::string, Reference> out;
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    std::string name, field;
-    std::vector<double> v;
-    std::getline(row, name, ',');
-    while (std::getline(row, field, ',')) v.push_back(std::stod(field));
-    out[name] = {v.at(0), v.at(1), v.at(5)};
-  }
-  return out;
 }
 
 // Compares every parameter of the posteriordb posterior with its reference summary. The

@@ -5,6 +5,7 @@
 #include <memory>
 #include <sstream>
 
+#include "stan_names.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/mcmc/output.hpp"
@@ -20,26 +21,6 @@ std::string number(double v) {
   if (s == "inf") return "inf";
   if (s == "-inf") return "-inf";
   return s;
-}
-
-// theta[1,2] -> theta.1.2, and back.
-std::string dotted(const std::string& name) {
-  std::string out;
-  for (char c : name) {
-    if (c == '[' || c == ',')
-      out += '.';
-    else if (c != ']' && c != ' ')
-      out += c;
-  }
-  return out;
-}
-
-std::string bracketed(const std::string& name) {
-  const std::size_t dot = name.find('.');
-  if (dot == std::string::npos) return name;
-  std::string out = name.substr(0, dot) + "[";
-  for (std::size_t i = dot + 1; i < name.size(); ++i) out += name[i] == '.' ? ',' : name[i];
-  return out + "]";
 }
 
 std::vector<std::string> split(const std::string& line) {

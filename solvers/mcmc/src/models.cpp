@@ -5,6 +5,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "stan_names.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/json_file.hpp"
 
@@ -41,17 +42,6 @@ std::vector<double> Model::parameter_block_values(const Vector& x) const {
   values.resize(parameter_block_names().size());
   return values;
 }
-
-namespace {
-
-// The shortest text that reads back as v (0.6, not 0.59999999999999998).
-std::string number_text(double v) {
-  char buffer[32];
-  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
-  return {buffer, end};
-}
-
-}  // namespace
 
 double lower_bounded_inverse(double value, double lower, const std::string& name) {
   if (!(value > lower) || !std::isfinite(value))

@@ -213,14 +213,22 @@ Vector start(const Model& model, const RunSettings& s, RngEngine& rng) {
                 : initial_point(model, s.sampler.init_radius, rng);
 }
 
-// Posts one draw to tile 0: the tag, the chain, its sampler values, then the
-// constrained parameters of the unconstrained position `q`. `collect` reads it.
+// Chain c's stream for its generated quantities' random numbers: apart from its sampler's
+// (stream c) and the parallel-tempering pairs' (streams below 2^48), so that a model that
+// draws them changes no draw of the sampler.
+RngEngine generated_quantities_stream(std::uint64_t seed, int chain) {
+  return rng_stream(seed, (std::uint64_t{1} << 48) + static_cast<std::uint64_t>(chain));
+}
+
+// Posts one draw to tile 0: the tag, the chain, its sampler values, then the reported
+// values of the unconstrained position `q` (generated quantities from `generated`, the
+// chain's stream for them). `collect` reads it.
 void post_draw(Tile& tile, const Model& model, int chain, std::span<const double> stats,
-               std::span<const double> q) {
+               std::span<const double> q, RngEngine& generated) {
   std::vector<double> row{kDrawTag, static_cast<double>(chain)};
   row.insert(row.end(), stats.begin(), stats.end());
-  for (double v :
-       model.constrain(Eigen::Map<const Vector>(q.data(), static_cast<Eigen::Index>(q.size()))))
+  for (double v : model.generate(
+           Eigen::Map<const Vector>(q.data(), static_cast<Eigen::Index>(q.size())), generated))
     row.push_back(v);
   tile.post<double>(0, row);
 }
@@ -263,7 +271,7 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
   const Variable<double> position = runtime.create_variable<double>(
       "mcmc.position", [&](const Tile& t) { return local_chains(t) * d; });
   struct Chain {
-    std::optional<RngEngine> rng;
+    std::optional<RngEngine> rng, generated;
     std::unique_ptr<ChainSampler> sampler;
     std::optional<TileVector<std::byte>> workspace;
   };
@@ -277,13 +285,14 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
       const int c = first + static_cast<int>(k);
       Chain& ch = chain_state[static_cast<std::size_t>(c)];
       ch.rng = rng_stream(s.seed, static_cast<std::uint64_t>(c));
+      ch.generated = generated_quantities_stream(s.seed, c);
       const Vector q0 = start(model, s, *ch.rng);
       std::span<double> q = t.get(position).subspan(k * d, d);
       std::copy(q0.begin(), q0.end(), q.begin());
       ch.sampler = make_chain_sampler(model, s.sampler, q, *ch.rng);
       ch.workspace = t.make_vector<std::byte>(
           "mcmc.sampler",
-          ch.sampler->workspace_bytes() + sizeof(RngEngine) + model.chain_workspace_bytes());
+          ch.sampler->workspace_bytes() + 2 * sizeof(RngEngine) + model.chain_workspace_bytes());
       if (k == 0 && model.data_bytes() > 0)
         data_copy[static_cast<std::size_t>(c)] =
             t.make_vector<std::byte>("mcmc.model_data", model.data_bytes());
@@ -307,7 +316,7 @@ Draws sample_chains(Runtime& runtime, const Model& model, const RunSettings& s) 
         // With a fixed number of leapfrog steps the integration time follows the step size.
         const double int_time = s.sampler.leapfrog_steps > 0 ? tr.n_leapfrog * tr.step_size
                                                              : s.sampler.integration_time;
-        post_draw(t, model, c, sampler_values(s.sampler.kind, tr, int_time), q);
+        post_draw(t, model, c, sampler_values(s.sampler.kind, tr, int_time), q, *ch.generated);
       }
     });
     collect(runtime, draws, s.sampler, it);
@@ -341,7 +350,8 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
   const Variable<double> positions = runtime.create_variable<double>(
       "mcmc.ensemble.positions", [&](const Tile& t) { return replica(t) * d; });
   const Variable<double> lps = runtime.create_variable<double>("mcmc.ensemble.lp", replica);
-  std::vector<std::optional<RngEngine>> rngs(static_cast<std::size_t>(walkers));
+  std::vector<std::optional<RngEngine>> rngs(static_cast<std::size_t>(walkers)),
+      generated(static_cast<std::size_t>(walkers));
   std::vector<double> accepted(static_cast<std::size_t>(walkers), 0.0);
 
   // Posts walker w's position and log density to every other host tile.
@@ -370,6 +380,7 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
     for (int w = first; w < first + local_walkers(t); ++w) {
       RngEngine& rng = rngs[static_cast<std::size_t>(w)].emplace(
           rng_stream(s.seed, static_cast<std::uint64_t>(w)));
+      generated[static_cast<std::size_t>(w)] = generated_quantities_stream(s.seed, w);
       const Vector q0 = start(model, s, rng);
       std::copy(
           q0.begin(), q0.end(),
@@ -423,7 +434,8 @@ Draws sample_ensemble(Runtime& runtime, const Model& model, const RunSettings& s
           for (int w = first; w < first + local_walkers(t); ++w) {
             const auto uw = static_cast<std::size_t>(w);
             const double stats[2] = {t.get(lps)[uw], accepted[uw]};
-            post_draw(t, model, w, stats, std::span<const double>(pos.data() + uw * d, d));
+            post_draw(t, model, w, stats, std::span<const double>(pos.data() + uw * d, d),
+                      *generated[uw]);
           }
         }
       });
@@ -456,6 +468,9 @@ class TemperedModel final : public Model {
     return beta_ * lp;
   }
   std::vector<double> constrain(const Vector& x) const override { return base_.constrain(x); }
+  std::vector<double> generate(const Vector& x, RngEngine& rng) const override {
+    return base_.generate(x, rng);
+  }
   std::vector<std::string> parameter_block_names() const override {
     return base_.parameter_block_names();
   }
@@ -505,6 +520,7 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
       "mcmc.position", [&](const Tile& t) { return local_replicas(t) * d; });
   struct Replica {
     std::optional<RngEngine> rng, pair_up, pair_down;  // own moves; swaps with k + 1 and k - 1
+    std::optional<RngEngine> generated;                // the cold replica's generated quantities
     std::unique_ptr<ChainSampler> sampler;
     std::optional<TileVector<std::byte>> workspace;
     Transition last;
@@ -523,12 +539,13 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
       rep.rng = rng_stream(s.seed, static_cast<std::uint64_t>(r));
       if (k + 1 < K) rep.pair_up = pair_stream(c, k);
       if (k > 0) rep.pair_down = pair_stream(c, k - 1);
+      if (k == 0) rep.generated = generated_quantities_stream(s.seed, c);
       const Vector q0 = start(model, s, *rep.rng);
       std::span<double> q = t.get(position).subspan(i * d, d);
       std::copy(q0.begin(), q0.end(), q.begin());
       rep.sampler = make_chain_sampler(*tempered[static_cast<std::size_t>(k)], local, q, *rep.rng);
       rep.workspace = t.make_vector<std::byte>(
-          "mcmc.sampler", rep.sampler->workspace_bytes() + 3 * sizeof(RngEngine));
+          "mcmc.sampler", rep.sampler->workspace_bytes() + (k == 0 ? 4 : 3) * sizeof(RngEngine));
     }
   });
 
@@ -587,7 +604,7 @@ Draws sample_tempering(Runtime& runtime, const Model& model, const RunSettings& 
         Transition shown = rep.last;
         shown.lp = rep.lp;
         post_draw(t, model, c, sampler_values(SamplerKind::pt, shown, 0),
-                  t.get(position).subspan(i * d, d));
+                  t.get(position).subspan(i * d, d), *rep.generated);
       }
     });
     collect(runtime, draws, s.sampler, it);

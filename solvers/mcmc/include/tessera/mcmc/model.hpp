@@ -34,6 +34,7 @@
 
 #include "tessera/core/cycle_estimate.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/rng.hpp"
 
 namespace tessera::mcmc {
 
@@ -69,6 +70,13 @@ class Model {
   virtual double autodiff_log_density_gradient(const Vector& x, Vector& gradient) const = 0;
   // The reported values at x (length parameter_names().size()).
   virtual std::vector<double> constrain(const Vector& x) const = 0;
+  // The same for a draw: generated quantities that draw random numbers (posterior
+  // predictive draws) take them from `rng`, the chain's own stream for them. By default
+  // constrain(x), for models whose reported values are functions of x alone.
+  virtual std::vector<double> generate(const Vector& x, RngEngine& rng) const {
+    (void)rng;
+    return constrain(x);
+  }
   // Stan's parameters block: the names of the constrained values that determine x, in the
   // order unconstrain() takes them. By default all of parameter_names(); models that also
   // report derived quantities (transformed parameters, generated quantities) list fewer.

@@ -1,0 +1,9 @@
+data {
+  int<lower=0> J;
+}
+parameters {
+  real mu
+}
+model {
+  mu ~ normal(0, 1);
+}

@@ -100,6 +100,10 @@ double tessera_stan_log_prob(const void* model, const double* x, double* gradien
       // samplers go through stan::model::gradient instead): emptied here, or it grows.
       lp = stan::model::log_prob_grad<true, true>(model_of(model), params, g, nullptr);
       stan::math::recover_memory();
+      // Every evaluation leaves the tape empty; one that did not would make each later
+      // gradient slower than the last.
+      if (!stan::math::ChainableStack::instance_->var_stack_.empty())
+        throw std::logic_error("the AD tape was not emptied after a gradient");
       Eigen::Map<Eigen::VectorXd>(gradient, g.size()) = g;
     } else {
       lp = stan::model::log_prob_propto<true>(model_of(model), params, nullptr);

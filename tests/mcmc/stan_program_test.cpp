@@ -199,29 +199,8 @@ void check_posterior(const std::string& model, const std::string& posterior) {
   const auto reference =
       read_reference(kShared + "/posteriordb/" + posterior + "/reference_summary.csv");
   ASSERT_FALSE(reference.empty());
-  for (const auto& [name, r] : reference) {
-    std::vector<std::vector<double>> x;
-    const std::size_t column = d.index(name);
-    for (int c = 0; c < d.chains; ++c) x.push_back(d.column(c, column));
-    double m = 0;
-    for (const auto& c : x)
-      for (double v : c) m += v;
-    m /= static_cast<double>(d.chains) * d.draws;
-    const double e = mcse_mean(x);
-    EXPECT_NEAR(m, r.mean, 4 * std::sqrt(e * e + r.mcse * r.mcse)) << name << " mean";
-    std::vector<std::vector<double>> square = x;
-    double v2 = 0;
-    for (auto& c : square)
-      for (double& v : c) {
-        v = (v - r.mean) * (v - r.mean);
-        v2 += v;
-      }
-    v2 /= static_cast<double>(d.chains) * d.draws;
-    const double e2 = mcse_mean(square), reference_error = 2 * r.sd * r.sd / std::sqrt(20000.0);
-    EXPECT_NEAR(v2, r.sd * r.sd, 4 * std::sqrt(e2 * e2 + reference_error * reference_error))
-        << name << " variance";
-    EXPECT_LT(rhat(x), 1.01) << name;
-  }
+  for (const auto& [name, r] : reference)
+    expect_moments(d, name, r.mean, r.sd, r.mcse, r.sd / std::sqrt(20000.0));
 }
 
 TEST(Posteriordb, ArK) { check_posterior("arK", "arK-arK"); }

@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     if (root) {
-      RunDescription run{model->name(), data_file, config, seed, init_file};
+      RunDescription run{model->name(), data_file, config, seed, init_file, loaded.groups};
       if (!output.empty()) {
         write_outputs(output, draws, run, output_formats);
         if (output_formats.csv)

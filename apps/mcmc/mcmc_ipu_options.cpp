@@ -59,6 +59,13 @@ void add_mcmc_ipu_options(CLI::App& app, McmcIpuOptions& o) {
       ->check(CLI::IsMember({"csv", "nc"}))
       ->delimiter(',')
       ->capture_default_str();
+  app.add_option("--posterior-predictive", o.posterior_predictive,
+                 "NetCDF: generated quantities for ArviZ's posterior_predictive group: QUANTITY, "
+                 "or OBSERVED=QUANTITY to name it after the data it predicts (also written to "
+                 "observed_data)");
+  app.add_option("--log-likelihood", o.log_likelihood,
+                 "NetCDF: pointwise log-likelihoods for ArviZ's log_likelihood group (LOO): "
+                 "QUANTITY or OBSERVED=QUANTITY [default: log_lik, where the model has it]");
   app.add_flag("--no-summary", no_summary, "skip the summary table (long runs of many chains)");
   app.add_option("--max-depth", config.max_depth, "nuts: maximum tree depth")
       ->check(CLI::Range(1, 30))
@@ -152,6 +159,8 @@ McmcIpuProblem load_mcmc_ipu_problem(McmcIpuOptions& o, MPI_Comm comm) {
     if (rank == 0) build.progress = &std::cout;
     p.model = load_stan_program(comm, o.stan_file, data, source, build);
   }
+  p.groups = arviz_groups(o.posterior_predictive, o.log_likelihood, p.model->parameter_names(),
+                          data, source);
   // --init as CmdStan reads it: a number is a radius, anything else names a file.
   double radius = 0;
   const auto [end, ec] = std::from_chars(o.init.data(), o.init.data() + o.init.size(), radius);

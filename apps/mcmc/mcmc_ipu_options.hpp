@@ -37,6 +37,7 @@ struct McmcIpuOptions {
   int chains = 4, warmup = 1000, draws = 1000, dimension = 0, refresh = 100;
   std::uint64_t seed = 1;
   std::vector<std::string> formats{"csv", "nc"};
+  std::vector<std::string> posterior_predictive, log_likelihood;  // arviz_groups' specs
   bool no_summary = false;
   // The sampler's settings: the numeric options directly; kind, metric, step adaptation,
   // warm-up, draws and the --init radius by finish_mcmc_ipu_options.
@@ -58,6 +59,7 @@ struct McmcIpuProblem {
   std::unique_ptr<Model> model;
   std::optional<InitialValues> init;  // --init FILE.json
   std::string init_file;              // its name, or empty for a radius
+  ArvizGroups groups;                 // --posterior-predictive, --log-likelihood
 };
 McmcIpuProblem load_mcmc_ipu_problem(McmcIpuOptions& options, MPI_Comm comm);
 

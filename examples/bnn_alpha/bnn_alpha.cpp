@@ -218,7 +218,7 @@ int run(const Settings& s, const RuntimeOptions& options) {
     std::printf("draws checksum %016llx\n", static_cast<unsigned long long>(hash));
     if (!s.output.empty()) {
       write_file_atomically(s.output + "_predictions.csv", f.csv);
-      RunDescription description{model.name(), s.data, settings.sampler, s.seed, ""};
+      RunDescription description{model.name(), s.data, settings.sampler, s.seed, "", {}};
       for (int c = 0; c < draws.chains; ++c)
         write_cmdstan_csv(s.output + "_" + std::to_string(c + 1) + ".csv", draws, c, description);
       std::printf("wrote %s_predictions.csv and %s_1..%d.csv\n", s.output.c_str(), s.output.c_str(),

@@ -74,8 +74,8 @@ TESSERA_FUZZ_HARNESS(data, size) {
   if (write) check_outputs(o.output, o.chains, formats);
   const Draws draws = sample(runtime, *problem.model, settings);
   if (write) {
-    const RunDescription run{problem.model->name(), o.data_file, o.config, o.seed,
-                             problem.init_file};
+    const RunDescription run{problem.model->name(), o.data_file,   o.config, o.seed,
+                             problem.init_file,     problem.groups};
     for (const std::string& path : write_outputs(o.output, draws, run, formats))
       if (path.ends_with(".csv")) read_cmdstan_csv(path);
   }

@@ -40,7 +40,7 @@ class Output : public ::testing::Test {
     s.chains = 3;
     s.seed = 9;
     draws_ = sample(runtime, *model_, s);
-    run_ = {"eight_schools_noncentered", "schools.json", s.sampler, 9, ""};
+    run_ = {"eight_schools_noncentered", "schools.json", s.sampler, 9, "", {}};
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
@@ -240,7 +240,8 @@ TEST_F(Output, HeadersClaimOnlyWhatTheSamplerDid) {
   EXPECT_TRUE(has(e, "#       engaged = 0\n#     algorithm = ensemble\n"));
   EXPECT_FALSE(has(e, "delta"));
   EXPECT_FALSE(has(e, "init_buffer"));
-  EXPECT_FALSE(has(cmdstan_csv(draws_, 0, {"m", "", ensemble, 1, ""}), "Adaptation terminated"));
+  EXPECT_FALSE(
+      has(cmdstan_csv(draws_, 0, {"m", "", ensemble, 1, "", {}}), "Adaptation terminated"));
   SamplerConfig rwm = nuts;
   rwm.kind = SamplerKind::rwm;
   const std::string r = header(rwm);
@@ -335,6 +336,107 @@ TEST_F(Output, NetcdfHasArvizLayout) {
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir_)) files += entry.is_regular_file();
   EXPECT_EQ(files, 1u);
+}
+
+// Draws of a model with a 2 x 3 matrix (Stan's column-major columns), a posterior predictive
+// quantity and a log-likelihood; value = 1000 chain + 100 draw + column, so every element says
+// where it came from.
+Draws grouped_draws() {
+  Draws d;
+  d.columns = {"lp__", "accept_stat__", "mu"};
+  for (int j = 1; j <= 3; ++j)
+    for (int i = 1; i <= 2; ++i)
+      d.columns.push_back("Sigma[" + std::to_string(i) + "," + std::to_string(j) + "]");
+  for (const char* name : {"y_rep", "log_lik"})
+    for (int i = 1; i <= 2; ++i)
+      d.columns.push_back(std::string(name) + "[" + std::to_string(i) + "]");
+  d.sampler_columns = 2;
+  d.chains = 2;
+  d.draws = 3;
+  for (int c = 0; c < d.chains; ++c)
+    for (int k = 0; k < d.draws; ++k)
+      for (std::size_t col = 0; col < d.width(); ++col)
+        d.values.push_back(1000.0 * c + 100.0 * k + static_cast<double>(col));
+  return d;
+}
+
+TEST_F(Output, NetcdfPutsGeneratedQuantitiesInArvizGroups) {
+  const Draws d = grouped_draws();
+  RunDescription run = run_;
+  run.groups = arviz_groups({"y=y_rep"}, {}, {d.columns.begin() + 2, d.columns.end()},
+                            nlohmann::json{{"y", {3, 4}}}, "data.json");
+  const std::string file = path("grouped.nc");
+  write_arviz_netcdf(file, d, run);
+  netCDF::NcFile nc(file, netCDF::NcFile::read);
+  const netCDF::NcGroup posterior = nc.getGroup("posterior");
+  EXPECT_EQ(posterior.getVarCount(), 4) << "chain, draw, mu, Sigma: no y_rep, no log_lik";
+  EXPECT_TRUE(posterior.getVar("y_rep").isNull());
+  EXPECT_TRUE(posterior.getVar("log_lik").isNull());
+  // Sigma[c][k][i][j] row-major, from the column Sigma[i+1,j+1].
+  const netCDF::NcVar sigma = posterior.getVar("Sigma");
+  ASSERT_EQ(sigma.getDimCount(), 4);
+  EXPECT_EQ(sigma.getDim(2).getName(), "Sigma_dim_0");
+  EXPECT_EQ(sigma.getDim(2).getSize(), 2u);
+  EXPECT_EQ(sigma.getDim(3).getSize(), 3u);
+  std::vector<double> values(2 * 3 * 6);
+  sigma.getVar(values.data());
+  for (int c = 0; c < 2; ++c)
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 3; ++j)
+          EXPECT_EQ(
+              values[static_cast<std::size_t>(((c * 3 + k) * 2 + i) * 3 + j)],
+              d.at(c, k,
+                   d.index("Sigma[" + std::to_string(i + 1) + "," + std::to_string(j + 1) + "]")));
+  // y_rep as y in posterior_predictive, log_lik in log_likelihood (ArviZ's default name).
+  const netCDF::NcVar y = nc.getGroup("posterior_predictive").getVar("y");
+  ASSERT_FALSE(y.isNull());
+  EXPECT_EQ(y.getDim(2).getName(), "y_dim_0");
+  std::vector<double> y_values(2 * 3 * 2);
+  y.getVar(y_values.data());
+  EXPECT_EQ(y_values[1], d.at(0, 0, d.index("y_rep[2]")));
+  EXPECT_EQ(y_values[11], d.at(1, 2, d.index("y_rep[2]")));
+  std::vector<double> log_lik(2 * 3 * 2);
+  nc.getGroup("log_likelihood").getVar("log_lik").getVar(log_lik.data());
+  EXPECT_EQ(log_lik[4], d.at(0, 2, d.index("log_lik[1]")));
+  // The data's y, as integers.
+  const netCDF::NcVar observed = nc.getGroup("observed_data").getVar("y");
+  ASSERT_FALSE(observed.isNull());
+  EXPECT_EQ(observed.getType(), netCDF::ncInt64);
+  std::vector<long long> observed_values(2);
+  observed.getVar(observed_values.data());
+  EXPECT_EQ(observed_values, (std::vector<long long>{3, 4}));
+}
+
+TEST_F(Output, ArvizGroupsRefuseWhatTheyCannotPlace) {
+  const std::vector<std::string> columns{"mu", "y_rep[1]", "y_rep[2]", "log_lik[1]"};
+  const nlohmann::json data{{"y", {1.5, 2}}, {"ragged", {{1, 2}, {3}}}, {"text", {"a"}}};
+  const auto message = [&](const std::vector<std::string>& predictive,
+                           const std::vector<std::string>& likelihood) -> std::string {
+    try {
+      arviz_groups(predictive, likelihood, columns, data, "d.json");
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(message({"y_pred"}, {}),
+            "--posterior-predictive y_pred: the model has no quantity 'y_pred' (it reports mu, "
+            "y_rep, log_lik)");
+  EXPECT_EQ(message({"=y_rep"}, {}),
+            "--posterior-predictive =y_rep: give QUANTITY or OBSERVED=QUANTITY");
+  EXPECT_EQ(message({"y_rep"}, {"y_rep"}), "--log-likelihood y_rep: 'y_rep' is already in a group");
+  EXPECT_EQ(message({"z=y_rep"}, {}),
+            "d.json: no 'z' in the data, named by --posterior-predictive z=y_rep");
+  EXPECT_EQ(message({"ragged=y_rep"}, {}), "d.json: 'ragged' is not a rectangular array");
+  EXPECT_EQ(message({"text=y_rep"}, {}), "d.json: 'text' holds a value that is not a number");
+  // The defaults and the observed data's type.
+  const ArvizGroups groups = arviz_groups({"y=y_rep"}, {}, columns, data, "d.json");
+  ASSERT_EQ(groups.log_likelihood.size(), 1u);
+  EXPECT_EQ(groups.log_likelihood[0].quantity, "log_lik");
+  EXPECT_FALSE(groups.observed_data.at("y").integer);
+  EXPECT_EQ(groups.observed_data.at("y").shape, (std::vector<std::size_t>{2}));
+  EXPECT_TRUE(arviz_groups({}, {"mu"}, columns, data, "d.json").log_likelihood[0].name == "mu");
 }
 
 TEST_F(Output, UnwritableNetcdfPathIsAnError) {

@@ -1,5 +1,6 @@
-// posteriordb's eight_schools_noncentered with a posterior predictive draw per school: a
-// generated quantity with its own random numbers (mcmc_ipu_stan_same_bits_...).
+// posteriordb's eight_schools_noncentered with a posterior predictive draw per school (a
+// generated quantity with its own random numbers: mcmc_ipu_stan_same_bits_...) and each
+// school's log-likelihood, for LOO (mcmc_ipu_stan_writes_arviz_groups).
 data {
   int<lower=0> J;
   array[J] real y;
@@ -21,4 +22,7 @@ model {
 }
 generated quantities {
   array[J] real y_rep = normal_rng(theta, sigma);
+  vector[J] log_lik;
+  for (j in 1:J)
+    log_lik[j] = normal_lpdf(y[j] | theta[j], sigma[j]);
 }

@@ -20,14 +20,21 @@
 // `posterior` and `sample_stats` (and `warmup_posterior`, `warmup_sample_stats` with
 // saved warm-up draws), dimensions `chain` and `draw` (with integer coordinate
 // variables), a parameter `theta[1..J]` becoming one variable `theta` with dimension
-// `theta_dim_0`. Sample statistics use ArviZ's names (lp, acceptance_rate, step_size,
-// tree_depth, n_steps, diverging, energy).
+// `theta_dim_0`, a matrix `Sigma[i,j]` one variable of dimensions (chain, draw, Sigma_dim_0,
+// Sigma_dim_1) in row-major order, as from_cmdstan reads Stan's column-major columns. Sample
+// statistics use ArviZ's names (lp, acceptance_rate, step_size, tree_depth, n_steps,
+// diverging, energy). Generated quantities named in RunDescription::groups go to the groups
+// `posterior_predictive` and `log_likelihood` instead of `posterior` (with their warm-up
+// groups), and the observed data they refer to to `observed_data`, as ArviZ's
+// from_cmdstanpy(posterior_predictive=..., log_likelihood=..., observed_data=...) lays
+// them out, so that az.plot_ppc and az.loo read the file directly.
 //
 // Both are written to a temporary name and renamed: never a half-written file.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -37,12 +44,42 @@
 
 namespace tessera::mcmc {
 
+// A generated quantity in a group of its own: the model's quantity `quantity` (the base name
+// of its columns, y_rep for y_rep[1], y_rep[2], ...) written as variable `name`.
+struct GroupedVariable {
+  std::string name, quantity;
+};
+// A variable of the data, as the observed_data group holds it.
+struct ObservedArray {
+  std::vector<std::size_t> shape;  // empty: a scalar
+  std::vector<double> values;      // row-major
+  bool integer = false;            // written as int64
+};
+struct ArvizGroups {
+  std::vector<GroupedVariable> posterior_predictive, log_likelihood;
+  std::map<std::string, ObservedArray> observed_data;
+};
+
+// The groups that mcmc_ipu's --posterior-predictive and --log-likelihood name. A spec is a
+// quantity ("y_rep": written under its own name) or OBSERVED=QUANTITY ("y=y_rep": written as
+// y, beside the data's y in observed_data, ArviZ's dict form). Without log-likelihood specs a
+// quantity named log_lik goes to log_likelihood (ArviZ's default). `columns` are the model's
+// reported names (Model::parameter_names()); `data` the data file `source`. Throws ConfigError
+// naming `option` for a spec that names no quantity of the model, a quantity named twice or an
+// empty name; FormatError naming the file when the data lack OBSERVED or it is not a number
+// or a rectangular array of numbers.
+ArvizGroups arviz_groups(const std::vector<std::string>& posterior_predictive,
+                         const std::vector<std::string>& log_likelihood,
+                         const std::vector<std::string>& columns, const nlohmann::json& data,
+                         const std::string& source);
+
 struct RunDescription {
   std::string model;
   std::string data_file;  // empty: no data
   SamplerConfig sampler;
   std::uint64_t seed = 1;
   std::string init_file;  // --init FILE.json; empty: sampler.init_radius
+  ArvizGroups groups;     // NetCDF only: the CSV keeps every quantity in Stan's columns
 };
 
 // The CSV text of chain `chain` (0-based; CmdStan's id is chain + 1).

@@ -7,10 +7,13 @@
 // chain draws from its own stream rng_stream(seed, chain), so the draws are
 // bitwise identical for any tile, thread or rank count.
 //
-// Each iteration is one superstep (two for the ensemble, one per half): the
-// tiles advance their chains, charge the cost model per gradient evaluation and
-// leapfrog step, and post the iteration's draw (after warm-up) to tile 0, whose
-// rank (rank 0) collects them as the host would stream them off the device.
+// NUTS, HMC and random-walk chains are independent: one superstep advances every
+// chain by a batch of up to 32 iterations (fewer where warm-up ends, and on a target
+// whose tile 0 could not hold the batch's draws); the tiles charge the cost model per
+// gradient evaluation and leapfrog step, and post each kept draw to tile 0, whose rank
+// (rank 0) collects them as the host would stream them off the device. The ensemble
+// and parallel tempering couple their chains: one superstep per iteration (two for the
+// ensemble, one per half; two for pt, the moves and the swaps).
 //
 // The ensemble sampler (Goodman & Weare 2010, emcee's default StretchMove)
 // keeps a replica of every walker's position on each tile that hosts walkers;
@@ -45,8 +48,8 @@ struct Draws {
   int warmup_draws = 0;               // kept warm-up iterations per chain (0 without save_warmup)
   std::vector<double> warmup_values;  // chains x warmup_draws x columns
   // Wall time of the warm-up and of the sampling iterations, in seconds (CmdStan's
-  // "Elapsed Time"). The chains advance together, one superstep (ensemble, pt: two) per
-  // iteration for all of them, so these are the run's phases and every chain's alike; the
+  // "Elapsed Time"). The chains advance together, superstep by superstep (batches end where
+  // warm-up ends), so these are the run's phases and every chain's alike; the
   // initial points and the gathering of the adaptation are outside both, as in Stan.
   double warmup_seconds = 0, sampling_seconds = 0;
   // After warm-up, per chain: the step size and the inverse metric (nuts, hmc, rwm): its

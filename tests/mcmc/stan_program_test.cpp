@@ -9,6 +9,7 @@
 #include "tessera/mcmc/stan_program.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -80,6 +81,10 @@ TEST(StanProgram, SyntaxErrorsGiveTheCompilersMessageAndLine) {
       << message;
   EXPECT_NE(message.find("line 6"), std::string::npos) << message;
   EXPECT_NE(message.find("the Stan compiler here is Stan 2.21's"), std::string::npos) << message;
+  // The message says it all: nothing of the attempt is left in the cache.
+  const std::string own_builds = ".build." + std::to_string(getpid());
+  for (const auto& entry : std::filesystem::directory_iterator(stan_cache_directory({})))
+    EXPECT_FALSE(entry.path().filename().string().ends_with(own_builds)) << entry.path();
 }
 
 TEST(StanProgram, MissingProgramIsNamed) {

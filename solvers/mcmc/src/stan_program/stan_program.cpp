@@ -181,7 +181,13 @@ std::string build_stan_program(const std::string& stan_file, const StanBuildOpti
   const fs::path work = cache / (stem + ".build." + std::to_string(getpid()));
   fs::create_directories(work);
   if (options.progress) *options.progress << "Translating Stan program " << stan_file << std::endl;
-  std::string cpp = translate(program, stan_file, name, work);
+  std::string cpp;
+  try {
+    cpp = translate(program, stan_file, name, work);
+  } catch (const Error&) {
+    fs::remove_all(work, ec);  // the message has stanc's error; a compile error keeps its log
+    throw;
+  }
   // Stan 2.21's generated models keep the statement being run in a static for error
   // messages; chains on threads each need their own.
   const std::string shared_static = "static int current_statement_begin__;";

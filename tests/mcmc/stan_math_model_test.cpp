@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "builtin_twins.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/mcmc/models.hpp"
 #include "test_support.hpp"
@@ -226,44 +227,14 @@ TEST(Parameters, UnconstrainNamesTheValueOutsideItsSupport) {
             "unconstrain takes the 11 values of the parameters, not 3");
 }
 
-// posteriordb's eight_schools_noncentered through the new interface: the same lp__ (Stan's
-// `~` statements drop the same constants as the hand-written built-in model) and gradient.
-class Schools final : public StanMathModel<Schools> {
- public:
-  Schools(std::vector<double> y, std::vector<double> sigma)
-      : y_(std::move(y)),
-        sigma_(std::move(sigma)),
-        theta_trans_(params().vector("theta_trans", static_cast<int>(y_.size()))),
-        mu_(params().real("mu")),
-        tau_(params().real("tau", lower(0.0))) {}
-  std::string name() const override { return "schools"; }
-  template <class T>
-  T log_density_t(const Point<T>& p) const {
-    using stan::math::cauchy_lpdf;
-    using stan::math::normal_lpdf;
-    const T mu = p[mu_], tau = p[tau_];
-    const auto& eta = p[theta_trans_];
-    T lp =
-        normal_lpdf<true>(eta, 0, 1) + normal_lpdf<true>(mu, 0, 5) + cauchy_lpdf<true>(tau, 0, 5);
-    for (std::size_t j = 0; j < y_.size(); ++j)
-      lp += normal_lpdf<true>(y_[j], mu + tau * eta[static_cast<Eigen::Index>(j)], sigma_[j]);
-    return lp;
-  }
-  void quantities(const Point<double>& p, Quantities& out) const {
-    out.add("theta", (p[mu_] + p[tau_] * p[theta_trans_].array()).eval());
-  }
-
- private:
-  std::vector<double> y_, sigma_;
-  VectorParameter theta_trans_;
-  RealParameter mu_, tau_;
-};
-
 const std::vector<double> kY = {28, 8, -3, 7, -1, 1, 18, 12};
 const std::vector<double> kSigma = {15, 10, 16, 11, 9, 11, 10, 18};
 
+// posteriordb's eight_schools_noncentered through the new interface: the same lp__ (Stan's
+// `~` statements drop the same constants as the hand-written built-in model), gradient,
+// reported values (theta as a derived quantity) and inverse transform.
 TEST(StanMathModel, MatchesTheHandWrittenModel) {
-  const Schools model(kY, kSigma);
+  const EightSchoolsTwin model(kY, kSigma);
   nlohmann::json data{{"J", 8}, {"y", kY}, {"sigma", kSigma}};
   const auto builtin = make_model("eight_schools_noncentered", data, "test");
   ASSERT_EQ(model.dimension(), builtin->dimension());
@@ -360,6 +331,42 @@ TEST(StanMathModel, DomainErrorsRejectThePoint) {
   EXPECT_EQ(g, Vector::Zero(1));
   // The tape recovered: the next point evaluates.
   EXPECT_TRUE(std::isfinite(model.log_density_gradient(Vector::Zero(1), g)));
+}
+
+// Every built-in model against its StanMathModel twin (builtin_twins.hpp): the analytic or
+// forward-mode gradients the built-in models keep give the reverse mode's lp and gradient.
+TEST(StanMathModel, BuiltInModelsMatchTheirStanMathTwins) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  std::vector<std::vector<double>> x(40, std::vector<double>(3));
+  std::vector<int> y(40);
+  for (std::size_t n = 0; n < 40; ++n) {
+    for (double& v : x[n]) v = normal(rng);
+    y[n] = x[n][0] - 0.5 * x[n][2] + normal(rng) > 0 ? 1 : 0;
+  }
+  std::vector<double> returns(30);
+  for (double& r : returns) r = 0.02 * normal(rng);
+  const std::vector<std::pair<std::string, nlohmann::json>> cases{
+      {"std_normal", {{"N", 5}}},
+      {"correlated_gaussian", {{"N", 6}, {"rho", 0.7}}},
+      {"eight_schools_noncentered", {{"J", 8}, {"y", kY}, {"sigma", kSigma}}},
+      {"logistic_regression", {{"N", 40}, {"K", 3}, {"x", x}, {"y", y}}},
+      {"garch11", {{"T", 5}, {"y", {4.9, 5.2, 3.8, 6.0, 5.1}}, {"sigma1", 0.5}}},
+      {"stochastic_volatility", {{"T", 30}, {"y", returns}}}};
+  for (const auto& [name, data] : cases) {
+    SCOPED_TRACE(name);
+    const auto builtin = make_model(name, data, "test");
+    const auto twin = stan_math_twin(name, data);
+    ASSERT_EQ(twin->dimension(), builtin->dimension());
+    for (unsigned seed = 1; seed <= 5; ++seed) {
+      const Vector point = random_point(builtin->dimension(), seed);
+      Vector g, g_twin;
+      const double lp = builtin->log_density_gradient(point, g);
+      const double lp_twin = twin->log_density_gradient(point, g_twin);
+      EXPECT_NEAR(lp_twin, lp, 1e-11 * (1 + std::abs(lp)));
+      EXPECT_LT((g_twin - g).cwiseAbs().maxCoeff(), 1e-10 * (1 + g.cwiseAbs().maxCoeff()));
+    }
+  }
 }
 
 TEST(StanMathModel, ThreadsDifferentiateAtOnceOnTheirOwnTapes) {

@@ -408,6 +408,18 @@ TEST_F(Output, NetcdfPutsGeneratedQuantitiesInArvizGroups) {
   EXPECT_EQ(observed_values, (std::vector<long long>{3, 4}));
 }
 
+TEST_F(Output, NetcdfRefusesAGroupOfAQuantityTheDrawsLack) {
+  RunDescription run = run_;
+  run.groups.posterior_predictive.push_back({"y", "y_rep"});
+  try {
+    write_arviz_netcdf(path("lacking.nc"), draws_, run);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "the draws have no quantity 'y_rep' for the NetCDF group of 'y'");
+  }
+  EXPECT_TRUE(fs::is_empty(dir_)) << "no file, not even a partial one";
+}
+
 TEST_F(Output, ArvizGroupsRefuseWhatTheyCannotPlace) {
   const std::vector<std::string> columns{"mu", "y_rep[1]", "y_rep[2]", "log_lik[1]"};
   const nlohmann::json data{{"y", {1.5, 2}}, {"ragged", {{1, 2}, {3}}}, {"text", {"a"}}};

@@ -89,7 +89,7 @@ std::vector<Variable> variables_of(const Draws& draws, std::size_t first, std::s
         exact = exact && indices[i][k] >= 1;
         offset = offset * v.shape[k] + (indices[i][k] - 1);
       }
-      exact = exact && offset < elements && v.columns[offset] == unset;
+      exact = exact && v.columns[offset] == unset;
       if (exact) v.columns[offset] = c + i;
     }
     if (!exact) {
@@ -307,6 +307,10 @@ ArvizGroups arviz_groups(const std::vector<std::string>& posterior_predictive,
 }
 
 void write_arviz_netcdf(AtomicFile& out, const Draws& draws, const RunDescription& run) {
+  // Placed before the file is opened: a group naming a quantity the draws lack leaves no file.
+  const Placed placed =
+      place(variables_of(draws, static_cast<std::size_t>(draws.sampler_columns), draws.width()),
+            run.groups);
   int file = -1;
   try {
     check(nc_create(out.partial().c_str(), NC_CLOBBER | NC_NETCDF4, &file));
@@ -318,9 +322,6 @@ void write_arviz_netcdf(AtomicFile& out, const Draws& draws, const RunDescriptio
     std::vector<Variable> stats;
     for (std::size_t c = 0; c < static_cast<std::size_t>(draws.sampler_columns); ++c)
       stats.push_back({draws.columns[c], {}, {c}});
-    const Placed placed =
-        place(variables_of(draws, static_cast<std::size_t>(draws.sampler_columns), draws.width()),
-              run.groups);
     // ArviZ's group names, and those of the saved warm-up (from_cmdstan(save_warmup=True)).
     const std::vector<std::pair<std::string, const std::vector<Variable>*>> groups{
         {"posterior", &placed.posterior},

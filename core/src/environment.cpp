@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/simd.hpp"
 
 namespace tessera {
 
@@ -101,6 +102,13 @@ int run_main(int argc, char** argv, const std::function<int(int, char**)>& body)
   std::string message;
   bool collective = false;
   try {
+    // A bad TESSERA_SIMD stops the program here, on every rank, not later in a tile's kernel.
+    try {
+      simd_level();
+    } catch (Error& e) {
+      e.set_collective();
+      throw;
+    }
     return check_standard_output(body(argc, argv));
   } catch (const Error& e) {
     message = e.what();

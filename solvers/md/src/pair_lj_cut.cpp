@@ -7,6 +7,7 @@
 #include "arguments.hpp"
 #include "restart_header.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/simd.hpp"
 #include "tessera/md/kernel_work.hpp"
 
 namespace tessera::md {
@@ -151,6 +152,132 @@ double PairLJCut::init(int types, std::size_t) {
   return max_cutoff_;
 }
 
+namespace {
+
+// Four neighbours' values, one per lane (GCC's and Clang's vector extensions: the baseline build
+// runs them as SSE2 pairs, the AVX2 build as one register).
+using Lanes = double __attribute__((vector_size(32)));
+using LaneBits = std::int64_t __attribute__((vector_size(32)));
+
+// The lanes' sum in the order both builds keep. (By reference: a vector passed by value would
+// take another calling convention in each build.)
+[[gnu::always_inline]] inline double lane_sum(const Lanes& v) {
+  return (v[0] + v[1]) + (v[2] + v[3]);
+}
+
+// The pairs of owned atom i's list, four at a time: positions gathered into lanes, the force of
+// every lane computed and the lanes beyond the cutoff (or past the list's end) masked to zero,
+// with no branch to mispredict; then each lane's reaction stored to its atom or ghost slot, as
+// LAMMPS's PairLJCut::compute with newton on. An atom's own force sums its lanes apart and then
+// (l0 + l1) + (l2 + l3), so both builds give the same bits (simd.hpp). OneType: the system has one
+// atom type, whose coefficients need no lookup per lane.
+template <bool EnergyVirial, bool PerAtom, bool OneType>
+[[gnu::always_inline]] inline void lj_cut_rows(const PairLJCut& style, PairTile& t) {
+  using Coeff = PairLJCut::Coeff;
+  const std::size_t nlocal = static_cast<std::size_t>(t.nlocal);
+  const double* __restrict xp = t.x.data();
+  double* __restrict f = t.f.data();
+  double* __restrict gf = t.ghost_f.data();  // 3 per ghost, returned to owners
+  const int* __restrict list = t.list.data();
+  const int* __restrict first = t.begin.data();
+  const std::int32_t* __restrict types = t.type.data();
+  const LaneBits lane_index = {0, 1, 2, 3};
+  const Lanes one = {1, 1, 1, 1};
+  const Coeff& only = style(1, 1);
+  Lanes pe{}, w0{}, w1{}, w2{}, w3{}, w4{}, w5{};
+  for (std::size_t i = 0; i < nlocal; ++i) {
+    const double x = xp[3 * i], y = xp[3 * i + 1], z = xp[3 * i + 2];
+    const Lanes xi = {x, x, x, x}, yi = {y, y, y, y}, zi = {z, z, z, z};
+    const Coeff* row = &style(types[i], 0);
+    Lanes fxi{}, fyi{}, fzi{};
+    const int end = first[i + 1];
+    for (int m = first[i]; m < end; m += 4) {
+      const int valid = end - m < 4 ? end - m : 4;
+      std::size_t j[4];
+      for (int k = 0; k < 4; ++k) j[k] = static_cast<std::size_t>(list[m + (k < valid ? k : 0)]);
+      const Lanes dx = xi - Lanes{xp[3 * j[0]], xp[3 * j[1]], xp[3 * j[2]], xp[3 * j[3]]};
+      const Lanes dy =
+          yi - Lanes{xp[3 * j[0] + 1], xp[3 * j[1] + 1], xp[3 * j[2] + 1], xp[3 * j[3] + 1]};
+      const Lanes dz =
+          zi - Lanes{xp[3 * j[0] + 2], xp[3 * j[1] + 2], xp[3 * j[2] + 2], xp[3 * j[3] + 2]};
+      const Lanes rsq = dx * dx + dy * dy + dz * dz;
+      Lanes cutsq, lj1, lj2;
+      const Coeff* c[4];
+      if constexpr (OneType) {
+        const double a = only.cutsq, b = only.lj1, d = only.lj2;
+        cutsq = Lanes{a, a, a, a}, lj1 = Lanes{b, b, b, b}, lj2 = Lanes{d, d, d, d};
+      } else {
+        for (int k = 0; k < 4; ++k) c[k] = &row[types[j[k]]];
+        cutsq = Lanes{c[0]->cutsq, c[1]->cutsq, c[2]->cutsq, c[3]->cutsq};
+        lj1 = Lanes{c[0]->lj1, c[1]->lj1, c[2]->lj1, c[3]->lj1};
+        lj2 = Lanes{c[0]->lj2, c[1]->lj2, c[2]->lj2, c[3]->lj2};
+      }
+      const LaneBits inside = (rsq < cutsq) & (lane_index < valid);
+      const Lanes r2inv = one / rsq;
+      const Lanes r6inv = r2inv * r2inv * r2inv;
+      const Lanes fpair = (Lanes)((LaneBits)(r6inv * (lj1 * r6inv - lj2) * r2inv) & inside);
+      const Lanes fx = dx * fpair, fy = dy * fpair, fz = dz * fpair;
+      fxi += fx, fyi += fy, fzi += fz;
+      // Every pair is listed once: the reaction goes to the owned atom, or to the ghost slot that
+      // the reverse exchange returns to the ghost's owner.
+      for (int k = 0; k < valid; ++k) {
+        double* reacting = j[k] < nlocal ? f + 3 * j[k] : gf + 3 * (j[k] - nlocal);
+        reacting[0] -= fx[k], reacting[1] -= fy[k], reacting[2] -= fz[k];
+      }
+      if constexpr (EnergyVirial) {
+        Lanes lj3, lj4, offset;
+        if constexpr (OneType) {
+          const double a = only.lj3, b = only.lj4, d = only.offset;
+          lj3 = Lanes{a, a, a, a}, lj4 = Lanes{b, b, b, b}, offset = Lanes{d, d, d, d};
+        } else {
+          lj3 = Lanes{c[0]->lj3, c[1]->lj3, c[2]->lj3, c[3]->lj3};
+          lj4 = Lanes{c[0]->lj4, c[1]->lj4, c[2]->lj4, c[3]->lj4};
+          offset = Lanes{c[0]->offset, c[1]->offset, c[2]->offset, c[3]->offset};
+        }
+        const Lanes evdwl = (Lanes)((LaneBits)(r6inv * (lj3 * r6inv - lj4) - offset) & inside);
+        const Lanes vxx = fx * dx, vyy = fy * dy, vzz = fz * dz, vxy = fx * dy, vxz = fx * dz,
+                    vyz = fy * dz;
+        pe += evdwl, w0 += vxx, w1 += vyy, w2 += vzz, w3 += vxy, w4 += vxz, w5 += vyz;
+        if constexpr (PerAtom) {
+          // Half of each pair's energy and virial onto each atom (LAMMPS's ev_tally).
+          for (int k = 0; k < valid; ++k) {
+            if (!inside[k]) continue;
+            const double half[7] = {0.5 * evdwl[k], 0.5 * vxx[k], 0.5 * vyy[k], 0.5 * vzz[k],
+                                    0.5 * vxy[k],   0.5 * vxz[k], 0.5 * vyz[k]};
+            t.eatom[i] += half[0];
+            for (std::size_t q = 0; q < 6; ++q) t.vatom[6 * i + q] += half[1 + q];
+            if (j[k] < nlocal) {
+              t.eatom[j[k]] += half[0];
+              for (std::size_t q = 0; q < 6; ++q) t.vatom[6 * j[k] + q] += half[1 + q];
+            } else {
+              for (std::size_t q = 0; q < 7; ++q) t.ghost_tally[7 * (j[k] - nlocal) + q] += half[q];
+            }
+          }
+        }
+      }
+    }
+    f[3 * i] += lane_sum(fxi), f[3 * i + 1] += lane_sum(fyi), f[3 * i + 2] += lane_sum(fzi);
+  }
+  if constexpr (EnergyVirial) {
+    t.energy = lane_sum(pe);
+    t.virial = {lane_sum(w0), lane_sum(w1), lane_sum(w2), lane_sum(w3), lane_sum(w4), lane_sum(w5)};
+  }
+}
+
+template <bool EnergyVirial, bool PerAtom, bool OneType>
+void lj_cut_rows_baseline(const PairLJCut& style, PairTile& t) {
+  lj_cut_rows<EnergyVirial, PerAtom, OneType>(style, t);
+}
+
+#if defined(__x86_64__)
+template <bool EnergyVirial, bool PerAtom, bool OneType>
+[[gnu::target("avx2")]] void lj_cut_rows_avx2(const PairLJCut& style, PairTile& t) {
+  lj_cut_rows<EnergyVirial, PerAtom, OneType>(style, t);
+}
+#endif
+
+}  // namespace
+
 void PairLJCut::compute(PairTile& t) {
   with_tally_flags(t, [&]<bool E, bool P>() { kernel<E, P>(t); });
   t.tile.charge(pair_work, static_cast<std::uint64_t>(t.begin[static_cast<std::size_t>(t.nlocal)]));
@@ -161,64 +288,18 @@ void PairLJCut::compute(PairTile& t) {
 // vflag_atom: half of each pair's to each atom, as LAMMPS's ev_tally).
 template <bool EnergyVirial, bool PerAtom>
 void PairLJCut::kernel(PairTile& t) const {
-  const std::size_t nlocal = static_cast<std::size_t>(t.nlocal);
-  double pe = 0;
-  std::array<double, 6> w{};
-  // Plain pointers that the compiler may assume do not alias: positions are read,
-  // forces written, and the list streamed.
-  const double* __restrict xp = t.x.data();
-  double* __restrict f = t.f.data();
-  const int* __restrict list = t.list.data();
-  const int* __restrict first = t.begin.data();
-  const std::int32_t* __restrict types = t.type.data();
-  double* __restrict gf = t.ghost_f.data();  // 3 per ghost, returned to owners
-  for (std::size_t i = 0; i < nlocal; ++i) {
-    const double xi = xp[3 * i], yi = xp[3 * i + 1], zi = xp[3 * i + 2];
-    const Coeff* row = &(*this)(types[i], 0);
-    double fx = 0, fy = 0, fz = 0;
-    for (int n = first[i]; n < first[i + 1]; ++n) {
-      const auto j = static_cast<std::size_t>(list[n]);
-      const double dx = xi - xp[3 * j], dy = yi - xp[3 * j + 1], dz = zi - xp[3 * j + 2];
-      const double rsq = dx * dx + dy * dy + dz * dz;
-      const Coeff& c = row[types[j]];
-      if (rsq >= c.cutsq) continue;
-      const double r2inv = 1.0 / rsq;
-      const double r6inv = r2inv * r2inv * r2inv;
-      const double fpair = r6inv * (c.lj1 * r6inv - c.lj2) * r2inv;
-      fx += dx * fpair, fy += dy * fpair, fz += dz * fpair;
-      // Every pair is listed once: the reaction goes to the owned atom, or to the
-      // ghost slot that the reverse exchange returns to the ghost's owner.
-      double* reacting = j < nlocal ? f + 3 * j : gf + 3 * (j - nlocal);
-      reacting[0] -= dx * fpair, reacting[1] -= dy * fpair, reacting[2] -= dz * fpair;
-      if constexpr (EnergyVirial) {
-        pe += r6inv * (c.lj3 * r6inv - c.lj4) - c.offset;
-        w[0] += fpair * dx * dx, w[1] += fpair * dy * dy, w[2] += fpair * dz * dz;
-        w[3] += fpair * dx * dy, w[4] += fpair * dx * dz, w[5] += fpair * dy * dz;
-      }
-      if constexpr (PerAtom) {
-        const double half[7] = {0.5 * (r6inv * (c.lj3 * r6inv - c.lj4) - c.offset),
-                                0.5 * fpair * dx * dx,
-                                0.5 * fpair * dy * dy,
-                                0.5 * fpair * dz * dz,
-                                0.5 * fpair * dx * dy,
-                                0.5 * fpair * dx * dz,
-                                0.5 * fpair * dy * dz};
-        t.eatom[i] += half[0];
-        for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * i + k] += half[1 + k];
-        if (j < nlocal) {
-          t.eatom[j] += half[0];
-          for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * j + k] += half[1 + k];
-        } else {
-          for (std::size_t k = 0; k < 7; ++k) t.ghost_tally[7 * (j - nlocal) + k] += half[k];
-        }
-      }
-    }
-    f[3 * i] += fx, f[3 * i + 1] += fy, f[3 * i + 2] += fz;
-  }
-  if constexpr (EnergyVirial) {
-    t.energy = pe;
-    t.virial = w;
-  }
+  const auto rows = [&]<bool OneType>() {
+#if defined(__x86_64__)
+    if (simd_level() == SimdLevel::avx2)
+      return lj_cut_rows_avx2<EnergyVirial, PerAtom, OneType>(*this, t);
+#endif
+    lj_cut_rows_baseline<EnergyVirial, PerAtom, OneType>(*this, t);
+  };
+  if (types_ == 1)
+    rows.template operator()<true>();
+  else
+    rows.template operator()<false>();
+  const std::int32_t* types = t.type.data();
   // special_bonds: LAMMPS's factor_lj on the force and the energy.
   weighted_special_pairs<EnergyVirial, PerAtom>(
       t, [&](std::size_t i, std::size_t j, double rsq, double lj, double, double& evdwl, double&,

@@ -2215,12 +2215,14 @@ void Simulation::build_neighbor_list(Tile& t, bool full, double cutoff, Neighbor
   // within the cutoff: no hard-to-predict branch per candidate. Room for one atom's worst case
   // (every other atom) is made before its candidates are visited. The list keeps its largest
   // size from build to build (neigh_begin[nlocal] is its length), and the first build sizes it
-  // from the density, so that builds rarely grow it: a grown vector is zeroed and faulted in.
+  // from the density, 5% over the mean, so that builds rarely grow it (a grown vector is zeroed
+  // and faulted in) while its slack stays small beside the list (LAMMPS's pages waste less than
+  // one page; 20% here made md_ipu's peak memory 4% over LAMMPS's at 256 000 atoms).
   const std::size_t nlocal = static_cast<std::size_t>(s.nlocal);
   if (out_list.list.empty()) {
     const double pairs_per_atom =
         (full ? 1.0 : 0.5) * 4.18879 * rgsq * rg * static_cast<double>(nall) / bounds_volume;
-    out_list.list.resize(static_cast<std::size_t>(1.2 * pairs_per_atom * nlocal) + nall);
+    out_list.list.resize(static_cast<std::size_t>(1.05 * pairs_per_atom * nlocal) + nall);
   }
   out_list.begin.resize(nlocal + 1);
   out_list.begin[0] = 0;

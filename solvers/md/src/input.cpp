@@ -1125,14 +1125,17 @@ void Input::create_atoms(const std::vector<std::string>& a) {
       if (!(c[d] >= box_lo[d] && c[d] < box_hi[d])) return false;
     return !region || region->matches(p);
   };
+  // The lattice points are let go before the atoms are handed to the tiles, which allocate
+  // theirs while `atoms` lives: that moment is the setup's peak memory.
   std::vector<AtomRecord> atoms;
-  std::vector<int> basis_of;
-  const auto points = lattice_.points(where.lo, where.hi, accept, &basis_of);
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    AtomRecord r;
-    r.type = basis_type[static_cast<std::size_t>(basis_of[k])];
-    r.x = points[k];
-    atoms.push_back(r);
+  {
+    std::vector<int> basis_of;
+    const auto points = lattice_.points(where.lo, where.hi, accept, &basis_of);
+    atoms.resize(points.size());
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      atoms[k].type = basis_type[static_cast<std::size_t>(basis_of[k])];
+      atoms[k].x = points[k];
+    }
   }
   const std::size_t n = atoms.size();
   sim().add_atoms(std::move(atoms));

@@ -1435,7 +1435,7 @@ Simulation::MinEnergy Simulation::min_energy_force(const std::function<void(FixT
     move(view);
     const auto x = t.get(x_);
     double moved = 0;
-    for (std::size_t u = 0; u < static_cast<std::size_t>(s.nlocal); ++u) {
+    for (std::size_t u = 0; neighbor_.check && u < static_cast<std::size_t>(s.nlocal); ++u) {
       const double dx = x[3 * u] - s.x_build[3 * u], dy = x[3 * u + 1] - s.x_build[3 * u + 1],
                    dz = x[3 * u + 2] - s.x_build[3 * u + 2];
       moved = std::max(moved, dx * dx + dy * dy + dz * dz);
@@ -2550,8 +2550,15 @@ void Simulation::force_and_integrate_second(bool build_lists, bool integrate, bo
   const auto rebuild_lists = [&](Tile& t) {
     TileAtoms& s = state(t);
     build_neighbor_list(t, pair_->full_list(), domain_.ghost_cutoff(), s.pairs);
-    const auto x = t.get(x_);
-    s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
+    // The positions at the build, for the skin check; without it (neigh_modify check no) none
+    // are kept, as LAMMPS keeps xhold only for its distance check.
+    if (neighbor_.check) {
+      const auto x = t.get(x_);
+      s.x_build.assign(x.begin(), x.begin() + 3 * s.nlocal);
+    } else {
+      s.x_build.clear();
+      s.x_build.shrink_to_fit();
+    }
     if (molecular()) resolve_topology(t);
   };
   // A style that needs values of its ghosts first (EAM's F'(rho)) computes them for its atoms

@@ -132,7 +132,8 @@ std::string Input::location() const {
 
 namespace {
 
-// LAMMPS's timing breakdown of the run or minimization that just ended (collective): the wall
+// LAMMPS's timing breakdown of the run or minimization that just ended, then its atom and
+// neighbor statistics (collective): the wall
 // seconds each superstep name took since `before` (names new since then started at zero) and the
 // force supersteps' phases since `force_before`, over `seconds` of loop time.
 std::string breakdown_since(const Simulation& sim, Runtime& rt,
@@ -145,10 +146,14 @@ std::string breakdown_since(const Simulation& sim, Runtime& rt,
         [](const std::pair<std::string, double>& e, const std::string& k) { return e.first < k; });
     if (it != before.end() && it->first == name) wall -= it->second;
   }
+  NeighborSummary neighbors{sim.neighbor_counts(),  sim.natoms(),    sim.neighbor_builds(),
+                            sim.dangerous_builds(), sim.molecular(), false,
+                            sim.neighbor().check};
+  neighbors.full_list = sim.pair() != nullptr && sim.pair()->full_list();
   return timing_breakdown(rt.comm(),
                           section_seconds(by_name, sim.force_phase_seconds() - force_before),
                           seconds, sim.molecular(), sim.kspace() != nullptr) +
-         "\n";
+         neighbor_statistics(rt.comm(), neighbors) + "\n";
 }
 
 // An error already located in an included file, passing through the commands that included it.

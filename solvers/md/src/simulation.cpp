@@ -161,6 +161,25 @@ Simulation::ForcePhaseSeconds Simulation::force_phase_seconds() const {
   return sum;
 }
 
+Simulation::NeighborCounts Simulation::neighbor_counts() const {
+  NeighborCounts sum;
+  const bool specials = molecular() && topology_handle_ != 0 && topology_.specials > 0;
+  for (const auto& s : tiles_) {
+    if (!s) continue;
+    sum.nlocal += s->nlocal;
+    sum.nghost += s->nghost;
+    if (!s->pairs.begin.empty())
+      sum.pairs += s->pairs.begin[static_cast<std::size_t>(s->nlocal)] +
+                   static_cast<double>(s->pairs.special_list.size() / 2);
+    if (!specials) continue;
+    const std::size_t at = per_atom_offset(topology_handle_) + topology_.specials_at();
+    for (std::size_t i = 0; i < static_cast<std::size_t>(s->nlocal); ++i)
+      for (std::size_t level = 0; level < 3; ++level)
+        sum.specials += s->extra[i * per_atom_width_ + at + level];
+  }
+  return sum;
+}
+
 Simulation::TileAtoms& Simulation::state(const Tile& t) {
   return *tiles_[static_cast<std::size_t>(t.id() - runtime_.first_tile())];
 }
@@ -1420,6 +1439,9 @@ void Simulation::begin_minimize() {
     end_minimize();
     throw;
   }
+  // The builds are counted from here, as LAMMPS's Min::setup resets them.
+  builds_at_run_start_ = builds_;
+  dangerous_at_run_start_ = dangerous_;
 }
 
 void Simulation::end_minimize() {
@@ -1520,7 +1542,10 @@ bool Simulation::decide_rebuild() {
     const double delta = std::max(0.0, 0.5 * (neighbor_.skin - (delta1 + delta2)));
     trigger_sq = delta * delta;
   }
-  return moved > trigger_sq;
+  const bool build = moved > trigger_sq;
+  if (build && since_build_ == std::max<std::int64_t>(neighbor_.every, neighbor_.delay))
+    ++dangerous_;
+  return build;
 }
 
 void Simulation::change_box(const Box& box) {
@@ -1615,6 +1640,7 @@ void Simulation::run(std::int64_t steps, const RunOptions& options) {
     for (auto& fix : fixes_) fix->continue_run(*this);
   }
   builds_at_run_start_ = builds_;
+  dangerous_at_run_start_ = dangerous_;
   for (auto& o : observers_) o->observe(*this, true, steps == 0);
   std::int64_t done = 0;
   for (std::int64_t k = 0; k < steps; ++k, ++done) {

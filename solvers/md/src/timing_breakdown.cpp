@@ -1,7 +1,9 @@
 #include "tessera/md/timing_breakdown.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace tessera::md {
 namespace {
@@ -120,6 +122,86 @@ std::string timing_breakdown(MPI_Comm comm, const SectionSeconds& mine, double l
   std::snprintf(row, sizeof row, "Other   |            | %-10.4g |            |       |%6.2f\n",
                 other_sum / ranks, loop > 0 ? other_sum / ranks / loop * 100.0 : 0.0);
   text += row;
+  return text;
+}
+
+namespace {
+
+// fmt's "{:W.P}" for a double, as LAMMPS prints with it: P significant digits, trailing zeros
+// kept (%#g), and a 0 after a bare decimal point ("150362.0", "2000.00", "37.617750"), that 0
+// beyond the width (fmt pads before adding it: "Neighs:        150362.0").
+std::string fmt_general(double value, int width, int precision) {
+  char digits[64];
+  std::snprintf(digits, sizeof digits, "%#*.*g", width, precision, value);
+  std::string text = digits;
+  if (!text.empty() && text.back() == '.') text += '0';
+  return text;
+}
+
+// LAMMPS's Finish::stats for one value per rank: its average, largest and smallest over the ranks
+// and their histogram in 10 bins from the smallest to the largest.
+std::string stats_line(MPI_Comm comm, const char* label, double value) {
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Comm_rank(comm, &rank);
+  double sum = 0, low = 0, high = 0;
+  MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(&value, &low, 1, MPI_DOUBLE, MPI_MIN, comm);
+  MPI_Allreduce(&value, &high, 1, MPI_DOUBLE, MPI_MAX, comm);
+  constexpr int bins = 10;
+  int mine[bins] = {}, histogram[bins] = {};
+  const double span = high - low;
+  mine[span == 0 ? 0 : std::min(bins - 1, static_cast<int>((value - low) / span * bins))] = 1;
+  MPI_Allreduce(mine, histogram, bins, MPI_INT, MPI_SUM, comm);
+  if (rank != 0) return {};
+  char row[64];
+  std::string text = label;
+  text += fmt_general(sum / ranks, 11, 6);
+  text += " ave ";
+  std::snprintf(row, sizeof row, "%11.6g max %11.6g min\nHistogram:", high, low);
+  text += row;
+  for (int count : histogram) {
+    text += ' ';
+    text += std::to_string(count);
+  }
+  text += '\n';
+  return text;
+}
+
+}  // namespace
+
+std::string neighbor_statistics(MPI_Comm comm, const NeighborSummary& summary) {
+  const Simulation::NeighborCounts& mine = summary.mine;
+  std::string text = "\n";
+  text += stats_line(comm, "Nlocal:    ", mine.nlocal);
+  text += stats_line(comm, "Nghost:    ", mine.nghost);
+  // LAMMPS's Neighs counts a half list; a style with a full list shows 0 there and its pairs
+  // under FullNghs.
+  text += stats_line(comm, "Neighs:    ", summary.full_list ? 0.0 : mine.pairs);
+  if (summary.full_list) text += stats_line(comm, "FullNghs:  ", mine.pairs);
+  double pairs = 0, specials = 0;
+  MPI_Allreduce(&mine.pairs, &pairs, 1, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(&mine.specials, &specials, 1, MPI_DOUBLE, MPI_SUM, comm);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return {};
+  char line[96];
+  std::snprintf(line, sizeof line, "\nTotal # of neighbors = %.8g\n", pairs);
+  text += line;
+  const auto natoms = static_cast<double>(summary.natoms);
+  const auto add = [&text](const char* label, const std::string& value) {
+    text += label;
+    text += value;
+    text += '\n';
+  };
+  if (summary.natoms > 0) add("Ave neighs/atom = ", fmt_general(pairs / natoms, 0, 8));
+  if (summary.molecular && summary.natoms > 0)
+    add("Ave special neighs/atom = ", fmt_general(specials / natoms, 0, 8));
+  add("Neighbor list builds = ", std::to_string(summary.builds));
+  if (summary.checked)
+    add("Dangerous builds = ", std::to_string(summary.dangerous));
+  else
+    text += "Dangerous builds not checked\n";
   return text;
 }
 

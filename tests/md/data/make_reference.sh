@@ -441,4 +441,17 @@ lmp_adf in.spce_distributions /dev/null -var examples $examples -var name spce_e
 for name in spce spce_excluded; do
   for f in rdf adf; do cp "$work/$name-$f.dat" "$name-$f.lammps.dat"; done
 done
+# The atom and neighbor statistics after a run (Finish's Nlocal ... Dangerous builds): one process
+# with the skin checked and not, four processes (their Neighs split differs from md_ipu's, whose
+# ghost pairs go by atom id), and the micelle's minimization (special neighbors; its Neighs
+# differ: LAMMPS's lists use each type pair's cutoff, md_ipu's the largest).
+neighbor_lines='^(Nlocal|Nghost|Neighs|Histogram|Total # of|Ave |Neighbor list builds|Dangerous)'
+(cd "$work" && lmp -in "$here/in.neighbor_stats" -var every 10 -var check yes -log none) |
+  grep -E "$neighbor_lines" > neighbor_stats_check.lammps.txt
+(cd "$work" && lmp -in "$here/in.neighbor_stats" -var every 20 -var check no -log none) |
+  grep -E "$neighbor_lines" > neighbor_stats_no_check.lammps.txt
+(cd "$work" && mpirun --oversubscribe --allow-run-as-root -np 4 lmp -in "$here/in.neighbor_stats" -var every 10 -var check yes -log none) |
+  sed '/^Neighs:/,+1d' | grep -E '^(Nlocal|Nghost|Histogram|Total # of|Ave |Neighbor list builds|Dangerous)' > neighbor_stats_4procs.lammps.txt
+(cd "$work" && lmp -in "$here/in.micelle_min" -var data "$here" -var w12 0.0 -var w13 0.5 -var w14 0.8 -log none) |
+  grep -E '^(Nlocal|Nghost|Ave special|Neighbor list builds|Dangerous)' > neighbor_stats_micelle_min.lammps.txt
 echo "reference files written"

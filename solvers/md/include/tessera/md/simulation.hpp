@@ -335,6 +335,17 @@ class Simulation {
   // How many times the neighbor lists were built in this run after its setup (LAMMPS's thermo
   // nbuild, which Verlet::setup resets).
   std::int64_t neighbor_builds() const { return builds_ - builds_at_run_start_; }
+  // Of those, the builds that the skin check asked for at the first step it could (LAMMPS's
+  // ndanger: some atom may have moved more than half the skin before it); counted only with
+  // neigh_modify check yes.
+  std::int64_t dangerous_builds() const { return dangerous_ - dangerous_at_run_start_; }
+  // This rank's atoms and neighbor pairs, summed over its tiles, as LAMMPS's Finish counts them
+  // per process after a run: owned atoms, ghost copies (each tile's own), pairs in the pair
+  // style's list (weighted special pairs included) and the owned atoms' special neighbors.
+  struct NeighborCounts {
+    double nlocal = 0, nghost = 0, pairs = 0, specials = 0;
+  };
+  NeighborCounts neighbor_counts() const;
   // The largest atom id there has been (new atoms are numbered after it).
   std::int64_t max_id() const { return max_id_; }
 
@@ -749,6 +760,7 @@ class Simulation {
   std::int64_t max_id_ = 0;
   bool tilt_large_ = false;
   std::int64_t builds_ = 0, builds_at_run_start_ = 0;
+  std::int64_t dangerous_ = 0, dangerous_at_run_start_ = 0;
 
   std::vector<std::unique_ptr<Fix>> fixes_;
   std::map<std::string, FixState> fix_states_;

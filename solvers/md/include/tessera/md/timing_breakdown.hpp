@@ -46,4 +46,16 @@ SectionSeconds section_seconds(const std::vector<std::pair<std::string, double>>
 std::string timing_breakdown(MPI_Comm comm, const SectionSeconds& mine, double loop_seconds,
                              bool bond, bool kspace);
 
+// What LAMMPS's Finish prints after the breakdown (collective over `comm`): the average, largest
+// and smallest over the ranks of their owned atoms (Nlocal), ghosts (Nghost) and neighbor pairs
+// (Neighs, or FullNghs for a style with full lists), each with its 10-bin histogram over the
+// ranks; then the total pairs, pairs per atom, special neighbors per atom (molecular systems), the
+// list builds and the dangerous builds (when the skin is checked).
+struct NeighborSummary {
+  Simulation::NeighborCounts mine;  // this rank's
+  std::int64_t natoms = 0, builds = 0, dangerous = 0;
+  bool molecular = false, full_list = false, checked = false;
+};
+std::string neighbor_statistics(MPI_Comm comm, const NeighborSummary& summary);
+
 }  // namespace tessera::md

@@ -146,10 +146,13 @@ std::string breakdown_since(const Simulation& sim, Runtime& rt,
         [](const std::pair<std::string, double>& e, const std::string& k) { return e.first < k; });
     if (it != before.end() && it->first == name) wall -= it->second;
   }
-  NeighborSummary neighbors{sim.neighbor_counts(),  sim.natoms(),    sim.neighbor_builds(),
-                            sim.dangerous_builds(), sim.molecular(), false,
-                            sim.neighbor().check};
-  neighbors.full_list = sim.pair() != nullptr && sim.pair()->full_list();
+  const NeighborSummary neighbors{.mine = sim.neighbor_counts(),
+                                  .natoms = sim.natoms(),
+                                  .builds = sim.neighbor_builds(),
+                                  .dangerous = sim.dangerous_builds(),
+                                  .molecular = sim.molecular(),
+                                  .full_list = sim.pair() != nullptr && sim.pair()->full_list(),
+                                  .checked = sim.neighbor().check};
   return timing_breakdown(rt.comm(),
                           section_seconds(by_name, sim.force_phase_seconds() - force_before),
                           seconds, sim.molecular(), sim.kspace() != nullptr) +

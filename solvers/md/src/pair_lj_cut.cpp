@@ -240,19 +240,10 @@ template <bool EnergyVirial, bool PerAtom, bool OneType>
         pe += evdwl, w0 += vxx, w1 += vyy, w2 += vzz, w3 += vxy, w4 += vxz, w5 += vyz;
         if constexpr (PerAtom) {
           // Half of each pair's energy and virial onto each atom (LAMMPS's ev_tally).
-          for (int k = 0; k < valid; ++k) {
-            if (!inside[k]) continue;
-            const double half[7] = {0.5 * evdwl[k], 0.5 * vxx[k], 0.5 * vyy[k], 0.5 * vzz[k],
-                                    0.5 * vxy[k],   0.5 * vxz[k], 0.5 * vyz[k]};
-            t.eatom[i] += half[0];
-            for (std::size_t q = 0; q < 6; ++q) t.vatom[6 * i + q] += half[1 + q];
-            if (j[k] < nlocal) {
-              t.eatom[j[k]] += half[0];
-              for (std::size_t q = 0; q < 6; ++q) t.vatom[6 * j[k] + q] += half[1 + q];
-            } else {
-              for (std::size_t q = 0; q < 7; ++q) t.ghost_tally[7 * (j[k] - nlocal) + q] += half[q];
-            }
-          }
+          for (int k = 0; k < valid; ++k)
+            if (inside[k])
+              tally_half_pair_onto_atoms(t, i, j[k], 0.5 * evdwl[k],
+                                         {vxx[k], vyy[k], vzz[k], vxy[k], vxz[k], vyz[k]});
         }
       }
     }

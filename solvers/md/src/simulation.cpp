@@ -164,6 +164,7 @@ Simulation::ForcePhaseSeconds Simulation::force_phase_seconds() const {
 Simulation::NeighborCounts Simulation::neighbor_counts() const {
   NeighborCounts sum;
   const bool specials = molecular() && topology_handle_ != 0 && topology_.specials > 0;
+  const std::size_t at = specials ? per_atom_offset(topology_handle_) + topology_.specials_at() : 0;
   for (const auto& s : tiles_) {
     if (!s) continue;
     sum.nlocal += s->nlocal;
@@ -172,7 +173,6 @@ Simulation::NeighborCounts Simulation::neighbor_counts() const {
       sum.pairs += s->pairs.begin[static_cast<std::size_t>(s->nlocal)] +
                    static_cast<double>(s->pairs.special_list.size() / 2);
     if (!specials) continue;
-    const std::size_t at = per_atom_offset(topology_handle_) + topology_.specials_at();
     for (std::size_t i = 0; i < static_cast<std::size_t>(s->nlocal); ++i)
       for (std::size_t level = 0; level < 3; ++level)
         sum.specials += s->extra[i * per_atom_width_ + at + level];

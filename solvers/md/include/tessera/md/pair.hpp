@@ -243,6 +243,24 @@ void with_tally_flags(const PairTile& t, F&& f) {
     f.template operator()<false, false>();
 }
 
+// A pair's per-atom share (PairTile::per_atom): `half` of its energy and half of its virial `v`
+// (xx yy zz xy xz yz) onto owned atom i and onto j, owned or a ghost (its tally slot), as LAMMPS's
+// ev_tally with newton on.
+inline void tally_half_pair_onto_atoms(PairTile& t, std::size_t i, std::size_t j, double half,
+                                       const std::array<double, 6>& v) {
+  const auto nlocal = static_cast<std::size_t>(t.nlocal);
+  t.eatom[i] += half;
+  for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * i + k] += 0.5 * v[k];
+  if (j < nlocal) {
+    t.eatom[j] += half;
+    for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * j + k] += 0.5 * v[k];
+  } else {
+    double* g = &t.ghost_tally[7 * (j - nlocal)];
+    g[0] += half;
+    for (std::size_t k = 0; k < 6; ++k) g[1 + k] += 0.5 * v[k];
+  }
+}
+
 // A pair of a half list (i owned, j owned or a ghost): its virial (r_a f_b for the separation d and
 // force factor fpair, xx yy zz xy xz yz) added to `w`, and with PerAtom `half` of its energy and
 // half its virial onto each atom (ghost j's into its tally slot), as LAMMPS's ev_tally with
@@ -253,19 +271,7 @@ inline void tally_half_pair(PairTile& t, std::size_t i, std::size_t j, double dx
   const std::array<double, 6> v = {fpair * dx * dx, fpair * dy * dy, fpair * dz * dz,
                                    fpair * dx * dy, fpair * dx * dz, fpair * dy * dz};
   for (std::size_t k = 0; k < 6; ++k) w[k] += v[k];
-  if constexpr (PerAtom) {
-    const auto nlocal = static_cast<std::size_t>(t.nlocal);
-    t.eatom[i] += half;
-    for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * i + k] += 0.5 * v[k];
-    if (j < nlocal) {
-      t.eatom[j] += half;
-      for (std::size_t k = 0; k < 6; ++k) t.vatom[6 * j + k] += 0.5 * v[k];
-    } else {
-      double* g = &t.ghost_tally[7 * (j - nlocal)];
-      g[0] += half;
-      for (std::size_t k = 0; k < 6; ++k) g[1 + k] += 0.5 * v[k];
-    }
-  }
+  if constexpr (PerAtom) tally_half_pair_onto_atoms(t, i, j, half, v);
 }
 
 // A weighing style's special pairs (PairTile::special_list), after its kernel over the main list

@@ -43,6 +43,22 @@ std::vector<double> gather_to_root(Runtime& runtime, const Decomposition& d,
   return all;
 }
 
+void scatter_interior(Runtime& runtime, const Decomposition& d, const Field& f,
+                      const std::vector<double>& values, const std::string& what) {
+  const Grid& g = d.grid();
+  const auto nx = static_cast<std::size_t>(g.nx);
+  if (values.size() != nx * static_cast<std::size_t>(g.ny))
+    throw ConfigError(what + " has " + std::to_string(values.size()) + " values for a " +
+                      std::to_string(g.nx) + " x " + std::to_string(g.ny) + " grid");
+  runtime.superstep("weather.scatter_interior", [&](Tile& t) {
+    const FieldView a = view(t, d, f);
+    const int i0 = d.x_begin(t.id()), j0 = d.y_begin(t.id());
+    for (int j = 0; j < a.height(); ++j)
+      for (int i = 0; i < a.width(); ++i)
+        a(i, j) = values[static_cast<std::size_t>(j0 + j) * nx + static_cast<std::size_t>(i0 + i)];
+  });
+}
+
 std::optional<BadValue> find_bad_value(Runtime& runtime, const Decomposition& d,
                                        const std::vector<Field>& fields,
                                        const std::vector<bool>& positive) {

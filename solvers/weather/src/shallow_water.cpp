@@ -335,20 +335,8 @@ void ShallowWater::require_cell_values(const std::vector<double>& values,
                       std::to_string(g.nx) + " x " + std::to_string(g.ny) + " grid");
 }
 
-void ShallowWater::scatter(const Field& f, const std::vector<double>& values) {
-  const auto nx = static_cast<std::size_t>(config_.grid.nx);
-  runtime_.superstep("weather.sw.initialize", [&](Tile& t) {
-    const FieldView a = view(t, d_, f);
-    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
-    for (int j = 0; j < a.height(); ++j)
-      for (int i = 0; i < a.width(); ++i)
-        a(i, j) = values[static_cast<std::size_t>(j0 + j) * nx + static_cast<std::size_t>(i0 + i)];
-  });
-}
-
 void ShallowWater::set_topography(const std::vector<double>& b) {
-  require_cell_values(b, "topography");
-  scatter(b_, b);
+  scatter_interior(runtime_, d_, b_, b, "topography");
   runtime_.exchange("weather.sw.b.halo", {&topography_halo_});
   // The halo beyond walls mirrors the interior.
   runtime_.superstep("weather.sw.b.boundary", [&](Tile& t) { apply_boundaries(t, d_, b_); });
@@ -515,8 +503,8 @@ std::vector<double> ShallowWater::gather_state(int field, const State* from) {
 
 void ShallowWater::set_state(int field, const std::vector<double>& values, const State* into) {
   const State& target = into ? *into : state_;
-  require_cell_values(values, "state field " + std::to_string(field));
-  scatter(target.fields.at(static_cast<std::size_t>(field)), values);
+  scatter_interior(runtime_, d_, target.fields.at(static_cast<std::size_t>(field)), values,
+                   "state field " + std::to_string(field));
   runtime_.exchange("weather.sw.halo", {target.halo.get()});
 }
 

@@ -401,22 +401,8 @@ std::vector<double> SphericalShallowWater::gather_state(int field, const State* 
 void SphericalShallowWater::set_state(int field, const std::vector<double>& values,
                                       const State* into) {
   const State& target = into ? *into : state_;
-  const std::size_t cells =
-      static_cast<std::size_t>(config_.nlon) * static_cast<std::size_t>(config_.nlat);
-  if (values.size() != cells)
-    throw ConfigError("state field " + std::to_string(field) + " has " +
-                      std::to_string(values.size()) + " values for a " +
-                      std::to_string(config_.nlon) + " x " + std::to_string(config_.nlat) +
-                      " grid");
-  const Field& f = target.fields.at(static_cast<std::size_t>(field));
-  const auto nx = static_cast<std::size_t>(config_.nlon);
-  runtime_.superstep("weather.sphere.set_state", [&](Tile& t) {
-    const FieldView a = view(t, d_, f);
-    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
-    for (int j = 0; j < a.height(); ++j)
-      for (int i = 0; i < a.width(); ++i)
-        a(i, j) = values[static_cast<std::size_t>(j0 + j) * nx + static_cast<std::size_t>(i0 + i)];
-  });
+  scatter_interior(runtime_, d_, target.fields.at(static_cast<std::size_t>(field)), values,
+                   "state field " + std::to_string(field));
   runtime_.exchange("weather.sphere.halo", {target.halo.get()});
 }
 

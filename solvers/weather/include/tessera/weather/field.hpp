@@ -44,6 +44,12 @@ inline FieldView view(Tile& t, const Decomposition& d, const Field& f) {
 std::vector<double> gather_to_root(Runtime& runtime, const Decomposition& d,
                                    const std::function<double(Tile&, int, int)>& value);
 
+// Sets the interior of `f` from a row-major nx x ny array (j = 0 south) that every rank
+// passes whole, at the field's own staggered points; halos are left as they were. Throws
+// ConfigError naming `what` for an array of another size. One superstep; collective.
+void scatter_interior(Runtime& runtime, const Decomposition& d, const Field& f,
+                      const std::vector<double>& values, const std::string& what);
+
 // The first interior value of `fields` that is not finite or, for fields[k] with
 // positive[k], not positive: its field's index, cell and value, on every rank; nothing if
 // all are good. First: a finite value that is not positive (a dried-out layer) before a

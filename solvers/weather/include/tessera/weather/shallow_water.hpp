@@ -140,8 +140,6 @@ class ShallowWater final : public Model {
   void fill(const Field& f, const Function& fn);
   // Throws ConfigError unless `values` has one value per grid cell; `what` names them.
   void require_cell_values(const std::vector<double>& values, const std::string& what) const;
-  // Copies row-major cell values (rows from the south) into the tiles' blocks of f.
-  void scatter(const Field& f, const std::vector<double>& values);
   // The counted work of the tendency at one point (operations, loads, stores in double).
   KernelWork tendency_work() const;
   // f = f0 + beta (y - y_mid) on face row j (global index; wrapped on a periodic y axis).

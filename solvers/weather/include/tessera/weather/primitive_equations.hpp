@@ -1,0 +1,155 @@
+// The hydrostatic primitive equations of a dry atmosphere on the sphere: a 3-D dynamical core
+// on the latitude-longitude C grid of SphericalShallowWater, on the tile runtime.
+//
+// Vertical coordinate: hybrid sigma-pressure, p = A p0 + B ps at the K + 1 layer interfaces
+// (Simmons & Burridge 1981, Mon. Wea. Rev. 109, 758-766; B = sigma and A = 0 gives pure
+// sigma), Lorenz staggering: u, v and T at the K layer midpoints, the vertical mass flux
+// eta-dot dp/deta at the interfaces. Prognostic: surface pressure ps (Pa, cell centres), and
+// per layer u (m/s, west faces), v (m/s, south faces; 0 on the polar faces) and T (K, centres).
+//
+// Vertical discretisation: Simmons & Burridge's energy- and angular-momentum-conserving
+// scheme: the hydrostatic equation through ln p with alpha_k = 1 - p_{k-1/2} / dp_k ln(p_{k+1/2} /
+// p_{k-1/2}) (ln 2 in a top layer whose upper interface is p = 0), the pressure-gradient term
+// R T grad ln p and the energy conversion kappa T omega / p in the forms their eqs. 3.12-3.16
+// give, so that the conversions between kinetic and internal energy cancel, and the vertical
+// advection (1 / 2 dp_k) [m_{k+1/2} (X_{k+1} - X_k) + m_{k-1/2} (X_k - X_{k-1})].
+// Horizontal: per layer, the shallow-water C-grid scheme of SphericalShallowWater with the layer
+// thickness dp_k in place of h (Sadourny's energy-conserving potential-vorticity flux; mass in
+// flux form, conserved to round-off) and geopotential plus kinetic energy as the Bernoulli
+// function; the term R T grad ln p at a u or v face takes the mass-weighted average of its
+// cells' values (Arakawa & Suarez 1983, Mon. Wea. Rev. 111, 34-45), the one that pairs with the
+// thermodynamic equation's v . grad ps. T is advected with centred face values.
+//
+// Horizontal diffusion (optional): del^2 on T and, on the wind, nu (grad D - k x grad zeta)
+// (the vector Laplacian in divergence-vorticity form, so solid-body rotation is not damped).
+// Polar filter (optional): as SphericalShallowWater, on every tendency poleward of phi_c.
+//
+// State fields, in order: ps, u_0 .. u_{K-1}, v_0 .. v_{K-1}, T_0 .. T_{K-1}; layer 0 is the
+// top. One tendency is one superstep (two with the polar filter). Not thread-safe per object;
+// every method that touches fields is collective over the runtime's ranks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/weather/model.hpp"
+
+namespace tessera::weather {
+
+class PolarFilter;
+
+// The interfaces of K layers, top first: p_{k} = a[k] * reference_pressure + b[k] * ps,
+// k = 0 .. K (interface K is the ground: a = 0, b = 1).
+struct HybridLevels {
+  std::vector<double> a, b;
+  double reference_pressure = 1e5;  // p0, Pa
+
+  int layers() const { return static_cast<int>(a.size()) - 1; }
+  // Throws ConfigError unless there are >= 2 layers, a and b have one size, a >= 0 and
+  // 0 <= b <= 1, the ground interface has a = 0 and b = 1, and pressure rises downwards for
+  // every ps in [0.1 p0, 1.2 p0].
+  void validate() const;
+  // The 26 layers of NCAR CAM3 (hyai, hybi), the ones of Jablonowski & Williamson (2006,
+  // Q. J. R. Meteorol. Soc. 132, 2943-2975), Table 3.
+  static HybridLevels cam26();
+  // K layers of sigma = b, equally spaced from 0 (top) to 1.
+  static HybridLevels uniform_sigma(int layers);
+};
+
+struct AtmosphereConfig {
+  int nlon = 128, nlat = 64;
+  HybridLevels levels = HybridLevels::cam26();
+  double radius = 6.371229e6;        // a, m (Jablonowski & Williamson 2006, Table 1)
+  double omega = 7.29212e-5;         // s^-1
+  double g = 9.80616;                // m s^-2
+  double rd = 287.04;                // gas constant of dry air, J kg^-1 K^-1
+  double cp = 1004.64;               // J kg^-1 K^-1
+  double polar_filter_latitude = 0;  // rad, 0 < phi_c < pi/2; 0: no polar filter
+  double diffusion = 0;              // del^2 coefficient nu on u, v and T, m^2/s
+  // Throws ConfigError naming what is wrong (grid, levels, constants, coefficients).
+  void validate() const;
+};
+
+class PrimitiveEquations final : public Model {
+ public:
+  using SurfaceFunction = std::function<double(double lambda, double phi)>;  // radians
+  // A value at (lambda, phi, eta) with eta = p / p0 at the layer's midpoint for ps = p0.
+  using LayerFunction = std::function<double(double lambda, double phi, double eta)>;
+
+  PrimitiveEquations(Runtime& runtime, AtmosphereConfig config);
+  ~PrimitiveEquations() override;
+
+  Runtime& runtime() override { return runtime_; }
+  const Decomposition& decomposition() const override { return d_; }
+  State make_state(const char* label) override;
+  void tendency(const State& q, const State& dq) override;
+  State& state() override { return state_; }
+  std::vector<double> gather_state(int field, const State* from = nullptr) override;
+  void set_state(int field, const std::vector<double>& values,
+                 const State* into = nullptr) override;
+  const AtmosphereConfig& config() const { return config_; }
+  int layers() const { return config_.levels.layers(); }
+  // The state field of layer k's u, v or T, and of ps.
+  static constexpr int ps_field = 0;
+  int u_field(int k) const { return 1 + k; }
+  int v_field(int k) const { return 1 + layers() + k; }
+  int t_field(int k) const { return 1 + 2 * layers() + k; }
+
+  // Sets the state: ps at centres, u at west faces, v at south faces (0 on the polar faces)
+  // and T at centres, each layer's values at its midpoint eta for ps = p0 (the eta of
+  // Jablonowski & Williamson's initial state).
+  void initialize(const SurfaceFunction& ps, const LayerFunction& u, const LayerFunction& v,
+                  const LayerFunction& t);
+  // Surface geopotential Phi_s (m^2/s^2) at centres; 0 until set.
+  void set_surface_geopotential(const SurfaceFunction& phis);
+  // The eta of layer k's midpoint: (a + b)_{k-1/2} / 2 + (a + b)_{k+1/2} / 2.
+  double layer_eta(int k) const;
+
+  // Dry air mass, integral of (ps - p_top) / g dA (kg), p_top the top interface's pressure.
+  double mass();
+  // Total energy, integral of [sum_k (cp T_k + K_k) dp_k + ps Phi_s - p_top Phi_top] / g dA (J):
+  // enthalpy, kinetic energy and the potential energy of the column between the ground and a
+  // lid of constant pressure.
+  double total_energy();
+  // The zonal mean of u (m/s) in every layer and row, k-major, rows from the south.
+  std::vector<double> zonal_mean_u();
+  // Minimum and maximum of ps over the grid (Pa).
+  std::pair<double, double> surface_pressure_range();
+  std::uint64_t checksum();
+  // The largest (|u| + c) / dx + (|v| + c) / dy over cells and layers, 1/s, c the Lamb-wave speed
+  // sqrt(R T / (1 - kappa)) (the fastest external mode of the hydrostatic equations), dx at the
+  // polar filter's latitude poleward of it.
+  double max_frequency();
+  // "ps", "phis", or "u", "v", "T" of layer k (averaged to centres) on rank 0, row-major
+  // nlon x nlat from the south; collective, other ranks get an empty vector.
+  std::vector<double> gather(const std::string& name, int layer = 0);
+
+ private:
+  double lat_center(int j) const;
+  double lat_face(int j) const;
+  double lon_center(int i) const { return (i + 0.5) * dlambda_; }
+  double lon_face(int i) const { return i * dlambda_; }
+  double cell_area(int j) const;
+  void fill(const Field& f, const std::function<double(double, double)>& fn);
+
+  Runtime& runtime_;
+  AtmosphereConfig config_;
+  double dlambda_, dphi_;
+  Decomposition d_;
+  std::shared_ptr<const BoundaryCondition> periodic_, pole_;
+  // Work fields, one per layer (interfaces: K + 1), filled by tendency() on each tile's
+  // interior and first halo ring from the state's halos.
+  std::vector<Field> mass_flux_x_, mass_flux_y_, divergence_, vertical_flux_, geopotential_,
+      pressure_term_;
+  Field bernoulli_, vorticity_, velocity_divergence_;  // one layer at a time
+  Field surface_geopotential_;
+  State state_;
+  std::unique_ptr<PolarFilter> filter_;
+};
+
+}  // namespace tessera::weather

@@ -1,0 +1,682 @@
+#include "tessera/weather/primitive_equations.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "tessera/core/error.hpp"
+#include "tessera/weather/halo_exchange.hpp"
+#include "tessera/weather/operators.hpp"
+#include "tessera/weather/polar_filter.hpp"
+
+namespace tessera::weather {
+namespace {
+
+// ps is read two cells out (a face's mass flux one cell into the halo takes the layer
+// thickness of the cell beyond it); u, v and T one cell out.
+constexpr int kSurfaceHalo = 2;
+constexpr int kLayerHalo = 1;
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+Grid sphere_grid(const AtmosphereConfig& c) {
+  c.validate();
+  return {.nx = c.nlon,
+          .ny = c.nlat,
+          .dx = 2 * std::numbers::pi / c.nlon,
+          .dy = std::numbers::pi / c.nlat,
+          .x0 = 0,
+          .y0 = -std::numbers::pi / 2,
+          .periodic_x = true,
+          .periodic_y = false};
+}
+
+// The weights of a centre row's south and north y faces in its kinetic energy and in v . grad
+// ps: their lengths (cos phi), so that a polar face, a wall of no length, does not count.
+std::pair<double, double> y_face_weights(double cos_south, double cos_north) {
+  const double cs = std::max(0.0, cos_south), cn = std::max(0.0, cos_north);
+  if (!(cs + cn > 0)) return {0.5, 0.5};
+  return {cs / (cs + cn), cn / (cs + cn)};
+}
+
+// The geometry of one column's layers for its surface pressure (Simmons & Burridge 1981,
+// eqs. 3.5-3.8): thickness dp_k, ln(p_{k+1/2} / p_{k-1/2}) and alpha_k.
+struct ColumnGeometry {
+  std::vector<double> dp, log_ratio, alpha;
+  bool open_top = false;  // p = 0 on the top interface
+
+  explicit ColumnGeometry(int layers)
+      : dp(static_cast<std::size_t>(layers)),
+        log_ratio(static_cast<std::size_t>(layers)),
+        alpha(static_cast<std::size_t>(layers)) {}
+
+  void set(const HybridLevels& lv, double ps) {
+    const int nk = lv.layers();
+    const double p0 = lv.reference_pressure;
+    double upper = lv.a[0] * p0 + lv.b[0] * ps;
+    open_top = upper <= 0;
+    for (int k = 0; k < nk; ++k) {
+      const auto s = static_cast<std::size_t>(k);
+      const double lower = lv.a[s + 1] * p0 + lv.b[s + 1] * ps;
+      dp[s] = lower - upper;
+      if (k == 0 && open_top) {
+        log_ratio[s] = 0;  // multiplies only the (empty) mass above the top
+        alpha[s] = std::numbers::ln2;
+      } else {
+        log_ratio[s] = std::log(lower / upper);
+        alpha[s] = 1 - upper / dp[s] * log_ratio[s];
+      }
+      upper = lower;
+    }
+  }
+};
+
+}  // namespace
+
+void HybridLevels::validate() const {
+  if (a.size() != b.size() || a.size() < 3)
+    throw ConfigError(
+        "hybrid levels need the same number (>= 3) of a and b interface values, got " +
+        std::to_string(a.size()) + " and " + std::to_string(b.size()));
+  if (!(reference_pressure > 0) || !std::isfinite(reference_pressure))
+    throw ConfigError("the hybrid levels' reference pressure must be positive");
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (!(a[k] >= 0) || !(b[k] >= 0) || !(b[k] <= 1) || !std::isfinite(a[k]))
+      throw ConfigError("hybrid interface " + std::to_string(k) +
+                        " has a = " + std::to_string(a[k]) + ", b = " + std::to_string(b[k]) +
+                        "; need a >= 0 and 0 <= b <= 1");
+  if (a.back() != 0 || b.back() != 1)
+    throw ConfigError("the last hybrid interface must be the ground (a = 0, b = 1)");
+  for (const double ps : {0.1 * reference_pressure, 1.2 * reference_pressure})
+    for (std::size_t k = 0; k + 1 < a.size(); ++k)
+      if (!(a[k + 1] * reference_pressure + b[k + 1] * ps > a[k] * reference_pressure + b[k] * ps))
+        throw ConfigError("hybrid layer " + std::to_string(k) +
+                          " does not have its pressure rise downwards for a surface pressure of " +
+                          std::to_string(ps) + " Pa");
+}
+
+HybridLevels HybridLevels::cam26() {
+  // CAM3's L26 hyai and hybi, top to ground (Jablonowski & Williamson 2006, Table 3).
+  return {
+      .a = {0.002194067, 0.004895209, 0.009882418, 0.01805201, 0.02983724, 0.04462334, 0.06160587,
+            0.07851243,  0.07731271,  0.07590131,  0.07424086, 0.07228744, 0.06998933, 0.06728574,
+            0.06410509,  0.06036322,  0.05596111,  0.05078225, 0.04468960, 0.03752191, 0.02908949,
+            0.02084739,  0.01334443,  0.00708499,  0.00252136, 0.0,        0.0},
+      .b = {0.0,       0.0,        0.0,        0.0,        0.0,        0.0,       0.0,
+            0.0,       0.01505309, 0.03276228, 0.05359622, 0.07810627, 0.1069411, 0.1408637,
+            0.1807720, 0.2277220,  0.2829562,  0.3479364,  0.4243822,  0.5143168, 0.6201202,
+            0.7235355, 0.8176768,  0.8962153,  0.9534761,  0.9851122,  1.0},
+      .reference_pressure = 1e5};
+}
+
+HybridLevels HybridLevels::uniform_sigma(int layers) {
+  HybridLevels lv;
+  for (int k = 0; k <= layers; ++k) {
+    lv.a.push_back(0);
+    lv.b.push_back(static_cast<double>(k) / layers);
+  }
+  return lv;
+}
+
+void AtmosphereConfig::validate() const {
+  if (nlon < 4 || nlat < 4 || nlon % 2 != 0)
+    throw ConfigError(
+        "a latitude-longitude grid needs an even number of longitudes >= 4 and >= 4 "
+        "latitudes, got " +
+        std::to_string(nlon) + " x " + std::to_string(nlat));
+  levels.validate();
+  for (const auto& [name, value] :
+       {std::pair{"radius", radius}, std::pair{"g", g}, std::pair{"rd", rd}, std::pair{"cp", cp}})
+    if (!(value > 0) || !std::isfinite(value))
+      throw ConfigError(std::string("the atmosphere's ") + name + " must be positive and finite");
+  if (!(cp > rd)) throw ConfigError("the atmosphere's cp must exceed its gas constant rd");
+  if (!(diffusion >= 0) || !std::isfinite(diffusion))
+    throw ConfigError("the horizontal diffusion coefficient must be >= 0 and finite");
+  if (!std::isfinite(omega)) throw ConfigError("the rotation rate omega must be finite");
+}
+
+PrimitiveEquations::PrimitiveEquations(Runtime& runtime, AtmosphereConfig config)
+    : runtime_(runtime),
+      config_(std::move(config)),
+      dlambda_(2 * std::numbers::pi / config_.nlon),
+      dphi_(std::numbers::pi / config_.nlat),
+      d_(sphere_grid(config_), runtime.target().total_tiles(), kSurfaceHalo + 1) {
+  periodic_ = std::make_shared<Periodic>();
+  pole_ = std::make_shared<ReflectiveWall>();  // v = 0 on the polar faces
+  const int nk = layers();
+  auto work = [&](std::vector<Field>& fields, int count, const char* name, Stagger stagger) {
+    for (int k = 0; k < count; ++k)
+      fields.push_back(
+          make_field(runtime_, d_, "weather.atmosphere.work", name, stagger, 1, nullptr, nullptr));
+  };
+  work(mass_flux_x_, nk, "U", Stagger::face_x);
+  work(mass_flux_y_, nk, "V", Stagger::face_y);
+  work(divergence_, nk, "M", Stagger::center);
+  work(vertical_flux_, nk + 1, "etadot_dp", Stagger::center);
+  work(geopotential_, nk, "Phi", Stagger::center);
+  work(pressure_term_, nk, "P", Stagger::center);
+  bernoulli_ = make_field(runtime_, d_, "weather.atmosphere.work", "B", Stagger::center, 1, nullptr,
+                          nullptr);
+  vorticity_ = make_field(runtime_, d_, "weather.atmosphere.work", "zeta", Stagger::corner, 1,
+                          nullptr, nullptr);
+  velocity_divergence_ = make_field(runtime_, d_, "weather.atmosphere.work", "D", Stagger::center,
+                                    1, nullptr, nullptr);
+  surface_geopotential_ = make_field(runtime_, d_, "weather.atmosphere.phis", "phis",
+                                     Stagger::center, kLayerHalo, periodic_, pole_);
+  state_ = make_state("weather.atmosphere.state");
+  if (config_.polar_filter_latitude != 0) {
+    std::vector<Stagger> staggers{Stagger::center};
+    for (const Stagger s : {Stagger::face_x, Stagger::face_y, Stagger::center})
+      staggers.insert(staggers.end(), static_cast<std::size_t>(nk), s);
+    filter_ = std::make_unique<PolarFilter>(runtime_, d_, std::move(staggers),
+                                            config_.polar_filter_latitude);
+  }
+}
+
+PrimitiveEquations::~PrimitiveEquations() = default;
+
+double PrimitiveEquations::lat_center(int j) const {
+  return -std::numbers::pi / 2 + (j + 0.5) * dphi_;
+}
+double PrimitiveEquations::lat_face(int j) const { return -std::numbers::pi / 2 + j * dphi_; }
+double PrimitiveEquations::cell_area(int j) const {
+  const double a = config_.radius;
+  return a * a * dlambda_ * (std::sin(lat_face(j + 1)) - std::sin(lat_face(j)));
+}
+
+State PrimitiveEquations::make_state(const char* label) {
+  State s;
+  s.fields.push_back(
+      make_field(runtime_, d_, label, "ps", Stagger::center, kSurfaceHalo, periodic_, pole_));
+  const int nk = layers();
+  for (const auto& [name, stagger] :
+       {std::pair{"u", Stagger::face_x}, std::pair{"v", Stagger::face_y},
+        std::pair{"T", Stagger::center}})
+    for (int k = 0; k < nk; ++k)
+      s.fields.push_back(make_field(runtime_, d_, label, std::string(name) + std::to_string(k),
+                                    stagger, kLayerHalo, periodic_, pole_));
+  s.halo = std::make_shared<const ExchangePlan>(
+      compile_halo_exchange(runtime_, d_, s.fields, std::string(label) + ".halo"));
+  return s;
+}
+
+double PrimitiveEquations::layer_eta(int k) const {
+  const auto s = static_cast<std::size_t>(k);
+  const HybridLevels& lv = config_.levels;
+  return 0.5 * (lv.a[s] + lv.b[s] + lv.a[s + 1] + lv.b[s + 1]);
+}
+
+void PrimitiveEquations::tendency(const State& q, const State& dq) {
+  const HybridLevels& lv = config_.levels;
+  const int nk = layers(), ny = config_.nlat;
+  const double a = config_.radius, dl = dlambda_, dp_lat = dphi_, rd = config_.rd,
+               kappa = config_.rd / config_.cp, nu = config_.diffusion, p0 = lv.reference_pressure;
+  // Per point and layer, as the loops below are written: about 230 operations (mass fluxes
+  // 25, column sums, geopotential and omega 35, Bernoulli function and vorticity 30, u and v
+  // with their potential vorticities 90, T 45), 10 divisions and a logarithm; 40 doubles
+  // loaded (the state's stencils and the work fields read back) and 12 stored.
+  const KernelWork work = stencil_work(230, 11, 40, 12);
+  const TileFunction compute = [&](Tile& t) {
+    for (const Field& f : q.fields) apply_boundaries(t, d_, f);
+    apply_boundaries(t, d_, surface_geopotential_);
+    const int w = d_.width(t.id()), n = d_.height(t.id());
+    const int j0 = d_.y_begin(t.id());
+    const FieldView ps = view(t, d_, q.fields[ps_field]), dps = view(t, d_, dq.fields[ps_field]);
+    const FieldView phis = view(t, d_, surface_geopotential_);
+    auto layer_view = [&](const State& s, int field) {
+      return view(t, d_, s.fields[static_cast<std::size_t>(field)]);
+    };
+    auto thickness = [&](int k, double surface) {
+      const auto s = static_cast<std::size_t>(k);
+      return (lv.a[s + 1] - lv.a[s]) * p0 + (lv.b[s + 1] - lv.b[s]) * surface;
+    };
+    // The centre quantities are needed one cell beyond the block on every side (but not
+    // at the corner beyond two sides, where they are computed anyway).
+    const int cx0 = -1, cx1 = w, cy0 = -1, cy1 = n;
+
+    // 1. Mass fluxes (Pa m/s: dp on the face times the normal wind) and their divergence
+    //    M_k (Pa/s) per layer.
+    for (int k = 0; k < nk; ++k) {
+      const FieldView u = layer_view(q, u_field(k)), v = layer_view(q, v_field(k));
+      const FieldView U = view(t, d_, mass_flux_x_[static_cast<std::size_t>(k)]),
+                      V = view(t, d_, mass_flux_y_[static_cast<std::size_t>(k)]),
+                      M = view(t, d_, divergence_[static_cast<std::size_t>(k)]);
+      for (int j = cy0; j < cy1; ++j)
+        for (int i = cx0; i <= cx1; ++i)
+          U(i, j) = 0.5 * (thickness(k, ps(i - 1, j)) + thickness(k, ps(i, j))) * u(i, j);
+      for (int j = cy0; j <= cy1; ++j)
+        for (int i = cx0; i < cx1; ++i)
+          V(i, j) = 0.5 * (thickness(k, ps(i, j - 1)) + thickness(k, ps(i, j))) * v(i, j);
+      for (int j = cy0; j < cy1; ++j) {
+        const int jg = j0 + j;
+        const double cos_s = std::cos(lat_face(jg)), cos_n = std::cos(lat_face(jg + 1));
+        const double inv_area = 1 / cell_area(jg);
+        for (int i = cx0; i < cx1; ++i)
+          M(i, j) = ((U(i + 1, j) - U(i, j)) * a * dp_lat +
+                     (V(i, j + 1) * cos_n - V(i, j) * cos_s) * a * dl) *
+                    inv_area;
+      }
+    }
+
+    // 2. Column by column, top down: the surface-pressure tendency, the vertical mass flux
+    //    eta-dot dp/deta at the interfaces (Simmons & Burridge eq. 3.9), the pressure term
+    //    P_k = R T_k (ln-ratio_k b_{k-1/2} + alpha_k db_k), whose face average over that of
+    //    dp is R T grad ln p per unit grad ps (eq. 3.8), and in the block kappa T omega / p
+    //    (eq. 3.13, with v . grad ps taken from the faces as the pressure term is); then
+    //    bottom up the geopotential (eqs. 3.6-3.7).
+    auto views = [&](const std::vector<Field>& fields) {
+      std::vector<FieldView> out;
+      for (const Field& f : fields) out.push_back(view(t, d_, f));
+      return out;
+    };
+    auto layer_views = [&](const State& st, int first) {
+      std::vector<FieldView> out;
+      for (int k = 0; k < nk; ++k) out.push_back(layer_view(st, first + k));
+      return out;
+    };
+    const std::vector<FieldView> Ms = views(divergence_), mdot = views(vertical_flux_),
+                                 Phis = views(geopotential_), Ps = views(pressure_term_),
+                                 us = layer_views(q, u_field(0)), vs = layer_views(q, v_field(0)),
+                                 Ts = layer_views(q, t_field(0)), dTs = layer_views(dq, t_field(0));
+    ColumnGeometry column(nk);
+    for (int j = cy0; j < cy1; ++j) {
+      const int jg = j0 + j;
+      const double cos_s = std::cos(lat_face(jg)), cos_n = std::cos(lat_face(jg + 1));
+      const double dx = a * std::cos(lat_center(jg)) * dl, dy = a * dp_lat;
+      const auto [ws, wn] = y_face_weights(cos_s, cos_n);
+      for (int i = cx0; i < cx1; ++i) {
+        const bool inside = i >= 0 && j >= 0 && i < w && j < n;
+        column.set(lv, ps(i, j));
+        double total = 0;
+        for (int k = 0; k < nk; ++k) total += Ms[static_cast<std::size_t>(k)](i, j);
+        if (inside) dps(i, j) = -total;
+        double above = 0;  // sum of M over the layers above
+        mdot[0](i, j) = 0;
+        for (int k = 0; k < nk; ++k) {
+          const auto l = static_cast<std::size_t>(k);
+          const double temperature = Ts[l](i, j);
+          // d ln p per unit change of ps, times dp (the bracket of eq. 3.8).
+          const double ln_p_response =
+              column.log_ratio[l] * lv.b[l] + column.alpha[l] * (lv.b[l + 1] - lv.b[l]);
+          Ps[l](i, j) = rd * temperature * ln_p_response;
+          if (inside) {
+            const FieldView &u = us[l], &v = vs[l];
+            const double v_grad_ps = 0.5 *
+                                         (u(i, j) * (ps(i, j) - ps(i - 1, j)) +
+                                          u(i + 1, j) * (ps(i + 1, j) - ps(i, j))) /
+                                         dx +
+                                     (ws * v(i, j) * (ps(i, j) - ps(i, j - 1)) +
+                                      wn * v(i, j + 1) * (ps(i, j + 1) - ps(i, j))) /
+                                         dy;
+            const double omega_over_p =
+                (-(column.log_ratio[l] * above + column.alpha[l] * Ms[l](i, j)) +
+                 ln_p_response * v_grad_ps) /
+                column.dp[l];
+            dTs[l](i, j) = kappa * temperature * omega_over_p;
+          }
+          above += Ms[l](i, j);
+          mdot[l + 1](i, j) = k + 1 == nk ? 0.0 : lv.b[l + 1] * total - above;
+        }
+        double phi_interface = phis(i, j);
+        for (int k = nk - 1; k >= 0; --k) {
+          const auto l = static_cast<std::size_t>(k);
+          const double temperature = Ts[l](i, j);
+          Phis[l](i, j) = phi_interface + column.alpha[l] * rd * temperature;
+          phi_interface += rd * temperature * column.log_ratio[l];
+        }
+      }
+    }
+
+    // 3. Layer by layer: momentum and temperature.
+    const FieldView B = view(t, d_, bernoulli_), zeta = view(t, d_, vorticity_),
+                    D = view(t, d_, velocity_divergence_);
+    for (int k = 0; k < nk; ++k) {
+      const auto s = static_cast<std::size_t>(k);
+      const FieldView u = layer_view(q, u_field(k)), v = layer_view(q, v_field(k)),
+                      T = layer_view(q, t_field(k));
+      const FieldView du = layer_view(dq, u_field(k)), dv = layer_view(dq, v_field(k)),
+                      dT = layer_view(dq, t_field(k));
+      const FieldView U = view(t, d_, mass_flux_x_[s]), V = view(t, d_, mass_flux_y_[s]),
+                      Phi = view(t, d_, geopotential_[s]), P = view(t, d_, pressure_term_[s]);
+      const FieldView m_above = view(t, d_, vertical_flux_[s]),
+                      m_below = view(t, d_, vertical_flux_[s + 1]);
+      // The neighbouring layers' fields (this layer's own at the top and bottom, where the
+      // vertical flux that multiplies them is 0).
+      const FieldView u_up = layer_view(q, u_field(std::max(k - 1, 0))),
+                      u_down = layer_view(q, u_field(std::min(k + 1, nk - 1))),
+                      v_up = layer_view(q, v_field(std::max(k - 1, 0))),
+                      v_down = layer_view(q, v_field(std::min(k + 1, nk - 1))),
+                      T_up = layer_view(q, t_field(std::max(k - 1, 0))),
+                      T_down = layer_view(q, t_field(std::min(k + 1, nk - 1)));
+
+      // Bernoulli function and, for the diffusion, the velocity divergence at centres.
+      for (int j = cy0; j < cy1; ++j) {
+        const int jg = j0 + j;
+        const auto [ws, wn] = y_face_weights(std::cos(lat_face(jg)), std::cos(lat_face(jg + 1)));
+        const double cos_s = std::cos(lat_face(jg)), cos_n = std::cos(lat_face(jg + 1));
+        const double inv_area = 1 / cell_area(jg);
+        for (int i = cx0; i < cx1; ++i) {
+          B(i, j) = Phi(i, j) + 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j)) +
+                    0.5 * (ws * v(i, j) * v(i, j) + wn * v(i, j + 1) * v(i, j + 1));
+          if (nu > 0)
+            D(i, j) = ((u(i + 1, j) - u(i, j)) * a * dp_lat +
+                       (v(i, j + 1) * cos_n - v(i, j) * cos_s) * a * dl) *
+                      inv_area;
+        }
+      }
+      // Relative vorticity at corners. 0 at the poles, where it multiplies v = 0 in the
+      // rotation term; the diffusion of the polar rows' u then feels it as 0 too.
+      for (int j = 0; j <= n; ++j) {
+        const int jg = j0 + j;
+        if (jg == 0 || jg == ny) {
+          for (int i = 0; i <= w; ++i) zeta(i, j) = 0;
+          continue;
+        }
+        const double cos_c = std::cos(lat_face(jg)), cos_n = std::cos(lat_center(jg)),
+                     cos_s = std::cos(lat_center(jg - 1));
+        for (int i = 0; i <= w; ++i)
+          zeta(i, j) =
+              ((v(i, j) - v(i - 1, j)) / dl - (u(i, j) * cos_n - u(i, j - 1) * cos_s) / dp_lat) /
+              (a * cos_c);
+      }
+      auto potential_vorticity = [&](int i, int j) {  // (f + zeta) / dp at a corner
+        const int jg = j0 + j;
+        if (jg == 0 || jg == ny) return 0.0;
+        const double dp_corner =
+            0.25 * (thickness(k, ps(i, j)) + thickness(k, ps(i - 1, j)) +
+                    thickness(k, ps(i, j - 1)) + thickness(k, ps(i - 1, j - 1)));
+        return (2 * config_.omega * std::sin(lat_face(jg)) + zeta(i, j)) / dp_corner;
+      };
+
+      for (int j = 0; j < n; ++j) {
+        const int jg = j0 + j;
+        const double phi = lat_center(jg);
+        const double cos_j = std::cos(phi), cos_s = std::cos(lat_face(jg)),
+                     cos_n = std::cos(lat_face(jg + 1));
+        const double dx = a * cos_j * dl, dy = a * dp_lat;
+        const double inv_area = 1 / cell_area(jg);
+        for (int i = 0; i < w; ++i) {
+          // u at the west face (i, j).
+          {
+            const double dp_face = 0.5 * (thickness(k, ps(i - 1, j)) + thickness(k, ps(i, j)));
+            const double rotation =
+                0.25 *
+                (potential_vorticity(i, j) * (V(i - 1, j) + V(i, j)) * cos_s +
+                 potential_vorticity(i, j + 1) * (V(i - 1, j + 1) + V(i, j + 1)) * cos_n) /
+                cos_j;
+            const double gradient =
+                (B(i, j) - B(i - 1, j) +
+                 0.5 * (P(i - 1, j) + P(i, j)) / dp_face * (ps(i, j) - ps(i - 1, j))) /
+                dx;
+            const double m_up = 0.5 * (m_above(i - 1, j) + m_above(i, j)),
+                         m_down = 0.5 * (m_below(i - 1, j) + m_below(i, j));
+            const double vertical =
+                (m_down * (u_down(i, j) - u(i, j)) + m_up * (u(i, j) - u_up(i, j))) / (2 * dp_face);
+            double value = rotation - gradient - vertical;
+            if (nu > 0)
+              value += nu * ((D(i, j) - D(i - 1, j)) / dx - (zeta(i, j + 1) - zeta(i, j)) / dy);
+            du(i, j) = value;
+          }
+          // v at the south face (i, j); 0 on the polar face.
+          if (jg == 0) {
+            dv(i, j) = 0;
+          } else {
+            const double dp_face = 0.5 * (thickness(k, ps(i, j - 1)) + thickness(k, ps(i, j)));
+            const double rotation =
+                -0.25 * (potential_vorticity(i, j) * (U(i, j - 1) + U(i, j)) +
+                         potential_vorticity(i + 1, j) * (U(i + 1, j - 1) + U(i + 1, j)));
+            const double gradient =
+                (B(i, j) - B(i, j - 1) +
+                 0.5 * (P(i, j - 1) + P(i, j)) / dp_face * (ps(i, j) - ps(i, j - 1))) /
+                dy;
+            const double m_up = 0.5 * (m_above(i, j - 1) + m_above(i, j)),
+                         m_down = 0.5 * (m_below(i, j - 1) + m_below(i, j));
+            const double vertical =
+                (m_down * (v_down(i, j) - v(i, j)) + m_up * (v(i, j) - v_up(i, j))) / (2 * dp_face);
+            double value = rotation - gradient - vertical;
+            if (nu > 0)
+              value += nu * ((D(i, j) - D(i, j - 1)) / dy +
+                             (zeta(i + 1, j) - zeta(i, j)) / (a * std::cos(lat_face(jg)) * dl));
+            dv(i, j) = value;
+          }
+          // T at the centre (kappa T omega / p is there from step 2): centred advection in
+          // flux form less T times the mass divergence, and vertical advection.
+          {
+            const double dp = thickness(k, ps(i, j));
+            const double east = U(i + 1, j) * a * dp_lat, west = U(i, j) * a * dp_lat,
+                         north = V(i, j + 1) * cos_n * a * dl, south = V(i, j) * cos_s * a * dl;
+            const double horizontal =
+                0.5 *
+                (east * (T(i + 1, j) - T(i, j)) + west * (T(i, j) - T(i - 1, j)) +
+                 north * (T(i, j + 1) - T(i, j)) + south * (T(i, j) - T(i, j - 1))) *
+                inv_area / dp;
+            const double vertical = (m_below(i, j) * (T_down(i, j) - T(i, j)) +
+                                     m_above(i, j) * (T(i, j) - T_up(i, j))) /
+                                    (2 * dp);
+            double value = -horizontal - vertical;
+            if (nu > 0)
+              value += nu * inv_area *
+                       ((T(i + 1, j) - 2 * T(i, j) + T(i - 1, j)) * dp_lat / (cos_j * dl) +
+                        ((T(i, j + 1) - T(i, j)) * cos_n - (T(i, j) - T(i, j - 1)) * cos_s) * dl /
+                            dp_lat);
+            dT(i, j) += value;
+          }
+        }
+      }
+    }
+    t.charge(work, static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(n) *
+                       static_cast<std::uint64_t>(nk));
+  };
+  if (!filter_) {
+    runtime_.superstep("weather.atmosphere.tendency", compute);
+    return;
+  }
+  runtime_.superstep("weather.atmosphere.tendency", compute, {filter_->gather(dq.fields)});
+  filter_->filter(dq.fields);
+}
+
+void PrimitiveEquations::fill(const Field& f, const std::function<double(double, double)>& fn) {
+  runtime_.superstep("weather.atmosphere.initialize", [&](Tile& t) {
+    const FieldView x = view(t, d_, f);
+    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id()), hw = f.halo;
+    for (int j = -hw; j < x.height() + hw; ++j)
+      for (int i = -hw; i < x.width() + hw; ++i) {
+        const double lambda = f.stagger == Stagger::face_x ? lon_face(i0 + i) : lon_center(i0 + i);
+        const double phi = f.stagger == Stagger::face_y ? lat_face(j0 + j) : lat_center(j0 + j);
+        x(i, j) = fn(lambda, std::clamp(phi, -std::numbers::pi / 2, std::numbers::pi / 2));
+      }
+  });
+}
+
+void PrimitiveEquations::initialize(const SurfaceFunction& ps, const LayerFunction& u,
+                                    const LayerFunction& v, const LayerFunction& t) {
+  fill(state_.fields[ps_field], ps);
+  for (int k = 0; k < layers(); ++k) {
+    const double eta = layer_eta(k);
+    auto field = [&](int index) { return state_.fields[static_cast<std::size_t>(index)]; };
+    fill(field(u_field(k)), [&](double lambda, double phi) { return u(lambda, phi, eta); });
+    fill(field(v_field(k)), [&](double lambda, double phi) {
+      return std::abs(std::abs(phi) - std::numbers::pi / 2) < 1e-12 ? 0.0 : v(lambda, phi, eta);
+    });
+    fill(field(t_field(k)), [&](double lambda, double phi) { return t(lambda, phi, eta); });
+  }
+  runtime_.exchange("weather.atmosphere.halo", {state_.halo.get()});
+}
+
+void PrimitiveEquations::set_surface_geopotential(const SurfaceFunction& phis) {
+  fill(surface_geopotential_, phis);
+}
+
+double PrimitiveEquations::mass() {
+  const HybridLevels& lv = config_.levels;
+  return runtime_.all_reduce<double>("weather.atmosphere.mass", ReduceOp::sum, [&](Tile& t) {
+    const FieldView ps = view(t, d_, state_.fields[ps_field]);
+    const int j0 = d_.y_begin(t.id());
+    double m = 0;
+    for (int j = 0; j < ps.height(); ++j) {
+      double row = 0;
+      for (int i = 0; i < ps.width(); ++i)
+        row += ps(i, j) - (lv.a[0] * lv.reference_pressure + lv.b[0] * ps(i, j));
+      m += row * cell_area(j0 + j) / config_.g;
+    }
+    return m;
+  });
+}
+
+double PrimitiveEquations::total_energy() {
+  const HybridLevels& lv = config_.levels;
+  const int nk = layers();
+  return runtime_.all_reduce<double>("weather.atmosphere.energy", ReduceOp::sum, [&](Tile& t) {
+    for (const Field& f : state_.fields) apply_boundaries(t, d_, f);
+    const FieldView ps = view(t, d_, state_.fields[ps_field]),
+                    phis = view(t, d_, surface_geopotential_);
+    const int j0 = d_.y_begin(t.id());
+    ColumnGeometry column(nk);
+    double e = 0;
+    for (int j = 0; j < ps.height(); ++j) {
+      const int jg = j0 + j;
+      const auto [ws, wn] = y_face_weights(std::cos(lat_face(jg)), std::cos(lat_face(jg + 1)));
+      double row = 0;
+      for (int i = 0; i < ps.width(); ++i) {
+        column.set(lv, ps(i, j));
+        double column_energy = ps(i, j) * phis(i, j), phi_top = phis(i, j);
+        for (int k = 0; k < nk; ++k) {
+          const auto l = static_cast<std::size_t>(k);
+          const FieldView u = view(t, d_, state_.fields[static_cast<std::size_t>(u_field(k))]),
+                          v = view(t, d_, state_.fields[static_cast<std::size_t>(v_field(k))]),
+                          temperature =
+                              view(t, d_, state_.fields[static_cast<std::size_t>(t_field(k))]);
+          const double kinetic = 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j)) +
+                                 0.5 * (ws * v(i, j) * v(i, j) + wn * v(i, j + 1) * v(i, j + 1));
+          column_energy += (config_.cp * temperature(i, j) + kinetic) * column.dp[l];
+          phi_top += config_.rd * temperature(i, j) * column.log_ratio[l];
+        }
+        const double p_top = lv.a[0] * lv.reference_pressure + lv.b[0] * ps(i, j);
+        row += column_energy - (column.open_top ? 0.0 : p_top * phi_top);
+      }
+      e += row * cell_area(jg) / config_.g;
+    }
+    return e;
+  });
+}
+
+std::vector<double> PrimitiveEquations::zonal_mean_u() {
+  const int nk = layers(), ny = config_.nlat;
+  std::vector<double> sums = runtime_.all_reduce<double>(
+      "weather.atmosphere.zonal_mean", ReduceOp::sum, static_cast<std::size_t>(nk * ny),
+      [&](Tile& t, std::span<double> out) {
+        std::fill(out.begin(), out.end(), 0.0);
+        const int j0 = d_.y_begin(t.id());
+        for (int k = 0; k < nk; ++k) {
+          const FieldView u = view(t, d_, state_.fields[static_cast<std::size_t>(u_field(k))]);
+          for (int j = 0; j < u.height(); ++j)
+            for (int i = 0; i < u.width(); ++i)
+              out[static_cast<std::size_t>(k * ny + j0 + j)] += u(i, j);
+        }
+      });
+  for (double& x : sums) x /= config_.nlon;
+  return sums;
+}
+
+std::pair<double, double> PrimitiveEquations::surface_pressure_range() {
+  const std::vector<double> r = runtime_.all_reduce<double>(
+      "weather.atmosphere.ps_range", ReduceOp::max, 2, [&](Tile& t, std::span<double> out) {
+        out[0] = out[1] = -std::numeric_limits<double>::infinity();
+        const FieldView ps = view(t, d_, state_.fields[ps_field]);
+        for (int j = 0; j < ps.height(); ++j)
+          for (int i = 0; i < ps.width(); ++i)
+            out[0] = std::max(out[0], -ps(i, j)), out[1] = std::max(out[1], ps(i, j));
+      });
+  return {-r[0], r[1]};
+}
+
+std::uint64_t PrimitiveEquations::checksum() {
+  return runtime_.all_reduce<std::uint64_t>(
+      "weather.atmosphere.checksum", ReduceOp::sum, [&](Tile& t) {
+        std::uint64_t sum = 0;
+        const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
+        for (std::size_t f = 0; f < state_.fields.size(); ++f) {
+          const FieldView x = view(t, d_, state_.fields[f]);
+          for (int j = 0; j < x.height(); ++j)
+            for (int i = 0; i < x.width(); ++i) {
+              const std::uint64_t where =
+                  ((static_cast<std::uint64_t>(j0 + j) * static_cast<std::uint64_t>(config_.nlon) +
+                    static_cast<std::uint64_t>(i0 + i)) *
+                   state_.fields.size()) +
+                  f;
+              sum += mix(mix(where) ^ std::bit_cast<std::uint64_t>(x(i, j)));
+            }
+        }
+        return sum;
+      });
+}
+
+double PrimitiveEquations::max_frequency() {
+  const double a = config_.radius, kappa = config_.rd / config_.cp;
+  const int nk = layers();
+  return runtime_.all_reduce<double>("weather.atmosphere.cfl", ReduceOp::max, [&](Tile& t) {
+    const int j0 = d_.y_begin(t.id()), w = d_.width(t.id()), n = d_.height(t.id());
+    double r = 0;
+    for (int k = 0; k < nk; ++k) {
+      const FieldView u = view(t, d_, state_.fields[static_cast<std::size_t>(u_field(k))]),
+                      v = view(t, d_, state_.fields[static_cast<std::size_t>(v_field(k))]),
+                      temperature =
+                          view(t, d_, state_.fields[static_cast<std::size_t>(t_field(k))]);
+      for (int j = 0; j < n; ++j) {
+        const double latitude = lat_center(j0 + j);
+        const double zonal_cos = filter_ ? filter_->effective_cos(latitude) : std::cos(latitude);
+        const double dx = a * zonal_cos * dlambda_, dy = a * dphi_;
+        for (int i = 0; i < w; ++i) {
+          const double c = std::sqrt(config_.rd * std::max(temperature(i, j), 0.0) / (1 - kappa));
+          r = std::max(r, (std::abs(u(i, j)) + c) / dx + (std::abs(v(i, j)) + c) / dy);
+        }
+      }
+    }
+    return r;
+  });
+}
+
+std::vector<double> PrimitiveEquations::gather(const std::string& name, int layer) {
+  const bool layered = name == "u" || name == "v" || name == "T";
+  if (!layered && name != "ps" && name != "phis")
+    throw ConfigError("no field '" + name + "' to gather; the fields are ps, phis, u, v, T");
+  if (layered && (layer < 0 || layer >= layers()))
+    throw ConfigError("no layer " + std::to_string(layer) + "; the layers are 0 to " +
+                      std::to_string(layers() - 1));
+  for (const auto& tile : runtime_.local_tiles())
+    for (const Field& f : state_.fields) apply_boundaries(*tile, d_, f);
+  const int index = name == "ps"  ? ps_field
+                    : name == "u" ? u_field(layer)
+                    : name == "v" ? v_field(layer)
+                                  : t_field(layer);
+  const Field& field =
+      name == "phis" ? surface_geopotential_ : state_.fields[static_cast<std::size_t>(index)];
+  return gather_to_root(runtime_, d_, [&](Tile& t, int i, int j) {
+    const FieldView x = view(t, d_, field);
+    if (name == "u") return 0.5 * (x(i, j) + x(i + 1, j));
+    if (name == "v") return 0.5 * (x(i, j) + x(i, j + 1));
+    return x(i, j);
+  });
+}
+
+std::vector<double> PrimitiveEquations::gather_state(int field, const State* from) {
+  const Field& f = (from ? *from : state_).fields.at(static_cast<std::size_t>(field));
+  return gather_to_root(runtime_, d_, [&](Tile& t, int i, int j) { return view(t, d_, f)(i, j); });
+}
+
+void PrimitiveEquations::set_state(int field, const std::vector<double>& values,
+                                   const State* into) {
+  const State& target = into ? *into : state_;
+  scatter_interior(runtime_, d_, target.fields.at(static_cast<std::size_t>(field)), values,
+                   "state field " + std::to_string(field));
+  runtime_.exchange("weather.atmosphere.halo", {target.halo.get()});
+}
+
+}  // namespace tessera::weather

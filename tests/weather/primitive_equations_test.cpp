@@ -1,0 +1,187 @@
+// The hydrostatic primitive equations (PrimitiveEquations) against what must hold exactly and
+// against Jablonowski & Williamson (2006, QJRMS 132, 2943-2975; JW06):
+//  - an atmosphere at rest with T a function of pressure only, over flat ground, has no
+//    tendency at all (the pressure-gradient and hydrostatic discretisations agree);
+//  - mass is conserved to round-off, on any tiles and ranks, with the same bits;
+//  - JW06's balanced jet stays steady: their zonal-mean norm l2(ubar(t) - ubar(0)) (section
+//    4, Figs. 3-4) stays small, and the perturbed state grows a baroclinic wave.
+#include "tessera/weather/primitive_equations.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+
+#include "tessera/weather/jablonowski_williamson.hpp"
+#include "tessera/weather/time_integrator.hpp"
+#include "test_support.hpp"
+
+namespace tessera::weather {
+namespace {
+
+using testing::error_of;
+using ::testing::HasSubstr;
+using testing::small_target;
+namespace jw = jablonowski_williamson;
+
+constexpr double kDegree = std::numbers::pi / 180;
+
+// The largest |tendency| of each kind over the grid: ps (Pa/s), u and v (m/s^2), T (K/s).
+struct TendencySize {
+  double ps = 0, u = 0, v = 0, t = 0;
+};
+TendencySize tendency_size(PrimitiveEquations& m) {
+  State dq = m.make_state("test.atmosphere.dq");
+  m.tendency(m.state(), dq);
+  TendencySize r;
+  auto largest = [&](int field) {
+    double x = 0;
+    for (double value : m.gather_state(field, &dq)) x = std::max(x, std::abs(value));
+    return x;
+  };
+  r.ps = largest(PrimitiveEquations::ps_field);
+  for (int k = 0; k < m.layers(); ++k) {
+    r.u = std::max(r.u, largest(m.u_field(k)));
+    r.v = std::max(r.v, largest(m.v_field(k)));
+    r.t = std::max(r.t, largest(m.t_field(k)));
+  }
+  return r;
+}
+
+TEST(PrimitiveEquations, AtmosphereAtRestStaysAtRest) {
+  Runtime rt(small_target(4, 64 << 20), 1);
+  PrimitiveEquations m(rt, jw::configuration(32, 16));
+  const double p0 = m.config().levels.reference_pressure;
+  // A uniform surface pressure and a temperature that varies with height only.
+  m.initialize([&](double, double) { return p0; }, [](double, double, double) { return 0.0; },
+               [](double, double, double) { return 0.0; },
+               [](double, double, double eta) { return 220 + 70 * eta; });
+  const TendencySize r = tendency_size(m);
+  EXPECT_EQ(r.ps, 0);
+  EXPECT_EQ(r.u, 0);
+  EXPECT_EQ(r.v, 0);
+  EXPECT_EQ(r.t, 0);
+}
+
+// Air at rest over a mountain, isothermal at T0, with the surface pressure that makes the
+// pressure uniform at every height: ps = p0 exp(-Phi_s / (R T0)). The geopotential gradient
+// along the sloping layers and R T grad ln p cancel up to the difference between
+// (ps_2 - ps_1) / mean(ps) and ln(ps_2 / ps_1), (d ln ps)^3 / 12 for a cell's change d ln ps:
+// with each term alone about R T0 d ln ps / dx (7e-3 m/s^2 on the flanks of a 2 km mountain
+// at 5.6 degrees, where d ln ps = 0.057), a residual of about 2e-6 m/s^2 that falls as dx^2.
+// A pressure-gradient force out of step with the hydrostatic equation leaves the terms' own
+// size. Mass does not move, so ps and T have no tendency at all.
+TendencySize mountain_at_rest(int nlon) {
+  Runtime rt(small_target(4, 64 << 20), 1);
+  const AtmosphereConfig c = jw::configuration(nlon, nlon / 2);
+  PrimitiveEquations m(rt, c);
+  const double p0 = c.levels.reference_pressure, t0 = 250;
+  auto phis = [&](double lambda, double phi) {
+    return c.g * 2000 * std::exp(-std::pow((lambda - 3) / 0.5, 2) - std::pow(phi / 0.4, 2));
+  };
+  m.set_surface_geopotential(phis);
+  m.initialize(
+      [&](double lambda, double phi) { return p0 * std::exp(-phis(lambda, phi) / (c.rd * t0)); },
+      [](double, double, double) { return 0.0; }, [](double, double, double) { return 0.0; },
+      [&](double, double, double) { return t0; });
+  const TendencySize r = tendency_size(m);
+  std::printf(
+      "isothermal air at rest over a 2 km mountain, %d x %d: |du/dt| %.3g |dv/dt| %.3g "
+      "m/s^2\n",
+      nlon, nlon / 2, r.u, r.v);
+  return r;
+}
+
+TEST(PrimitiveEquations, IsothermalAtmosphereAtRestOverAMountainIsBalanced) {
+  const TendencySize coarse = mountain_at_rest(64), fine = mountain_at_rest(128);
+  EXPECT_EQ(coarse.ps, 0);
+  EXPECT_EQ(coarse.t, 0);
+  EXPECT_LT(std::max(coarse.u, coarse.v), 4e-6);
+  EXPECT_GT(testing::observed_order(coarse.u, fine.u), 1.8);
+  EXPECT_GT(testing::observed_order(coarse.v, fine.v), 1.8);
+}
+
+struct JwRun {
+  double mass_change = 0, energy_change = 0, zonal_change = 0;
+  std::vector<double> ps_min;  // hPa, at the end of each day
+  std::uint64_t checksum = 0;
+};
+
+// JW06's state on an nlon x nlon/2 grid with L26 for `days`, RK3 at 0.8 of its limit, a polar
+// filter poleward of 60 degrees, no diffusion.
+JwRun run_jw(int nlon, int days, double perturbation, int tiles = 4, int threads = 1,
+             double day_length = 86400) {
+  Runtime rt(small_target(tiles, 64 << 20), threads);
+  AtmosphereConfig c = jw::configuration(nlon, nlon / 2);
+  c.polar_filter_latitude = 60 * kDegree;
+  PrimitiveEquations m(rt, c);
+  jw::initialize(m, {.perturbation = perturbation});
+  auto rk3 = make_integrator("rk3", m);
+  const std::vector<double> initial = m.zonal_mean_u();
+  const double mass0 = m.mass(), energy0 = m.total_energy();
+  const double dt_max = 0.8 * 0.5 * rk3->stability_limit() / m.max_frequency();
+  const int steps = static_cast<int>(std::ceil(day_length / dt_max));
+  JwRun r;
+  for (int day = 1; day <= days; ++day) {
+    for (int s = 0; s < steps; ++s) rk3->step(m.state(), day_length / steps);
+    r.ps_min.push_back(m.surface_pressure_range().first / 100);
+  }
+  r.mass_change = (m.mass() - mass0) / mass0;
+  r.energy_change = (m.total_energy() - energy0) / energy0;
+  r.zonal_change = jw::zonal_mean_change(m, m.zonal_mean_u(), initial);
+  r.checksum = m.checksum();
+  std::printf(
+      "JW06 %d x %d L26, u_p %g, steps of %.0f s: mass %.2e energy %.2e "
+      "l2(ubar - ubar0) %.3g m/s; min ps by day (hPa):",
+      nlon, nlon / 2, perturbation, day_length / steps, r.mass_change, r.energy_change,
+      r.zonal_change);
+  for (double p : r.ps_min) std::printf(" %.2f", p);
+  std::printf("\n");
+  return r;
+}
+
+// The balanced jet at 5.6 degrees for JW06's 9 days: nothing breaks its zonal symmetry, and
+// the discrete adjustment to the discrete balance stays small (JW06 judge a steady state by
+// this norm over 30 days, their Figs. 3-4); total energy is kept to the time scheme's error
+// (no diffusion). Measured: see docs/weather.md.
+TEST(PrimitiveEquations, JablonowskiWilliamsonSteadyStateStaysSteady) {
+  const JwRun r = run_jw(64, 9, 0);
+  EXPECT_LT(std::abs(r.mass_change), 1e-13);
+  EXPECT_LT(std::abs(r.energy_change), 1e-7);
+  EXPECT_LT(r.zonal_change, 0.15);
+  EXPECT_GT(r.ps_min.back(), 998.5);
+}
+
+// The same jet with JW06's 1 m/s bump of u at (20 E, 40 N) grows a baroclinic wave: JW06
+// (section 5) describe the surface low deepening from day 6 and the wave breaking around day
+// 9. Their figures give the high-resolution evolution; at 5.6 degrees the measured minimum
+// surface pressure is 996.4, 991.3, 980.0 and 961.8 hPa at days 6 to 9 (docs/weather.md), and
+// this test holds days 7 and 9 to within a few hPa of that and the deepening to its order. A
+// dynamical core without baroclinic growth keeps ps within 1.5 hPa of 1000 (the steady state
+// above); one whose growth is much too fast or slow misses these by tens of hPa.
+TEST(PrimitiveEquations, JablonowskiWilliamsonWaveGrows) {
+  const JwRun r = run_jw(64, 9, 1);
+  EXPECT_LT(std::abs(r.mass_change), 1e-13);
+  EXPECT_LT(std::abs(r.energy_change), 1e-6);
+  EXPECT_GT(r.ps_min[4], 997);  // day 5: still nearly flat
+  EXPECT_NEAR(r.ps_min[6], 991.3, 3);
+  EXPECT_NEAR(r.ps_min[8], 961.8, 8);
+}
+
+TEST(PrimitiveEquations, SameBitsOnAnyTilesAndThreads) {
+  const JwRun a = run_jw(32, 1, 1, 1, 1, 21600), b = run_jw(32, 1, 1, 6, 2, 21600);
+  EXPECT_EQ(a.checksum, b.checksum);
+}
+
+TEST(PrimitiveEquations, RefusesBadLevels) {
+  AtmosphereConfig c = jw::configuration(32, 16);
+  c.levels.b.back() = 0.9;
+  Runtime rt(small_target(4, 64 << 20), 1);
+  EXPECT_THAT(error_of([&] { PrimitiveEquations m(rt, c); }),
+              HasSubstr("the last hybrid interface must be the ground"));
+}
+
+}  // namespace
+}  // namespace tessera::weather

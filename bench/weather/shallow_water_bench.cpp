@@ -2,8 +2,7 @@
 // (McCalpin) measured in the same run, and the simulated time per step on IPU
 // targets.
 //
-//   BM_StreamTriad/T          a = b + s c over 3 x 64 MiB arrays on T threads; bytes/s counts
-//                             24 bytes per element, as STREAM does.
+//   BM_StreamTriad/T          bench/support/stream_triad.cpp.
 //   BM_ShallowWaterStep/N/T/AL  one RK3 step of the 2-D shallow-water model (C grid, doubly
 //                             periodic, no tracer; AL = 0: Sadourny's energy-conserving
 //                             vorticity flux, 1: Arakawa-Lamb, the default) on an N x N grid,
@@ -14,10 +13,7 @@
 //                             or pod16 (16 IPUs) for an N x N grid (counter sim_us_per_step).
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <cmath>
-#include <thread>
-#include <vector>
 
 #include "tessera/core/runtime.hpp"
 #include "tessera/weather/shallow_water.hpp"
@@ -34,29 +30,6 @@ using namespace tessera::weather;
 // tendencies (q, U, V, B -> du, dv, dh: 7) and the stage combination (3 fields
 // of q and k -> 3 fields: 9). 31 doubles per stage, 3 stages.
 constexpr double kKernelBytesPerPoint = 3 * 31 * 8;
-
-void BM_StreamTriad(benchmark::State& state) {
-  const int threads = static_cast<int>(state.range(0));
-  const std::size_t n = std::size_t{1} << 23;  // 64 MiB per array
-  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
-  const double s = 3.0;
-  auto triad = [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) a[i] = b[i] + s * c[i];
-  };
-  for (auto _ : state) {
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-      pool.emplace_back(triad, n * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads),
-                        n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads));
-    triad(0, n / static_cast<std::size_t>(threads));
-    for (auto& p : pool) p.join();
-    benchmark::DoNotOptimize(a.data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["bytes/s"] = benchmark::Counter(24.0 * static_cast<double>(n),
-                                                 benchmark::Counter::kIsIterationInvariantRate);
-}
-BENCHMARK(BM_StreamTriad)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 ShallowWaterConfig periodic_grid(int nx, int ny, bool arakawa_lamb = true) {
   const double length = 2e6;

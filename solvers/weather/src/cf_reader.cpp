@@ -15,15 +15,20 @@ namespace {
 
 const char* const kHint = "; give the output file of an earlier weather_ipu run";
 
+// More model levels than any model of ours has: a file that claims more is damaged.
+constexpr std::size_t kMaxLevels = 4096;
+
 std::vector<double> read_variable(const std::string& path, const NcInput& nc, int var, int nx,
                                   int ny, std::size_t records) {
   const std::vector<std::string> dims = nc.dimension_names(var);
   const std::vector<std::size_t> sizes = nc.dimension_sizes(var);
   const std::string name = nc.variable_name(var);
-  const bool timed = dims.size() == 3 && dims[0] == "time";
-  if (dims.size() != (timed ? 3u : 2u))
+  const bool timed = !dims.empty() && dims[0] == "time";
+  const std::size_t first = timed ? 1 : 0;
+  const bool layered = dims.size() == first + 3 && dims[first] == "lev";
+  if (dims.size() != first + (layered ? 3 : 2))
     throw ConfigError("variable '" + name + "' in '" + path +
-                      "' is not on (time, y, x) or (y, x); use a file written by weather_ipu");
+                      "' is not on ([time,] [lev,] y, x); use a file written by weather_ipu");
   const std::size_t file_ny = sizes[sizes.size() - 2], file_nx = sizes.back();
   if (file_nx != static_cast<std::size_t>(nx) || file_ny != static_cast<std::size_t>(ny))
     throw ConfigError("'" + path + "' holds a " + std::to_string(file_nx) + " x " +
@@ -31,14 +36,20 @@ std::vector<double> read_variable(const std::string& path, const NcInput& nc, in
                       "') but this run has " + std::to_string(nx) + " x " + std::to_string(ny) +
                       "; use --nx " + std::to_string(file_nx) + " --ny " + std::to_string(file_ny) +
                       " and the same case");
+  const std::size_t levels = layered ? sizes[first] : 1;
+  if (levels == 0 || levels > kMaxLevels)
+    throw ConfigError("variable '" + name + "' in '" + path + "' claims " + std::to_string(levels) +
+                      " model levels" + kHint);
   if (timed && sizes[0] < records)
     throw ConfigError("variable '" + name + "' in '" + path + "' has " + std::to_string(sizes[0]) +
                       " records where 'time' has " + std::to_string(records) + kHint);
-  std::vector<double> values(file_nx * file_ny);
-  if (timed)
-    nc.read(var, {records - 1, 0, 0}, {1, file_ny, file_nx}, values.data());
-  else
-    nc.read(var, {0, 0}, {file_ny, file_nx}, values.data());
+  std::vector<double> values(levels * file_nx * file_ny);
+  std::vector<std::size_t> start, count;
+  if (timed) start.push_back(records - 1), count.push_back(1);
+  if (layered) start.push_back(0), count.push_back(levels);
+  start.insert(start.end(), {0, 0});
+  count.insert(count.end(), {file_ny, file_nx});
+  nc.read(var, start, count, values.data());
   return values;
 }
 

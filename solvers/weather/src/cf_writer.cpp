@@ -59,20 +59,24 @@ int CfWriter::variable(const std::string& name) {
 }
 
 CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields,
-                   std::vector<CfVariable> static_fields, const std::string& title,
-                   const std::string& history, bool geographic)
+                   std::vector<CfVariable> static_fields, const CfFileInfo& info)
     : path_(std::move(path)), grid_(grid), fields_(std::move(fields)) {
+  const bool geographic = info.geographic;
+  for (const auto* list : {&fields_, &static_fields})
+    for (const CfVariable& f : *list)
+      if (f.layered && !info.levels)
+        throw Error("CfWriter: the layered field '" + f.name + "' needs the file's model levels");
+  if (info.levels) layers_ = static_cast<int>(info.levels->a_interfaces.size()) - 1;
   file_ = std::make_unique<File>();
   file_->out = AtomicFile::by_name(path_);
   try {
     check(nc_create(file_->out->partial().c_str(), NC_CLOBBER | NC_NETCDF4, &file_->ncid));
     const int nc = file_->ncid;
     put_text(nc, NC_GLOBAL, "Conventions", "CF-1.8");
-    put_text(nc, NC_GLOBAL, "title", title);
+    put_text(nc, NC_GLOBAL, "title", info.title);
     put_text(nc, NC_GLOBAL, "institution", "Tessera");
-    put_text(nc, NC_GLOBAL, "source",
-             "Tessera weather: C-grid shallow-water model (Sadourny 1975)");
-    put_text(nc, NC_GLOBAL, "history", history);
+    put_text(nc, NC_GLOBAL, "source", info.source);
+    put_text(nc, NC_GLOBAL, "history", info.history);
     int time = -1, y = -1, x = -1;
     const char* y_name = geographic ? "lat" : "y";
     const char* x_name = geographic ? "lon" : "x";
@@ -100,8 +104,33 @@ CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> f
     }
     put_text(nc, xv, "axis", "X");
     put_text(nc, yv, "axis", "Y");
-    for (const CfVariable& f : fields_) describe(nc, define(f.name, {time, y, x}), f);
-    for (const CfVariable& f : static_fields) describe(nc, define(f.name, {y, x}), f);
+    int lev = -1;
+    if (info.levels) {
+      int bounds = -1;
+      check(nc_def_dim(nc, "lev", static_cast<std::size_t>(layers_), &lev));
+      check(nc_def_dim(nc, "nbnd", 2, &bounds));
+      const int lv = define("lev", {lev});
+      put_text(nc, lv, "long_name", "hybrid sigma-pressure level at the layer midpoint");
+      put_text(nc, lv, "units", "1");
+      put_text(nc, lv, "standard_name", "atmosphere_hybrid_sigma_pressure_coordinate");
+      put_text(nc, lv, "positive", "down");
+      put_text(nc, lv, "axis", "Z");
+      put_text(nc, lv, "formula_terms", "a: hyam b: hybm p0: P0 ps: ps");
+      put_text(nc, lv, "bounds", "lev_bnds");
+      const int lb = define("lev_bnds", {lev, bounds});
+      put_text(nc, lb, "formula_terms", "a: hyam_bnds b: hybm_bnds p0: P0 ps: ps");
+      describe(nc, define("hyam", {lev}),
+               {"hyam", "hybrid A coefficient at the layer midpoint", "1", ""});
+      describe(nc, define("hybm", {lev}),
+               {"hybm", "hybrid B coefficient at the layer midpoint", "1", ""});
+      define("hyam_bnds", {lev, bounds});
+      define("hybm_bnds", {lev, bounds});
+      describe(nc, define("P0", {}), {"P0", "reference pressure", "Pa", ""});
+    }
+    for (const CfVariable& f : fields_)
+      describe(nc, f.layered ? define(f.name, {time, lev, y, x}) : define(f.name, {time, y, x}), f);
+    for (const CfVariable& f : static_fields)
+      describe(nc, f.layered ? define(f.name, {lev, y, x}) : define(f.name, {y, x}), f);
     check(nc_enddef(nc));
     const double scale = geographic ? 180 / std::numbers::pi : 1;
     std::vector<double> xs(static_cast<std::size_t>(grid.nx)),
@@ -110,6 +139,29 @@ CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> f
     for (int j = 0; j < grid.ny; ++j) ys[static_cast<std::size_t>(j)] = scale * grid.y_center(j);
     check(nc_put_var_double(nc, xv, xs.data()));
     check(nc_put_var_double(nc, yv, ys.data()));
+    if (info.levels) {
+      const CfHybridLevels& h = *info.levels;
+      const auto k_count = static_cast<std::size_t>(layers_);
+      std::vector<double> am(k_count), bm(k_count), mid(k_count), ab(2 * k_count), bb(2 * k_count),
+          eb(2 * k_count);
+      for (std::size_t k = 0; k < k_count; ++k) {
+        am[k] = 0.5 * (h.a_interfaces[k] + h.a_interfaces[k + 1]);
+        bm[k] = 0.5 * (h.b_interfaces[k] + h.b_interfaces[k + 1]);
+        mid[k] = am[k] + bm[k];
+        for (std::size_t e = 0; e < 2; ++e) {
+          ab[2 * k + e] = h.a_interfaces[k + e];
+          bb[2 * k + e] = h.b_interfaces[k + e];
+          eb[2 * k + e] = ab[2 * k + e] + bb[2 * k + e];
+        }
+      }
+      check(nc_put_var_double(nc, variable("lev"), mid.data()));
+      check(nc_put_var_double(nc, variable("lev_bnds"), eb.data()));
+      check(nc_put_var_double(nc, variable("hyam"), am.data()));
+      check(nc_put_var_double(nc, variable("hybm"), bm.data()));
+      check(nc_put_var_double(nc, variable("hyam_bnds"), ab.data()));
+      check(nc_put_var_double(nc, variable("hybm_bnds"), bb.data()));
+      check(nc_put_var_double(nc, variable("P0"), &h.p0));
+    }
     check(nc_sync(nc));
   } catch (const NcFailure& e) {
     fail("cannot write the NetCDF file", e.status);
@@ -131,6 +183,12 @@ std::unique_ptr<CfWriter> CfWriter::reopen(std::string path, const Grid& grid,
     check(nc_inq_dimid(w->file_->ncid, "time", &time));
     check(nc_inq_dimlen(w->file_->ncid, time, &records));
     w->records_ = static_cast<int>(records);
+    int lev = -1;
+    if (nc_inq_dimid(w->file_->ncid, "lev", &lev) == NC_NOERR) {
+      std::size_t levels = 0;
+      check(nc_inq_dimlen(w->file_->ncid, lev, &levels));
+      w->layers_ = static_cast<int>(levels);
+    }
   } catch (const NcFailure& e) {
     w->fail("cannot append to the NetCDF file", e.status);
   }
@@ -141,6 +199,14 @@ CfWriter::~CfWriter() = default;
 
 void CfWriter::write_static(const std::string& name, const std::vector<double>& values) {
   try {
+    int dimensions = 0;
+    check(nc_inq_varndims(file_->ncid, variable(name), &dimensions));
+    const std::size_t expected = (dimensions == 3 ? static_cast<std::size_t>(layers_) : 1) *
+                                 static_cast<std::size_t>(grid_.ny) *
+                                 static_cast<std::size_t>(grid_.nx);
+    if (values.size() != expected)
+      throw Error("CfWriter: static field '" + name + "' has " + std::to_string(values.size()) +
+                  " values, not " + std::to_string(expected));
     check(nc_put_var_double(file_->ncid, variable(name), values.data()));
   } catch (const NcFailure& e) {
     fail("cannot write the static field '" + name + "' to", e.status);
@@ -178,13 +244,19 @@ void CfWriter::set_attributes(const std::string& variable,
 void CfWriter::append(double time_seconds, const std::vector<std::vector<double>>& values) {
   const std::size_t r = static_cast<std::size_t>(records_);
   try {
-    const std::size_t at[3] = {r, 0, 0}, one = 1;
+    const std::size_t at[4] = {r, 0, 0, 0}, one = 1;
     check(nc_put_vara_double(file_->ncid, variable("time"), at, &one, &time_seconds));
-    const std::size_t count[3] = {1, static_cast<std::size_t>(grid_.ny),
-                                  static_cast<std::size_t>(grid_.nx)};
-    for (std::size_t k = 0; k < fields_.size(); ++k)
-      check(
-          nc_put_vara_double(file_->ncid, variable(fields_[k].name), at, count, values[k].data()));
+    const auto ny = static_cast<std::size_t>(grid_.ny), nx = static_cast<std::size_t>(grid_.nx);
+    const std::size_t count[3] = {1, ny, nx};
+    const std::size_t layered_count[4] = {1, static_cast<std::size_t>(layers_), ny, nx};
+    for (std::size_t k = 0; k < fields_.size(); ++k) {
+      const std::size_t expected = (fields_[k].layered ? layered_count[1] : 1) * ny * nx;
+      if (values[k].size() != expected)
+        throw Error("CfWriter: field '" + fields_[k].name + "' has " +
+                    std::to_string(values[k].size()) + " values, not " + std::to_string(expected));
+      check(nc_put_vara_double(file_->ncid, variable(fields_[k].name), at,
+                               fields_[k].layered ? layered_count : count, values[k].data()));
+    }
     check(nc_sync(file_->ncid));
   } catch (const NcFailure& e) {
     fail("cannot append record " + std::to_string(records_) + " to", e.status);

@@ -16,8 +16,9 @@ namespace {
 
 // Every variable a checkpoint may hold: the exact-state variables and their leapfrog levels.
 const char* const kAll[] = {
-    "h",          "u_face",          "v_face",          "tracer_mass",
-    "h_previous", "u_face_previous", "v_face_previous", "tracer_mass_previous"};
+    "h",           "u_face",     "v_face",          "tracer_mass",     "ps",
+    "T",           "h_previous", "u_face_previous", "v_face_previous", "tracer_mass_previous",
+    "ps_previous", "T_previous"};
 
 std::string previous_of(const std::string& variable) { return variable + "_previous"; }
 
@@ -71,20 +72,30 @@ std::optional<std::size_t> first_bad(const std::vector<double>& values, bool pos
 }
 
 void check_values(const std::string& path, const CheckpointLayout& layout,
-                  const std::string& variable, const std::vector<double>& values, bool positive) {
+                  const std::string& variable, const std::vector<double>& values, bool positive,
+                  int layers) {
+  const Grid& g = layout.grid;
+  const auto nx = static_cast<std::size_t>(g.nx), ny = static_cast<std::size_t>(g.ny);
+  if (values.size() != nx * ny * static_cast<std::size_t>(layers))
+    throw ConfigError("'" + path + "': " + variable + " has " +
+                      std::to_string(values.size() / (nx * ny)) +
+                      " model levels where this run has " + std::to_string(layers) +
+                      "; use the output of weather_ipu for the same case");
   const std::optional<std::size_t> bad = first_bad(values, positive);
   if (!bad) return;
-  const Grid& g = layout.grid;
-  const auto nx = static_cast<std::size_t>(g.nx);
-  const int i = static_cast<int>(*bad % nx), j = static_cast<int>(*bad / nx);
+  const int i = static_cast<int>(*bad % nx), j = static_cast<int>(*bad / nx % ny);
+  const std::string layer =
+      layers > 1 ? " in layer " + std::to_string(*bad / (nx * ny)) : std::string();
   char value[32];
   std::snprintf(value, sizeof value, "%.6g", values[*bad]);
-  throw ConfigError("'" + path + "': " + variable + " is " + value + " at cell " +
-                    describe_cell(g, i, j, layout.geographic) + " (its last record); " +
-                    (positive && std::isfinite(values[*bad])
-                         ? "the layer depth must be positive"
-                         : "every value must be a finite number") +
-                    ": the file is damaged or was not written by weather_ipu");
+  throw ConfigError(
+      "'" + path + "': " + variable + " is " + value + " at cell " +
+      describe_cell(g, i, j, layout.geographic) + layer + " (its last record); " +
+      (positive && std::isfinite(values[*bad])
+           ? (variable.starts_with("h") ? std::string("the layer depth must be positive")
+                                        : variable + " must be positive")
+           : std::string("every value must be a finite number")) +
+      ": the file is damaged or was not written by weather_ipu");
 }
 
 void check_coordinates(const std::string& path, const CheckpointLayout& layout, const CfRecord& r) {
@@ -114,7 +125,7 @@ CheckpointLayout planar_checkpoint(const Grid& grid, bool kinematic, bool tracer
   CheckpointLayout l;
   l.grid = grid;
   if (!kinematic) {
-    l.entries.push_back({0, "h", "", "m", true, false});
+    l.entries.push_back({0, "h", "", "m", true, false, 1, true});
     l.entries.push_back(
         {1, "u_face", "x velocity on west cell faces at the last record (for restarts)", "m s-1"});
     l.entries.push_back(
@@ -132,7 +143,7 @@ CheckpointLayout sphere_checkpoint(const Grid& grid, bool kinematic) {
   l.grid = grid;
   l.geographic = true;
   // In test case 1, h is a cosine bell carried as a tracer: zero outside the bell.
-  l.entries.push_back({0, "h", "", "m", !kinematic, false});
+  l.entries.push_back({0, "h", "", "m", !kinematic, false, 1, true});
   if (!kinematic) {
     l.entries.push_back({1, "u_face",
                          "eastward velocity on west cell faces at the last record (for restarts)",
@@ -144,18 +155,61 @@ CheckpointLayout sphere_checkpoint(const Grid& grid, bool kinematic) {
   return l;
 }
 
+CheckpointLayout atmosphere_checkpoint(const Grid& grid, int layers) {
+  CheckpointLayout l;
+  l.grid = grid;
+  l.geographic = true;
+  l.entries.push_back({0, "ps", "", "Pa", true, false, 1, true});
+  l.entries.push_back({1, "u_face",
+                       "eastward wind on west cell faces at the last record (for restarts)",
+                       "m s-1", false, false, layers});
+  l.entries.push_back({1 + layers, "v_face",
+                       "northward wind on south cell faces at the last record (for restarts)",
+                       "m s-1", false, false, layers});
+  l.entries.push_back({1 + 2 * layers, "T", "", "K", true, false, layers, true});
+  return l;
+}
+
 std::vector<CfVariable> checkpoint_variables(const CheckpointLayout& layout, bool leapfrog) {
   std::vector<CfVariable> variables;
   for (const auto& e : layout.entries)
-    if (e.variable != "h") variables.push_back({e.variable, e.long_name, e.units, ""});
+    if (!e.in_record) variables.push_back({e.variable, e.long_name, e.units, "", e.layers > 1});
   if (leapfrog)
     for (const auto& e : layout.entries)
       variables.push_back({previous_of(e.variable),
                            e.variable + " at the leapfrog's filtered previous time level (for "
                                         "restarts)",
-                           e.units, ""});
+                           e.units, "", e.layers > 1});
   return variables;
 }
+
+namespace {
+
+// An entry's state, its layers one after another (top first).
+std::vector<double> gather_entry(Model& model, const CheckpointLayout::Entry& e,
+                                 const State* from = nullptr) {
+  std::vector<double> all;
+  for (int l = 0; l < e.layers; ++l) {
+    const std::vector<double> layer = model.gather_state(e.field + l, from);
+    all.insert(all.end(), layer.begin(), layer.end());
+  }
+  return all;
+}
+
+// Sets an entry's state fields from such an array.
+void set_entry(Model& model, const CheckpointLayout& layout, const CheckpointLayout::Entry& e,
+               const std::vector<double>& values, const State* into = nullptr) {
+  const std::size_t cells =
+      static_cast<std::size_t>(layout.grid.nx) * static_cast<std::size_t>(layout.grid.ny);
+  for (int l = 0; l < e.layers; ++l) {
+    const auto begin =
+        values.begin() + static_cast<std::ptrdiff_t>(cells * static_cast<std::size_t>(l));
+    model.set_state(e.field + l,
+                    std::vector<double>(begin, begin + static_cast<std::ptrdiff_t>(cells)), into);
+  }
+}
+
+}  // namespace
 
 void write_checkpoint(Model& model, const TimeIntegrator& integrator,
                       const CheckpointLayout& layout, CfWriter* writer, double t,
@@ -171,15 +225,15 @@ void write_checkpoint(Model& model, const TimeIntegrator& integrator,
     hash.add(name), hash.add(values);
     hashed += (hashed.empty() ? "" : " ") + name;
   };
-  for (const auto& e : layout.entries)
-    put(e.variable, model.gather_state(e.field), e.variable != "h");
+  for (const auto& e : layout.entries) put(e.variable, gather_entry(model, e), !e.in_record);
   if (integrator.name() == "leapfrog") {
     const State* previous = integrator.previous_level();
     const Grid& g = layout.grid;
-    const std::vector<double> not_started(
-        static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny), NAN);
+    const std::size_t cells = static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny);
     for (const auto& e : layout.entries)
-      put(previous_of(e.variable), previous ? model.gather_state(e.field, previous) : not_started,
+      put(previous_of(e.variable),
+          previous ? gather_entry(model, e, previous)
+                   : std::vector<double>(cells * static_cast<std::size_t>(e.layers), NAN),
           true);
   }
   if (root)
@@ -276,7 +330,7 @@ Checkpoint start_from_file(Model& model, TimeIntegrator& integrator, const Check
   check_coordinates(path, layout, r);
   for (const auto& e : layout.entries)
     if (const auto it = r.fields.find(e.variable); it != r.fields.end())
-      check_values(path, layout, e.variable, it->second, e.positive);
+      check_values(path, layout, e.variable, it->second, e.positive, e.layers);
 
   // The integrator's second level: every entry's previous level, all NaN (not started yet) or
   // all valid.
@@ -304,7 +358,7 @@ Checkpoint start_from_file(Model& model, TimeIntegrator& integrator, const Check
             throw ConfigError("'" + path + "': " + previous_of(e.variable) + " mixes NaN (" +
                               "not started) and numbers: the file is damaged");
       } else {
-        check_values(path, layout, previous_of(e.variable), it->second, e.positive);
+        check_values(path, layout, previous_of(e.variable), it->second, e.positive, e.layers);
       }
     }
   }
@@ -312,7 +366,7 @@ Checkpoint start_from_file(Model& model, TimeIntegrator& integrator, const Check
   // Only now, with everything checked, the state changes.
   for (const auto& e : layout.entries)
     if (const auto it = r.fields.find(e.variable); it != r.fields.end())
-      model.set_state(e.field, it->second);
+      set_entry(model, layout, e, it->second);
   if (leapfrog && !saved && root)
     std::printf(
         "note: '%s' holds no leapfrog time level: leapfrog starts with a forward-Euler "
@@ -324,7 +378,7 @@ Checkpoint start_from_file(Model& model, TimeIntegrator& integrator, const Check
     // velocities' halos are never refreshed), then the saved interiors.
     combine(model.runtime(), *previous, 1, model.state(), 0, model.state());
     for (const auto& e : layout.entries)
-      model.set_state(e.field, r.fields.at(previous_of(e.variable)), previous);
+      set_entry(model, layout, e, r.fields.at(previous_of(e.variable)), previous);
   }
   return c;
 }

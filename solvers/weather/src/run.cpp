@@ -17,8 +17,10 @@
 #include "tessera/weather/cf_writer.hpp"
 #include "tessera/weather/checkpoint.hpp"
 #include "tessera/weather/elevation.hpp"
+#include "tessera/weather/jablonowski_williamson.hpp"
 #include "tessera/weather/memory_estimate.hpp"
 #include "tessera/weather/planar_cases.hpp"
+#include "tessera/weather/primitive_equations.hpp"
 #include "tessera/weather/same_input.hpp"
 #include "tessera/weather/shallow_water.hpp"
 #include "tessera/weather/spherical_shallow_water.hpp"
@@ -123,20 +125,41 @@ struct Health {
   double courant = 0, t = 0;
 };
 
+// The scheme behind a planar run's --vorticity-flux, for the output's source attribute.
+std::string vorticity_flux_source(const std::string& flux) {
+  return flux == "energy" ? "Sadourny (1975) energy-conserving scheme"
+                          : "Arakawa & Lamb (1981) energy- and potential-enstrophy-conserving "
+                            "scheme";
+}
+
+// The planar model's fastest wave crossing rate (1/s): dt times it is the Courant number.
+double wave_frequency(const Diagnostics& d, const Grid& g) {
+  return d.max_wave_speed_x / g.dx + d.max_wave_speed_y / g.dy;
+}
+
+// What the time loop checks of a model's state: the fields find_bad_value must find positive,
+// their names for the message, and whether the grid is geographic (latitude-longitude).
+struct Soundness {
+  std::vector<bool> positive;
+  std::vector<std::string> names;
+  bool geographic;
+  bool depth = true;  // field 0 is a layer depth (m) that can dry out
+};
+
 // Stops the run with an ERROR that names what went wrong where and when, and what the time
 // step has to do with it: a step beyond the CFL limit of the flow at the last sound check is
 // the cause; one within it is not, and the message says so instead of "reduce --dt".
-[[noreturn]] void unsound(const BadValue& b, const std::vector<std::string>& names, const Grid& g,
-                          bool geographic, double t, long long step, const Health& last,
-                          double limit, const std::string& integrator) {
+[[noreturn]] void unsound(const BadValue& b, const Soundness& sound, const Grid& g, double t,
+                          long long step, const Health& last, double limit,
+                          const std::string& integrator) {
   char value[32];
   std::snprintf(value, sizeof value, "%.6g", std::isnan(b.value) ? NAN : b.value);
   if (std::isnan(b.value)) std::snprintf(value, sizeof value, "nan");
-  const bool dry = b.field == 0 && std::isfinite(b.value);
+  const bool dry = sound.depth && b.field == 0 && std::isfinite(b.value);
   std::string message = "the run failed at t = " + number(t) + " s (step " + std::to_string(step) +
-                        "): " + names.at(static_cast<std::size_t>(b.field)) + " is " + value +
-                        (dry ? " m" : "") + " at cell " + describe_cell(g, b.i, b.j, geographic) +
-                        "; ";
+                        "): " + sound.names.at(static_cast<std::size_t>(b.field)) + " is " + value +
+                        (dry ? " m" : "") + " at cell " +
+                        describe_cell(g, b.i, b.j, sound.geographic) + "; ";
   char courant[160];
   std::snprintf(courant, sizeof courant, "Courant number %.3g at t = %.6g s, the limit of %s %.3g",
                 last.courant, last.t, integrator.c_str(), limit);
@@ -152,20 +175,7 @@ struct Health {
   throw Error(message);
 }
 
-// The planar model's fastest wave crossing rate (1/s): dt times it is the Courant number.
-double wave_frequency(const Diagnostics& d, const Grid& g) {
-  return d.max_wave_speed_x / g.dx + d.max_wave_speed_y / g.dy;
-}
-
-// What the time loop checks of a model's state: the fields find_bad_value must find positive,
-// their names for the message, and whether the grid is geographic (latitude-longitude).
-struct Soundness {
-  std::vector<bool> positive;
-  std::vector<std::string> names;
-  bool geographic;
-};
-
-// The time loop of both models. Steps the integrator through the plan; every 50 steps and at
+// The time loop of every model. Steps the integrator through the plan; every 50 steps and at
 // the end stops on an unsound state rather than write it, and keeps the Courant number
 // (dt x `frequency()`, 1/s) for the message of a later failure; writes a record on the output
 // schedule (`write_record(t, step)`, collective) when `writing`; polls for SIGINT and SIGTERM.
@@ -188,7 +198,7 @@ Stop run_steps(Runtime& runtime, Model& model, TimeIntegrator& integrator, const
     if (step % 50 == 0 || step == plan.steps) {
       if (const auto bad =
               find_bad_value(runtime, model.decomposition(), model.state().fields, sound.positive))
-        unsound(*bad, sound.names, grid, sound.geographic, t, step, health, limit, s.integrator);
+        unsound(*bad, sound, grid, t, step, health, limit, s.integrator);
       health = {plan.dt * frequency(), t};
     }
     if (writing && (t >= next_output - 1e-6 * plan.dt || step == plan.steps)) {
@@ -302,7 +312,14 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
       writer = restart ? CfWriter::reopen(output, grid, fields)
                        : std::make_unique<CfWriter>(
                              output, grid, fields, checkpoint_variables(layout, leapfrog),
-                             "Tessera weather_ipu case " + s.case_name, command_line, true);
+                             CfFileInfo{.title = "Tessera weather_ipu case " + s.case_name,
+                                        .history = command_line,
+                                        .source = "Tessera weather: shallow water on a "
+                                                  "latitude-longitude C grid, Sadourny (1975) "
+                                                  "energy-conserving scheme, " +
+                                                  s.integrator + filter_note,
+                                        .geographic = true,
+                                        .levels = std::nullopt});
     }
     if (!restart) write_record(0, 0);
   }
@@ -381,6 +398,158 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
     else
       std::printf("no errors for test case %d without a reference run (--reference-factor 1)\n",
                   number_of_case);
+    std::printf("state checksum %016" PRIx64 "\n", checksum);
+    if (writer) std::printf("wrote %s (%d records)\n", output.c_str(), writer->records());
+    std::printf("simulated time on %s: %.6e s for %lld steps (%.6e s per step)\n",
+                runtime.target().name.c_str(), simulated, plan.steps,
+                simulated / static_cast<double>(plan.steps));
+    std::fputs(summary.c_str(), stdout);
+  }
+  return 0;
+}
+
+// Jablonowski & Williamson's (2006) tests of the hydrostatic primitive equations: the
+// balanced jet (jw-steady-state) and the baroclinic wave it grows from a bump of u.
+int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
+  const bool wave = s.case_name == "baroclinic-wave";
+  if (s.nx > 0 || s.ny > 0)
+    throw ConfigError("the case " + s.case_name + " takes --resolution, not --nx or --ny");
+  if (!s.topography.empty() || s.alpha != 0)
+    throw ConfigError("the case " + s.case_name +
+                      " has Jablonowski & Williamson's own surface and an unrotated pole: leave "
+                      "out --topography and --alpha");
+  const double degrees = s.resolution > 0 ? s.resolution : 2.8125;
+  const double days = s.days >= 0 ? s.days : (wave ? 10 : 30);
+  const double filter_degrees = s.polar_filter_degrees > 0 ? s.polar_filter_degrees : 60;
+  const int layers = HybridLevels::cam26().layers();
+  // The state (ps, and u, v, T in every layer) and the work fields (six per layer, one per
+  // interface, and four more).
+  require_memory(runtime,
+                 {.nx = 360 / degrees,
+                  .ny = 180 / degrees,
+                  .fields = model_fields(s.integrator, 3 * layers + 1, 7 * layers + 4),
+                  .halo = 2,
+                  .root_arrays = 3 * layers + 2,
+                  .rank_arrays = s.initial.empty() && s.restart.empty() ? 0 : 6 * layers + 2},
+                 "a " + number(360 / degrees) + " x " + number(180 / degrees) + " x " +
+                     std::to_string(layers) + " grid (--resolution " + number(degrees) + ")");
+  const int nlon = static_cast<int>(std::lround(360 / degrees));
+  if (std::abs(nlon * degrees - 360) > 1e-9 * 360 || nlon % 2 != 0)
+    throw ConfigError("--resolution " + std::to_string(degrees) +
+                      " must divide 360 degrees into an even number of cells (e.g. 5.625, 2.8125)");
+  AtmosphereConfig config = jablonowski_williamson::configuration(nlon, nlon / 2);
+  config.polar_filter_latitude = filter_degrees * kPi / 180;
+  config.diffusion = s.diffusion;
+  PrimitiveEquations model(runtime, config);
+  jablonowski_williamson::initialize(model, {.perturbation = wave ? 1.0 : 0.0});
+  auto integrator = make_integrator(s.integrator, model);
+  const Grid grid{.nx = nlon,
+                  .ny = nlon / 2,
+                  .dx = 2 * kPi / nlon,
+                  .dy = kPi / (nlon / 2),
+                  .x0 = 0,
+                  .y0 = -kPi / 2};
+  const bool root = runtime.rank() == 0;
+  // JW06's norm measures the change from their initial state, whatever the run starts from.
+  const std::vector<double> zonal0 = model.zonal_mean_u();
+  const CheckpointLayout layout = atmosphere_checkpoint(grid, layers);
+  const bool restart = !s.restart.empty();
+  const std::string start_file = restart ? s.restart : s.initial;
+  const std::string output = restart ? s.restart : s.output;
+  std::optional<Checkpoint> from;
+  if (!start_file.empty())
+    from = start_from_file(model, *integrator, layout, start_file, restart, root);
+  const StepPlan plan = plan_run(s, *integrator, model.max_frequency(), days * 86400, from, restart,
+                                 start_file, root);
+  const double t0 = restart ? from->time : 0;
+  if (root && !start_file.empty())
+    std::printf("weather_ipu: starting from the last record of %s (t = %.6g s)%s\n",
+                start_file.c_str(), from->time, restart ? ", appending to it" : "");
+  const std::string scheme =
+      "hydrostatic primitive equations on a latitude-longitude C grid, " + std::to_string(layers) +
+      " hybrid sigma-pressure levels (CAM3), Simmons & Burridge (1981) vertical and Sadourny "
+      "(1975) horizontal energy-conserving schemes, " +
+      s.integrator + ", polar filter poleward of " + number(filter_degrees) + " degrees" +
+      (s.diffusion > 0 ? ", del2 diffusion " + number(s.diffusion) + " m2 s-1" : "");
+  if (root)
+    std::printf(
+        "weather_ipu: case %s: Jablonowski & Williamson (2006) %s\n  %s\n"
+        "  grid %d x %d x %d (%.4g degrees), %lld steps of %.6g s, %.4g days\n"
+        "  target %s (%d tiles), %d rank%s x %d thread%s\n",
+        s.case_name.c_str(), wave ? "baroclinic wave" : "steady state", scheme.c_str(), nlon,
+        nlon / 2, layers, degrees, plan.steps, plan.dt, days, runtime.target().name.c_str(),
+        runtime.target().total_tiles(), runtime.ranks(), runtime.ranks() == 1 ? "" : "s",
+        runtime.threads(), runtime.threads() == 1 ? "" : "s");
+  std::unique_ptr<CfWriter> writer;
+  auto write_record = [&](double t, long long n) {
+    write_checkpoint(model, *integrator, layout, writer.get(), t, plan, n);
+    std::vector<std::vector<double>> values{model.gather("ps")};
+    for (const char* name : {"u", "v", "T"}) {
+      std::vector<double> all;
+      for (int k = 0; k < layers; ++k) {
+        const std::vector<double> level = model.gather(name, k);
+        all.insert(all.end(), level.begin(), level.end());
+      }
+      values.push_back(std::move(all));
+    }
+    if (root) writer->append(t, values);
+  };
+  if (!output.empty()) {
+    const std::vector<double> phis = model.gather("phis");
+    if (root) {
+      const HybridLevels& lv = config.levels;
+      const std::vector<CfVariable> fields{
+          {"ps", "surface pressure", "Pa", "surface_air_pressure"},
+          {"u", "eastward wind (averaged to cell centres)", "m s-1", "eastward_wind", true},
+          {"v", "northward wind (averaged to cell centres)", "m s-1", "northward_wind", true},
+          {"T", "air temperature", "K", "air_temperature", true}};
+      std::vector<CfVariable> static_fields{
+          {"phis", "surface geopotential", "m2 s-2", "surface_geopotential"}};
+      for (CfVariable& v : checkpoint_variables(layout, s.integrator == "leapfrog"))
+        static_fields.push_back(v);
+      if (restart) {
+        writer = CfWriter::reopen(output, grid, fields);
+      } else {
+        writer = std::make_unique<CfWriter>(
+            output, grid, fields, static_fields,
+            CfFileInfo{
+                .title = "Tessera weather_ipu case " + s.case_name,
+                .history = command_line,
+                .source = "Tessera weather: " + scheme,
+                .geographic = true,
+                .levels = CfHybridLevels{
+                    .a_interfaces = lv.a, .b_interfaces = lv.b, .p0 = lv.reference_pressure}});
+        writer->write_static("phis", phis);
+      }
+    }
+    if (!restart) write_record(0, 0);
+  }
+  std::vector<bool> positive(static_cast<std::size_t>(3 * layers + 1), false);
+  std::vector<std::string> names{"ps"};
+  positive[0] = true;
+  for (const char* name : {"u (west face) in layer ", "v (south face) in layer ", "T in layer "})
+    for (int k = 0; k < layers; ++k) names.push_back(name + std::to_string(k));
+  for (int k = 0; k < layers; ++k) positive[static_cast<std::size_t>(model.t_field(k))] = true;
+  const double mass0 = model.mass(), energy0 = model.total_energy();
+  const Stop stop = run_steps(
+      runtime, model, *integrator, plan, s, grid, {positive, names, true, false}, t0, plan.end,
+      model.max_frequency(), [&] { return model.max_frequency(); }, !output.empty(), write_record);
+  if (root && writer) writer->close();
+  if (stop.signal)
+    return stopped(runtime, output, writer.get(), stop, plan.steps, plan.end, false, true);
+  const double mass1 = model.mass(), energy1 = model.total_energy();
+  const double zonal_change =
+      jablonowski_williamson::zonal_mean_change(model, model.zonal_mean_u(), zonal0);
+  const auto [ps_min, ps_max] = model.surface_pressure_range();
+  const std::uint64_t checksum = model.checksum();
+  const double simulated = runtime.profile().simulated_seconds();
+  const std::string summary = runtime.finish();
+  if (root) {
+    std::printf("mass change %.3e relative\n", (mass1 - mass0) / mass0);
+    std::printf("energy change %.3e relative\n", (energy1 - energy0) / energy0);
+    std::printf("surface pressure %.2f to %.2f hPa\n", ps_min / 100, ps_max / 100);
+    std::printf("l2(ubar - ubar0) %.4g m/s (Jablonowski & Williamson's steady-state norm)\n",
+                zonal_change);
     std::printf("state checksum %016" PRIx64 "\n", checksum);
     if (writer) std::printf("wrote %s (%d records)\n", output.c_str(), writer->records());
     std::printf("simulated time on %s: %.6e s for %lld steps (%.6e s per step)\n",
@@ -472,9 +641,16 @@ int run_planar(Runtime& runtime, const RunSettings& s, const std::string& comman
           {"b", "bottom topography height", "m", "surface_altitude"}};
       for (CfVariable& v : checkpoint_variables(layout, leapfrog)) static_fields.push_back(v);
       writer = restart ? CfWriter::reopen(output, g, fields)
-                       : std::make_unique<CfWriter>(output, g, fields, static_fields,
-                                                    "Tessera weather_ipu case " + s.case_name,
-                                                    command_line);
+                       : std::make_unique<CfWriter>(
+                             output, g, fields, static_fields,
+                             CfFileInfo{.title = "Tessera weather_ipu case " + s.case_name,
+                                        .history = command_line,
+                                        .source = "Tessera weather: planar shallow water on a C "
+                                                  "grid, " +
+                                                  vorticity_flux_source(s.vorticity_flux) + ", " +
+                                                  s.integrator,
+                                        .geographic = false,
+                                        .levels = std::nullopt});
     }
     const std::vector<double> b = model.gather("b");
     if (root && !restart) writer->write_static("b", b);
@@ -545,6 +721,8 @@ void RunSettings::validate() const {
   require(ny >= 0, "--ny", ny, "a positive number of cells");
   require(reference_factor >= 1 && reference_factor <= 8, "--reference-factor", reference_factor,
           "between 1 and 8");
+  require(std::isfinite(diffusion) && diffusion >= 0, "--diffusion", diffusion,
+          "a non-negative coefficient in m2/s");
 }
 
 int run(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
@@ -553,11 +731,12 @@ int run(Runtime& runtime, const RunSettings& s, const std::string& command_line)
     throw ConfigError("give --initial or --restart, not both");
   if (!s.restart.empty() && !s.output.empty())
     throw ConfigError("--restart appends to its own file '" + s.restart + "'; leave out --output");
-  const bool sphere =
-      s.case_name == "williamson1" || s.case_name == "williamson2" ||
-      s.case_name == "williamson5" || s.case_name == "williamson6";
+  const bool atmosphere = s.case_name == "jw-steady-state" || s.case_name == "baroclinic-wave";
+  const bool sphere = atmosphere || s.case_name == "williamson1" || s.case_name == "williamson2" ||
+                      s.case_name == "williamson5" || s.case_name == "williamson6";
   if (sphere && s.initial.ends_with(".csv"))
     throw ConfigError("--initial FILE.csv works for the planar cases only, not " + s.case_name);
+  if (atmosphere) return run_atmosphere(runtime, s, command_line);
   return sphere ? run_sphere(runtime, s, command_line) : run_planar(runtime, s, command_line);
 }
 

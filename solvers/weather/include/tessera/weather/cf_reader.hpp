@@ -2,7 +2,8 @@
 // for --initial and --restart.
 //
 // Each requested variable is read on (time, y, x), taking the last record, or
-// on (y, x) (the exact-restart fields CfWriter keeps for the latest record).
+// on (y, x) (the exact-restart fields CfWriter keeps for the latest record); a field on
+// model levels has `lev` before y (up to 4096 levels), and is read whole, level-major.
 // Errors are ConfigErrors that name the file and say what is wrong: a file
 // that cannot be opened, a missing variable, a grid of another size, a file
 // without records; a damaged file whose reader crashes (HDF5 can, on NetCDF-4
@@ -21,7 +22,7 @@ namespace tessera::weather {
 struct CfRecord {
   double time = 0;                                    // the last value of `time`, seconds
   int records = 0;                                    // the length of the time axis
-  std::map<std::string, std::vector<double>> fields;  // row-major ny x nx, j = 0 south
+  std::map<std::string, std::vector<double>> fields;  // [lev x] row-major ny x nx, j = 0 south
   // The 1-D coordinate variables asked for that the file holds (x, y or lon, lat).
   std::map<std::string, std::vector<double>> coordinates;
   // The attributes of the variable `attributes_of` (numbers as their first value).

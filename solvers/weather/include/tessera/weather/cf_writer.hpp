@@ -3,10 +3,10 @@
 //
 // The file holds the coordinates x and y (cell centres, m, axes X and Y) or,
 // for a geographic grid (dx, dy, x0, y0 in radians), lon and lat (degrees_east,
-// degrees_north),
+// degrees_north), model levels where it has layered fields (CfHybridLevels),
 // time (seconds since a reference date, standard calendar, unlimited), one
-// variable per field on (time, y, x) and static fields on (y, x), each with
-// units and long_name (and standard_name where CF defines one).
+// variable per field on (time, y, x) or (time, lev, y, x) and static fields on (y, x), each
+// with units and long_name (and standard_name where CF defines one).
 //
 // The file follows tessera/core/atomic_file.hpp: records are appended and synced as they
 // come, into FILE.part; close() syncs it and renames it to FILE, so the final name never
@@ -23,6 +23,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,14 +35,33 @@ namespace tessera::weather {
 
 struct CfVariable {
   std::string name, long_name, units, standard_name;  // standard_name may be empty
+  bool layered =
+      false;  // on the file's model levels: (time, lev, lat, lon), static (lev, lat, lon)
+};
+
+// Model levels of the hybrid sigma-pressure coordinate (CF-1.8 appendix D,
+// atmosphere_hybrid_sigma_pressure_coordinate: p = a p0 + b ps), top first: the layers'
+// midpoints and their bounds, the interfaces. `lev` is a + b at the midpoints, dimensionless,
+// with bounds; its formula_terms name a, b (with bounds), P0 and the record field ps.
+struct CfHybridLevels {
+  std::vector<double> a_interfaces, b_interfaces;  // K + 1 values each
+  double p0 = 1e5;                                 // Pa
+};
+
+// What the file says of itself: its title, history (the command line) and source (the
+// scheme that ran), and its coordinates: lon, lat in degrees (geographic) or x, y in m, and
+// model levels when it has layered fields.
+struct CfFileInfo {
+  std::string title, history, source;
+  bool geographic = false;
+  std::optional<CfHybridLevels> levels;
 };
 
 class CfWriter {
  public:
   // Creates FILE.part; throws Error naming the path when it cannot be written.
   CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields,
-           std::vector<CfVariable> static_fields, const std::string& title,
-           const std::string& history, bool geographic = false);
+           std::vector<CfVariable> static_fields, const CfFileInfo& info);
   // Appends to the existing file `path` (written by CfWriter with these
   // fields on this grid) through a copy, FILE.part; throws Error naming the path.
   static std::unique_ptr<CfWriter> reopen(std::string path, const Grid& grid,
@@ -50,15 +70,17 @@ class CfWriter {
   CfWriter(const CfWriter&) = delete;
   CfWriter& operator=(const CfWriter&) = delete;
 
-  // Writes a static field (row-major ny x nx, j = 0 south); may be rewritten
-  // before each append (the exact restart state of the latest record). Throws Error.
+  // Writes a static field (row-major ny x nx, j = 0 south; layered: K such arrays, top
+  // first); may be rewritten before each append (the exact restart state of the latest
+  // record). Throws Error.
   void write_static(const std::string& name, const std::vector<double>& values);
   // Sets attributes of the scalar variable `variable` (defined, as an int without data, the
   // first time): numbers as doubles, texts as text. Throws Error.
   void set_attributes(const std::string& variable,
                       const std::vector<std::pair<std::string, double>>& numbers,
                       const std::vector<std::pair<std::string, std::string>>& texts);
-  // Appends one record: `values[k]` for fields[k], row-major ny x nx, and syncs the file.
+  // Appends one record: `values[k]` for fields[k], row-major ny x nx (layered: K such
+  // arrays, top first), and syncs the file.
   // Throws Error.
   void append(double time_seconds, const std::vector<std::vector<double>>& values);
   // Closes the file and publishes it under its final name. Throws Error.
@@ -75,6 +97,7 @@ class CfWriter {
   std::vector<CfVariable> fields_;
   std::unique_ptr<File> file_;
   int records_ = 0;
+  int layers_ = 0;  // model levels (0: none)
 };
 
 }  // namespace tessera::weather

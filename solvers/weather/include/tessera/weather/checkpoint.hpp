@@ -4,7 +4,8 @@
 //
 // Beside the centred output fields, each record rewrites:
 //   - (y, x) variables with the exact prognostic state of the latest record: u_face,
-//     v_face, tracer_mass (h is the last record of h); and, for leapfrog, the filtered
+//     v_face, tracer_mass (h is the last record of h; the 3-D model's u_face and v_face are on
+//     (lev, y, x), its ps and T the record's own); and, for leapfrog, the filtered
 //     previous time level (h_previous, u_face_previous, ...), NaN while the run is still
 //     at its initial state;
 //   - the attributes of the scalar variable `checkpoint`: time_step (s, the dt the run
@@ -40,8 +41,10 @@ struct CheckpointLayout {
     std::string variable;   // "h" (the record's h) or a (y, x) variable such as u_face
     std::string long_name;  // for the (y, x) variable
     std::string units;
-    bool positive = false;  // a depth: must be > 0
+    bool positive = false;  // a depth, a pressure or a temperature: must be > 0
     bool optional = false;  // --initial may come without it (the case's value stays)
+    int layers = 1;         // > 1: state fields field .. field + layers - 1, on (lev, y, x)
+    bool in_record = false;  // the record's own variable (exact: a centred field), not a static
   };
   std::vector<Entry> entries;
 };
@@ -51,6 +54,9 @@ struct CheckpointLayout {
 CheckpointLayout planar_checkpoint(const Grid& grid, bool kinematic, bool tracer);
 // The spherical model's: h, and u_face, v_face unless kinematic.
 CheckpointLayout sphere_checkpoint(const Grid& grid, bool kinematic);
+// PrimitiveEquations' with `layers` layers: ps and T from the record, u_face and v_face on
+// (lev, lat, lon).
+CheckpointLayout atmosphere_checkpoint(const Grid& grid, int layers);
 
 // The (y, x) variables an output of this layout holds for restarts (with leapfrog, the
 // previous level of every entry too).

@@ -107,6 +107,14 @@ TESSERA_FUZZ_HARNESS(data, size) {
   } catch (const Error&) {
   } catch (const weather::NcStatus&) {
   }
+  // The 3-D model's: ps and T from the record, the face winds on model levels.
+  try {
+    weather::read_last_record_here(path, nx, ny, {"ps", "u_face", "v_face", "T"},
+                                   {"ps_previous", "u_face_previous", "T_previous"}, {"lon", "lat"},
+                                   "checkpoint");
+  } catch (const Error&) {
+  } catch (const weather::NcStatus&) {
+  }
   try {
     weather::read_elevation_netcdf_here(path);
   } catch (const weather::NcStatus&) {

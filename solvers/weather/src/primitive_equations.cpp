@@ -166,6 +166,8 @@ PrimitiveEquations::PrimitiveEquations(Runtime& runtime, AtmosphereConfig config
                           nullptr);
   vorticity_ = make_field(runtime_, d_, "weather.atmosphere.work", "zeta", Stagger::corner, 1,
                           nullptr, nullptr);
+  potential_vorticity_ = make_field(runtime_, d_, "weather.atmosphere.work", "q", Stagger::corner,
+                                    1, nullptr, nullptr);
   velocity_divergence_ = make_field(runtime_, d_, "weather.atmosphere.work", "D", Stagger::center,
                                     1, nullptr, nullptr);
   surface_geopotential_ = make_field(runtime_, d_, "weather.atmosphere.phis", "phis",
@@ -289,7 +291,7 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
     for (int j = cy0; j < cy1; ++j) {
       const int jg = j0 + j;
       const double cos_s = std::cos(lat_face(jg)), cos_n = std::cos(lat_face(jg + 1));
-      const double dx = a * std::cos(lat_center(jg)) * dl, dy = a * dp_lat;
+      const double inv_dx = 1 / (a * std::cos(lat_center(jg)) * dl), inv_dy = 1 / (a * dp_lat);
       const auto [ws, wn] = y_face_weights(cos_s, cos_n);
       for (int i = cx0; i < cx1; ++i) {
         const bool inside = i >= 0 && j >= 0 && i < w && j < n;
@@ -310,11 +312,11 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
             const FieldView &u = us[l], &v = vs[l];
             const double v_grad_ps = 0.5 *
                                          (u(i, j) * (ps(i, j) - ps(i - 1, j)) +
-                                          u(i + 1, j) * (ps(i + 1, j) - ps(i, j))) /
-                                         dx +
+                                          u(i + 1, j) * (ps(i + 1, j) - ps(i, j))) *
+                                         inv_dx +
                                      (ws * v(i, j) * (ps(i, j) - ps(i, j - 1)) +
-                                      wn * v(i, j + 1) * (ps(i, j + 1) - ps(i, j))) /
-                                         dy;
+                                      wn * v(i, j + 1) * (ps(i, j + 1) - ps(i, j))) *
+                                         inv_dy;
             const double omega_over_p =
                 (-(column.log_ratio[l] * above + column.alpha[l] * Ms[l](i, j)) +
                  ln_p_response * v_grad_ps) /
@@ -336,6 +338,7 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
 
     // 3. Layer by layer: momentum and temperature.
     const FieldView B = view(t, d_, bernoulli_), zeta = view(t, d_, vorticity_),
+                    potential_vorticity = view(t, d_, potential_vorticity_),
                     D = view(t, d_, velocity_divergence_);
     for (int k = 0; k < nk; ++k) {
       const auto s = static_cast<std::size_t>(k);
@@ -386,26 +389,33 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
               ((v(i, j) - v(i - 1, j)) / dl - (u(i, j) * cos_n - u(i, j - 1) * cos_s) / dp_lat) /
               (a * cos_c);
       }
-      auto potential_vorticity = [&](int i, int j) {  // (f + zeta) / dp at a corner
+      // Potential vorticity (f + zeta) / dp at corners, once per corner for both components.
+      for (int j = 0; j <= n; ++j) {
         const int jg = j0 + j;
-        if (jg == 0 || jg == ny) return 0.0;
-        const double dp_corner =
-            0.25 * (thickness(k, ps(i, j)) + thickness(k, ps(i - 1, j)) +
-                    thickness(k, ps(i, j - 1)) + thickness(k, ps(i - 1, j - 1)));
-        return (2 * config_.omega * std::sin(lat_face(jg)) + zeta(i, j)) / dp_corner;
-      };
+        if (jg == 0 || jg == ny) {
+          for (int i = 0; i <= w; ++i) potential_vorticity(i, j) = 0;
+          continue;
+        }
+        const double f = 2 * config_.omega * std::sin(lat_face(jg));
+        for (int i = 0; i <= w; ++i) {
+          const double dp_corner =
+              0.25 * (thickness(k, ps(i, j)) + thickness(k, ps(i - 1, j)) +
+                      thickness(k, ps(i, j - 1)) + thickness(k, ps(i - 1, j - 1)));
+          potential_vorticity(i, j) = (f + zeta(i, j)) / dp_corner;
+        }
+      }
 
       for (int j = 0; j < n; ++j) {
         const int jg = j0 + j;
         const double phi = lat_center(jg);
         const double cos_j = std::cos(phi), cos_s = std::cos(lat_face(jg)),
                      cos_n = std::cos(lat_face(jg + 1));
-        const double dx = a * cos_j * dl, dy = a * dp_lat;
+        const double inv_dx = 1 / (a * cos_j * dl), inv_dy = 1 / (a * dp_lat);
         const double inv_area = 1 / cell_area(jg);
         for (int i = 0; i < w; ++i) {
           // u at the west face (i, j).
           {
-            const double dp_face = 0.5 * (thickness(k, ps(i - 1, j)) + thickness(k, ps(i, j)));
+            const double inv_dp_face = 2 / (thickness(k, ps(i - 1, j)) + thickness(k, ps(i, j)));
             const double rotation =
                 0.25 *
                 (potential_vorticity(i, j) * (V(i - 1, j) + V(i, j)) * cos_s +
@@ -413,53 +423,56 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                 cos_j;
             const double gradient =
                 (B(i, j) - B(i - 1, j) +
-                 0.5 * (P(i - 1, j) + P(i, j)) / dp_face * (ps(i, j) - ps(i - 1, j))) /
-                dx;
+                 0.5 * (P(i - 1, j) + P(i, j)) * inv_dp_face * (ps(i, j) - ps(i - 1, j))) *
+                inv_dx;
             const double m_up = 0.5 * (m_above(i - 1, j) + m_above(i, j)),
                          m_down = 0.5 * (m_below(i - 1, j) + m_below(i, j));
             const double vertical =
-                (m_down * (u_down(i, j) - u(i, j)) + m_up * (u(i, j) - u_up(i, j))) / (2 * dp_face);
+                (m_down * (u_down(i, j) - u(i, j)) + m_up * (u(i, j) - u_up(i, j))) * 0.5 *
+                inv_dp_face;
             double value = rotation - gradient - vertical;
             if (nu > 0)
-              value += nu * ((D(i, j) - D(i - 1, j)) / dx - (zeta(i, j + 1) - zeta(i, j)) / dy);
+              value +=
+                  nu * ((D(i, j) - D(i - 1, j)) * inv_dx - (zeta(i, j + 1) - zeta(i, j)) * inv_dy);
             du(i, j) = value;
           }
           // v at the south face (i, j); 0 on the polar face.
           if (jg == 0) {
             dv(i, j) = 0;
           } else {
-            const double dp_face = 0.5 * (thickness(k, ps(i, j - 1)) + thickness(k, ps(i, j)));
+            const double inv_dp_face = 2 / (thickness(k, ps(i, j - 1)) + thickness(k, ps(i, j)));
             const double rotation =
                 -0.25 * (potential_vorticity(i, j) * (U(i, j - 1) + U(i, j)) +
                          potential_vorticity(i + 1, j) * (U(i + 1, j - 1) + U(i + 1, j)));
             const double gradient =
                 (B(i, j) - B(i, j - 1) +
-                 0.5 * (P(i, j - 1) + P(i, j)) / dp_face * (ps(i, j) - ps(i, j - 1))) /
-                dy;
+                 0.5 * (P(i, j - 1) + P(i, j)) * inv_dp_face * (ps(i, j) - ps(i, j - 1))) *
+                inv_dy;
             const double m_up = 0.5 * (m_above(i, j - 1) + m_above(i, j)),
                          m_down = 0.5 * (m_below(i, j - 1) + m_below(i, j));
             const double vertical =
-                (m_down * (v_down(i, j) - v(i, j)) + m_up * (v(i, j) - v_up(i, j))) / (2 * dp_face);
+                (m_down * (v_down(i, j) - v(i, j)) + m_up * (v(i, j) - v_up(i, j))) * 0.5 *
+                inv_dp_face;
             double value = rotation - gradient - vertical;
             if (nu > 0)
-              value += nu * ((D(i, j) - D(i, j - 1)) / dy +
+              value += nu * ((D(i, j) - D(i, j - 1)) * inv_dy +
                              (zeta(i + 1, j) - zeta(i, j)) / (a * std::cos(lat_face(jg)) * dl));
             dv(i, j) = value;
           }
           // T at the centre (kappa T omega / p is there from step 2): centred advection in
           // flux form less T times the mass divergence, and vertical advection.
           {
-            const double dp = thickness(k, ps(i, j));
+            const double inv_dp = 1 / thickness(k, ps(i, j));
             const double east = U(i + 1, j) * a * dp_lat, west = U(i, j) * a * dp_lat,
                          north = V(i, j + 1) * cos_n * a * dl, south = V(i, j) * cos_s * a * dl;
             const double horizontal =
                 0.5 *
                 (east * (T(i + 1, j) - T(i, j)) + west * (T(i, j) - T(i - 1, j)) +
                  north * (T(i, j + 1) - T(i, j)) + south * (T(i, j) - T(i, j - 1))) *
-                inv_area / dp;
+                inv_area * inv_dp;
             const double vertical = (m_below(i, j) * (T_down(i, j) - T(i, j)) +
-                                     m_above(i, j) * (T(i, j) - T_up(i, j))) /
-                                    (2 * dp);
+                                     m_above(i, j) * (T(i, j) - T_up(i, j))) *
+                                    0.5 * inv_dp;
             double value = -horizontal - vertical;
             if (nu > 0)
               value += nu * inv_area *

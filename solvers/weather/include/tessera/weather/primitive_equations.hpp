@@ -146,7 +146,7 @@ class PrimitiveEquations final : public Model {
   // interior and first halo ring from the state's halos.
   std::vector<Field> mass_flux_x_, mass_flux_y_, divergence_, vertical_flux_, geopotential_,
       pressure_term_;
-  Field bernoulli_, vorticity_, velocity_divergence_;  // one layer at a time
+  Field bernoulli_, vorticity_, potential_vorticity_, velocity_divergence_;  // a layer at a time
   Field surface_geopotential_;
   State state_;
   std::unique_ptr<PolarFilter> filter_;

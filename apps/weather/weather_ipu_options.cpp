@@ -7,7 +7,8 @@ namespace tessera::weather {
 void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOptions& runtime) {
   app.add_option("--case", settings.case_name,
                  "gravity-wave | geostrophic | tracer-rotation | volcano | williamson1 | "
-                 "williamson2 | williamson5 | williamson6 | jw-steady-state | baroclinic-wave")
+                 "williamson2 | williamson5 | williamson6 | jw-steady-state | baroclinic-wave | "
+                 "held-suarez")
       ->capture_default_str();
   require_finite(
       app.add_option(

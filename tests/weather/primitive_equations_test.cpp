@@ -185,3 +185,67 @@ TEST(PrimitiveEquations, RefusesBadLevels) {
 
 }  // namespace
 }  // namespace tessera::weather
+
+namespace tessera::weather {
+namespace {
+
+namespace jw = jablonowski_williamson;
+using testing::small_target;
+
+// HS94's forcing at the points where their eqs. 1-4 give round numbers.
+TEST(HeldSuarez, ForcingAtItsReferencePoints) {
+  const HeldSuarez hs;
+  const double day = 86400;
+  EXPECT_DOUBLE_EQ(hs.equilibrium_temperature(0, 1e5), 315);                     // equator, surface
+  EXPECT_DOUBLE_EQ(hs.equilibrium_temperature(std::numbers::pi / 2, 1e5), 255);  // pole: 315 - 60
+  EXPECT_DOUBLE_EQ(hs.equilibrium_temperature(0, 1e3), 200);  // the stratospheric floor
+  EXPECT_DOUBLE_EQ(hs.friction(1) * day, 1);                  // k_f at the ground
+  EXPECT_DOUBLE_EQ(hs.friction(0.7), 0);                      // none above sigma_b
+  EXPECT_DOUBLE_EQ(hs.relaxation(0, 1) * day, 0.25);          // k_s, equator, ground
+  EXPECT_DOUBLE_EQ(hs.relaxation(0.3, 0.5) * day, 1.0 / 40);  // k_a aloft
+}
+
+// Air at rest, isothermal at 300 K over flat ground: the dynamics give nothing, so the
+// tendency is HS94's alone: no wind tendency (friction of air at rest), and -k_T (T - T_eq) at
+// each cell with sigma and p of the layer's midpoint. A forcing applied at the wrong level,
+// latitude or sign fails here.
+TEST(HeldSuarez, TendencyOfAirAtRestIsTheRelaxation) {
+  Runtime rt(small_target(4, 64 << 20), 1);
+  AtmosphereConfig c = jw::configuration(32, 16);
+  c.levels = HybridLevels::uniform_sigma(20);
+  c.held_suarez = HeldSuarez{};
+  PrimitiveEquations m(rt, c);
+  const double ps = 1e5 - 300;  // not p0: sigma and p / p0 differ
+  m.initialize([&](double, double) { return ps; }, [](double, double, double) { return 0.0; },
+               [](double, double, double) { return 0.0; },
+               [](double, double, double) { return 300.0; });
+  State dq = m.make_state("test.atmosphere.dq");
+  m.tendency(m.state(), dq);
+  double wind = 0, worst = 0;
+  for (int k = 0; k < m.layers(); ++k) {
+    for (const int f : {m.u_field(k), m.v_field(k)})
+      for (double x : m.gather_state(f, &dq)) wind = std::max(wind, std::abs(x));
+    const std::vector<double> dt = m.gather_state(m.t_field(k), &dq);
+    const double sigma = m.layer_eta(k), p = sigma * ps;
+    for (int j = 0; j < 16; ++j) {
+      const double phi = -std::numbers::pi / 2 + (j + 0.5) * std::numbers::pi / 16;
+      const double expected = -c.held_suarez->relaxation(phi, sigma) *
+                              (300 - c.held_suarez->equilibrium_temperature(phi, p));
+      for (int i = 0; i < 32; ++i)
+        worst = std::max(worst, std::abs(dt[static_cast<std::size_t>(j * 32 + i)] - expected));
+    }
+  }
+  EXPECT_EQ(wind, 0);
+  EXPECT_LT(worst, 1e-15);  // K/s; the relaxation itself is up to 1e-5 K/s
+}
+
+TEST(HeldSuarez, RefusesANegativeRate) {
+  AtmosphereConfig c = jw::configuration(32, 16);
+  c.held_suarez = HeldSuarez{.surface_rate = -1};
+  Runtime rt(small_target(4, 64 << 20), 1);
+  EXPECT_THAT(testing::error_of([&] { PrimitiveEquations m(rt, c); }),
+              ::testing::HasSubstr("the Held-Suarez relaxation rates must be >= 0 and finite"));
+}
+
+}  // namespace
+}  // namespace tessera::weather

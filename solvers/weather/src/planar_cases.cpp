@@ -154,7 +154,7 @@ PlanarCase make_planar_case(const RunSettings& s, MPI_Comm comm,
   throw ConfigError("unknown case '" + s.case_name +
                     "'; the cases are gravity-wave, geostrophic, tracer-rotation, volcano, "
                     "williamson1, williamson2, williamson5, williamson6, jw-steady-state, "
-                    "baroclinic-wave");
+                    "baroclinic-wave, held-suarez");
 }
 
 }  // namespace tessera::weather

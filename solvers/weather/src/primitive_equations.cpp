@@ -140,6 +140,14 @@ void AtmosphereConfig::validate() const {
   if (!(diffusion >= 0) || !std::isfinite(diffusion))
     throw ConfigError("the horizontal diffusion coefficient must be >= 0 and finite");
   if (!std::isfinite(omega)) throw ConfigError("the rotation rate omega must be finite");
+  if (held_suarez) {
+    const HeldSuarez& h = *held_suarez;
+    for (const double rate : {h.friction_rate, h.free_atmosphere_rate, h.surface_rate})
+      if (!(rate >= 0) || !std::isfinite(rate))
+        throw ConfigError("the Held-Suarez relaxation rates must be >= 0 and finite");
+    if (!(h.boundary_layer_top >= 0 && h.boundary_layer_top < 1))
+      throw ConfigError("the Held-Suarez boundary-layer top sigma_b must be in [0, 1)");
+  }
 }
 
 PrimitiveEquations::PrimitiveEquations(Runtime& runtime, AtmosphereConfig config)
@@ -224,7 +232,9 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
   // 25, column sums, geopotential and omega 35, Bernoulli function and vorticity 30, u and v
   // with their potential vorticities 90, T 45), 10 divisions and a logarithm; 40 doubles
   // loaded (the state's stencils and the work fields read back) and 12 stored.
-  const KernelWork work = stencil_work(230, 11, 40, 12);
+  // The Held-Suarez forcing adds about 30 operations and a power, a logarithm and a cosine.
+  const KernelWork work =
+      config_.held_suarez ? stencil_work(260, 14, 40, 12) : stencil_work(230, 11, 40, 12);
   const TileFunction compute = [&](Tile& t) {
     for (const Field& f : q.fields) apply_boundaries(t, d_, f);
     apply_boundaries(t, d_, surface_geopotential_);
@@ -340,10 +350,15 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
     const FieldView B = view(t, d_, bernoulli_), zeta = view(t, d_, vorticity_),
                     potential_vorticity = view(t, d_, potential_vorticity_),
                     D = view(t, d_, velocity_divergence_);
+    const std::optional<HeldSuarez>& forcing = config_.held_suarez;
     for (int k = 0; k < nk; ++k) {
       const auto s = static_cast<std::size_t>(k);
       const FieldView u = layer_view(q, u_field(k)), v = layer_view(q, v_field(k)),
                       T = layer_view(q, t_field(k));
+      // The layer midpoint's p = a_mid p0 + b_mid ps, for sigma = p / ps in the forcing.
+      const double a_mid = 0.5 * (lv.a[s] + lv.a[s + 1]) * p0,
+                   b_mid = 0.5 * (lv.b[s] + lv.b[s + 1]);
+      auto sigma = [&](double surface) { return (a_mid + b_mid * surface) / surface; };
       const FieldView du = layer_view(dq, u_field(k)), dv = layer_view(dq, v_field(k)),
                       dT = layer_view(dq, t_field(k));
       const FieldView U = view(t, d_, mass_flux_x_[s]), V = view(t, d_, mass_flux_y_[s]),
@@ -434,6 +449,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
             if (nu > 0)
               value +=
                   nu * ((D(i, j) - D(i - 1, j)) * inv_dx - (zeta(i, j + 1) - zeta(i, j)) * inv_dy);
+            if (forcing)
+              value -= forcing->friction(sigma(0.5 * (ps(i - 1, j) + ps(i, j)))) * u(i, j);
             du(i, j) = value;
           }
           // v at the south face (i, j); 0 on the polar face.
@@ -457,6 +474,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
             if (nu > 0)
               value += nu * ((D(i, j) - D(i, j - 1)) * inv_dy +
                              (zeta(i + 1, j) - zeta(i, j)) / (a * std::cos(lat_face(jg)) * dl));
+            if (forcing)
+              value -= forcing->friction(sigma(0.5 * (ps(i, j - 1) + ps(i, j)))) * v(i, j);
             dv(i, j) = value;
           }
           // T at the centre (kappa T omega / p is there from step 2): centred advection in
@@ -479,6 +498,11 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                        ((T(i + 1, j) - 2 * T(i, j) + T(i - 1, j)) * dp_lat / (cos_j * dl) +
                         ((T(i, j + 1) - T(i, j)) * cos_n - (T(i, j) - T(i, j - 1)) * cos_s) * dl /
                             dp_lat);
+            if (forcing) {
+              const double p_mid = a_mid + b_mid * ps(i, j);
+              value -= forcing->relaxation(phi, p_mid / ps(i, j)) *
+                       (T(i, j) - forcing->equilibrium_temperature(phi, p_mid));
+            }
             dT(i, j) += value;
           }
         }

@@ -408,20 +408,23 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
   return 0;
 }
 
-// Jablonowski & Williamson's (2006) tests of the hydrostatic primitive equations: the
-// balanced jet (jw-steady-state) and the baroclinic wave it grows from a bump of u.
+// The cases of the hydrostatic primitive equations: Jablonowski & Williamson's (2006) balanced
+// jet (jw-steady-state) and the baroclinic wave it grows from a bump of u, and Held & Suarez's
+// (1994) forced climate (held-suarez: 20 sigma levels, from isothermal air at rest).
 int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
   const bool wave = s.case_name == "baroclinic-wave";
+  const bool forced = s.case_name == "held-suarez";
   if (s.nx > 0 || s.ny > 0)
     throw ConfigError("the case " + s.case_name + " takes --resolution, not --nx or --ny");
   if (!s.topography.empty() || s.alpha != 0)
     throw ConfigError("the case " + s.case_name +
-                      " has Jablonowski & Williamson's own surface and an unrotated pole: leave "
+                      " has its own flat or balanced surface and an unrotated pole: leave "
                       "out --topography and --alpha");
   const double degrees = s.resolution > 0 ? s.resolution : 2.8125;
-  const double days = s.days >= 0 ? s.days : (wave ? 10 : 30);
+  const double days = s.days >= 0 ? s.days : (forced ? 1200 : wave ? 10 : 30);
   const double filter_degrees = s.polar_filter_degrees > 0 ? s.polar_filter_degrees : 60;
-  const int layers = HybridLevels::cam26().layers();
+  const HybridLevels levels = forced ? HybridLevels::uniform_sigma(20) : HybridLevels::cam26();
+  const int layers = levels.layers();
   // The state (ps, and u, v, T in every layer) and the work fields (six per layer, one per
   // interface, and four more).
   require_memory(runtime,
@@ -440,8 +443,19 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
   AtmosphereConfig config = jablonowski_williamson::configuration(nlon, nlon / 2);
   config.polar_filter_latitude = filter_degrees * kPi / 180;
   config.diffusion = s.diffusion;
+  config.levels = levels;
+  if (forced) config.held_suarez = HeldSuarez{};
   PrimitiveEquations model(runtime, config);
-  jablonowski_williamson::initialize(model, {.perturbation = wave ? 1.0 : 0.0});
+  if (forced)
+    // At rest and isothermal, with a 0.1 K wave in T to break the zonal symmetry.
+    model.initialize([&](double, double) { return levels.reference_pressure; },
+                     [](double, double, double) { return 0.0; },
+                     [](double, double, double) { return 0.0; },
+                     [](double lambda, double phi, double) {
+                       return 300 + 0.1 * std::cos(3 * lambda) * std::sin(2 * phi);
+                     });
+  else
+    jablonowski_williamson::initialize(model, {.perturbation = wave ? 1.0 : 0.0});
   auto integrator = make_integrator(s.integrator, model);
   const Grid grid{.nx = nlon,
                   .ny = nlon / 2,
@@ -467,19 +481,24 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
                 start_file.c_str(), from->time, restart ? ", appending to it" : "");
   const std::string scheme =
       "hydrostatic primitive equations on a latitude-longitude C grid, " + std::to_string(layers) +
-      " hybrid sigma-pressure levels (CAM3), Simmons & Burridge (1981) vertical and Sadourny "
-      "(1975) horizontal energy-conserving schemes, " +
+      (forced ? " equally spaced sigma levels" : " hybrid sigma-pressure levels (CAM3)") +
+      ", Simmons & Burridge (1981) vertical and Sadourny (1975) horizontal energy-conserving "
+      "schemes, " +
       s.integrator + ", polar filter poleward of " + number(filter_degrees) + " degrees" +
-      (s.diffusion > 0 ? ", del2 diffusion " + number(s.diffusion) + " m2 s-1" : "");
+      (s.diffusion > 0 ? ", del2 diffusion " + number(s.diffusion) + " m2 s-1" : "") +
+      (forced ? ", Held & Suarez (1994) forcing" : "");
   if (root)
     std::printf(
-        "weather_ipu: case %s: Jablonowski & Williamson (2006) %s\n  %s\n"
+        "weather_ipu: case %s: %s\n  %s\n"
         "  grid %d x %d x %d (%.4g degrees), %lld steps of %.6g s, %.4g days\n"
         "  target %s (%d tiles), %d rank%s x %d thread%s\n",
-        s.case_name.c_str(), wave ? "baroclinic wave" : "steady state", scheme.c_str(), nlon,
-        nlon / 2, layers, degrees, plan.steps, plan.dt, days, runtime.target().name.c_str(),
-        runtime.target().total_tiles(), runtime.ranks(), runtime.ranks() == 1 ? "" : "s",
-        runtime.threads(), runtime.threads() == 1 ? "" : "s");
+        s.case_name.c_str(),
+        forced ? "Held & Suarez (1994) forced climate"
+        : wave ? "Jablonowski & Williamson (2006) baroclinic wave"
+               : "Jablonowski & Williamson (2006) steady state",
+        scheme.c_str(), nlon, nlon / 2, layers, degrees, plan.steps, plan.dt, days,
+        runtime.target().name.c_str(), runtime.target().total_tiles(), runtime.ranks(),
+        runtime.ranks() == 1 ? "" : "s", runtime.threads(), runtime.threads() == 1 ? "" : "s");
   std::unique_ptr<CfWriter> writer;
   auto write_record = [&](double t, long long n) {
     write_checkpoint(model, *integrator, layout, writer.get(), t, plan, n);
@@ -538,8 +557,9 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
   if (stop.signal)
     return stopped(runtime, output, writer.get(), stop, plan.steps, plan.end, false, true);
   const double mass1 = model.mass(), energy1 = model.total_energy();
-  const double zonal_change =
-      jablonowski_williamson::zonal_mean_change(model, model.zonal_mean_u(), zonal0);
+  const std::vector<double> zonal = model.zonal_mean_u();
+  const double zonal_change = jablonowski_williamson::zonal_mean_change(model, zonal, zonal0);
+  const auto jet = std::max_element(zonal.begin(), zonal.end()) - zonal.begin();
   const auto [ps_min, ps_max] = model.surface_pressure_range();
   const std::uint64_t checksum = model.checksum();
   const double simulated = runtime.profile().simulated_seconds();
@@ -548,8 +568,13 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
     std::printf("mass change %.3e relative\n", (mass1 - mass0) / mass0);
     std::printf("energy change %.3e relative\n", (energy1 - energy0) / energy0);
     std::printf("surface pressure %.2f to %.2f hPa\n", ps_min / 100, ps_max / 100);
-    std::printf("l2(ubar - ubar0) %.4g m/s (Jablonowski & Williamson's steady-state norm)\n",
-                zonal_change);
+    if (forced)
+      std::printf("zonal-mean u maximum %.4g m/s at latitude %.4g, eta %.3g\n", zonal[jet],
+                  -90 + (static_cast<double>(jet % (nlon / 2)) + 0.5) * 360.0 / nlon,
+                  model.layer_eta(static_cast<int>(jet / (nlon / 2))));
+    else
+      std::printf("l2(ubar - ubar0) %.4g m/s (Jablonowski & Williamson's steady-state norm)\n",
+                  zonal_change);
     std::printf("state checksum %016" PRIx64 "\n", checksum);
     if (writer) std::printf("wrote %s (%d records)\n", output.c_str(), writer->records());
     std::printf("simulated time on %s: %.6e s for %lld steps (%.6e s per step)\n",
@@ -731,7 +756,8 @@ int run(Runtime& runtime, const RunSettings& s, const std::string& command_line)
     throw ConfigError("give --initial or --restart, not both");
   if (!s.restart.empty() && !s.output.empty())
     throw ConfigError("--restart appends to its own file '" + s.restart + "'; leave out --output");
-  const bool atmosphere = s.case_name == "jw-steady-state" || s.case_name == "baroclinic-wave";
+  const bool atmosphere = s.case_name == "jw-steady-state" || s.case_name == "baroclinic-wave" ||
+                          s.case_name == "held-suarez";
   const bool sphere = atmosphere || s.case_name == "williamson1" || s.case_name == "williamson2" ||
                       s.case_name == "williamson5" || s.case_name == "williamson6";
   if (sphere && s.initial.ends_with(".csv"))

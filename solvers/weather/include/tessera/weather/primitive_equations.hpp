@@ -23,6 +23,8 @@
 // Horizontal diffusion (optional): del^2 on T and, on the wind, nu (grad D - k x grad zeta)
 // (the vector Laplacian in divergence-vorticity form, so solid-body rotation is not damped).
 // Polar filter (optional): as SphericalShallowWater, on every tendency poleward of phi_c.
+// Forcing (optional): Held & Suarez's (held_suarez.hpp), with sigma = p / ps at the layer's
+// midpoint (for u and v, with ps averaged to the face).
 //
 // State fields, in order: ps, u_0 .. u_{K-1}, v_0 .. v_{K-1}, T_0 .. T_{K-1}; layer 0 is the
 // top. One tendency is one superstep (two with the polar filter). Not thread-safe per object;
@@ -37,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/weather/held_suarez.hpp"
 #include "tessera/weather/model.hpp"
 
 namespace tessera::weather {
@@ -71,6 +74,8 @@ struct AtmosphereConfig {
   double cp = 1004.64;               // J kg^-1 K^-1
   double polar_filter_latitude = 0;  // rad, 0 < phi_c < pi/2; 0: no polar filter
   double diffusion = 0;              // del^2 coefficient nu on u, v and T, m^2/s
+  std::optional<HeldSuarez> held_suarez =
+      std::nullopt;  // the Held & Suarez (1994) forcing; none by default
   // Throws ConfigError naming what is wrong (grid, levels, constants, coefficients).
   void validate() const;
 };

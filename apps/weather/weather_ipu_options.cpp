@@ -13,17 +13,17 @@ void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOption
   require_finite(
       app.add_option(
           "--resolution", settings.resolution,
-          "Grid spacing in degrees for the spherical cases [=5.625; 2.8125 for williamson1, "
-          "jw-steady-state and baroclinic-wave]"))
+          "Grid spacing in degrees for the spherical cases [=5.625; 2.8125 for williamson1 and "
+          "the 3-D cases jw-steady-state, baroclinic-wave and held-suarez]"))
       ->check(CLI::PositiveNumber)
       ->check(CLI::Range(0.0, 90.0));
   require_finite(app.add_option("--alpha", settings.alpha,
                                 "Angle of the williamson1/2 flow to the equator, radians"))
       ->capture_default_str();
   require_finite(app.add_option("--polar-filter", settings.polar_filter_degrees,
-                                "williamson2/5/6, jw-steady-state, baroclinic-wave: filter the "
-                                "tendencies zonally poleward of this latitude, degrees; the time "
-                                "step follows its spacing [=off; 60 for the 3-D cases]"))
+                                "williamson2/5/6 and the 3-D cases: filter the tendencies zonally "
+                                "poleward of this latitude, degrees; the time step follows its "
+                                "spacing [=off; 60 for the 3-D cases, which always filter]"))
       ->check(CLI::Range(0.0, 90.0));
   app.add_option("--nx", settings.nx, "Cells in x [=the case's default]")
       ->check(CLI::PositiveNumber);
@@ -68,8 +68,8 @@ void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOption
       ->capture_default_str()
       ->check(CLI::Range(1, 8));
   require_finite(app.add_option("--diffusion", settings.diffusion,
-                                "jw-steady-state, baroclinic-wave: del2 horizontal diffusion of "
-                                "u, v and T, m2/s [=0]"))
+                                "The 3-D cases (jw-steady-state, baroclinic-wave, held-suarez): "
+                                "del2 horizontal diffusion of u, v and T, m2/s [=0]"))
       ->check(CLI::NonNegativeNumber);
   require_finite(app.add_option("--progress-every", settings.progress_every,
                                 "Seconds of wall time between progress lines"))

@@ -26,12 +26,12 @@ using namespace tessera::weather;
 
 // Doubles each RK3 stage streams per point and layer, as the loops are written: mass fluxes
 // and their divergence (u, v, U, V read; U, V, M written: 7), the column pass (M, T, u, v read;
-// eta-dot dp, P, Phi, dT written; T read again bottom up: 9), Bernoulli function and vorticity
-// (Phi, u, v read twice; B, zeta written: 7), the momentum and temperature tendencies (u, v, T,
-// their neighbours above and below, U, V, B, P, zeta, two interface fluxes and dT read; du,
-// dv, dT written: 20) and the stage combination (three fields of q and k read, one written,
-// for u, v, T: 9). 52 doubles per stage, 3 stages.
-constexpr double kBytesPerPointLayer = 3 * 52 * 8;
+// eta-dot dp, P, Phi, dT written; T read again bottom up: 9), Bernoulli function, vorticity and
+// potential vorticity (Phi, u, v read twice, zeta read back; B, zeta, q written: 9), the
+// momentum and temperature tendencies (u, v, T, their neighbours above and below, U, V, B, P,
+// q, two interface fluxes and dT read; du, dv, dT written: 20) and the stage combination
+// (three fields of q and k read, one written, for u, v, T: 9). 54 doubles per stage, 3 stages.
+constexpr double kBytesPerPointLayer = 3 * 54 * 8;
 
 AtmosphereConfig wave_config(double degrees) {
   const int nlon = static_cast<int>(std::lround(360 / degrees));

@@ -6,8 +6,9 @@
 #   - cdo reads lev as a hybrid coordinate (its 'vct') and interpolates T to 850 hPa
 #     (ml2pl) from the file's own coefficients and ps;
 #   - that T agrees within 0.05 K with our interpolation (linear in p, as cdo's) from
-#     p = hyam P0 + hybm ps, computed here with xarray; a file whose formula_terms were
-#     wrong would put 850 hPa in another layer, several K away;
+#     p = hyam P0 + hybm ps, computed here with xarray, and the coefficients are pure pressure
+#     at the top and pure sigma at the ground (ps stays near P0 in a short run, so a and b
+#     swapped would otherwise give the same pressures);
 #   - the first record's T (the initial state, ps = 1000 hPa) is Jablonowski & Williamson's
 #     analytic T at each layer's lev to 1e-9 K: lev is where the values are.
 # Skips (77) without python3-xarray (scripts/setup analysis); cdo comes from scripts/setup.
@@ -65,6 +66,11 @@ exact = mean + 0.75 * (eta * np.pi * u0 / rd) * np.sin(ev) * np.sqrt(np.cos(ev))
     + (1.6 * c**3 * (s**2 + 2 / 3) - np.pi / 4) * a * omega)
 initial = np.abs(t[0] - exact[:, :, None]).max()
 print(f"T of the first record against JW06's analytic T at each layer's lev: {initial:.3g} K")
-ok = worst < 0.05 and initial < 1e-9 and np.isfinite(ours).all()
+# ps stays near P0, so a and b swapped would give the same pressures: check that the top layer
+# is pure pressure (b = 0) and the ground pure sigma (a = 0, b = 1), as CAM's L26 has them.
+ends = (ds["hybm"].values[0] == 0 and ds["hyam_bnds"].values[-1, 1] == 0
+        and ds["hybm_bnds"].values[-1, 1] == 1 and ds["hyam"].values[0] > 0)
+print(f"hybrid coefficients at the top and the ground as CAM L26's: {ends}")
+ok = worst < 0.05 and initial < 1e-9 and ends and np.isfinite(ours).all()
 sys.exit(0 if ok else 1)
 PY

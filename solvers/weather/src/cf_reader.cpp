@@ -19,7 +19,7 @@ const char* const kHint = "; give the output file of an earlier weather_ipu run"
 constexpr std::size_t kMaxLevels = 4096;
 
 std::vector<double> read_variable(const std::string& path, const NcInput& nc, int var, int nx,
-                                  int ny, std::size_t records) {
+                                  int ny, std::size_t records, int expected_levels) {
   const std::vector<std::string> dims = nc.dimension_names(var);
   const std::vector<std::size_t> sizes = nc.dimension_sizes(var);
   const std::string name = nc.variable_name(var);
@@ -40,6 +40,10 @@ std::vector<double> read_variable(const std::string& path, const NcInput& nc, in
   if (levels == 0 || levels > kMaxLevels)
     throw ConfigError("variable '" + name + "' in '" + path + "' claims " + std::to_string(levels) +
                       " model levels" + kHint);
+  if (layered && expected_levels > 0 && levels != static_cast<std::size_t>(expected_levels))
+    throw ConfigError("'" + path + "': " + name + " has " + std::to_string(levels) +
+                      " model levels where this run has " + std::to_string(expected_levels) +
+                      "; use the output of weather_ipu for the same case");
   if (timed && sizes[0] < records)
     throw ConfigError("variable '" + name + "' in '" + path + "' has " + std::to_string(sizes[0]) +
                       " records where 'time' has " + std::to_string(records) + kHint);
@@ -59,7 +63,7 @@ CfRecord read_last_record_here(const std::string& path, int nx, int ny,
                                const std::vector<std::string>& names,
                                const std::vector<std::string>& optional_names,
                                const std::vector<std::string>& coordinate_names,
-                               const std::string& attributes_of) {
+                               const std::string& attributes_of, int levels) {
   const NcInput nc(path);
   CfRecord r;
   const std::optional<int> time = nc.variable("time");
@@ -82,7 +86,7 @@ CfRecord read_last_record_here(const std::string& path, int nx, int ny,
                           "'; use the output of weather_ipu for the same case");
       return;
     }
-    r.fields[name] = read_variable(path, nc, *var, nx, ny, records);
+    r.fields[name] = read_variable(path, nc, *var, nx, ny, records, levels);
   };
   for (const std::string& n : names) read_field(n, true);
   for (const std::string& n : optional_names) read_field(n, false);
@@ -154,7 +158,7 @@ CfRecord read_last_record(const std::string& path, int nx, int ny,
                           const std::vector<std::string>& names,
                           const std::vector<std::string>& optional_names,
                           const std::vector<std::string>& coordinate_names,
-                          const std::string& attributes_of) {
+                          const std::string& attributes_of, int levels) {
   if (!std::filesystem::is_regular_file(path))
     throw ConfigError("cannot open the NetCDF file '" + path +
                       "': no such file; give the output file of an earlier weather_ipu run");
@@ -163,7 +167,7 @@ CfRecord read_last_record(const std::string& path, int nx, int ny,
       [&] {
         try {
           return pack(read_last_record_here(path, nx, ny, names, optional_names, coordinate_names,
-                                            attributes_of));
+                                            attributes_of, levels));
         } catch (const NcStatus& e) {
           throw ConfigError("cannot read " + what + ": " + nc_strerror(e.status) + kHint);
         }

@@ -66,7 +66,14 @@ CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> f
     for (const CfVariable& f : *list)
       if (f.layered && !info.levels)
         throw Error("CfWriter: the layered field '" + f.name + "' needs the file's model levels");
-  if (info.levels) layers_ = static_cast<int>(info.levels->a_interfaces.size()) - 1;
+  if (info.levels) {
+    const CfHybridLevels& h = *info.levels;
+    if (h.a_interfaces.size() < 2 || h.a_interfaces.size() != h.b_interfaces.size())
+      throw Error("CfWriter: model levels need K + 1 >= 2 values of a and of b, got " +
+                  std::to_string(h.a_interfaces.size()) + " and " +
+                  std::to_string(h.b_interfaces.size()));
+    layers_ = static_cast<int>(h.a_interfaces.size()) - 1;
+  }
   file_ = std::make_unique<File>();
   file_->out = AtomicFile::by_name(path_);
   try {

@@ -252,7 +252,11 @@ Checkpoint start_from_file(Model& model, TimeIntegrator& integrator, const Check
   const std::vector<std::string> coordinates = layout.geographic
                                                    ? std::vector<std::string>{"lon", "lat"}
                                                    : std::vector<std::string>{"x", "y"};
-  const CfRecord r = read_last_record(path, g.nx, g.ny, names, optional, coordinates, "checkpoint");
+  int levels = 0;  // the layered entries' (one count for all of them)
+  for (const auto& e : layout.entries)
+    if (e.layers > 1) levels = e.layers;
+  const CfRecord r =
+      read_last_record(path, g.nx, g.ny, names, optional, coordinates, "checkpoint", levels);
   {
     ByteWriter read;
     read.put(r.time), read.put(static_cast<long long>(r.records));

@@ -21,7 +21,7 @@ CfRecord read_last_record_here(const std::string& path, int nx, int ny,
                                const std::vector<std::string>& names,
                                const std::vector<std::string>& optional_names,
                                const std::vector<std::string>& coordinate_names,
-                               const std::string& attributes_of);
+                               const std::string& attributes_of, int levels = 0);
 
 ElevationGrid read_elevation_netcdf_here(const std::string& path);
 

@@ -46,8 +46,8 @@ std::pair<double, double> y_face_weights(double cos_south, double cos_north) {
   return {cs / (cs + cn), cn / (cs + cn)};
 }
 
-// The geometry of one column's layers for its surface pressure (Simmons & Burridge 1981,
-// eqs. 3.5-3.8): thickness dp_k, ln(p_{k+1/2} / p_{k-1/2}) and alpha_k.
+// The geometry of one column's layers for its surface pressure (Simmons & Burridge 1981): thickness
+// dp_k, ln(p_{k+1/2} / p_{k-1/2}) and alpha_k.
 struct ColumnGeometry {
   std::vector<double> dp, log_ratio, alpha;
   bool open_top = false;  // p = 0 on the top interface
@@ -226,15 +226,19 @@ double PrimitiveEquations::layer_eta(int k) const {
 void PrimitiveEquations::tendency(const State& q, const State& dq) {
   const HybridLevels& lv = config_.levels;
   const int nk = layers(), ny = config_.nlat;
+  // nu 2 / a^2 v: the term that makes the diffusion leave solid-body rotation alone (the
+  // vector Laplacian alone damps it at 2 nu / a^2).
+  const double solid_body = 2 / (config_.radius * config_.radius);
   const double a = config_.radius, dl = dlambda_, dp_lat = dphi_, rd = config_.rd,
                kappa = config_.rd / config_.cp, nu = config_.diffusion, p0 = lv.reference_pressure;
   // Per point and layer, as the loops below are written: about 230 operations (mass fluxes
-  // 25, column sums, geopotential and omega 35, Bernoulli function and vorticity 30, u and v
-  // with their potential vorticities 90, T 45), 10 divisions and a logarithm; 40 doubles
-  // loaded (the state's stencils and the work fields read back) and 12 stored.
+  // 25, column sums, geopotential and omega 35, Bernoulli function, vorticity and potential
+  // vorticity 40, u and v 80, T 45), 7 divisions, a logarithm and the sine of a row; 42
+  // doubles loaded (the state's stencils and the work fields read back) and 13 stored. The
+  // diffusion, when on, is not counted.
   // The Held-Suarez forcing adds about 30 operations and a power, a logarithm and a cosine.
   const KernelWork work =
-      config_.held_suarez ? stencil_work(260, 14, 40, 12) : stencil_work(230, 11, 40, 12);
+      config_.held_suarez ? stencil_work(260, 12, 42, 13) : stencil_work(230, 9, 42, 13);
   const TileFunction compute = [&](Tile& t) {
     for (const Field& f : q.fields) apply_boundaries(t, d_, f);
     apply_boundaries(t, d_, surface_geopotential_);
@@ -249,8 +253,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
       const auto s = static_cast<std::size_t>(k);
       return (lv.a[s + 1] - lv.a[s]) * p0 + (lv.b[s + 1] - lv.b[s]) * surface;
     };
-    // The centre quantities are needed one cell beyond the block on every side (but not
-    // at the corner beyond two sides, where they are computed anyway).
+    // The centre quantities are needed one cell beyond the block's west and south sides
+    // (the faces of the block's own cells read them there); the corner beyond both comes along.
     const int cx0 = -1, cx1 = w, cy0 = -1, cy1 = n;
 
     // 1. Mass fluxes (Pa m/s: dp on the face times the normal wind) and their divergence
@@ -278,11 +282,11 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
     }
 
     // 2. Column by column, top down: the surface-pressure tendency, the vertical mass flux
-    //    eta-dot dp/deta at the interfaces (Simmons & Burridge eq. 3.9), the pressure term
+    //    eta-dot dp/deta at the interfaces, the pressure term
     //    P_k = R T_k (ln-ratio_k b_{k-1/2} + alpha_k db_k), whose face average over that of
-    //    dp is R T grad ln p per unit grad ps (eq. 3.8), and in the block kappa T omega / p
-    //    (eq. 3.13, with v . grad ps taken from the faces as the pressure term is); then
-    //    bottom up the geopotential (eqs. 3.6-3.7).
+    //    dp is R T grad ln p per unit grad ps, and in the block kappa T omega / p
+    //    (with v . grad ps taken from the faces as the pressure term is); then bottom up the
+    //    geopotential.
     auto views = [&](const std::vector<Field>& fields) {
       std::vector<FieldView> out;
       for (const Field& f : fields) out.push_back(view(t, d_, f));
@@ -314,7 +318,7 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
         for (int k = 0; k < nk; ++k) {
           const auto l = static_cast<std::size_t>(k);
           const double temperature = Ts[l](i, j);
-          // d ln p per unit change of ps, times dp (the bracket of eq. 3.8).
+          // d ln p per unit change of ps, times dp (the bracket of R T grad ln p).
           const double ln_p_response =
               column.log_ratio[l] * lv.b[l] + column.alpha[l] * (lv.b[l + 1] - lv.b[l]);
           Ps[l](i, j) = rd * temperature * ln_p_response;
@@ -447,8 +451,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                 inv_dp_face;
             double value = rotation - gradient - vertical;
             if (nu > 0)
-              value +=
-                  nu * ((D(i, j) - D(i - 1, j)) * inv_dx - (zeta(i, j + 1) - zeta(i, j)) * inv_dy);
+              value += nu * ((D(i, j) - D(i - 1, j)) * inv_dx -
+                             (zeta(i, j + 1) - zeta(i, j)) * inv_dy + solid_body * u(i, j));
             if (forcing)
               value -= forcing->friction(sigma(0.5 * (ps(i - 1, j) + ps(i, j)))) * u(i, j);
             du(i, j) = value;
@@ -473,7 +477,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
             double value = rotation - gradient - vertical;
             if (nu > 0)
               value += nu * ((D(i, j) - D(i, j - 1)) * inv_dy +
-                             (zeta(i + 1, j) - zeta(i, j)) / (a * std::cos(lat_face(jg)) * dl));
+                             (zeta(i + 1, j) - zeta(i, j)) / (a * std::cos(lat_face(jg)) * dl) +
+                             solid_body * v(i, j));
             if (forcing)
               value -= forcing->friction(sigma(0.5 * (ps(i, j - 1) + ps(i, j)))) * v(i, j);
             dv(i, j) = value;

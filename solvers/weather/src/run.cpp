@@ -125,11 +125,17 @@ struct Health {
   double courant = 0, t = 0;
 };
 
-// The scheme behind a planar run's --vorticity-flux, for the output's source attribute.
-std::string vorticity_flux_source(const std::string& flux) {
-  return flux == "energy" ? "Sadourny (1975) energy-conserving scheme"
-                          : "Arakawa & Lamb (1981) energy- and potential-enstrophy-conserving "
-                            "scheme";
+// The scheme of a planar run, for the output's source attribute: the prescribed flow's tracer
+// advection (--tracer-scheme) or the shallow-water vorticity flux (--vorticity-flux).
+std::string planar_source(bool kinematic, const RunSettings& s) {
+  if (kinematic)
+    return std::string("advection of a tracer by a prescribed flow on a planar C grid, ") +
+           (s.tracer_scheme == "upwind" ? "first-order upwind" : "van Leer-limited") +
+           " face values";
+  return std::string("planar shallow water on a C grid, ") +
+         (s.vorticity_flux == "energy"
+              ? "Sadourny (1975) energy-conserving scheme"
+              : "Arakawa & Lamb (1981) energy- and potential-enstrophy-conserving scheme");
 }
 
 // The planar model's fastest wave crossing rate (1/s): dt times it is the Courant number.
@@ -309,17 +315,23 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
         fields.push_back(
             {"v", "northward velocity (averaged to cell centres)", "m s-1", "northward_wind"});
       }
-      writer = restart ? CfWriter::reopen(output, grid, fields)
-                       : std::make_unique<CfWriter>(
-                             output, grid, fields, checkpoint_variables(layout, leapfrog),
-                             CfFileInfo{.title = "Tessera weather_ipu case " + s.case_name,
-                                        .history = command_line,
-                                        .source = "Tessera weather: shallow water on a "
-                                                  "latitude-longitude C grid, Sadourny (1975) "
-                                                  "energy-conserving scheme, " +
-                                                  s.integrator + filter_note,
-                                        .geographic = true,
-                                        .levels = std::nullopt});
+      writer = restart
+                   ? CfWriter::reopen(output, grid, fields)
+                   : std::make_unique<CfWriter>(
+                         output, grid, fields, checkpoint_variables(layout, leapfrog),
+                         CfFileInfo{.title = "Tessera weather_ipu case " + s.case_name,
+                                    .history = command_line,
+                                    .source = std::string("Tessera weather: ") +
+                                              (kinematic ? "advection of h by a prescribed "
+                                                           "non-divergent flow on a "
+                                                           "latitude-longitude C grid, van "
+                                                           "Leer-limited face values, "
+                                                         : "shallow water on a latitude-longitude "
+                                                           "C grid, Sadourny (1975) "
+                                                           "energy-conserving scheme, ") +
+                                              s.integrator + filter_note,
+                                    .geographic = true,
+                                    .levels = std::nullopt});
     }
     if (!restart) write_record(0, 0);
   }
@@ -425,12 +437,12 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
   const double filter_degrees = s.polar_filter_degrees > 0 ? s.polar_filter_degrees : 60;
   const HybridLevels levels = forced ? HybridLevels::uniform_sigma(20) : HybridLevels::cam26();
   const int layers = levels.layers();
-  // The state (ps, and u, v, T in every layer) and the work fields (six per layer, one per
-  // interface, and four more).
+  // The state (ps, and u, v, T in every layer) and the work fields (five per layer, one per
+  // interface, four of one layer and the surface geopotential).
   require_memory(runtime,
                  {.nx = 360 / degrees,
                   .ny = 180 / degrees,
-                  .fields = model_fields(s.integrator, 3 * layers + 1, 7 * layers + 4),
+                  .fields = model_fields(s.integrator, 3 * layers + 1, 6 * layers + 6),
                   .halo = 2,
                   .root_arrays = 3 * layers + 2,
                   .rank_arrays = s.initial.empty() && s.restart.empty() ? 0 : 6 * layers + 2},
@@ -665,17 +677,17 @@ int run_planar(Runtime& runtime, const RunSettings& s, const std::string& comman
       std::vector<CfVariable> static_fields = {
           {"b", "bottom topography height", "m", "surface_altitude"}};
       for (CfVariable& v : checkpoint_variables(layout, leapfrog)) static_fields.push_back(v);
-      writer = restart ? CfWriter::reopen(output, g, fields)
-                       : std::make_unique<CfWriter>(
-                             output, g, fields, static_fields,
-                             CfFileInfo{.title = "Tessera weather_ipu case " + s.case_name,
-                                        .history = command_line,
-                                        .source = "Tessera weather: planar shallow water on a C "
-                                                  "grid, " +
-                                                  vorticity_flux_source(s.vorticity_flux) + ", " +
-                                                  s.integrator,
-                                        .geographic = false,
-                                        .levels = std::nullopt});
+      writer =
+          restart
+              ? CfWriter::reopen(output, g, fields)
+              : std::make_unique<CfWriter>(
+                    output, g, fields, static_fields,
+                    CfFileInfo{.title = "Tessera weather_ipu case " + s.case_name,
+                               .history = command_line,
+                               .source = "Tessera weather: " +
+                                         planar_source(c.config.kinematic, s) + ", " + s.integrator,
+                               .geographic = false,
+                               .levels = std::nullopt});
     }
     const std::vector<double> b = model.gather("b");
     if (root && !restart) writer->write_static("b", b);
@@ -762,6 +774,11 @@ int run(Runtime& runtime, const RunSettings& s, const std::string& command_line)
                       s.case_name == "williamson5" || s.case_name == "williamson6";
   if (sphere && s.initial.ends_with(".csv"))
     throw ConfigError("--initial FILE.csv works for the planar cases only, not " + s.case_name);
+  if (!atmosphere && s.diffusion != 0)
+    throw ConfigError(
+        "--diffusion acts on the 3-D cases (jw-steady-state, baroclinic-wave, "
+        "held-suarez), not on " +
+        s.case_name);
   if (atmosphere) return run_atmosphere(runtime, s, command_line);
   return sphere ? run_sphere(runtime, s, command_line) : run_planar(runtime, s, command_line);
 }

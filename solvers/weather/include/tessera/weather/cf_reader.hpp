@@ -32,11 +32,12 @@ struct CfRecord {
 
 // Reads `names` (required) and those of `optional_names` the file holds, on an nx x ny grid,
 // the 1-D variables `coordinate_names` the file holds, and the attributes of the variable
-// `attributes_of` if there is one.
+// `attributes_of` if there is one. `levels` > 0: a field on model levels must have that many
+// (checked before it is read).
 CfRecord read_last_record(const std::string& path, int nx, int ny,
                           const std::vector<std::string>& names,
                           const std::vector<std::string>& optional_names = {},
                           const std::vector<std::string>& coordinate_names = {},
-                          const std::string& attributes_of = "");
+                          const std::string& attributes_of = "", int levels = 0);
 
 }  // namespace tessera::weather

@@ -8,10 +8,11 @@
 // per layer u (m/s, west faces), v (m/s, south faces; 0 on the polar faces) and T (K, centres).
 //
 // Vertical discretisation: Simmons & Burridge's energy- and angular-momentum-conserving
-// scheme: the hydrostatic equation through ln p with alpha_k = 1 - p_{k-1/2} / dp_k ln(p_{k+1/2} /
+// scheme (as the ECMWF IFS documentation, Part III, writes it for hybrid levels): the
+// hydrostatic equation through ln p with alpha_k = 1 - p_{k-1/2} / dp_k ln(p_{k+1/2} /
 // p_{k-1/2}) (ln 2 in a top layer whose upper interface is p = 0), the pressure-gradient term
-// R T grad ln p and the energy conversion kappa T omega / p in the forms their eqs. 3.12-3.16
-// give, so that the conversions between kinetic and internal energy cancel, and the vertical
+// R T grad ln p and the energy conversion kappa T omega / p in paired forms, so that the
+// conversions between kinetic and internal energy cancel, and the vertical
 // advection (1 / 2 dp_k) [m_{k+1/2} (X_{k+1} - X_k) + m_{k-1/2} (X_k - X_{k-1})].
 // Horizontal: per layer, the shallow-water C-grid scheme of SphericalShallowWater with the layer
 // thickness dp_k in place of h (Sadourny's energy-conserving potential-vorticity flux; mass in
@@ -20,8 +21,9 @@
 // cells' values (Arakawa & Suarez 1983, Mon. Wea. Rev. 111, 34-45), the one that pairs with the
 // thermodynamic equation's v . grad ps. T is advected with centred face values.
 //
-// Horizontal diffusion (optional): del^2 on T and, on the wind, nu (grad D - k x grad zeta)
-// (the vector Laplacian in divergence-vorticity form, so solid-body rotation is not damped).
+// Horizontal diffusion (optional): del^2 on T and, on the wind, nu (grad D + k x grad zeta +
+// 2 v / a^2): the vector Laplacian in divergence-vorticity form with the term that leaves
+// solid-body rotation undamped (as CAM's and the IFS's (del^2 + 2 / a^2) on vorticity).
 // Polar filter (optional): as SphericalShallowWater, on every tendency poleward of phi_c.
 // Forcing (optional): Held & Suarez's (held_suarez.hpp), with sigma = p / ps at the layer's
 // midpoint (for u and v, with ps averaged to the face).

@@ -1,8 +1,10 @@
 #include "tessera/weather/field.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 
 namespace tessera::weather {
 
@@ -114,6 +116,50 @@ void apply_boundaries(Tile& t, const Decomposition& d, const Field& f) {
     if (d.on_south(t.id())) f.boundary_y->apply(v, f.stagger, Side::south);
     if (d.on_north(t.id())) f.boundary_y->apply(v, f.stagger, Side::north);
   }
+}
+
+void fill_lat_lon(Runtime& runtime, const Decomposition& d, const Field& f,
+                  const std::function<double(double lambda, double phi)>& fn) {
+  const Grid& g = d.grid();
+  runtime.superstep("weather.fill", [&](Tile& t) {
+    const FieldView x = view(t, d, f);
+    const int i0 = d.x_begin(t.id()), j0 = d.y_begin(t.id()), hw = f.halo;
+    for (int j = -hw; j < x.height() + hw; ++j)
+      for (int i = -hw; i < x.width() + hw; ++i) {
+        const double lambda = f.stagger == Stagger::face_x ? g.x_face(i0 + i) : g.x_center(i0 + i);
+        const double phi = f.stagger == Stagger::face_y ? g.y_face(j0 + j) : g.y_center(j0 + j);
+        x(i, j) = fn(lambda, std::clamp(phi, -std::numbers::pi / 2, std::numbers::pi / 2));
+      }
+  });
+}
+
+std::uint64_t state_checksum(Runtime& runtime, const Decomposition& d,
+                             const std::vector<Field>& fields) {
+  auto mix = [](std::uint64_t x) {  // splitmix64 finaliser
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  const auto nx = static_cast<std::uint64_t>(d.grid().nx);
+  return runtime.all_reduce<std::uint64_t>("weather.checksum", ReduceOp::sum, [&](Tile& t) {
+    // Wrapping sums of per-point hashes are exact and order-free, so the checksum does not
+    // depend on how the grid is split.
+    std::uint64_t sum = 0;
+    const int i0 = d.x_begin(t.id()), j0 = d.y_begin(t.id());
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      const FieldView x = view(t, d, fields[f]);
+      for (int j = 0; j < x.height(); ++j)
+        for (int i = 0; i < x.width(); ++i) {
+          const std::uint64_t where =
+              (static_cast<std::uint64_t>(j0 + j) * nx + static_cast<std::uint64_t>(i0 + i)) *
+                  fields.size() +
+              f;
+          sum += mix(mix(where) ^ std::bit_cast<std::uint64_t>(x(i, j)));
+        }
+    }
+    return sum;
+  });
 }
 
 }  // namespace tessera::weather

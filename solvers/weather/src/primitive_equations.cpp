@@ -1,13 +1,13 @@
 #include "tessera/weather/primitive_equations.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <numbers>
 
 #include "tessera/core/error.hpp"
 #include "tessera/weather/halo_exchange.hpp"
+#include "tessera/weather/lat_lon.hpp"
 #include "tessera/weather/operators.hpp"
 #include "tessera/weather/polar_filter.hpp"
 
@@ -19,13 +19,6 @@ namespace {
 constexpr int kSurfaceHalo = 2;
 constexpr int kLayerHalo = 1;
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 Grid sphere_grid(const AtmosphereConfig& c) {
   c.validate();
   return {.nx = c.nlon,
@@ -36,14 +29,6 @@ Grid sphere_grid(const AtmosphereConfig& c) {
           .y0 = -std::numbers::pi / 2,
           .periodic_x = true,
           .periodic_y = false};
-}
-
-// The weights of a centre row's south and north y faces in its kinetic energy and in v . grad
-// ps: their lengths (cos phi), so that a polar face, a wall of no length, does not count.
-std::pair<double, double> y_face_weights(double cos_south, double cos_north) {
-  const double cs = std::max(0.0, cos_south), cn = std::max(0.0, cos_north);
-  if (!(cs + cn > 0)) return {0.5, 0.5};
-  return {cs / (cs + cn), cn / (cs + cn)};
 }
 
 // The geometry of one column's layers for its surface pressure (Simmons & Burridge 1981): thickness
@@ -385,8 +370,7 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
         const double cos_s = std::cos(lat_face(jg)), cos_n = std::cos(lat_face(jg + 1));
         const double inv_area = 1 / cell_area(jg);
         for (int i = cx0; i < cx1; ++i) {
-          B(i, j) = Phi(i, j) + 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j)) +
-                    0.5 * (ws * v(i, j) * v(i, j) + wn * v(i, j + 1) * v(i, j + 1));
+          B(i, j) = Phi(i, j) + kinetic_energy(u, v, i, j, ws, wn);
           if (nu > 0)
             D(i, j) = ((u(i + 1, j) - u(i, j)) * a * dp_lat +
                        (v(i, j + 1) * cos_n - v(i, j) * cos_s) * a * dl) *
@@ -525,16 +509,7 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
 }
 
 void PrimitiveEquations::fill(const Field& f, const std::function<double(double, double)>& fn) {
-  runtime_.superstep("weather.atmosphere.initialize", [&](Tile& t) {
-    const FieldView x = view(t, d_, f);
-    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id()), hw = f.halo;
-    for (int j = -hw; j < x.height() + hw; ++j)
-      for (int i = -hw; i < x.width() + hw; ++i) {
-        const double lambda = f.stagger == Stagger::face_x ? lon_face(i0 + i) : lon_center(i0 + i);
-        const double phi = f.stagger == Stagger::face_y ? lat_face(j0 + j) : lat_center(j0 + j);
-        x(i, j) = fn(lambda, std::clamp(phi, -std::numbers::pi / 2, std::numbers::pi / 2));
-      }
-  });
+  fill_lat_lon(runtime_, d_, f, fn);
 }
 
 void PrimitiveEquations::initialize(const SurfaceFunction& ps, const LayerFunction& u,
@@ -595,8 +570,7 @@ double PrimitiveEquations::total_energy() {
                           v = view(t, d_, state_.fields[static_cast<std::size_t>(v_field(k))]),
                           temperature =
                               view(t, d_, state_.fields[static_cast<std::size_t>(t_field(k))]);
-          const double kinetic = 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j)) +
-                                 0.5 * (ws * v(i, j) * v(i, j) + wn * v(i, j + 1) * v(i, j + 1));
+          const double kinetic = kinetic_energy(u, v, i, j, ws, wn);
           column_energy += (config_.cp * temperature(i, j) + kinetic) * column.dp[l];
           phi_top += config_.rd * temperature(i, j) * column.log_ratio[l];
         }
@@ -639,26 +613,7 @@ std::pair<double, double> PrimitiveEquations::surface_pressure_range() {
   return {-r[0], r[1]};
 }
 
-std::uint64_t PrimitiveEquations::checksum() {
-  return runtime_.all_reduce<std::uint64_t>(
-      "weather.atmosphere.checksum", ReduceOp::sum, [&](Tile& t) {
-        std::uint64_t sum = 0;
-        const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
-        for (std::size_t f = 0; f < state_.fields.size(); ++f) {
-          const FieldView x = view(t, d_, state_.fields[f]);
-          for (int j = 0; j < x.height(); ++j)
-            for (int i = 0; i < x.width(); ++i) {
-              const std::uint64_t where =
-                  ((static_cast<std::uint64_t>(j0 + j) * static_cast<std::uint64_t>(config_.nlon) +
-                    static_cast<std::uint64_t>(i0 + i)) *
-                   state_.fields.size()) +
-                  f;
-              sum += mix(mix(where) ^ std::bit_cast<std::uint64_t>(x(i, j)));
-            }
-        }
-        return sum;
-      });
-}
+std::uint64_t PrimitiveEquations::checksum() { return state_checksum(runtime_, d_, state_.fields); }
 
 double PrimitiveEquations::max_frequency() {
   const double a = config_.radius, kappa = config_.rd / config_.cp;

@@ -1,7 +1,6 @@
 #include "tessera/weather/shallow_water.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 #include "tessera/core/error.hpp"
@@ -32,13 +31,6 @@ std::vector<int> derive_halos(const ShallowWaterConfig& c) {
   // The tracer's face values read c = (h c) / h through the advection extent.
   if (c.tracer) h = h.merge({tracer, tracer, tracer, tracer});
   return {h.halo(), dynamics.halo(), dynamics.halo(), tracer};
-}
-
-std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser (Steele, Lea & Flood 2014)
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
 }
 
 }  // namespace
@@ -453,28 +445,7 @@ ErrorNorms ShallowWater::errors(int field, const Function& reference, double off
   return {s[0] / s[1], std::sqrt(s[2]) / std::sqrt(s[3]), m[0] / m[1]};
 }
 
-std::uint64_t ShallowWater::checksum() {
-  const Grid& g = config_.grid;
-  return runtime_.all_reduce<std::uint64_t>("weather.sw.checksum", ReduceOp::sum, [&](Tile& t) {
-    // Wrapping sums of per-point hashes are exact and order-free, so the
-    // checksum does not depend on how the grid is split.
-    std::uint64_t sum = 0;
-    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
-    for (std::size_t f = 0; f < state_.fields.size(); ++f) {
-      const FieldView a = view(t, d_, state_.fields[f]);
-      for (int j = 0; j < a.height(); ++j)
-        for (int i = 0; i < a.width(); ++i) {
-          const std::uint64_t where =
-              (static_cast<std::uint64_t>(j0 + j) * static_cast<std::uint64_t>(g.nx) +
-               static_cast<std::uint64_t>(i0 + i)) *
-                  8 +
-              f;
-          sum += mix(mix(where) ^ std::bit_cast<std::uint64_t>(a(i, j)));
-        }
-    }
-    return sum;
-  });
-}
+std::uint64_t ShallowWater::checksum() { return state_checksum(runtime_, d_, state_.fields); }
 
 std::vector<double> ShallowWater::gather(const std::string& name) {
   if (name != "h" && name != "u" && name != "v" && name != "b" && name != "c")

@@ -1,12 +1,12 @@
 #include "tessera/weather/spherical_shallow_water.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <numbers>
 
 #include "tessera/core/error.hpp"
 #include "tessera/weather/halo_exchange.hpp"
+#include "tessera/weather/lat_lon.hpp"
 #include "tessera/weather/polar_filter.hpp"
 
 namespace tessera::weather {
@@ -16,13 +16,6 @@ namespace {
 // the nearest-neighbour dynamics stencil otherwise; one halo of 2 serves both.
 constexpr int kHeightHalo = LimitedAdvection::extent.west;
 constexpr int kVelocityHalo = 1;
-
-std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 Grid sphere_grid(const SphereConfig& c) {
   c.validate();
@@ -145,7 +138,8 @@ void SphericalShallowWater::tendency(const State& q, const State& dq) {
     const bool mountains = topography_.has_value();
     const FieldView hs = mountains ? view(t, d_, *topography_) : h;
     for (int j = -1; j < n; ++j) {
-      const auto [ws, wn] = y_face_weights(j0 + j);
+      const auto [ws, wn] =
+          y_face_weights(std::cos(lat_face(j0 + j)), std::cos(lat_face(j0 + j + 1)));
       for (int i = -1; i < w; ++i)
         B(i, j) = grav * (mountains ? h(i, j) + hs(i, j) : h(i, j)) +
                   kinetic_energy(u, v, i, j, ws, wn);
@@ -198,21 +192,6 @@ void SphericalShallowWater::tendency(const State& q, const State& dq) {
   filter_->filter(dq.fields);
 }
 
-// The meridional kinetic energy takes the cell's two y faces weighted by their lengths
-// (cos phi): in the rows next to the poles only the equatorward face counts, since v = 0 on
-// the polar face is a wall of no length, not a velocity.
-std::pair<double, double> SphericalShallowWater::y_face_weights(int j) const {
-  const double cs = std::max(0.0, std::cos(lat_face(j)));
-  const double cn = std::max(0.0, std::cos(lat_face(j + 1)));
-  return {cs / (cs + cn), cn / (cs + cn)};
-}
-
-double SphericalShallowWater::kinetic_energy(const FieldView& u, const FieldView& v, int i, int j,
-                                             double ws, double wn) {
-  return 0.25 * (u(i, j) * u(i, j) + u(i + 1, j) * u(i + 1, j)) +
-         0.5 * (ws * v(i, j) * v(i, j) + wn * v(i, j + 1) * v(i, j + 1));
-}
-
 void SphericalShallowWater::set_topography(const Function& hs) {
   if (config_.kinematic) throw ConfigError("a kinematic sphere has no momentum to feel mountains");
   if (!topography_)
@@ -222,16 +201,7 @@ void SphericalShallowWater::set_topography(const Function& hs) {
 }
 
 void SphericalShallowWater::fill(const Field& f, const Function& fn) {
-  runtime_.superstep("weather.sphere.initialize", [&](Tile& t) {
-    const FieldView x = view(t, d_, f);
-    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id()), hw = f.halo;
-    for (int j = -hw; j < x.height() + hw; ++j)
-      for (int i = -hw; i < x.width() + hw; ++i) {
-        const double lambda = f.stagger == Stagger::face_x ? lon_face(i0 + i) : lon_center(i0 + i);
-        const double phi = f.stagger == Stagger::face_y ? lat_face(j0 + j) : lat_center(j0 + j);
-        x(i, j) = fn(lambda, std::clamp(phi, -std::numbers::pi / 2, std::numbers::pi / 2));
-      }
-  });
+  fill_lat_lon(runtime_, d_, f, fn);
 }
 
 void SphericalShallowWater::initialize(const Function& h, const Function& u, const Function& v) {
@@ -289,7 +259,8 @@ double SphericalShallowWater::energy() {
     for (int j = 0; j < h.height(); ++j) {
       const double area =
           a * a * dlambda_ * (std::sin(lat_face(j0 + j + 1)) - std::sin(lat_face(j0 + j)));
-      const auto [ws, wn] = y_face_weights(j0 + j);
+      const auto [ws, wn] =
+          y_face_weights(std::cos(lat_face(j0 + j)), std::cos(lat_face(j0 + j + 1)));
       for (int i = 0; i < h.width(); ++i) {
         const double k = kinetic_energy(u, v, i, j, ws, wn);
         const double potential = mountains ? grav * h(i, j) * hs(i, j) : 0.0;
@@ -331,23 +302,7 @@ ErrorNorms SphericalShallowWater::height_errors(const Function& reference) {
 }
 
 std::uint64_t SphericalShallowWater::checksum() {
-  return runtime_.all_reduce<std::uint64_t>("weather.sphere.checksum", ReduceOp::sum, [&](Tile& t) {
-    std::uint64_t sum = 0;
-    const int i0 = d_.x_begin(t.id()), j0 = d_.y_begin(t.id());
-    for (std::size_t f = 0; f < state_.fields.size(); ++f) {
-      const FieldView x = view(t, d_, state_.fields[f]);
-      for (int j = 0; j < x.height(); ++j)
-        for (int i = 0; i < x.width(); ++i) {
-          const std::uint64_t where =
-              (static_cast<std::uint64_t>(j0 + j) * static_cast<std::uint64_t>(config_.nlon) +
-               static_cast<std::uint64_t>(i0 + i)) *
-                  8 +
-              f;
-          sum += mix(mix(where) ^ std::bit_cast<std::uint64_t>(x(i, j)));
-        }
-    }
-    return sum;
-  });
+  return state_checksum(runtime_, d_, state_.fields);
 }
 
 double SphericalShallowWater::max_frequency() {

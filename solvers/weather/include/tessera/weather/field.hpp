@@ -2,6 +2,7 @@
 // halo (see block_view.hpp for the layout).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -49,6 +50,12 @@ std::vector<double> gather_to_root(Runtime& runtime, const Decomposition& d,
 // ConfigError naming `what` for an array of another size. One superstep; collective.
 void scatter_interior(Runtime& runtime, const Decomposition& d, const Field& f,
                       const std::vector<double>& values, const std::string& what);
+
+// A hash of the interior values of `fields` (their bits, cell and field index), the same on
+// any decomposition over tiles, threads and ranks. Host check, outside the cost model;
+// collective.
+std::uint64_t state_checksum(Runtime& runtime, const Decomposition& d,
+                             const std::vector<Field>& fields);
 
 // The first interior value of `fields` that is not finite or, for fields[k] with
 // positive[k], not positive: its field's index, cell and value, on every rank; nothing if

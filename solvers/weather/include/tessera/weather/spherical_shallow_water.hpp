@@ -94,10 +94,6 @@ class SphericalShallowWater final : public Model {
   double lon_face(int i) const { return i * dlambda_; }
   double coriolis(double lambda, double phi) const;
   void fill(const Field& f, const Function& fn);
-  // The weights of a centre row's south and north y faces in its kinetic energy.
-  std::pair<double, double> y_face_weights(int j) const;
-  static double kinetic_energy(const FieldView& u, const FieldView& v, int i, int j, double ws,
-                               double wn);
 
   Runtime& runtime_;
   SphereConfig config_;

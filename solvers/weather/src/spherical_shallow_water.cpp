@@ -348,17 +348,4 @@ std::vector<double> SphericalShallowWater::gather(const std::string& name) {
   });
 }
 
-std::vector<double> SphericalShallowWater::gather_state(int field, const State* from) {
-  const Field& f = (from ? *from : state_).fields.at(static_cast<std::size_t>(field));
-  return gather_to_root(runtime_, d_, [&](Tile& t, int i, int j) { return view(t, d_, f)(i, j); });
-}
-
-void SphericalShallowWater::set_state(int field, const std::vector<double>& values,
-                                      const State* into) {
-  const State& target = into ? *into : state_;
-  scatter_interior(runtime_, d_, target.fields.at(static_cast<std::size_t>(field)), values,
-                   "state field " + std::to_string(field));
-  runtime_.exchange("weather.sphere.halo", {target.halo.get()});
-}
-
 }  // namespace tessera::weather

@@ -30,16 +30,18 @@ class Model {
   virtual void tendency(const State& q, const State& dq) = 0;
 
   // The model's own state, and its exchange with a checkpoint (checkpoint.hpp). A model
-  // that is never checkpointed may leave these out: they throw Error.
+  // that is never checkpointed may leave state() out: it throws Error, and so do the two
+  // below, which work on it.
   virtual State& state();
   // The interior nx x ny values of state field `field` of `from` (by default the model's
   // state) on rank 0, row-major, j = 0 south, at the field's own staggered points; other
   // ranks get an empty vector. Collective.
-  virtual std::vector<double> gather_state(int field, const State* from = nullptr);
+  std::vector<double> gather_state(int field, const State* from = nullptr);
   // Sets the interior of state field `field` of `into` (by default the model's state) from
-  // such an array (every rank passes the whole array), then exchanges that state's halos.
-  // Throws ConfigError for an array of another size. Collective.
-  virtual void set_state(int field, const std::vector<double>& values, const State* into = nullptr);
+  // such an array (every rank passes the whole array), then exchanges that state's halos; the
+  // boundary conditions are applied where the halos are read, as after a time step. Throws
+  // ConfigError for an array of another size. Collective.
+  void set_state(int field, const std::vector<double>& values, const State* into = nullptr);
 };
 
 }  // namespace tessera::weather

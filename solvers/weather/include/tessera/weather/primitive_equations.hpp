@@ -96,9 +96,6 @@ class PrimitiveEquations final : public Model {
   State make_state(const char* label) override;
   void tendency(const State& q, const State& dq) override;
   State& state() override { return state_; }
-  std::vector<double> gather_state(int field, const State* from = nullptr) override;
-  void set_state(int field, const std::vector<double>& values,
-                 const State* into = nullptr) override;
   const AtmosphereConfig& config() const { return config_; }
   int layers() const { return config_.levels.layers(); }
   // The state field of layer k's u, v or T, and of ps.

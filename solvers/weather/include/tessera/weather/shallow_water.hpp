@@ -120,19 +120,6 @@ class ShallowWater final : public Model {
   // other ranks get an empty vector.
   std::vector<double> gather(const std::string& name);
 
-  // The exact prognostic state for restarts: the interior nx x ny values of
-  // state field `field` (kH, kU on west faces, kV on south faces, kTracerMass
-  // = h c) on rank 0, row-major, j = 0 south; other ranks get an empty vector.
-  // Collective. `from` is another state of this model's layout (an
-  // integrator's second time level), by default the model's own.
-  std::vector<double> gather_state(int field, const State* from = nullptr) override;
-  // Sets the interior of state field `field` (of `into`, by default the model's
-  // state) from such an array (every rank passes the whole array), then
-  // exchanges that state's halos; the boundary conditions are applied where the
-  // halos are read, as after a time step.
-  void set_state(int field, const std::vector<double>& values,
-                 const State* into = nullptr) override;
-
   // The halo each field of a state needs, derived from the extents of the stencils reading it.
   int halo_of(int field) const { return halos_.at(static_cast<std::size_t>(field)); }
 

@@ -61,10 +61,7 @@ class SphericalShallowWater final : public Model {
   State make_state(const char* label) override;
   void tendency(const State& q, const State& dq) override;
   State& state() override { return state_; }
-  // Fields 0 (h), 1 (u on west faces), 2 (v on south faces, 0 on the polar faces): see Model.
-  std::vector<double> gather_state(int field, const State* from = nullptr) override;
-  void set_state(int field, const std::vector<double>& values,
-                 const State* into = nullptr) override;
+  // State fields: 0 (h), 1 (u on west faces), 2 (v on south faces, 0 on the polar faces).
   const SphereConfig& config() const { return config_; }
 
   // Dynamic cases: h, u (eastward) and v (northward) at their staggered points.

@@ -71,6 +71,18 @@ void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOption
                                 "The 3-D cases (jw-steady-state, baroclinic-wave, held-suarez): "
                                 "del2 horizontal diffusion of u, v and T, m2/s [=0]"))
       ->check(CLI::NonNegativeNumber);
+  require_finite(app.add_option("--hyperdiffusion", settings.hyperdiffusion,
+                                "The 3-D cases: del4 horizontal diffusion of u, v and T below "
+                                "the sponge, m4/s [=0]"))
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--sponge-layers", settings.sponge_layers,
+                 "The 3-D cases: the top layers that get the sponge's del2 diffusion in place "
+                 "of del4 [=0]")
+      ->check(CLI::NonNegativeNumber);
+  require_finite(app.add_option("--sponge-diffusion", settings.sponge_diffusion,
+                                "The 3-D cases: the sponge's del2 coefficient, m2/s, doubling "
+                                "in each layer upwards [=0]"))
+      ->check(CLI::NonNegativeNumber);
   require_finite(app.add_option("--progress-every", settings.progress_every,
                                 "Seconds of wall time between progress lines"))
       ->capture_default_str()

@@ -2,11 +2,13 @@
 // in the same run, and the simulated time per step on IPU targets.
 //
 //   BM_StreamTriad/T             bench/support/stream_triad.cpp.
-//   BM_PrimitiveEquationsStep/D/T  one RK3 step of Jablonowski & Williamson's baroclinic wave
+//   BM_PrimitiveEquationsStep/D/T/H  one RK3 step of Jablonowski & Williamson's baroclinic wave
 //                                (PrimitiveEquations, L26, polar filter at 60 degrees) at D/100
-//                                degrees on the host target with T tiles and T threads.
-//                                points/s = nlon x nlat x 26 per step; bytes/s = the doubles its
-//                                loops stream per point and layer (kBytesPerPointLayer).
+//                                degrees on the host target with T tiles and T threads; H = 1
+//                                adds del^4 of 1e16 m^4/s and a sponge of 2.5e5 m^2/s in the
+//                                top three layers. points/s = nlon x nlat x 26 per step; without
+//                                diffusion, bytes/s = the doubles its loops stream per point and
+//                                layer (kBytesPerPointLayer).
 //   BM_PrimitiveEquationsSimulated/IPUS/D  the cost model's simulated seconds per step on gc200
 //                                (1 IPU) or pod16 (16 IPUs) at D/100 degrees (sim_ms_per_step).
 #include <benchmark/benchmark.h>
@@ -33,18 +35,20 @@ using namespace tessera::weather;
 // (three fields of q and k read, one written, for u, v, T: 9). 54 doubles per stage, 3 stages.
 constexpr double kBytesPerPointLayer = 3 * 54 * 8;
 
-AtmosphereConfig wave_config(double degrees) {
+AtmosphereConfig wave_config(double degrees, bool diffused = false) {
   const int nlon = static_cast<int>(std::lround(360 / degrees));
   AtmosphereConfig c = jablonowski_williamson::configuration(nlon, nlon / 2);
   c.polar_filter_latitude = 60 * std::numbers::pi / 180;
+  if (diffused) c.hyperdiffusion = 1e16, c.sponge_layers = 3, c.sponge_diffusion = 2.5e5;
   return c;
 }
 
 void BM_PrimitiveEquationsStep(benchmark::State& state) {
   const double degrees = static_cast<double>(state.range(0)) / 100;
   const int threads = static_cast<int>(state.range(1));
+  const bool diffused = state.range(2) != 0;
   Runtime runtime(Target::preset("host", threads, 1), threads);
-  PrimitiveEquations model(runtime, wave_config(degrees));
+  PrimitiveEquations model(runtime, wave_config(degrees, diffused));
   jablonowski_williamson::initialize(model);
   auto rk3 = make_integrator("rk3", model);
   rk3->step(model.state(), 100);  // warm the caches and the pool
@@ -53,13 +57,15 @@ void BM_PrimitiveEquationsStep(benchmark::State& state) {
                         static_cast<double>(model.layers());
   state.counters["points/s"] =
       benchmark::Counter(points, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["bytes/s"] = benchmark::Counter(points * kBytesPerPointLayer,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  if (!diffused)
+    state.counters["bytes/s"] = benchmark::Counter(points * kBytesPerPointLayer,
+                                                   benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_PrimitiveEquationsStep)
-    ->Args({281, 1})
-    ->Args({281, 2})
-    ->Args({100, 2})
+    ->Args({281, 1, 0})
+    ->Args({281, 2, 0})
+    ->Args({281, 2, 1})
+    ->Args({100, 2, 0})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -110,12 +110,14 @@ struct JwRun {
 };
 
 // JW06's state on an nlon x nlon/2 grid with L26 for `days`, RK3 at 0.8 of its limit, a polar
-// filter poleward of 60 degrees, no diffusion.
+// filter poleward of 60 degrees, no diffusion unless `diffused` (del^4 of 1e16 m^4/s and a
+// sponge of 2.5e5 m^2/s in the top three layers).
 JwRun run_jw(int nlon, int days, double perturbation, int tiles = 4, int threads = 1,
-             double day_length = 86400) {
+             double day_length = 86400, bool diffused = false) {
   Runtime rt(small_target(tiles, 64 << 20), threads);
   AtmosphereConfig c = jw::configuration(nlon, nlon / 2);
   c.polar_filter_latitude = 60 * kDegree;
+  if (diffused) c.hyperdiffusion = 1e16, c.sponge_layers = 3, c.sponge_diffusion = 2.5e5;
   PrimitiveEquations m(rt, c);
   jw::initialize(m, {.perturbation = perturbation});
   auto rk3 = make_integrator("rk3", m);
@@ -170,9 +172,15 @@ TEST(PrimitiveEquations, JablonowskiWilliamsonWaveGrows) {
   EXPECT_NEAR(r.ps_min[8], 961.8, 8);
 }
 
+// With the diffusion, the pole's vorticity is a zonal sum over the tiles of a polar row: it
+// is summed in fixed point, whose integer sums do not depend on the split (in floating point,
+// 1 and 6 tiles would add the row in different orders, which can change the last bit).
 TEST(PrimitiveEquations, SameBitsOnAnyTilesAndThreads) {
-  const JwRun a = run_jw(32, 1, 1, 1, 1, 21600), b = run_jw(32, 1, 1, 6, 2, 21600);
-  EXPECT_EQ(a.checksum, b.checksum);
+  for (const bool diffused : {false, true}) {
+    const JwRun a = run_jw(32, 1, 1, 1, 1, 21600, diffused),
+                b = run_jw(32, 1, 1, 6, 2, 21600, diffused);
+    EXPECT_EQ(a.checksum, b.checksum) << (diffused ? "with" : "without") << " diffusion";
+  }
 }
 
 TEST(PrimitiveEquations, RefusesBadLevels) {
@@ -273,7 +281,7 @@ TEST(PrimitiveEquations, DiffusionLeavesSolidBodyRotationAlone) {
   };
   const std::vector<double> with = du(1e6), without = du(0);
   double worst = 0;
-  for (int j = 2; j < 30; ++j)  // away from the rows next to the poles, where zeta is 0
+  for (int j = 2; j < 30; ++j)  // away from the polar rows (see Del4OnTheWind... below)
     for (int i = 0; i < 64; ++i) {
       const auto at = static_cast<std::size_t>(j * 64 + i);
       worst = std::max(worst, std::abs(with[at] - without[at]));
@@ -283,6 +291,257 @@ TEST(PrimitiveEquations, DiffusionLeavesSolidBodyRotationAlone) {
       "9.9e-7)\n",
       worst);
   EXPECT_LT(worst, 1e-8);
+}
+
+}  // namespace
+}  // namespace tessera::weather
+
+namespace tessera::weather {
+namespace {
+
+// The diffusion tendency of one layer's T (K/s) or u (m/s^2, at its west faces), as the
+// difference between the tendencies with `c`'s diffusion and without, for a state at rest
+// (or in the wind u(lambda, phi)) with T = 280 + t_wave: the dynamics' own tendency cancels.
+struct DiffusionProbe {
+  std::function<double(double, double)> t_wave = [](double, double) { return 0.0; };
+  std::function<double(double, double)> u = [](double, double) { return 0.0; };
+};
+std::vector<double> diffusion_tendency(const AtmosphereConfig& c, const DiffusionProbe& probe,
+                                       bool wind, int layer) {
+  auto tendency = [&](const AtmosphereConfig& config) {
+    Runtime rt(testing::small_target(4, 64 << 20), 1);
+    PrimitiveEquations m(rt, config);
+    m.initialize(
+        [](double, double) { return 1e5; },
+        [&](double lambda, double phi, double) { return probe.u(lambda, phi); },
+        [](double, double, double) { return 0.0; },
+        [&](double lambda, double phi, double) { return 280 + probe.t_wave(lambda, phi); });
+    State dq = m.make_state("test.atmosphere.dq");
+    m.tendency(m.state(), dq);
+    return m.gather_state(wind ? m.u_field(layer) : m.t_field(layer), &dq);
+  };
+  AtmosphereConfig none = c;
+  none.diffusion = none.hyperdiffusion = none.sponge_diffusion = 0;
+  none.sponge_layers = 0;
+  std::vector<double> with = tendency(c);
+  const std::vector<double> without = tendency(none);
+  for (std::size_t i = 0; i < with.size(); ++i) with[i] -= without[i];
+  return with;
+}
+
+// The largest |measured - rate * expected| over the rows within `latitude` degrees of the
+// equator, relative to the largest |rate * expected| there; `at_faces` puts the points at u's
+// west faces; `taper` (a function of latitude) multiplies rate.
+struct Compare {
+  bool at_faces = false;
+  double latitude = 90;
+  std::function<double(double)> taper = [](double) { return 1.0; };
+};
+double relative_error(const std::vector<double>& measured, double rate, int nlon,
+                      const std::function<double(double, double)>& expected, Compare how = {}) {
+  const int nlat = nlon / 2;
+  double worst = 0, scale = 0;
+  for (int j = 0; j < nlat; ++j)
+    for (int i = 0; i < nlon; ++i) {
+      const double lambda = (i + (how.at_faces ? 0.0 : 0.5)) * 2 * std::numbers::pi / nlon,
+                   phi = -std::numbers::pi / 2 + (j + 0.5) * std::numbers::pi / nlat;
+      if (std::abs(phi) > how.latitude * kDegree) continue;
+      const double want = rate * how.taper(phi) * expected(lambda, phi);
+      worst = std::max(worst, std::abs(measured[static_cast<std::size_t>(j * nlon + i)] - want));
+      scale = std::max(scale, std::abs(want));
+    }
+  return worst / scale;
+}
+
+// del^4 of the spherical harmonic T' = cos^2(phi) cos(2 lambda) (degree 2, del^2 T' =
+// -6 T' / a^2) is 36 T' / a^4: the tendency -nu4 36 T' / a^4, to second order in the grid
+// spacing within 60 degrees of the equator (at 5.6 degrees the polar error below still shows
+// at 70 degrees, at 2.8 degrees much less). Next to the poles the thin polar cells' zonal term
+// makes the first Laplacian wrong by O(1) of its (small) value there, and the second one then
+// errs by up to half the wave's largest rate in the polar row, at any resolution (1e-6 of the
+// rate at which del^4 damps the shortest wave), without a polar filter; with one, the
+// coefficient's taper takes it down by (cos(phi) / cos(phi_c))^4, 1e-4 in those rows.
+// Measured: see the printout.
+double degree_two_harmonic(double lambda, double phi) {
+  return std::cos(phi) * std::cos(phi) * std::cos(2 * lambda);
+}
+double zonal_jet(double, double phi) { return 20 * std::sin(phi) * std::cos(phi); }
+
+TEST(PrimitiveEquations, Del4DampsATemperatureHarmonicAtItsRate) {
+  auto error = [&](int nlon, Compare how, double filter_degrees = 0) {
+    AtmosphereConfig c = jablonowski_williamson::configuration(nlon, nlon / 2);
+    c.hyperdiffusion = 1e17;
+    c.polar_filter_latitude = filter_degrees * kDegree;
+    const double a2 = c.radius * c.radius;
+    return relative_error(diffusion_tendency(c, {.t_wave = degree_two_harmonic}, false, 13),
+                          -c.hyperdiffusion * 36 / (a2 * a2), nlon, degree_two_harmonic, how);
+  };
+  const double coarse = error(64, {.latitude = 60}), fine = error(128, {.latitude = 60});
+  const double polar = error(64, {}), polar_fine = error(128, {});
+  const double filtered = error(
+      64, {.taper = [](double phi) { return std::pow(std::min(1.0, std::cos(phi) / 0.5), 4); }},
+      60);
+  std::printf(
+      "del4 of a degree-2 harmonic in T: relative error %.3g at 5.6 degrees, %.3g at 2.8 "
+      "(away from the poles); %.3g and %.3g in all rows; %.3g with the polar filter's taper\n",
+      coarse, fine, polar, polar_fine, filtered);
+  EXPECT_LT(coarse, 0.02);
+  EXPECT_GT(testing::observed_order(coarse, fine), 1.8);
+  EXPECT_LT(polar_fine, 0.6);
+  EXPECT_LT(filtered, 0.02);
+}
+
+// On the wind, del^4 is L(L(v)) with L the vector Laplacian plus 2 v / a^2: a non-divergent
+// wind of streamfunction degree n has L(v) = -(n (n + 1) - 2) v / a^2. The zonal wind
+// u = U sin(phi) cos(phi) (degree 2) decays at nu4 16 / a^4 (second order within 75 degrees
+// of the equator; next to the poles as for T, the error growing as 1 / dphi there without a
+// filter); solid-body rotation u = U cos(phi) (degree 1) not at all (uncorrected, del^4 would
+// damp it at nu4 4 / a^4; the polar rows only with the filter's taper). The poles' vorticity
+// comes from the polar caps' circulation: with 0 there instead, the jet's polar rows err by
+// 137 times its largest rate at 5.6 degrees.
+TEST(PrimitiveEquations, Del4OnTheWindDampsDegreeTwoAndLeavesSolidBodyRotation) {
+  auto error = [&](int nlon, Compare how, double filter_degrees = 0) {
+    AtmosphereConfig c = jablonowski_williamson::configuration(nlon, nlon / 2);
+    c.hyperdiffusion = 1e17;
+    c.polar_filter_latitude = filter_degrees * kDegree;
+    const double a2 = c.radius * c.radius;
+    how.at_faces = true;
+    return relative_error(diffusion_tendency(c, {.u = zonal_jet}, true, 13),
+                          -c.hyperdiffusion * 16 / (a2 * a2), nlon, zonal_jet, how);
+  };
+  const double coarse = error(64, {.latitude = 75}), fine = error(128, {.latitude = 75});
+  const double polar = error(64, {});
+  const double filtered = error(
+      64, {.taper = [](double phi) { return std::pow(std::min(1.0, std::cos(phi) / 0.5), 4); }},
+      60);
+  std::printf(
+      "del4 of a degree-2 zonal jet: relative error %.3g at 5.6 degrees, %.3g at 2.8 (away "
+      "from the poles); %.3g in all rows; %.3g with the polar filter's taper\n",
+      coarse, fine, polar, filtered);
+  EXPECT_LT(coarse, 0.05);
+  EXPECT_GT(testing::observed_order(coarse, fine), 1.8);
+  EXPECT_LT(polar, 4);
+  EXPECT_LT(filtered, 0.05);
+
+  for (const double filter_degrees : {0.0, 60.0}) {
+    AtmosphereConfig c = jablonowski_williamson::configuration(64, 32);
+    c.hyperdiffusion = 1e17;
+    c.polar_filter_latitude = filter_degrees * kDegree;
+    const std::vector<double> solid = diffusion_tendency(
+        c, {.u = [](double, double phi) { return 20 * std::cos(phi); }}, true, 13);
+    const double a2 = c.radius * c.radius, uncorrected = c.hyperdiffusion * 4 / (a2 * a2) * 20;
+    double worst = 0;
+    const std::size_t rows_skipped = filter_degrees > 0 ? 0 : 2;
+    for (std::size_t at = 64 * rows_skipped; at < solid.size() - 64 * rows_skipped; ++at)
+      worst = std::max(worst, std::abs(solid[at]));
+    std::printf(
+        "del4 of solid-body rotation, %s: largest tendency %.3g m/s^2 (uncorrected: %.3g)\n",
+        filter_degrees > 0 ? "polar filter at 60 degrees, all rows"
+                           : "no filter, without the two rows next to each pole",
+        worst, uncorrected);
+    EXPECT_LT(worst, 0.01 * uncorrected);
+  }
+}
+
+// del^2 and del^4 take energy out, whatever the field: sum over cells of area T dT/dt < 0 for
+// a T of random values, and sum over faces of area (u du/dt + v dv/dt) < 0 for a random wind
+// (the operators are symmetric, L negative and L^2 positive semi-definite, on any grid
+// including the polar caps). A sign slip at the poles or a non-symmetric stencil breaks it.
+TEST(PrimitiveEquations, DiffusionTakesEnergyOutOfRandomFields) {
+  auto noise = [](double lambda, double phi) {
+    const double x = std::sin(12.9898 * lambda + 78.233 * phi) * 43758.5453;
+    return x - std::floor(x) - 0.5;
+  };
+  for (const bool del4 : {false, true}) {
+    AtmosphereConfig c = jablonowski_williamson::configuration(32, 16);
+    (del4 ? c.hyperdiffusion : c.diffusion) = del4 ? 1e17 : 1e6;
+    const std::vector<double> dT = diffusion_tendency(c, {.t_wave = noise}, false, 10),
+                              du = diffusion_tendency(c, {.u = noise}, true, 10);
+    double t_energy = 0, u_energy = 0;
+    for (int j = 0; j < 16; ++j) {
+      const double phi = -std::numbers::pi / 2 + (j + 0.5) * std::numbers::pi / 16;
+      for (int i = 0; i < 32; ++i) {
+        const double lambda = 2 * std::numbers::pi / 32;
+        const auto at = static_cast<std::size_t>(j * 32 + i);
+        t_energy += std::cos(phi) * noise((i + 0.5) * lambda, phi) * dT[at];
+        u_energy += std::cos(phi) * noise(i * lambda, phi) * du[at];
+      }
+    }
+    std::printf("%s: T energy change %.3g, wind %.3g (both must be < 0)\n", del4 ? "del4" : "del2",
+                t_energy, u_energy);
+    EXPECT_LT(t_energy, 0);
+    EXPECT_LT(u_energy, 0);
+  }
+}
+
+// The sponge: del^2 of nu_s 2^(n_s - 1 - k) in the top n_s layers in place of del^4, which
+// acts below. On the degree-2 harmonic in T the top three layers decay at 4, 2 and 1 times
+// nu_s 6 / a^2, the fourth at nu4 36 / a^4.
+TEST(PrimitiveEquations, SpongeReplacesDel4InTheTopLayers) {
+  AtmosphereConfig c = jablonowski_williamson::configuration(64, 32);
+  c.hyperdiffusion = 1e16;
+  c.sponge_layers = 3;
+  c.sponge_diffusion = 2.5e5;
+  EXPECT_EQ(c.del2_coefficient(0), 1e6);
+  EXPECT_EQ(c.del2_coefficient(1), 5e5);
+  EXPECT_EQ(c.del2_coefficient(2), 2.5e5);
+  EXPECT_EQ(c.del2_coefficient(3), 0);
+  EXPECT_EQ(c.del4_coefficient(2), 0);
+  EXPECT_EQ(c.del4_coefficient(3), 1e16);
+  auto harmonic = [](double lambda, double phi) {
+    return std::cos(phi) * std::cos(phi) * std::cos(2 * lambda);
+  };
+  const double a2 = c.radius * c.radius;
+  for (int k = 0; k < 4; ++k) {
+    const double rate =
+        k < 3 ? -c.del2_coefficient(k) * 6 / a2 : -c.hyperdiffusion * 36 / (a2 * a2);
+    EXPECT_LT(relative_error(diffusion_tendency(c, {.t_wave = harmonic}, false, k), rate, 64,
+                             harmonic, {.latitude = 75}),
+              0.02)
+        << "layer " << k;
+  }
+}
+
+// The CFL frequency counts the diffusion's decay rate nu s + nu4 s^2, s = 4 / dx^2 + 4 / dy^2,
+// largest on the row nearest a pole without a polar filter: at rest with T = 0 it is all
+// there is.
+TEST(PrimitiveEquations, TimeStepFrequencyCountsTheDiffusion) {
+  Runtime rt(testing::small_target(4, 64 << 20), 1);
+  AtmosphereConfig c = jablonowski_williamson::configuration(64, 32);
+  c.polar_filter_latitude = 0;
+  c.diffusion = 1e5;
+  c.hyperdiffusion = 1e15;
+  PrimitiveEquations m(rt, c);
+  m.initialize([](double, double) { return 1e5; }, [](double, double, double) { return 0.0; },
+               [](double, double, double) { return 0.0; },
+               [](double, double, double) { return 0.0; });
+  const double dx = c.radius * std::cos(std::numbers::pi / 2 - std::numbers::pi / 64) * 2 *
+                    std::numbers::pi / 64,
+               dy = c.radius * std::numbers::pi / 32;
+  const double s = 4 / (dx * dx) + 4 / (dy * dy);
+  EXPECT_NEAR(m.max_frequency(), c.diffusion * s + c.hyperdiffusion * s * s,
+              1e-12 * m.max_frequency());
+}
+
+TEST(PrimitiveEquations, RefusesBadDiffusionAndSponges) {
+  auto refusal = [](auto change) {
+    AtmosphereConfig c = jablonowski_williamson::configuration(32, 16);
+    change(c);
+    return error_of([&] { c.validate(); });
+  };
+  EXPECT_THAT(refusal([](AtmosphereConfig& c) { c.hyperdiffusion = -1; }),
+              HasSubstr("the del4 diffusion coefficient must be >= 0 and finite"));
+  EXPECT_THAT(refusal([](AtmosphereConfig& c) { c.sponge_layers = 26, c.sponge_diffusion = 1; }),
+              HasSubstr("the sponge must have 0 to 25 layers (fewer than the model's 26), got 26"));
+  EXPECT_THAT(refusal([](AtmosphereConfig& c) { c.sponge_layers = -1; }),
+              HasSubstr("the sponge must have 0 to 25 layers"));
+  EXPECT_THAT(refusal([](AtmosphereConfig& c) { c.sponge_diffusion = -2; }),
+              HasSubstr("the sponge's del2 coefficient must be >= 0 and finite"));
+  EXPECT_THAT(refusal([](AtmosphereConfig& c) { c.sponge_layers = 3; }),
+              HasSubstr("a sponge needs both a number of layers and a del2 coefficient, got 3 "
+                        "layers and 0"));
+  EXPECT_THAT(refusal([](AtmosphereConfig& c) { c.sponge_diffusion = 1e5; }),
+              HasSubstr("a sponge needs both"));
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "tessera/weather/primitive_equations.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numbers>
 
@@ -15,9 +17,11 @@ namespace tessera::weather {
 namespace {
 
 // ps is read two cells out (a face's mass flux one cell into the halo takes the layer
-// thickness of the cell beyond it); u, v and T one cell out.
+// thickness of the cell beyond it); u, v and T one cell out, two for del^4 (the Laplacian of
+// the Laplacian).
 constexpr int kSurfaceHalo = 2;
 constexpr int kLayerHalo = 1;
+constexpr int kDel4Halo = 2;
 
 Grid sphere_grid(const AtmosphereConfig& c) {
   c.validate();
@@ -62,6 +66,16 @@ struct ColumnGeometry {
     }
   }
 };
+
+// u in fixed point for the zonal sums of the polar rows: integer sums are exact, so the sum
+// does not depend on how the row is split over tiles. 2^-30 m/s resolution; |u| is clamped to
+// 1e5 m/s (no overflow for up to 85 000 longitudes) and a non-finite u counts as 0 (it is
+// still in the state, where the run's checks find it).
+constexpr int kFixedPointBits = 30;
+std::int64_t fixed_point(double u) {
+  if (!std::isfinite(u)) return 0;
+  return std::llround(std::ldexp(std::clamp(u, -1e5, 1e5), kFixedPointBits));
+}
 
 }  // namespace
 
@@ -124,6 +138,18 @@ void AtmosphereConfig::validate() const {
   if (!(cp > rd)) throw ConfigError("the atmosphere's cp must exceed its gas constant rd");
   if (!(diffusion >= 0) || !std::isfinite(diffusion))
     throw ConfigError("the horizontal diffusion coefficient must be >= 0 and finite");
+  if (!(hyperdiffusion >= 0) || !std::isfinite(hyperdiffusion))
+    throw ConfigError("the del4 diffusion coefficient must be >= 0 and finite");
+  if (sponge_layers < 0 || sponge_layers >= levels.layers())
+    throw ConfigError("the sponge must have 0 to " + std::to_string(levels.layers() - 1) +
+                      " layers (fewer than the model's " + std::to_string(levels.layers()) +
+                      "), got " + std::to_string(sponge_layers));
+  if (!(sponge_diffusion >= 0) || !std::isfinite(sponge_diffusion))
+    throw ConfigError("the sponge's del2 coefficient must be >= 0 and finite");
+  if ((sponge_layers > 0) != (sponge_diffusion > 0))
+    throw ConfigError("a sponge needs both a number of layers and a del2 coefficient, got " +
+                      std::to_string(sponge_layers) + " layers and " +
+                      std::to_string(sponge_diffusion) + " m2/s");
   if (!std::isfinite(omega)) throw ConfigError("the rotation rate omega must be finite");
   if (held_suarez) {
     const HeldSuarez& h = *held_suarez;
@@ -135,15 +161,28 @@ void AtmosphereConfig::validate() const {
   }
 }
 
+double AtmosphereConfig::del2_coefficient(int k) const {
+  return diffusion + (k < sponge_layers ? std::ldexp(sponge_diffusion, sponge_layers - 1 - k) : 0);
+}
+
+double AtmosphereConfig::del4_coefficient(int k) const {
+  return k < sponge_layers ? 0 : hyperdiffusion;
+}
+
 PrimitiveEquations::PrimitiveEquations(Runtime& runtime, AtmosphereConfig config)
     : runtime_(runtime),
       config_(std::move(config)),
       dlambda_(2 * std::numbers::pi / config_.nlon),
       dphi_(std::numbers::pi / config_.nlat),
-      d_(sphere_grid(config_), runtime.target().total_tiles(), kSurfaceHalo + 1) {
+      d_(sphere_grid(config_), runtime.target().total_tiles(), kSurfaceHalo + 1),
+      layer_halo_(config_.hyperdiffusion > 0 ? kDel4Halo : kLayerHalo) {
   periodic_ = std::make_shared<Periodic>();
   pole_ = std::make_shared<ReflectiveWall>();  // v = 0 on the polar faces
   const int nk = layers();
+  auto scratch = [&](const char* name, Stagger stagger, int halo = 1) {
+    return make_field(runtime_, d_, "weather.atmosphere.work", name, stagger, halo, nullptr,
+                      nullptr);
+  };
   auto work = [&](std::vector<Field>& fields, int count, const char* name, Stagger stagger) {
     for (int k = 0; k < count; ++k)
       fields.push_back(
@@ -155,14 +194,18 @@ PrimitiveEquations::PrimitiveEquations(Runtime& runtime, AtmosphereConfig config
   work(vertical_flux_, nk + 1, "etadot_dp", Stagger::center);
   work(geopotential_, nk, "Phi", Stagger::center);
   work(pressure_term_, nk, "P", Stagger::center);
-  bernoulli_ = make_field(runtime_, d_, "weather.atmosphere.work", "B", Stagger::center, 1, nullptr,
-                          nullptr);
-  vorticity_ = make_field(runtime_, d_, "weather.atmosphere.work", "zeta", Stagger::corner, 1,
-                          nullptr, nullptr);
-  potential_vorticity_ = make_field(runtime_, d_, "weather.atmosphere.work", "q", Stagger::corner,
-                                    1, nullptr, nullptr);
-  velocity_divergence_ = make_field(runtime_, d_, "weather.atmosphere.work", "D", Stagger::center,
-                                    1, nullptr, nullptr);
+  bernoulli_ = scratch("B", Stagger::center);
+  // del^4 reads the divergence and vorticity one ring further out.
+  vorticity_ = scratch("zeta", Stagger::corner, layer_halo_);
+  potential_vorticity_ = scratch("q", Stagger::corner);
+  velocity_divergence_ = scratch("D", Stagger::center, layer_halo_);
+  if (config_.hyperdiffusion > 0) {
+    laplacian_u_ = scratch("Lu", Stagger::face_x);
+    laplacian_v_ = scratch("Lv", Stagger::face_y);
+    laplacian_t_ = scratch("LT", Stagger::center);
+    laplacian_divergence_ = scratch("LD", Stagger::center);
+    laplacian_vorticity_ = scratch("Lzeta", Stagger::corner);
+  }
   surface_geopotential_ = make_field(runtime_, d_, "weather.atmosphere.phis", "phis",
                                      Stagger::center, kLayerHalo, periodic_, pole_);
   state_ = make_state("weather.atmosphere.state");
@@ -181,6 +224,10 @@ double PrimitiveEquations::lat_center(int j) const {
   return -std::numbers::pi / 2 + (j + 0.5) * dphi_;
 }
 double PrimitiveEquations::lat_face(int j) const { return -std::numbers::pi / 2 + j * dphi_; }
+double PrimitiveEquations::diffusion_taper(double phi) const {
+  const double phi_c = config_.polar_filter_latitude;
+  return phi_c == 0 ? 1.0 : std::min(1.0, std::cos(phi) / std::cos(phi_c));
+}
 double PrimitiveEquations::cell_area(int j) const {
   const double a = config_.radius;
   return a * a * dlambda_ * (std::sin(lat_face(j + 1)) - std::sin(lat_face(j)));
@@ -196,7 +243,7 @@ State PrimitiveEquations::make_state(const char* label) {
         std::pair{"T", Stagger::center}})
     for (int k = 0; k < nk; ++k)
       s.fields.push_back(make_field(runtime_, d_, label, std::string(name) + std::to_string(k),
-                                    stagger, kLayerHalo, periodic_, pole_));
+                                    stagger, layer_halo_, periodic_, pole_));
   s.halo = std::make_shared<const ExchangePlan>(
       compile_halo_exchange(runtime_, d_, s.fields, std::string(label) + ".halo"));
   return s;
@@ -215,15 +262,22 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
   // vector Laplacian alone damps it at 2 nu / a^2).
   const double solid_body = 2 / (config_.radius * config_.radius);
   const double a = config_.radius, dl = dlambda_, dp_lat = dphi_, rd = config_.rd,
-               kappa = config_.rd / config_.cp, nu = config_.diffusion, p0 = lv.reference_pressure;
+               kappa = config_.rd / config_.cp, p0 = lv.reference_pressure;
   // Per point and layer, as the loops below are written: about 230 operations (mass fluxes
   // 25, column sums, geopotential and omega 35, Bernoulli function, vorticity and potential
   // vorticity 40, u and v 80, T 45), 7 divisions, a logarithm and the sine of a row; 42
-  // doubles loaded (the state's stencils and the work fields read back) and 13 stored. The
-  // diffusion, when on, is not counted.
-  // The Held-Suarez forcing adds about 30 operations and a power, a logarithm and a cosine.
-  const KernelWork work =
-      config_.held_suarez ? stencil_work(260, 12, 42, 13) : stencil_work(230, 9, 42, 13);
+  // doubles loaded (the state's stencils and the work fields read back) and 13 stored.
+  // The Held-Suarez forcing adds about 30 operations and a power, a logarithm and a cosine;
+  // del^2 about 35 operations, 2 divisions, 8 loads and a store (the divergence); del^4 about
+  // 80 more, 2 divisions, 16 loads and 5 stores (the first Laplacians, their divergence and
+  // vorticity), counted on every layer when on in any.
+  int operations = 230, divisions = 9, loads = 42, stores = 13;
+  if (config_.held_suarez) operations += 30, divisions += 3;
+  if (config_.diffusion > 0 || config_.sponge_layers > 0)
+    operations += 35, divisions += 2, loads += 8, stores += 1;
+  if (config_.hyperdiffusion > 0) operations += 80, divisions += 2, loads += 16, stores += 5;
+  const KernelWork work = stencil_work(operations, divisions, loads, stores);
+  const std::vector<double> poles = polar_vorticity(q);
   const TileFunction compute = [&](Tile& t) {
     for (const Field& f : q.fields) apply_boundaries(t, d_, f);
     apply_boundaries(t, d_, surface_geopotential_);
@@ -242,6 +296,82 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
     // (the faces of the block's own cells read them there); the corner beyond both comes along.
     const int cx0 = -1, cx1 = w, cy0 = -1, cy1 = n;
 
+    // C-grid operators on the local rows j (global j0 + j), for the mass fluxes and the
+    // diffusion, with the rows' geometry computed once for the rows -3 .. n + 4: cos(phi) at
+    // the centres and south faces, 1 / area, and 1 / (a cos(phi) dlambda) at the centres and
+    // south faces.
+    constexpr int pad = 3;
+    const double inv_dy = 1 / (a * dp_lat);
+    const std::size_t stride = static_cast<std::size_t>(n + 2 * pad + 2);
+    std::vector<double> row_geometry(5 * stride);
+    const auto row_table = [&](int table) {
+      return [&row_geometry, table, stride](int j) -> double& {
+        return row_geometry[static_cast<std::size_t>(table) * stride +
+                            static_cast<std::size_t>(j + pad)];
+      };
+    };
+    const auto cos_center = row_table(0), cos_face = row_table(1), inv_area_of = row_table(2),
+               inv_dx_center = row_table(3), inv_dx_face = row_table(4);
+    for (int j = -pad; j <= n + pad + 1; ++j) {
+      cos_center(j) = std::cos(lat_center(j0 + j));
+      cos_face(j) = std::cos(lat_face(j0 + j));
+      inv_area_of(j) = 1 / cell_area(j0 + j);
+      inv_dx_center(j) = 1 / (a * cos_center(j) * dl);
+      inv_dx_face(j) = 1 / (a * cos_face(j) * dl);
+    }
+    // Divergence of the face vectors (x, y) at the cells [i0, i1) x [jl, jh).
+    auto cell_divergence = [&](const FieldView& x, const FieldView& y, const FieldView& out, int i0,
+                               int i1, int jl, int jh) {
+      for (int j = jl; j < jh; ++j) {
+        const double cos_s = cos_face(j), cos_n = cos_face(j + 1);
+        const double inv_area = inv_area_of(j);
+        for (int i = i0; i < i1; ++i)
+          out(i, j) = ((x(i + 1, j) - x(i, j)) * a * dp_lat +
+                       (y(i, j + 1) * cos_n - y(i, j) * cos_s) * a * dl) *
+                      inv_area;
+      }
+    };
+    // Relative vorticity of (x, y) at the corners [i0, i1] x [jl, jh]; at the poles `south`
+    // and `north` (the polar caps' circulations, from polar_vorticity), 0 beyond them.
+    auto corner_vorticity = [&](const FieldView& x, const FieldView& y, const FieldView& out,
+                                int i0, int i1, int jl, int jh, double south, double north) {
+      for (int j = jl; j <= jh; ++j) {
+        const int jg = j0 + j;
+        if (jg <= 0 || jg >= ny) {
+          const double pole = jg == 0 ? south : jg == ny ? north : 0.0;
+          for (int i = i0; i <= i1; ++i) out(i, j) = pole;
+          continue;
+        }
+        const double cos_n = cos_center(j), cos_s = cos_center(j - 1);
+        const double x_weight = inv_dx_face(j), y_weight = 1 / (a * cos_face(j) * dp_lat);
+        for (int i = i0; i <= i1; ++i)
+          out(i, j) = (y(i, j) - y(i - 1, j)) * x_weight -
+                      (x(i, j) * cos_n - x(i, j - 1) * cos_s) * y_weight;
+      }
+    };
+    // The vector Laplacian grad D + k x grad zeta + 2 x / a^2 at a u face and at a v face (not
+    // a polar one), from the divergence D and vorticity zeta of x.
+    auto vector_laplacian_u = [&](const FieldView& x, const FieldView& div, const FieldView& vort,
+                                  int i, int j) {
+      return (div(i, j) - div(i - 1, j)) * inv_dx_center(j) -
+             (vort(i, j + 1) - vort(i, j)) * inv_dy + solid_body * x(i, j);
+    };
+    auto vector_laplacian_v = [&](const FieldView& x, const FieldView& div, const FieldView& vort,
+                                  int i, int j) {
+      return (div(i, j) - div(i, j - 1)) * inv_dy + (vort(i + 1, j) - vort(i, j)) * inv_dx_face(j) +
+             solid_body * x(i, j);
+    };
+    // del^2 of a centred scalar in flux form; no flux crosses a pole.
+    auto scalar_laplacian = [&](const FieldView& x, int i, int j) {
+      const int jg = j0 + j;
+      const double east_west =
+          (x(i + 1, j) - 2 * x(i, j) + x(i - 1, j)) * inv_dx_center(j) * a * dp_lat;
+      const double north =
+          jg + 1 >= ny ? 0.0 : (x(i, j + 1) - x(i, j)) * cos_face(j + 1) * a * dl * inv_dy;
+      const double south = jg <= 0 ? 0.0 : (x(i, j) - x(i, j - 1)) * cos_face(j) * a * dl * inv_dy;
+      return (east_west + north - south) * inv_area_of(j);
+    };
+
     // 1. Mass fluxes (Pa m/s: dp on the face times the normal wind) and their divergence
     //    M_k (Pa/s) per layer.
     for (int k = 0; k < nk; ++k) {
@@ -255,15 +385,7 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
       for (int j = cy0; j <= cy1; ++j)
         for (int i = cx0; i < cx1; ++i)
           V(i, j) = 0.5 * (thickness(k, ps(i, j - 1)) + thickness(k, ps(i, j))) * v(i, j);
-      for (int j = cy0; j < cy1; ++j) {
-        const int jg = j0 + j;
-        const double cos_s = std::cos(lat_face(jg)), cos_n = std::cos(lat_face(jg + 1));
-        const double inv_area = 1 / cell_area(jg);
-        for (int i = cx0; i < cx1; ++i)
-          M(i, j) = ((U(i + 1, j) - U(i, j)) * a * dp_lat +
-                     (V(i, j + 1) * cos_n - V(i, j) * cos_s) * a * dl) *
-                    inv_area;
-      }
+      cell_divergence(U, V, M, cx0, cx1, cy0, cy1);
     }
 
     // 2. Column by column, top down: the surface-pressure tendency, the vertical mass flux
@@ -340,6 +462,14 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                     potential_vorticity = view(t, d_, potential_vorticity_),
                     D = view(t, d_, velocity_divergence_);
     const std::optional<HeldSuarez>& forcing = config_.held_suarez;
+    const bool del4 = config_.hyperdiffusion > 0;
+    auto scratch_view = [&](const Field& f) {
+      return del4 ? view(t, d_, f) : FieldView(nullptr, {});
+    };
+    const FieldView Lu = scratch_view(laplacian_u_), Lv = scratch_view(laplacian_v_),
+                    LT = scratch_view(laplacian_t_), LD = scratch_view(laplacian_divergence_),
+                    Lzeta = scratch_view(laplacian_vorticity_);
+
     for (int k = 0; k < nk; ++k) {
       const auto s = static_cast<std::size_t>(k);
       const FieldView u = layer_view(q, u_field(k)), v = layer_view(q, v_field(k)),
@@ -363,34 +493,38 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                       T_up = layer_view(q, t_field(std::max(k - 1, 0))),
                       T_down = layer_view(q, t_field(std::min(k + 1, nk - 1)));
 
-      // Bernoulli function and, for the diffusion, the velocity divergence at centres.
+      const double nu2 = config_.del2_coefficient(k), nu4 = config_.del4_coefficient(k);
+      // del^4 reads the divergence and vorticity one ring further out than del^2 does.
+      const int ring = nu4 > 0 ? 1 : 0;
       for (int j = cy0; j < cy1; ++j) {
         const int jg = j0 + j;
         const auto [ws, wn] = y_face_weights(std::cos(lat_face(jg)), std::cos(lat_face(jg + 1)));
-        const double cos_s = std::cos(lat_face(jg)), cos_n = std::cos(lat_face(jg + 1));
-        const double inv_area = 1 / cell_area(jg);
-        for (int i = cx0; i < cx1; ++i) {
-          B(i, j) = Phi(i, j) + kinetic_energy(u, v, i, j, ws, wn);
-          if (nu > 0)
-            D(i, j) = ((u(i + 1, j) - u(i, j)) * a * dp_lat +
-                       (v(i, j + 1) * cos_n - v(i, j) * cos_s) * a * dl) *
-                      inv_area;
-        }
+        for (int i = cx0; i < cx1; ++i) B(i, j) = Phi(i, j) + kinetic_energy(u, v, i, j, ws, wn);
       }
-      // Relative vorticity at corners. 0 at the poles, where it multiplies v = 0 in the
-      // rotation term; the diffusion of the polar rows' u then feels it as 0 too.
-      for (int j = 0; j <= n; ++j) {
-        const int jg = j0 + j;
-        if (jg == 0 || jg == ny) {
-          for (int i = 0; i <= w; ++i) zeta(i, j) = 0;
-          continue;
+      if (nu2 > 0 || nu4 > 0)
+        cell_divergence(u, v, D, cx0 - ring, cx1 + ring, cy0 - ring, cy1 + ring);
+      // Relative vorticity at corners; at the poles the polar caps' (which the rotation term
+      // does not read: potential vorticity is 0 there, where it multiplies v = 0), for the
+      // diffusion of the polar rows' u.
+      const auto pole = [&](int which) {
+        return poles.empty() ? 0.0 : poles[static_cast<std::size_t>(4 * k + which)];
+      };
+      corner_vorticity(u, v, zeta, -ring, w + ring, -ring, n + ring, pole(0), pole(1));
+      if (nu4 > 0) {
+        // The first Laplacians where the second one reads them: faces and cells one ring
+        // around the block, 0 beyond the poles (never read there: the polar faces' v and
+        // corners' zeta are 0, and no T flux crosses a pole).
+        for (int j = -1; j <= n; ++j) {
+          const int jg = j0 + j;
+          for (int i = -1; i <= w; ++i) {
+            const bool row = jg >= 0 && jg < ny;
+            Lu(i, j) = row ? vector_laplacian_u(u, D, zeta, i, j) : 0;
+            LT(i, j) = row ? scalar_laplacian(T, i, j) : 0;
+            Lv(i, j) = jg > 0 && jg < ny ? vector_laplacian_v(v, D, zeta, i, j) : 0;
+          }
         }
-        const double cos_c = std::cos(lat_face(jg)), cos_n = std::cos(lat_center(jg)),
-                     cos_s = std::cos(lat_center(jg - 1));
-        for (int i = 0; i <= w; ++i)
-          zeta(i, j) =
-              ((v(i, j) - v(i - 1, j)) / dl - (u(i, j) * cos_n - u(i, j - 1) * cos_s) / dp_lat) /
-              (a * cos_c);
+        cell_divergence(Lu, Lv, LD, -1, w, -1, n);
+        corner_vorticity(Lu, Lv, Lzeta, 0, w, 0, n, pole(2), pole(3));
       }
       // Potential vorticity (f + zeta) / dp at corners, once per corner for both components.
       for (int j = 0; j <= n; ++j) {
@@ -411,6 +545,11 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
       for (int j = 0; j < n; ++j) {
         const int jg = j0 + j;
         const double phi = lat_center(jg);
+        // The diffusion coefficients at this row's centres (u, T) and south faces (v).
+        const double taper = diffusion_taper(phi), taper_face = diffusion_taper(lat_face(jg));
+        const double nu2_row = nu2 * taper * taper, nu4_row = nu4 * std::pow(taper, 4),
+                     nu2_face = nu2 * taper_face * taper_face,
+                     nu4_face = nu4 * std::pow(taper_face, 4);
         const double cos_j = std::cos(phi), cos_s = std::cos(lat_face(jg)),
                      cos_n = std::cos(lat_face(jg + 1));
         const double inv_dx = 1 / (a * cos_j * dl), inv_dy = 1 / (a * dp_lat);
@@ -434,9 +573,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                 (m_down * (u_down(i, j) - u(i, j)) + m_up * (u(i, j) - u_up(i, j))) * 0.5 *
                 inv_dp_face;
             double value = rotation - gradient - vertical;
-            if (nu > 0)
-              value += nu * ((D(i, j) - D(i - 1, j)) * inv_dx -
-                             (zeta(i, j + 1) - zeta(i, j)) * inv_dy + solid_body * u(i, j));
+            if (nu2 > 0) value += nu2_row * vector_laplacian_u(u, D, zeta, i, j);
+            if (nu4 > 0) value -= nu4_row * vector_laplacian_u(Lu, LD, Lzeta, i, j);
             if (forcing)
               value -= forcing->friction(sigma(0.5 * (ps(i - 1, j) + ps(i, j)))) * u(i, j);
             du(i, j) = value;
@@ -459,10 +597,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                 (m_down * (v_down(i, j) - v(i, j)) + m_up * (v(i, j) - v_up(i, j))) * 0.5 *
                 inv_dp_face;
             double value = rotation - gradient - vertical;
-            if (nu > 0)
-              value += nu * ((D(i, j) - D(i, j - 1)) * inv_dy +
-                             (zeta(i + 1, j) - zeta(i, j)) / (a * std::cos(lat_face(jg)) * dl) +
-                             solid_body * v(i, j));
+            if (nu2 > 0) value += nu2_face * vector_laplacian_v(v, D, zeta, i, j);
+            if (nu4 > 0) value -= nu4_face * vector_laplacian_v(Lv, LD, Lzeta, i, j);
             if (forcing)
               value -= forcing->friction(sigma(0.5 * (ps(i, j - 1) + ps(i, j)))) * v(i, j);
             dv(i, j) = value;
@@ -482,11 +618,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                                      m_above(i, j) * (T(i, j) - T_up(i, j))) *
                                     0.5 * inv_dp;
             double value = -horizontal - vertical;
-            if (nu > 0)
-              value += nu * inv_area *
-                       ((T(i + 1, j) - 2 * T(i, j) + T(i - 1, j)) * dp_lat / (cos_j * dl) +
-                        ((T(i, j + 1) - T(i, j)) * cos_n - (T(i, j) - T(i, j - 1)) * cos_s) * dl /
-                            dp_lat);
+            if (nu2 > 0) value += nu2_row * scalar_laplacian(T, i, j);
+            if (nu4 > 0) value -= nu4_row * scalar_laplacian(LT, i, j);
             if (forcing) {
               const double p_mid = a_mid + b_mid * ps(i, j);
               value -= forcing->relaxation(phi, p_mid / ps(i, j)) *
@@ -506,6 +639,71 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
   }
   runtime_.superstep("weather.atmosphere.tendency", compute, {filter_->gather(dq.fields)});
   filter_->filter(dq.fields);
+}
+
+std::vector<double> PrimitiveEquations::polar_vorticity(const State& q) {
+  const int nk = layers(), ny = config_.nlat, nx = config_.nlon;
+  bool diffused = false;
+  for (int k = 0; k < nk; ++k)
+    diffused = diffused || config_.del2_coefficient(k) > 0 || config_.del4_coefficient(k) > 0;
+  if (!diffused) return {};
+  // Per layer, the zonal sums of u in the rows 0, 1, ny - 1 and ny - 2.
+  const std::array<int, 4> rows{0, 1, ny - 1, ny - 2};
+  const std::vector<std::int64_t> sums = runtime_.all_reduce<std::int64_t>(
+      "weather.atmosphere.polar_circulation", ReduceOp::sum, static_cast<std::size_t>(4 * nk),
+      [&](Tile& t, std::span<std::int64_t> out) {
+        std::fill(out.begin(), out.end(), 0);
+        const int j0 = d_.y_begin(t.id()), w = d_.width(t.id()), n = d_.height(t.id());
+        for (int k = 0; k < nk; ++k) {
+          const FieldView u = view(t, d_, q.fields[static_cast<std::size_t>(u_field(k))]);
+          for (std::size_t r = 0; r < rows.size(); ++r) {
+            const int j = rows[r] - j0;
+            if (j < 0 || j >= n) continue;
+            std::int64_t sum = 0;
+            for (int i = 0; i < w; ++i) sum += fixed_point(u(i, j));
+            out[static_cast<std::size_t>(4 * k) + r] = sum;
+          }
+        }
+      });
+  // The polar cap from a pole to the first row of u, of area 2 pi a^2 (1 - cos(dphi / 2)), has
+  // the circulation of that row: -sum u a cos(phi) dlambda around the south pole (its boundary
+  // runs westwards), +sum around the north pole. The first Laplacian L(v) = grad D +
+  // k x grad zeta + 2 v / a^2 of del^4 has the circulation a cos(phi) dlambda sum L_u over the
+  // same row, where grad D sums to 0 and the zonal sums of zeta one corner row in follow from
+  // those of u in the first two rows.
+  const double a = config_.radius, dl = dlambda_, dp = dphi_;
+  const double cap = 2 * std::numbers::pi * a * a * (1 - std::cos(dp / 2));
+  std::vector<double> poles(static_cast<std::size_t>(4 * nk));
+  for (int k = 0; k < nk; ++k) {
+    const auto at = [&](int r) {
+      return std::ldexp(static_cast<double>(sums[static_cast<std::size_t>(4 * k + r)]),
+                        -kFixedPointBits);
+    };
+    // sign: -1 around the south pole, +1 around the north; first: the polar row of u, second:
+    // the next one; corner: the row of corners between them.
+    auto cap_vorticity = [&](double sign, double first, double second, int first_row,
+                             int second_row, int corner_row) {
+      const double cos_first = std::cos(lat_center(first_row)),
+                   cos_second = std::cos(lat_center(second_row));
+      const double vorticity = sign * first * a * cos_first * dl / cap;
+      // The zonal sum of zeta on the corner row between them (v's part sums to 0): in the
+      // south (S0 cos phi_0 - S1 cos phi_1) / (dphi a cos phi_c), the negative in the north.
+      const double corner_sum = -sign * (first * cos_first - second * cos_second) /
+                                (dp * a * std::cos(lat_face(corner_row)));
+      // The zonal sum of L_u on the polar row: -(sum zeta_corner - nx zeta_pole) / (a dphi)
+      // from the south, (sum zeta_corner - nx zeta_pole) / (a dphi) from the north.
+      const double laplacian_sum =
+          sign * (corner_sum - nx * vorticity) / (a * dp) + 2 * first / (a * a);
+      return std::pair{vorticity, sign * laplacian_sum * a * cos_first * dl / cap};
+    };
+    const auto [south, south_laplacian] = cap_vorticity(-1, at(0), at(1), 0, 1, 1);
+    const auto [north, north_laplacian] = cap_vorticity(1, at(2), at(3), ny - 1, ny - 2, ny - 1);
+    poles[static_cast<std::size_t>(4 * k)] = south;
+    poles[static_cast<std::size_t>(4 * k + 1)] = north;
+    poles[static_cast<std::size_t>(4 * k + 2)] = south_laplacian;
+    poles[static_cast<std::size_t>(4 * k + 3)] = north_laplacian;
+  }
+  return poles;
 }
 
 void PrimitiveEquations::fill(const Field& f, const std::function<double(double, double)>& fn) {
@@ -626,13 +824,16 @@ double PrimitiveEquations::max_frequency() {
                       v = view(t, d_, state_.fields[static_cast<std::size_t>(v_field(k))]),
                       temperature =
                           view(t, d_, state_.fields[static_cast<std::size_t>(t_field(k))]);
+      const double nu2 = config_.del2_coefficient(k), nu4 = config_.del4_coefficient(k);
       for (int j = 0; j < n; ++j) {
         const double latitude = lat_center(j0 + j);
         const double zonal_cos = filter_ ? filter_->effective_cos(latitude) : std::cos(latitude);
         const double dx = a * zonal_cos * dlambda_, dy = a * dphi_;
+        const double shortest = 4 / (dx * dx) + 4 / (dy * dy);
+        const double decay = nu2 * shortest + nu4 * shortest * shortest;
         for (int i = 0; i < w; ++i) {
           const double c = std::sqrt(config_.rd * std::max(temperature(i, j), 0.0) / (1 - kappa));
-          r = std::max(r, (std::abs(u(i, j)) + c) / dx + (std::abs(v(i, j)) + c) / dy);
+          r = std::max(r, (std::abs(u(i, j)) + c) / dx + (std::abs(v(i, j)) + c) / dy + decay);
         }
       }
     }

@@ -438,11 +438,12 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
   const HybridLevels levels = forced ? HybridLevels::uniform_sigma(20) : HybridLevels::cam26();
   const int layers = levels.layers();
   // The state (ps, and u, v, T in every layer) and the work fields (five per layer, one per
-  // interface, four of one layer and the surface geopotential).
+  // interface, four of one layer and the surface geopotential; del^4 five more of one layer).
   require_memory(runtime,
                  {.nx = 360 / degrees,
                   .ny = 180 / degrees,
-                  .fields = model_fields(s.integrator, 3 * layers + 1, 6 * layers + 6),
+                  .fields = model_fields(s.integrator, 3 * layers + 1,
+                                         6 * layers + 6 + (s.hyperdiffusion > 0 ? 5 : 0)),
                   .halo = 2,
                   .root_arrays = 3 * layers + 2,
                   .rank_arrays = s.initial.empty() && s.restart.empty() ? 0 : 6 * layers + 2},
@@ -455,6 +456,9 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
   AtmosphereConfig config = jablonowski_williamson::configuration(nlon, nlon / 2);
   config.polar_filter_latitude = filter_degrees * kPi / 180;
   config.diffusion = s.diffusion;
+  config.hyperdiffusion = s.hyperdiffusion;
+  config.sponge_layers = s.sponge_layers;
+  config.sponge_diffusion = s.sponge_diffusion;
   config.levels = levels;
   if (forced) config.held_suarez = HeldSuarez{};
   PrimitiveEquations model(runtime, config);
@@ -498,6 +502,14 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
       "schemes, " +
       s.integrator + ", polar filter poleward of " + number(filter_degrees) + " degrees" +
       (s.diffusion > 0 ? ", del2 diffusion " + number(s.diffusion) + " m2 s-1" : "") +
+      (s.hyperdiffusion > 0 ? ", del4 diffusion " + number(s.hyperdiffusion) + " m4 s-1" : "") +
+      (s.sponge_layers > 0 ? ", a sponge of del2 " + number(s.sponge_diffusion) +
+                                 " m2 s-1 doubling upwards in the top " +
+                                 std::to_string(s.sponge_layers) + " layers"
+                           : "") +
+      (s.diffusion + s.hyperdiffusion + s.sponge_diffusion > 0
+           ? " (tapered as (cos phi / cos phi_c)^2 and ^4 poleward of the filter)"
+           : "") +
       (forced ? ", Held & Suarez (1994) forcing" : "");
   if (root)
     std::printf(
@@ -760,6 +772,11 @@ void RunSettings::validate() const {
           "between 1 and 8");
   require(std::isfinite(diffusion) && diffusion >= 0, "--diffusion", diffusion,
           "a non-negative coefficient in m2/s");
+  require(std::isfinite(hyperdiffusion) && hyperdiffusion >= 0, "--hyperdiffusion", hyperdiffusion,
+          "a non-negative coefficient in m4/s");
+  require(sponge_layers >= 0, "--sponge-layers", sponge_layers, "a number of layers >= 0");
+  require(std::isfinite(sponge_diffusion) && sponge_diffusion >= 0, "--sponge-diffusion",
+          sponge_diffusion, "a non-negative coefficient in m2/s");
 }
 
 int run(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
@@ -774,11 +791,15 @@ int run(Runtime& runtime, const RunSettings& s, const std::string& command_line)
                       s.case_name == "williamson5" || s.case_name == "williamson6";
   if (sphere && s.initial.ends_with(".csv"))
     throw ConfigError("--initial FILE.csv works for the planar cases only, not " + s.case_name);
-  if (!atmosphere && s.diffusion != 0)
-    throw ConfigError(
-        "--diffusion acts on the 3-D cases (jw-steady-state, baroclinic-wave, "
-        "held-suarez), not on " +
-        s.case_name);
+  for (const auto& [option, value] :
+       {std::pair{"--diffusion", s.diffusion}, std::pair{"--hyperdiffusion", s.hyperdiffusion},
+        std::pair{"--sponge-layers", static_cast<double>(s.sponge_layers)},
+        std::pair{"--sponge-diffusion", s.sponge_diffusion}})
+    if (!atmosphere && value != 0)
+      throw ConfigError(std::string(option) +
+                        " acts on the 3-D cases (jw-steady-state, baroclinic-wave, "
+                        "held-suarez), not on " +
+                        s.case_name);
   if (atmosphere) return run_atmosphere(runtime, s, command_line);
   return sphere ? run_sphere(runtime, s, command_line) : run_planar(runtime, s, command_line);
 }

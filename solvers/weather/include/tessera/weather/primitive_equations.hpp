@@ -22,9 +22,20 @@
 // thermodynamic equation's v . grad ps. T is advected with centred face values.
 //
 // Horizontal diffusion (optional): del^2 on T and, on the wind, nu (grad D + k x grad zeta +
-// 2 v / a^2): the vector Laplacian in divergence-vorticity form with the term that leaves
-// solid-body rotation undamped (as CAM's and the IFS's (del^2 + 2 / a^2) on vorticity).
+// 2 v / a^2): the vector Laplacian L in divergence-vorticity form with the term that leaves
+// solid-body rotation undamped (as CAM's and the IFS's (del^2 + 2 / a^2) on vorticity);
+// del^4 is -nu4 L(L(.)) (on T, -nu4 del^2 del^2 T), which leaves solid-body rotation alone too.
+// A sponge near the model top (optional): del^2 in the top layers in place of del^4, with a
+// coefficient that doubles upwards, as NCAR CAM3's Eulerian core has (Collins et al. 2004,
+// NCAR/TN-464+STR, section 3.1: del^2 in its top levels, del^4 below).
 // Polar filter (optional): as SphericalShallowWater, on every tendency poleward of phi_c.
+// With the filter, the diffusion coefficients poleward of phi_c are scaled by
+// (cos(phi) / cos(phi_c))^2 for del^2 and ^4 for del^4: the filter holds the zonal waves'
+// frequencies to those at phi_c, which suits advection (first order in the wavenumber) but
+// not diffusion (second and fourth), whose shortest zonal wave in the row next to a pole
+// would otherwise decay (cos(phi_c) / cos(phi))^(p - 1) times faster than at phi_c (at 2.8
+// degrees, del^4 of 1e16 m^4/s at 2.3 /s, against 1/300 s steps); scaled, it decays no faster
+// than at phi_c, so the time step of max_frequency() holds.
 // Forcing (optional): Held & Suarez's (held_suarez.hpp), with sigma = p / ps at the layer's
 // midpoint (for u and v, with ps averaged to the face).
 //
@@ -75,11 +86,19 @@ struct AtmosphereConfig {
   double rd = 287.04;                // gas constant of dry air, J kg^-1 K^-1
   double cp = 1004.64;               // J kg^-1 K^-1
   double polar_filter_latitude = 0;  // rad, 0 < phi_c < pi/2; 0: no polar filter
-  double diffusion = 0;              // del^2 coefficient nu on u, v and T, m^2/s
+  double diffusion = 0;              // del^2 coefficient nu on u, v and T in every layer, m^2/s
+  double hyperdiffusion = 0;         // del^4 coefficient nu4 on u, v and T below the sponge, m^4/s
+  int sponge_layers = 0;             // n_s: the top layers that get the sponge's del^2
+  double sponge_diffusion = 0;       // nu_s, m^2/s: layer k < n_s gets nu_s 2^(n_s - 1 - k)
   std::optional<HeldSuarez> held_suarez =
       std::nullopt;  // the Held & Suarez (1994) forcing; none by default
-  // Throws ConfigError naming what is wrong (grid, levels, constants, coefficients).
+  // Throws ConfigError naming what is wrong (grid, levels, constants, coefficients, a sponge
+  // deeper than the model or without a coefficient).
   void validate() const;
+  // The del^2 coefficient of layer k (0 is the top, m^2/s): diffusion plus the sponge's, and
+  // the del^4 coefficient (m^4/s): hyperdiffusion, 0 in the sponge.
+  double del2_coefficient(int k) const;
+  double del4_coefficient(int k) const;
 };
 
 class PrimitiveEquations final : public Model {
@@ -125,9 +144,12 @@ class PrimitiveEquations final : public Model {
   // Minimum and maximum of ps over the grid (Pa).
   std::pair<double, double> surface_pressure_range();
   std::uint64_t checksum();
-  // The largest (|u| + c) / dx + (|v| + c) / dy over cells and layers, 1/s, c the Lamb-wave speed
-  // sqrt(R T / (1 - kappa)) (the fastest external mode of the hydrostatic equations), dx at the
-  // polar filter's latitude poleward of it.
+  // The largest (|u| + c) / dx + (|v| + c) / dy + nu s + nu4 s^2 over cells and layers, 1/s,
+  // c the Lamb-wave speed sqrt(R T / (1 - kappa)) (the fastest external mode of the hydrostatic
+  // equations), s = 4 / dx^2 + 4 / dy^2 (so nu s and nu4 s^2 bound the decay rates of the
+  // diffusion's shortest waves), dx at the polar filter's latitude poleward of it. Adding
+  // the diffusion's real rates to the imaginary frequency is conservative: RK3 is stable to
+  // 2.5 on the negative real axis, beyond its sqrt(3) on the imaginary one.
   double max_frequency();
   // "ps", "phis", or "u", "v", "T" of layer k (averaged to centres) on rank 0, row-major
   // nlon x nlat from the south; collective, other ranks get an empty vector.
@@ -136,10 +158,18 @@ class PrimitiveEquations final : public Model {
  private:
   double lat_center(int j) const;
   double lat_face(int j) const;
+  // min(1, cos(phi) / cos(phi_c)) with a polar filter at phi_c, 1 without: del^2's coefficient
+  // goes with its square and del^4's with its fourth power.
+  double diffusion_taper(double phi) const;
   double lon_center(int i) const { return (i + 0.5) * dlambda_; }
   double lon_face(int i) const { return i * dlambda_; }
   double cell_area(int j) const;
   void fill(const Field& f, const std::function<double(double, double)>& fn);
+  // Per layer, the relative vorticity of q's wind at the south and north poles and that of
+  // its first Laplacian (del^4's), each from the circulation around the polar cap (a zonal
+  // sum over tiles, exact in fixed point, so the same bits on any decomposition); empty when
+  // no diffusion acts on the wind. Collective.
+  std::vector<double> polar_vorticity(const State& q);
 
   Runtime& runtime_;
   AtmosphereConfig config_;
@@ -151,6 +181,10 @@ class PrimitiveEquations final : public Model {
   std::vector<Field> mass_flux_x_, mass_flux_y_, divergence_, vertical_flux_, geopotential_,
       pressure_term_;
   Field bernoulli_, vorticity_, potential_vorticity_, velocity_divergence_;  // a layer at a time
+  // del^4's first Laplacian of u, v and T and its divergence and vorticity (made only with
+  // hyperdiffusion), a layer at a time.
+  Field laplacian_u_, laplacian_v_, laplacian_t_, laplacian_divergence_, laplacian_vorticity_;
+  int layer_halo_;  // u, v and T: 1, or 2 for del^4
   Field surface_geopotential_;
   State state_;
   std::unique_ptr<PolarFilter> filter_;

@@ -31,14 +31,18 @@ struct RunSettings {
   std::string initial;        // start from the last record of this weather_ipu output
   std::string restart;        // continue this weather_ipu output, appending to it
   int reference_factor = 2;   // williamson6: resolution multiple of the self-reference run
-  double diffusion = 0;       // jw-steady-state, baroclinic-wave: del2 coefficient, m^2/s
+  double diffusion = 0;       // the 3-D cases: del2 coefficient, m^2/s
+  double hyperdiffusion = 0;  // the 3-D cases: del4 coefficient, m^4/s
+  int sponge_layers = 0;      // the 3-D cases: layers of the sponge at the top
+  double sponge_diffusion = 0;  // the 3-D cases: the sponge's del2 coefficient, m^2/s
   double progress_every = 5;  // seconds of wall time between progress lines
 
   // Throws ConfigError naming the option (--days, --dt, ...) of a setting that is not finite
   // or out of its range: days > 0 (or < 0: the default), dt >= 0, output_every > 0,
   // 0 <= resolution <= 90, alpha finite, 0 <= polar_filter_degrees < 90, progress_every >= 0,
   // nx, ny >= 0,
-  // 1 <= reference_factor <= 8, diffusion >= 0.
+  // 1 <= reference_factor <= 8, diffusion, hyperdiffusion, sponge_layers and
+  // sponge_diffusion >= 0.
   void validate() const;
 };
 

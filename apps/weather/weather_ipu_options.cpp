@@ -83,6 +83,10 @@ void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOption
                                 "The 3-D cases: the sponge's del2 coefficient, m2/s, doubling "
                                 "in each layer upwards [=0]"))
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--pressure-levels", settings.pressure_levels_hpa,
+                 "The 3-D cases: the output's pressure levels, hPa, comma-separated (ta, ua, "
+                 "va, zg on plev) [=1000,850,700,500,250,100,50,10]")
+      ->delimiter(',');
   require_finite(app.add_option("--progress-every", settings.progress_every,
                                 "Seconds of wall time between progress lines"))
       ->capture_default_str()

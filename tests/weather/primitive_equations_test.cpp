@@ -546,3 +546,73 @@ TEST(PrimitiveEquations, RefusesBadDiffusionAndSponges) {
 
 }  // namespace
 }  // namespace tessera::weather
+
+namespace tessera::weather {
+namespace {
+
+// Pressure levels of isothermal air at rest (T0 = 250 K) over a 2 km mountain: above the
+// lowest midpoint every layer is at T0, so T on any pressure surface there is T0 (then, to the
+// ground, it goes to T*), and the model's hydrostatic integration is exact, Z = Phi_s / g +
+// R T0 / g ln(ps / p); below the ground (p > ps on the
+// mountain) T and Z follow the ECMWF extrapolation from T* = T_K (1 + gamma R / g (ps / p_K -
+// 1)), and Z is continuous through the ground. A pressure given in hPa, or ps and p swapped,
+// misses these by kilometres.
+TEST(PrimitiveEquations, PressureLevelsOfIsothermalAirOverAMountain) {
+  Runtime rt(small_target(4, 64 << 20), 1);
+  const AtmosphereConfig c = jw::configuration(64, 32);
+  PrimitiveEquations m(rt, c);
+  const double p0 = c.levels.reference_pressure, t0 = 250;
+  auto phis = [&](double lambda, double phi) {
+    return c.g * 2000 * std::exp(-std::pow((lambda - 3) / 0.5, 2) - std::pow(phi / 0.4, 2));
+  };
+  m.set_surface_geopotential(phis);
+  m.initialize(
+      [&](double lambda, double phi) { return p0 * std::exp(-phis(lambda, phi) / (c.rd * t0)); },
+      [](double, double, double) { return 7.0; }, [](double, double, double) { return 0.0; },
+      [&](double, double, double) { return t0; });
+  const std::vector<double> ps = m.gather("ps"), surface = m.gather("phis");
+  const double gamma_r_g = 6.5e-3 * c.rd / c.g;
+  const auto& lv = c.levels;
+  for (const double p : {5e4, 9.5e4}) {
+    const std::vector<double> t = m.gather_on_pressure_level("T", p),
+                              z = m.gather_on_pressure_level("Z", p),
+                              u = m.gather_on_pressure_level("u", p);
+    int below = 0;
+    for (std::size_t at = 0; at < ps.size(); ++at) {
+      EXPECT_NEAR(u[at], 7.0, 1e-12);
+      const double p_lowest = 0.5 * (lv.a[25] * p0 + lv.b[25] * ps[at] + ps[at]);
+      const double t_star = t0 * (1 + gamma_r_g * (ps[at] / p_lowest - 1));
+      if (p <= ps[at]) {
+        // Between the lowest midpoint and the ground T goes to T*, linearly in ln p.
+        const double w = p <= p_lowest ? 0 : std::log(p / p_lowest) / std::log(ps[at] / p_lowest);
+        EXPECT_NEAR(t[at], (1 - w) * t0 + w * t_star, 1e-12);
+        EXPECT_NEAR(z[at], surface[at] / c.g + c.rd * t0 / c.g * std::log(ps[at] / p), 1e-9);
+        continue;
+      }
+      ++below;
+      const double y = gamma_r_g * std::log(p / ps[at]);
+      EXPECT_NEAR(t[at], t_star * (1 + y + y * y / 2 + y * y * y / 6), 1e-12);
+      EXPECT_NEAR(
+          z[at],
+          (surface[at] - c.rd * t_star * std::log(p / ps[at]) * (1 + y / 2 + y * y / 6)) / c.g,
+          1e-9);
+    }
+    EXPECT_EQ(below > 0, p > 9e4) << "cells below the ground at " << p << " Pa";
+  }
+  // Z through the ground at the summit.
+  std::size_t summit = 0;
+  for (std::size_t at = 0; at < ps.size(); ++at)
+    if (ps[at] < ps[summit]) summit = at;
+  const double above = m.gather_on_pressure_level("Z", ps[summit] * (1 - 1e-9))[summit],
+               beneath = m.gather_on_pressure_level("Z", ps[summit] * (1 + 1e-9))[summit];
+  EXPECT_NEAR(above, surface[summit] / c.g, 1e-3);
+  EXPECT_NEAR(beneath, surface[summit] / c.g, 1e-3);
+  EXPECT_GT(surface[summit] / c.g, 1900);
+  EXPECT_THAT(error_of([&] { m.gather_on_pressure_level("q", 5e4); }),
+              HasSubstr("no field 'q' on pressure levels; they are T, u, v, Z"));
+  EXPECT_THAT(error_of([&] { m.gather_on_pressure_level("T", 0); }),
+              HasSubstr("a pressure level must be a positive pressure in Pa"));
+}
+
+}  // namespace
+}  // namespace tessera::weather

@@ -94,7 +94,15 @@ CfRecord read_last_record_here(const std::string& path, int nx, int ny,
     const std::optional<int> var = nc.variable(n);
     if (!var) continue;
     const std::vector<std::size_t> sizes = nc.dimension_sizes(*var);
-    const std::size_t expected = static_cast<std::size_t>(n == "x" || n == "lon" ? nx : ny);
+    const bool horizontal = n == "x" || n == "lon" || n == "y" || n == "lat";
+    if (!horizontal) {
+      constexpr std::size_t kMostValues = 4096;
+      if (sizes.size() != 1 || sizes[0] > kMostValues)
+        throw ConfigError("the coordinate '" + n + "' in '" + path +
+                          "' is not 1-D with at most 4096 values; use the output of weather_ipu");
+    }
+    const std::size_t expected =
+        horizontal ? static_cast<std::size_t>(n == "x" || n == "lon" ? nx : ny) : sizes[0];
     if (sizes.size() != 1 || sizes[0] != expected)
       throw ConfigError("the coordinate '" + n + "' in '" + path + "' does not have " +
                         std::to_string(expected) + " values; use the output of weather_ipu " +

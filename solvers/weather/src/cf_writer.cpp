@@ -2,6 +2,7 @@
 
 #include <netcdf.h>
 
+#include <cmath>
 #include <map>
 #include <numbers>
 
@@ -63,9 +64,20 @@ CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> f
     : path_(std::move(path)), grid_(grid), fields_(std::move(fields)) {
   const bool geographic = info.geographic;
   for (const auto* list : {&fields_, &static_fields})
-    for (const CfVariable& f : *list)
-      if (f.layered && !info.levels)
-        throw Error("CfWriter: the layered field '" + f.name + "' needs the file's model levels");
+    for (const CfVariable& f : *list) {
+      if (f.levels == CfLevels::model && !info.levels)
+        throw Error("CfWriter: the field '" + f.name + "' on model levels needs the file's");
+      if (f.levels == CfLevels::pressure && info.pressure_levels.empty())
+        throw Error("CfWriter: the field '" + f.name + "' on pressure levels needs the file's");
+    }
+  for (const CfVariable& f : static_fields)
+    if (f.levels == CfLevels::pressure)
+      throw Error("CfWriter: the static field '" + f.name + "' cannot be on pressure levels");
+  for (const double p : info.pressure_levels)
+    if (!(p > 0) || !std::isfinite(p))
+      throw Error("CfWriter: pressure levels must be positive pressures in Pa, got " +
+                  std::to_string(p));
+  pressure_levels_ = info.pressure_levels;
   if (info.levels) {
     const CfHybridLevels& h = *info.levels;
     if (h.a_interfaces.size() < 2 || h.a_interfaces.size() != h.b_interfaces.size())
@@ -134,10 +146,24 @@ CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> f
       define("hybm_bnds", {lev, bounds});
       describe(nc, define("P0", {}), {"P0", "reference pressure", "Pa", ""});
     }
-    for (const CfVariable& f : fields_)
-      describe(nc, f.layered ? define(f.name, {time, lev, y, x}) : define(f.name, {time, y, x}), f);
-    for (const CfVariable& f : static_fields)
-      describe(nc, f.layered ? define(f.name, {lev, y, x}) : define(f.name, {y, x}), f);
+    int plev = -1;
+    if (!pressure_levels_.empty()) {
+      check(nc_def_dim(nc, "plev", pressure_levels_.size(), &plev));
+      const int pv = define("plev", {plev});
+      describe(nc, pv, {"plev", "pressure", "Pa", "air_pressure"});
+      put_text(nc, pv, "positive", "down");
+      put_text(nc, pv, "axis", "Z");
+    }
+    auto dimensions = [&](const CfVariable& f, bool record) {
+      std::vector<int> dims;
+      if (record) dims.push_back(time);
+      if (f.levels != CfLevels::none) dims.push_back(f.levels == CfLevels::model ? lev : plev);
+      dims.push_back(y);
+      dims.push_back(x);
+      return dims;
+    };
+    for (const CfVariable& f : fields_) describe(nc, define(f.name, dimensions(f, true)), f);
+    for (const CfVariable& f : static_fields) describe(nc, define(f.name, dimensions(f, false)), f);
     check(nc_enddef(nc));
     const double scale = geographic ? 180 / std::numbers::pi : 1;
     std::vector<double> xs(static_cast<std::size_t>(grid.nx)),
@@ -169,6 +195,8 @@ CfWriter::CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> f
       check(nc_put_var_double(nc, variable("hybm_bnds"), bb.data()));
       check(nc_put_var_double(nc, variable("P0"), &h.p0));
     }
+    if (!pressure_levels_.empty())
+      check(nc_put_var_double(nc, variable("plev"), pressure_levels_.data()));
     check(nc_sync(nc));
   } catch (const NcFailure& e) {
     fail("cannot write the NetCDF file", e.status);
@@ -196,6 +224,19 @@ std::unique_ptr<CfWriter> CfWriter::reopen(std::string path, const Grid& grid,
       check(nc_inq_dimlen(w->file_->ncid, lev, &levels));
       w->layers_ = static_cast<int>(levels);
     }
+    int plev = -1;
+    if (nc_inq_dimid(w->file_->ncid, "plev", &plev) == NC_NOERR) {
+      std::size_t levels = 0;
+      check(nc_inq_dimlen(w->file_->ncid, plev, &levels));
+      w->pressure_levels_.resize(levels);
+      check(nc_get_var_double(w->file_->ncid, w->variable("plev"), w->pressure_levels_.data()));
+    }
+    for (const CfVariable& f : w->fields_)
+      if ((f.levels == CfLevels::model && w->layers_ == 0) ||
+          (f.levels == CfLevels::pressure && w->pressure_levels_.empty()))
+        throw Error("cannot append to '" + w->path_ + "': it has no " +
+                    (f.levels == CfLevels::model ? "model" : "pressure") +
+                    " levels for the field '" + f.name + "'");
   } catch (const NcFailure& e) {
     w->fail("cannot append to the NetCDF file", e.status);
   }
@@ -204,13 +245,25 @@ std::unique_ptr<CfWriter> CfWriter::reopen(std::string path, const Grid& grid,
 
 CfWriter::~CfWriter() = default;
 
+std::size_t CfWriter::level_count(CfLevels levels) const {
+  switch (levels) {
+    case CfLevels::none:
+      return 1;
+    case CfLevels::model:
+      return static_cast<std::size_t>(layers_);
+    case CfLevels::pressure:
+      return pressure_levels_.size();
+  }
+  return 1;
+}
+
 void CfWriter::write_static(const std::string& name, const std::vector<double>& values) {
   try {
     int dimensions = 0;
     check(nc_inq_varndims(file_->ncid, variable(name), &dimensions));
     const std::size_t expected = (dimensions == 3 ? static_cast<std::size_t>(layers_) : 1) *
                                  static_cast<std::size_t>(grid_.ny) *
-                                 static_cast<std::size_t>(grid_.nx);
+                                 static_cast<std::size_t>(grid_.nx);  // static: lev only
     if (values.size() != expected)
       throw Error("CfWriter: static field '" + name + "' has " + std::to_string(values.size()) +
                   " values, not " + std::to_string(expected));
@@ -254,15 +307,16 @@ void CfWriter::append(double time_seconds, const std::vector<std::vector<double>
     const std::size_t at[4] = {r, 0, 0, 0}, one = 1;
     check(nc_put_vara_double(file_->ncid, variable("time"), at, &one, &time_seconds));
     const auto ny = static_cast<std::size_t>(grid_.ny), nx = static_cast<std::size_t>(grid_.nx);
-    const std::size_t count[3] = {1, ny, nx};
-    const std::size_t layered_count[4] = {1, static_cast<std::size_t>(layers_), ny, nx};
     for (std::size_t k = 0; k < fields_.size(); ++k) {
-      const std::size_t expected = (fields_[k].layered ? layered_count[1] : 1) * ny * nx;
+      const std::size_t levels = level_count(fields_[k].levels);
+      const std::size_t expected = levels * ny * nx;
       if (values[k].size() != expected)
         throw Error("CfWriter: field '" + fields_[k].name + "' has " +
                     std::to_string(values[k].size()) + " values, not " + std::to_string(expected));
+      const std::size_t flat[3] = {1, ny, nx}, layered[4] = {1, levels, ny, nx};
       check(nc_put_vara_double(file_->ncid, variable(fields_[k].name), at,
-                               fields_[k].layered ? layered_count : count, values[k].data()));
+                               fields_[k].levels == CfLevels::none ? flat : layered,
+                               values[k].data()));
     }
     check(nc_sync(file_->ncid));
   } catch (const NcFailure& e) {

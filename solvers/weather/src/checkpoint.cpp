@@ -173,13 +173,15 @@ CheckpointLayout atmosphere_checkpoint(const Grid& grid, int layers) {
 std::vector<CfVariable> checkpoint_variables(const CheckpointLayout& layout, bool leapfrog) {
   std::vector<CfVariable> variables;
   for (const auto& e : layout.entries)
-    if (!e.in_record) variables.push_back({e.variable, e.long_name, e.units, "", e.layers > 1});
+    if (!e.in_record)
+      variables.push_back(
+          {e.variable, e.long_name, e.units, "", e.layers > 1 ? CfLevels::model : CfLevels::none});
   if (leapfrog)
     for (const auto& e : layout.entries)
       variables.push_back({previous_of(e.variable),
                            e.variable + " at the leapfrog's filtered previous time level (for "
                                         "restarts)",
-                           e.units, "", e.layers > 1});
+                           e.units, "", e.layers > 1 ? CfLevels::model : CfLevels::none});
   return variables;
 }
 

@@ -864,4 +864,72 @@ std::vector<double> PrimitiveEquations::gather(const std::string& name, int laye
   });
 }
 
+std::vector<double> PrimitiveEquations::gather_on_pressure_level(const std::string& name,
+                                                                 double p) {
+  if (name != "T" && name != "u" && name != "v" && name != "Z")
+    throw ConfigError("no field '" + name + "' on pressure levels; they are T, u, v, Z");
+  if (!(p > 0) || !std::isfinite(p))
+    throw ConfigError("a pressure level must be a positive pressure in Pa, got " +
+                      std::to_string(p));
+  for (const auto& tile : runtime_.local_tiles())
+    for (const Field& f : state_.fields) apply_boundaries(*tile, d_, f);
+  const HybridLevels& lv = config_.levels;
+  const int nk = layers();
+  const double rd = config_.rd, g = config_.g, p0 = lv.reference_pressure;
+  constexpr double lapse_rate = 6.5e-3;  // K/m, the ECMWF scheme's gamma
+  const bool wind = name == "u" || name == "v";
+  return gather_to_root(runtime_, d_, [&](Tile& t, int i, int j) {
+    auto at = [&](int field) {
+      const FieldView x = view(t, d_, state_.fields[static_cast<std::size_t>(field)]);
+      if (name == "u") return 0.5 * (x(i, j) + x(i + 1, j));
+      if (name == "v") return 0.5 * (x(i, j) + x(i, j + 1));
+      return x(i, j);
+    };
+    const double ps = view(t, d_, state_.fields[ps_field])(i, j);
+    auto interface_p = [&](int k) {
+      const auto s = static_cast<std::size_t>(k);
+      return lv.a[s] * p0 + lv.b[s] * ps;
+    };
+    auto mid_p = [&](int k) { return 0.5 * (interface_p(k) + interface_p(k + 1)); };
+    auto value_of_layer = [&](int k) {
+      return at(name == "u" ? u_field(k) : name == "v" ? v_field(k) : t_field(k));
+    };
+    if (name != "Z") {
+      if (p >= mid_p(nk - 1)) {
+        const double lowest = value_of_layer(nk - 1);
+        if (wind) return lowest;
+        // Between the lowest midpoint and the ground, linear in ln p from T_K to T*; below
+        // the ground, the ECMWF extrapolation from T*.
+        const double t_star = lowest * (1 + lapse_rate * rd / g * (ps / mid_p(nk - 1) - 1));
+        if (p <= ps) {
+          const double w = std::log(p / mid_p(nk - 1)) / std::log(ps / mid_p(nk - 1));
+          return (1 - w) * lowest + w * t_star;
+        }
+        const double y = lapse_rate * rd / g * std::log(p / ps);
+        return t_star * (1 + y + y * y / 2 + y * y * y / 6);
+      }
+      if (p <= mid_p(0)) return value_of_layer(0);
+      int k = 0;
+      while (mid_p(k + 1) < p) ++k;
+      const double w = std::log(p / mid_p(k)) / std::log(mid_p(k + 1) / mid_p(k));
+      return (1 - w) * value_of_layer(k) + w * value_of_layer(k + 1);
+    }
+    const double phis = view(t, d_, surface_geopotential_)(i, j);
+    if (p > ps) {
+      const double t_lowest = at(t_field(nk - 1));
+      const double t_star = t_lowest * (1 + lapse_rate * rd / g * (ps / mid_p(nk - 1) - 1));
+      const double y = lapse_rate * rd / g * std::log(p / ps);
+      return (phis - rd * t_star * std::log(p / ps) * (1 + y / 2 + y * y / 6)) / g;
+    }
+    double phi = phis;  // at interface k + 1
+    for (int k = nk - 1; k >= 0; --k) {
+      const double temperature = at(t_field(k)), upper = interface_p(k), lower = interface_p(k + 1);
+      if (p > upper) return (phi + rd * temperature * std::log(lower / p)) / g;
+      phi += rd * temperature * std::log(lower / upper);
+    }
+    // Above the top interface (p > 0 there): isothermal at the top layer's T.
+    return (phi + rd * at(t_field(0)) * std::log(interface_p(0) / p)) / g;
+  });
+}
+
 }  // namespace tessera::weather

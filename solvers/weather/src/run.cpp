@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <numbers>
 #include <optional>
@@ -423,6 +424,28 @@ int run_sphere(Runtime& runtime, const RunSettings& s, const std::string& comman
 // The cases of the hydrostatic primitive equations: Jablonowski & Williamson's (2006) balanced
 // jet (jw-steady-state) and the baroclinic wave it grows from a bump of u, and Held & Suarez's
 // (1994) forced climate (held-suarez: 20 sigma levels, from isothermal air at rest).
+// The output's pressure levels in Pa, from the highest pressure down: --pressure-levels, or
+// CMIP6's plev8; a restart continues with its file's (refusing other levels asked for).
+std::vector<double> output_pressure_levels(const RunSettings& s, bool restart, int nx, int ny) {
+  std::vector<double> hpa = s.pressure_levels_hpa;
+  if (hpa.empty()) hpa = {1000, 850, 700, 500, 250, 100, 50, 10};
+  std::sort(hpa.begin(), hpa.end(), std::greater<>());
+  std::vector<double> pa;
+  for (const double p : hpa) pa.push_back(100 * p);
+  if (!restart) return pa;
+  const CfRecord file = read_last_record(s.restart, nx, ny, {}, {}, {"plev"});
+  const auto found = file.coordinates.find("plev");
+  const std::vector<double> theirs =
+      found == file.coordinates.end() ? std::vector<double>{} : found->second;
+  if (theirs == pa || s.pressure_levels_hpa.empty()) return theirs;
+  std::string list;
+  for (const double p : theirs) list += (list.empty() ? "" : ", ") + number(p / 100);
+  throw ConfigError(
+      "'" + s.restart + "' has " +
+      (theirs.empty() ? "no pressure levels" : "the pressure levels " + list + " hPa") +
+      ": continue it with those, leaving out --pressure-levels");
+}
+
 int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
   const bool wave = s.case_name == "baroclinic-wave";
   const bool forced = s.case_name == "held-suarez";
@@ -439,16 +462,19 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
   const int layers = levels.layers();
   // The state (ps, and u, v, T in every layer) and the work fields (five per layer, one per
   // interface, four of one layer and the surface geopotential; del^4 five more of one layer).
-  require_memory(runtime,
-                 {.nx = 360 / degrees,
-                  .ny = 180 / degrees,
-                  .fields = model_fields(s.integrator, 3 * layers + 1,
-                                         6 * layers + 6 + (s.hyperdiffusion > 0 ? 5 : 0)),
-                  .halo = 2,
-                  .root_arrays = 3 * layers + 2,
-                  .rank_arrays = s.initial.empty() && s.restart.empty() ? 0 : 6 * layers + 2},
-                 "a " + number(360 / degrees) + " x " + number(180 / degrees) + " x " +
-                     std::to_string(layers) + " grid (--resolution " + number(degrees) + ")");
+  require_memory(
+      runtime,
+      {.nx = 360 / degrees,
+       .ny = 180 / degrees,
+       .fields = model_fields(s.integrator, 3 * layers + 1,
+                              6 * layers + 6 + (s.hyperdiffusion > 0 ? 5 : 0)),
+       .halo = 2,
+       .root_arrays =
+           3 * layers + 2 +
+           4 * static_cast<int>(s.pressure_levels_hpa.empty() ? 8 : s.pressure_levels_hpa.size()),
+       .rank_arrays = s.initial.empty() && s.restart.empty() ? 0 : 6 * layers + 2},
+      "a " + number(360 / degrees) + " x " + number(180 / degrees) + " x " +
+          std::to_string(layers) + " grid (--resolution " + number(degrees) + ")");
   const int nlon = static_cast<int>(std::lround(360 / degrees));
   if (std::abs(nlon * degrees - 360) > 1e-9 * 360 || nlon % 2 != 0)
     throw ConfigError("--resolution " + std::to_string(degrees) +
@@ -489,6 +515,7 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
   std::optional<Checkpoint> from;
   if (!start_file.empty())
     from = start_from_file(model, *integrator, layout, start_file, restart, root);
+  const std::vector<double> pressure_levels = output_pressure_levels(s, restart, grid.nx, grid.ny);
   const StepPlan plan = plan_run(s, *integrator, model.max_frequency(), days * 86400, from, restart,
                                  start_file, root);
   const double t0 = restart ? from->time : 0;
@@ -535,17 +562,40 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
       }
       values.push_back(std::move(all));
     }
+    if (!pressure_levels.empty())
+      for (const char* name : {"T", "u", "v", "Z"}) {
+        std::vector<double> all;
+        for (const double p : pressure_levels) {
+          const std::vector<double> level = model.gather_on_pressure_level(name, p);
+          all.insert(all.end(), level.begin(), level.end());
+        }
+        values.push_back(std::move(all));
+      }
     if (root) writer->append(t, values);
   };
   if (!output.empty()) {
     const std::vector<double> phis = model.gather("phis");
     if (root) {
       const HybridLevels& lv = config.levels;
-      const std::vector<CfVariable> fields{
+      std::vector<CfVariable> fields{
           {"ps", "surface pressure", "Pa", "surface_air_pressure"},
-          {"u", "eastward wind (averaged to cell centres)", "m s-1", "eastward_wind", true},
-          {"v", "northward wind (averaged to cell centres)", "m s-1", "northward_wind", true},
-          {"T", "air temperature", "K", "air_temperature", true}};
+          {"u", "eastward wind (averaged to cell centres)", "m s-1", "eastward_wind",
+           CfLevels::model},
+          {"v", "northward wind (averaged to cell centres)", "m s-1", "northward_wind",
+           CfLevels::model},
+          {"T", "air temperature", "K", "air_temperature", CfLevels::model}};
+      if (!pressure_levels.empty()) {
+        const std::vector<CfVariable> on_pressure_levels{
+            {"ta", "air temperature (extrapolated below the ground)", "K", "air_temperature",
+             CfLevels::pressure},
+            {"ua", "eastward wind (averaged to cell centres; the lowest layer's below the ground)",
+             "m s-1", "eastward_wind", CfLevels::pressure},
+            {"va", "northward wind (averaged to cell centres; the lowest layer's below the ground)",
+             "m s-1", "northward_wind", CfLevels::pressure},
+            {"zg", "geopotential height (extrapolated below the ground)", "m",
+             "geopotential_height", CfLevels::pressure}};
+        fields.insert(fields.end(), on_pressure_levels.begin(), on_pressure_levels.end());
+      }
       std::vector<CfVariable> static_fields{
           {"phis", "surface geopotential", "m2 s-2", "surface_geopotential"}};
       for (CfVariable& v : checkpoint_variables(layout, s.integrator == "leapfrog"))
@@ -555,13 +605,14 @@ int run_atmosphere(Runtime& runtime, const RunSettings& s, const std::string& co
       } else {
         writer = std::make_unique<CfWriter>(
             output, grid, fields, static_fields,
-            CfFileInfo{
-                .title = "Tessera weather_ipu case " + s.case_name,
-                .history = command_line,
-                .source = "Tessera weather: " + scheme,
-                .geographic = true,
-                .levels = CfHybridLevels{
-                    .a_interfaces = lv.a, .b_interfaces = lv.b, .p0 = lv.reference_pressure}});
+            CfFileInfo{.title = "Tessera weather_ipu case " + s.case_name,
+                       .history = command_line,
+                       .source = "Tessera weather: " + scheme,
+                       .geographic = true,
+                       .levels = CfHybridLevels{.a_interfaces = lv.a,
+                                                .b_interfaces = lv.b,
+                                                .p0 = lv.reference_pressure},
+                       .pressure_levels = pressure_levels});
         writer->write_static("phis", phis);
       }
     }
@@ -777,6 +828,13 @@ void RunSettings::validate() const {
   require(sponge_layers >= 0, "--sponge-layers", sponge_layers, "a number of layers >= 0");
   require(std::isfinite(sponge_diffusion) && sponge_diffusion >= 0, "--sponge-diffusion",
           sponge_diffusion, "a non-negative coefficient in m2/s");
+  for (std::size_t k = 0; k < pressure_levels_hpa.size(); ++k) {
+    const double p = pressure_levels_hpa[k];
+    require(std::isfinite(p) && p > 0 && p <= 1100, "--pressure-levels", p,
+            "pressures in (0, 1100] hPa");
+    for (std::size_t l = 0; l < k; ++l)
+      require(pressure_levels_hpa[l] != p, "--pressure-levels", p, "given once");
+  }
 }
 
 int run(Runtime& runtime, const RunSettings& s, const std::string& command_line) {
@@ -794,7 +852,8 @@ int run(Runtime& runtime, const RunSettings& s, const std::string& command_line)
   for (const auto& [option, value] :
        {std::pair{"--diffusion", s.diffusion}, std::pair{"--hyperdiffusion", s.hyperdiffusion},
         std::pair{"--sponge-layers", static_cast<double>(s.sponge_layers)},
-        std::pair{"--sponge-diffusion", s.sponge_diffusion}})
+        std::pair{"--sponge-diffusion", s.sponge_diffusion},
+        std::pair{"--pressure-levels", static_cast<double>(s.pressure_levels_hpa.size())}})
     if (!atmosphere && value != 0)
       throw ConfigError(std::string(option) +
                         " acts on the 3-D cases (jw-steady-state, baroclinic-wave, "

@@ -23,7 +23,8 @@ struct CfRecord {
   double time = 0;                                    // the last value of `time`, seconds
   int records = 0;                                    // the length of the time axis
   std::map<std::string, std::vector<double>> fields;  // [lev x] row-major ny x nx, j = 0 south
-  // The 1-D coordinate variables asked for that the file holds (x, y or lon, lat).
+  // The 1-D coordinate variables asked for that the file holds (x, y or lon, lat, of the grid's
+  // sizes; others, such as plev, of up to 4096 values).
   std::map<std::string, std::vector<double>> coordinates;
   // The attributes of the variable `attributes_of` (numbers as their first value).
   std::map<std::string, double> numbers;

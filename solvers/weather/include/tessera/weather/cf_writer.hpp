@@ -3,10 +3,11 @@
 //
 // The file holds the coordinates x and y (cell centres, m, axes X and Y) or,
 // for a geographic grid (dx, dy, x0, y0 in radians), lon and lat (degrees_east,
-// degrees_north), model levels where it has layered fields (CfHybridLevels),
-// time (seconds since a reference date, standard calendar, unlimited), one
-// variable per field on (time, y, x) or (time, lev, y, x) and static fields on (y, x), each
-// with units and long_name (and standard_name where CF defines one).
+// degrees_north), model levels where it has fields on them (CfHybridLevels), pressure
+// levels (plev, Pa) where it has fields on those, time (seconds since a reference date,
+// standard calendar, unlimited), one variable per field on (time, y, x), (time, lev, y, x) or
+// (time, plev, y, x) and static fields on (y, x) or (lev, y, x), each with units and
+// long_name (and standard_name where CF defines one).
 //
 // The file follows tessera/core/atomic_file.hpp: records are appended and synced as they
 // come, into FILE.part; close() syncs it and renames it to FILE, so the final name never
@@ -33,10 +34,13 @@
 
 namespace tessera::weather {
 
+// Where a field sits in the vertical: one level (time, lat, lon), the file's model levels
+// (time, lev, lat, lon; static: lev, lat, lon) or its pressure levels (time, plev, lat, lon).
+enum class CfLevels { none, model, pressure };
+
 struct CfVariable {
   std::string name, long_name, units, standard_name;  // standard_name may be empty
-  bool layered =
-      false;  // on the file's model levels: (time, lev, lat, lon), static (lev, lat, lon)
+  CfLevels levels = CfLevels::none;
 };
 
 // Model levels of the hybrid sigma-pressure coordinate (CF-1.8 appendix D,
@@ -49,12 +53,14 @@ struct CfHybridLevels {
 };
 
 // What the file says of itself: its title, history (the command line) and source (the
-// scheme that ran), and its coordinates: lon, lat in degrees (geographic) or x, y in m, and
-// model levels when it has layered fields.
+// scheme that ran), and its coordinates: lon, lat in degrees (geographic) or x, y in m,
+// model levels when it has fields on them, and pressure levels (Pa, as given) when it has
+// fields on those.
 struct CfFileInfo {
   std::string title, history, source;
   bool geographic = false;
   std::optional<CfHybridLevels> levels;
+  std::vector<double> pressure_levels = {};
 };
 
 class CfWriter {
@@ -70,8 +76,8 @@ class CfWriter {
   CfWriter(const CfWriter&) = delete;
   CfWriter& operator=(const CfWriter&) = delete;
 
-  // Writes a static field (row-major ny x nx, j = 0 south; layered: K such arrays, top
-  // first); may be rewritten before each append (the exact restart state of the latest
+  // Writes a static field (row-major ny x nx, j = 0 south; on model levels: K such arrays,
+  // top first); may be rewritten before each append (the exact restart state of the latest
   // record). Throws Error.
   void write_static(const std::string& name, const std::vector<double>& values);
   // Sets attributes of the scalar variable `variable` (defined, as an int without data, the
@@ -79,13 +85,15 @@ class CfWriter {
   void set_attributes(const std::string& variable,
                       const std::vector<std::pair<std::string, double>>& numbers,
                       const std::vector<std::pair<std::string, std::string>>& texts);
-  // Appends one record: `values[k]` for fields[k], row-major ny x nx (layered: K such
-  // arrays, top first), and syncs the file.
+  // Appends one record: `values[k]` for fields[k], row-major ny x nx (on model or pressure
+  // levels: one such array per level, in the file's order), and syncs the file.
   // Throws Error.
   void append(double time_seconds, const std::vector<std::vector<double>>& values);
   // Closes the file and publishes it under its final name. Throws Error.
   void close();
   int records() const { return records_; }
+  // The file's pressure levels (Pa; empty without them), as created or found by reopen().
+  const std::vector<double>& pressure_levels() const { return pressure_levels_; }
 
  private:
   CfWriter(std::string path, const Grid& grid, std::vector<CfVariable> fields);
@@ -98,6 +106,8 @@ class CfWriter {
   std::unique_ptr<File> file_;
   int records_ = 0;
   int layers_ = 0;  // model levels (0: none)
+  std::vector<double> pressure_levels_;
+  std::size_t level_count(CfLevels levels) const;
 };
 
 }  // namespace tessera::weather

@@ -154,6 +154,18 @@ class PrimitiveEquations final : public Model {
   // "ps", "phis", or "u", "v", "T" of layer k (averaged to centres) on rank 0, row-major
   // nlon x nlat from the south; collective, other ranks get an empty vector.
   std::vector<double> gather(const std::string& name, int layer = 0);
+  // "T" (K), "u", "v" (m/s, averaged to centres) or "Z" (geopotential height, m) on the pressure
+  // surface p (Pa) on rank 0, as gather(); collective. T, u and v are interpolated linearly in
+  // ln p between the layer midpoints (p = (p_{k-1/2} + p_{k+1/2}) / 2); Z integrates the
+  // model's hydrostatic equation up from the ground, each layer isothermal at its T between
+  // its interfaces. Above the top midpoint: the top layer's values. Below the lowest
+  // midpoint: u and v of the lowest layer; T linear in ln p to T* at the ground, and below the
+  // ground (p > ps) T and Z extrapolated as the ECMWF scheme of
+  // Trenberth, Berry & Buja (1993, NCAR/TN-396+STR) does, from a surface temperature
+  // T* = T_K (1 + gamma R / g (ps / p_K - 1)), gamma = 6.5 K/km, with y = gamma R / g ln(p / ps):
+  // T = T* (1 + y + y^2 / 2 + y^3 / 6), Z = Phi_s / g - R T* / g ln(p / ps) (1 + y / 2 + y^2 / 6)
+  // (without that scheme's corrections for terrain above 2 km and very warm surfaces).
+  std::vector<double> gather_on_pressure_level(const std::string& name, double p);
 
  private:
   double lat_center(int j) const;

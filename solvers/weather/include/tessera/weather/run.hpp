@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/runtime.hpp"
@@ -35,6 +36,9 @@ struct RunSettings {
   double hyperdiffusion = 0;  // the 3-D cases: del4 coefficient, m^4/s
   int sponge_layers = 0;      // the 3-D cases: layers of the sponge at the top
   double sponge_diffusion = 0;  // the 3-D cases: the sponge's del2 coefficient, m^2/s
+  // The 3-D cases: the output's pressure levels, hPa; empty: CMIP6's plev8 (1000, 850, 700,
+  // 500, 250, 100, 50, 10 hPa).
+  std::vector<double> pressure_levels_hpa;
   double progress_every = 5;  // seconds of wall time between progress lines
 
   // Throws ConfigError naming the option (--days, --dt, ...) of a setting that is not finite
@@ -42,7 +46,7 @@ struct RunSettings {
   // 0 <= resolution <= 90, alpha finite, 0 <= polar_filter_degrees < 90, progress_every >= 0,
   // nx, ny >= 0,
   // 1 <= reference_factor <= 8, diffusion, hyperdiffusion, sponge_layers and
-  // sponge_diffusion >= 0.
+  // sponge_diffusion >= 0, pressure levels in (0, 1100] hPa without repeats.
   void validate() const;
 };
 

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "yaml_config.hpp"
+
 namespace tessera::weather {
 
 void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOptions& runtime) {
@@ -92,6 +94,7 @@ void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOption
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   add_runtime_options(app, runtime, "host");
+  apps::add_yaml_config_option(app);
 }
 
 }  // namespace tessera::weather

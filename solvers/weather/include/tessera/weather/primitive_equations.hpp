@@ -40,7 +40,8 @@
 // midpoint (for u and v, with ps averaged to the face).
 //
 // State fields, in order: ps, u_0 .. u_{K-1}, v_0 .. v_{K-1}, T_0 .. T_{K-1}; layer 0 is the
-// top. One tendency is one superstep (two with the polar filter). Not thread-safe per object;
+// top. One tendency is one superstep (two with the polar filter), after a reduction of four
+// numbers per layer when the wind is diffused (polar_vorticity). Not thread-safe per object;
 // every method that touches fields is collective over the runtime's ranks.
 #pragma once
 

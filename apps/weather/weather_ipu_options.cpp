@@ -20,7 +20,9 @@ void add_weather_ipu_options(CLI::App& app, RunSettings& settings, RuntimeOption
       ->check(CLI::PositiveNumber)
       ->check(CLI::Range(0.0, 90.0));
   require_finite(app.add_option("--alpha", settings.alpha,
-                                "Angle of the williamson1/2 flow to the equator, radians"))
+                                "Angle of the williamson1/2 flow to the equator; for "
+                                "jw-steady-state and baroclinic-wave, the tilt of the rotation "
+                                "axis (Lauritzen et al. 2010); radians"))
       ->capture_default_str();
   require_finite(app.add_option("--polar-filter", settings.polar_filter_degrees,
                                 "williamson2/5/6 and the 3-D cases: filter the tendencies zonally "

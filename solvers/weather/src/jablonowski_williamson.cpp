@@ -63,14 +63,52 @@ double surface_geopotential(const AtmosphereConfig& c, const Parameters& p, doub
 
 void initialize(PrimitiveEquations& model, const Parameters& p) {
   const AtmosphereConfig& c = model.config();
-  const double p0 = c.levels.reference_pressure;
+  const double p0 = c.levels.reference_pressure, alpha = c.rotation_axis_tilt;
+  // The state is JW06's in the frame whose pole is the rotation axis (-sin alpha, 0,
+  // cos alpha): (lambda', phi') of a grid point, and the east unit vector of that frame in the
+  // grid's (east, north) basis, (cos phi cos alpha + cos lambda sin phi sin alpha,
+  // -sin lambda sin alpha) / cos phi' (as Williamson et al.'s 1992 case 2 rotates its flow).
+  struct Rotated {
+    double lambda, phi, east_x, east_y;
+  };
+  auto rotated = [=](double lambda, double phi) {
+    const double sin_phi =
+        std::sin(phi) * std::cos(alpha) - std::cos(lambda) * std::cos(phi) * std::sin(alpha);
+    const double x = std::cos(phi) * std::cos(lambda) * std::cos(alpha) +
+                     std::sin(phi) * std::sin(alpha),
+                 y = std::cos(phi) * std::sin(lambda);
+    const double phi_r = std::asin(std::clamp(sin_phi, -1.0, 1.0)), cos_r = std::cos(phi_r);
+    Rotated r{std::atan2(y, x), phi_r, 0, 0};
+    if (cos_r > 1e-12) {
+      r.east_x =
+          (std::cos(phi) * std::cos(alpha) + std::cos(lambda) * std::sin(phi) * std::sin(alpha)) /
+          cos_r;
+      r.east_y = -std::sin(lambda) * std::sin(alpha) / cos_r;
+    }
+    return r;
+  };
+  // The unrotated state is evaluated as it is, bit for bit (asin(sin phi) is not phi).
+  auto latitude = [&](double lambda, double phi) {
+    return alpha == 0 ? phi : rotated(lambda, phi).phi;
+  };
+  auto wind = [&](double lambda, double phi, double eta) {
+    if (alpha == 0) return zonal_wind(p, lambda, phi, eta);
+    const Rotated r = rotated(lambda, phi);
+    return zonal_wind(p, r.lambda < 0 ? r.lambda + 2 * pi : r.lambda, r.phi, eta);
+  };
   model.set_surface_geopotential(
-      [&](double, double phi) { return surface_geopotential(c, p, phi); });
-  model.initialize(
-      [&](double, double) { return p0; },
-      [&](double lambda, double phi, double eta) { return zonal_wind(p, lambda, phi, eta); },
-      [](double, double, double) { return 0.0; },
-      [&](double, double phi, double eta) { return temperature(c, p, phi, eta); });
+      [&](double lambda, double phi) { return surface_geopotential(c, p, latitude(lambda, phi)); });
+  model.initialize([&](double, double) { return p0; },
+                   [&](double lambda, double phi, double eta) {
+                     return alpha == 0 ? wind(lambda, phi, eta)
+                                       : wind(lambda, phi, eta) * rotated(lambda, phi).east_x;
+                   },
+                   [&](double lambda, double phi, double eta) {
+                     return alpha == 0 ? 0.0 : wind(lambda, phi, eta) * rotated(lambda, phi).east_y;
+                   },
+                   [&](double lambda, double phi, double eta) {
+                     return temperature(c, p, latitude(lambda, phi), eta);
+                   });
 }
 
 double zonal_mean_change(const PrimitiveEquations& model, const std::vector<double>& now,

@@ -151,6 +151,8 @@ void AtmosphereConfig::validate() const {
                       std::to_string(sponge_layers) + " layers and " +
                       std::to_string(sponge_diffusion) + " m2/s");
   if (!std::isfinite(omega)) throw ConfigError("the rotation rate omega must be finite");
+  if (!std::isfinite(rotation_axis_tilt))
+    throw ConfigError("the rotation axis' tilt must be a finite angle");
   if (held_suarez) {
     const HeldSuarez& h = *held_suarez;
     for (const double rate : {h.friction_rate, h.free_atmosphere_rate, h.surface_rate})
@@ -462,6 +464,11 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                     potential_vorticity = view(t, d_, potential_vorticity_),
                     D = view(t, d_, velocity_divergence_);
     const std::optional<HeldSuarez>& forcing = config_.held_suarez;
+    const double cos_tilt = std::cos(config_.rotation_axis_tilt),
+                 sin_tilt = std::sin(config_.rotation_axis_tilt);
+    std::vector<double> corner_cos_lambda(static_cast<std::size_t>(w + 1));
+    for (int i = 0; i <= w; ++i)
+      corner_cos_lambda[static_cast<std::size_t>(i)] = std::cos(lon_face(d_.x_begin(t.id()) + i));
     const bool del4 = config_.hyperdiffusion > 0;
     auto scratch_view = [&](const Field& f) {
       return del4 ? view(t, d_, f) : FieldView(nullptr, {});
@@ -533,8 +540,13 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
           for (int i = 0; i <= w; ++i) potential_vorticity(i, j) = 0;
           continue;
         }
-        const double f = 2 * config_.omega * std::sin(lat_face(jg));
+        // f = 2 Omega (sin phi cos alpha - cos lambda cos phi sin alpha) about the tilted axis
+        // (exactly 2 Omega sin phi for alpha = 0).
+        const double sin_part = std::sin(lat_face(jg)) * cos_tilt,
+                     cos_part = std::cos(lat_face(jg)) * sin_tilt;
         for (int i = 0; i <= w; ++i) {
+          const double f = 2 * config_.omega *
+                           (sin_part - corner_cos_lambda[static_cast<std::size_t>(i)] * cos_part);
           const double dp_corner =
               0.25 * (thickness(k, ps(i, j)) + thickness(k, ps(i - 1, j)) +
                       thickness(k, ps(i, j - 1)) + thickness(k, ps(i - 1, j - 1)));

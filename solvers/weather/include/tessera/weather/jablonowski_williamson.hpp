@@ -41,7 +41,9 @@ double temperature(const AtmosphereConfig& c, const Parameters& p, double phi, d
 double surface_geopotential(const AtmosphereConfig& c, const Parameters& p, double phi);
 
 // Sets `model` to JW06's initial state (perturbed when p.perturbation != 0) and its surface
-// geopotential. Collective.
+// geopotential, rotated with the model's rotation axis when its config tilts it (Lauritzen et
+// al. 2010: the whole state, perturbation included, in the frame whose pole is the axis).
+// Collective.
 void initialize(PrimitiveEquations& model, const Parameters& p = {});
 
 // JW06's steady-state norm l2(ubar(t) - ubar(0)), m/s: the change of the zonal-mean zonal wind,

@@ -83,6 +83,11 @@ struct AtmosphereConfig {
   HybridLevels levels = HybridLevels::cam26();
   double radius = 6.371229e6;        // a, m (Jablonowski & Williamson 2006, Table 1)
   double omega = 7.29212e-5;         // s^-1
+  // alpha, radians: the rotation axis is (-sin alpha, 0, cos alpha) in the grid's Cartesian
+  // frame (tilted from the grid's pole towards lambda = pi), so f = 2 Omega (sin phi cos alpha -
+  // cos lambda cos phi sin alpha): the rotated tests of Lauritzen et al. (2010, J. Adv. Model.
+  // Earth Syst. 2, 15), whose flow crosses the grid's poles.
+  double rotation_axis_tilt = 0;
   double g = 9.80616;                // m s^-2
   double rd = 287.04;                // gas constant of dry air, J kg^-1 K^-1
   double cp = 1004.64;               // J kg^-1 K^-1

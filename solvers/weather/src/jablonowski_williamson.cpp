@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "tessera/weather/lat_lon.hpp"
+
 namespace tessera::weather::jablonowski_williamson {
 namespace {
 
@@ -121,11 +123,27 @@ double zonal_mean_change(const PrimitiveEquations& model, const std::vector<doub
     const auto s = static_cast<std::size_t>(k);
     const double depth = lv.a[s + 1] + lv.b[s + 1] - lv.a[s] - lv.b[s];
     for (int j = 0; j < ny; ++j) {
-      const double area = std::sin(-pi / 2 + (j + 1) * pi / ny) - std::sin(-pi / 2 + j * pi / ny);
+      const double area = row_area(j, ny);
       const auto at = static_cast<std::size_t>(k * ny + j);
       const double e = now.at(at) - initial.at(at);
       sum += depth * area * e * e;
       weights += depth * area;
+    }
+  }
+  return std::sqrt(sum / weights);
+}
+
+double surface_pressure_change(const PrimitiveEquations& model, const std::vector<double>& now,
+                               const std::vector<double>& initial) {
+  const int nx = model.config().nlon, ny = model.config().nlat;
+  double sum = 0, weights = 0;
+  for (int j = 0; j < ny; ++j) {
+    const double area = row_area(j, ny);
+    for (int i = 0; i < nx; ++i) {
+      const auto at = static_cast<std::size_t>(j * nx + i);
+      const double e = now.at(at) - initial.at(at);
+      sum += area * e * e;
+      weights += area;
     }
   }
   return std::sqrt(sum / weights);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tessera/core/error.hpp"
+#include "tessera/weather/lat_lon.hpp"
 
 namespace tessera::weather::williamson {
 namespace {
@@ -137,15 +138,6 @@ Function exact_height(int number, const SphereConfig& c, double seconds) {
   throw ConfigError("Williamson test case " + std::to_string(number) +
                     " has no exact solution; its errors need a reference run");
 }
-
-namespace {
-// Relative area of latitude row j of nlat rows from the south pole: sin phi_{j+1/2} - sin
-// phi_{j-1/2}.
-double row_area(int j, int nlat) {
-  const double dphi = kPi / nlat;
-  return std::sin(-kPi / 2 + (j + 1) * dphi) - std::sin(-kPi / 2 + j * dphi);
-}
-}  // namespace
 
 std::vector<double> coarsen(const std::vector<double>& fine, int nlon, int nlat, int factor) {
   if (factor < 1 || nlon % factor != 0 || nlat % factor != 0)

@@ -51,5 +51,9 @@ void initialize(PrimitiveEquations& model, const Parameters& p = {});
 // arguments as PrimitiveEquations::zonal_mean_u gives them.
 double zonal_mean_change(const PrimitiveEquations& model, const std::vector<double>& now,
                          const std::vector<double>& initial);
+// l2(ps(t) - ps(0)), Pa, area-weighted, as Lauritzen et al. (2010) measure the rotated steady
+// state; both arguments as PrimitiveEquations::gather("ps") gives them (on rank 0).
+double surface_pressure_change(const PrimitiveEquations& model, const std::vector<double>& now,
+                               const std::vector<double>& initial);
 
 }  // namespace tessera::weather::jablonowski_williamson

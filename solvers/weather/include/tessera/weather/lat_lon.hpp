@@ -3,7 +3,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <numbers>
 #include <utility>
 
 #include "tessera/core/runtime.hpp"
@@ -11,6 +13,14 @@
 #include "tessera/weather/field.hpp"
 
 namespace tessera::weather {
+
+// The relative area of latitude row j of nlat rows from the south pole, sin phi_{j+1/2} -
+// sin phi_{j-1/2}: the weight of a row's cells in area-weighted norms and means.
+inline double row_area(int j, int nlat) {
+  const double dphi = std::numbers::pi / nlat;
+  return std::sin(-std::numbers::pi / 2 + (j + 1) * dphi) -
+         std::sin(-std::numbers::pi / 2 + j * dphi);
+}
 
 // The weights of a centre row's south and north y faces in its kinetic energy: their lengths
 // (cos phi, clamped at 0), so that in the rows next to the poles only the equatorward face

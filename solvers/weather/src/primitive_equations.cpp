@@ -186,9 +186,7 @@ PrimitiveEquations::PrimitiveEquations(Runtime& runtime, AtmosphereConfig config
                       nullptr);
   };
   auto work = [&](std::vector<Field>& fields, int count, const char* name, Stagger stagger) {
-    for (int k = 0; k < count; ++k)
-      fields.push_back(
-          make_field(runtime_, d_, "weather.atmosphere.work", name, stagger, 1, nullptr, nullptr));
+    for (int k = 0; k < count; ++k) fields.push_back(scratch(name, stagger));
   };
   work(mass_flux_x_, nk, "U", Stagger::face_x);
   work(mass_flux_y_, nk, "V", Stagger::face_y);
@@ -412,10 +410,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
                                  Ts = layer_views(q, t_field(0)), dTs = layer_views(dq, t_field(0));
     ColumnGeometry column(nk);
     for (int j = cy0; j < cy1; ++j) {
-      const int jg = j0 + j;
-      const double cos_s = std::cos(lat_face(jg)), cos_n = std::cos(lat_face(jg + 1));
-      const double inv_dx = 1 / (a * std::cos(lat_center(jg)) * dl), inv_dy = 1 / (a * dp_lat);
-      const auto [ws, wn] = y_face_weights(cos_s, cos_n);
+      const double inv_dx = inv_dx_center(j);
+      const auto [ws, wn] = y_face_weights(cos_face(j), cos_face(j + 1));
       for (int i = cx0; i < cx1; ++i) {
         const bool inside = i >= 0 && j >= 0 && i < w && j < n;
         column.set(lv, ps(i, j));
@@ -504,8 +500,7 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
       // del^4 reads the divergence and vorticity one ring further out than del^2 does.
       const int ring = nu4 > 0 ? 1 : 0;
       for (int j = cy0; j < cy1; ++j) {
-        const int jg = j0 + j;
-        const auto [ws, wn] = y_face_weights(std::cos(lat_face(jg)), std::cos(lat_face(jg + 1)));
+        const auto [ws, wn] = y_face_weights(cos_face(j), cos_face(j + 1));
         for (int i = cx0; i < cx1; ++i) B(i, j) = Phi(i, j) + kinetic_energy(u, v, i, j, ws, wn);
       }
       if (nu2 > 0 || nu4 > 0)
@@ -562,10 +557,8 @@ void PrimitiveEquations::tendency(const State& q, const State& dq) {
         const double nu2_row = nu2 * taper * taper, nu4_row = nu4 * std::pow(taper, 4),
                      nu2_face = nu2 * taper_face * taper_face,
                      nu4_face = nu4 * std::pow(taper_face, 4);
-        const double cos_j = std::cos(phi), cos_s = std::cos(lat_face(jg)),
-                     cos_n = std::cos(lat_face(jg + 1));
-        const double inv_dx = 1 / (a * cos_j * dl), inv_dy = 1 / (a * dp_lat);
-        const double inv_area = 1 / cell_area(jg);
+        const double cos_j = cos_center(j), cos_s = cos_face(j), cos_n = cos_face(j + 1);
+        const double inv_dx = inv_dx_center(j), inv_area = inv_area_of(j);
         for (int i = 0; i < w; ++i) {
           // u at the west face (i, j).
           {

@@ -54,5 +54,30 @@ TEST(RunSettings, OutOfRangeValuesAreRefusedByName) {
               HasSubstr("--reference-factor must be"));
 }
 
+// The 3-D cases' diffusion and output settings, which reach validate() from a library caller
+// or a config file (the command line's own checks catch a negative number first).
+TEST(RunSettings, DiffusionAndPressureLevelsAreRefusedByName) {
+  EXPECT_THAT(refusal([](RunSettings& s) { s.diffusion = -1; }),
+              HasSubstr("--diffusion must be a non-negative coefficient in m2/s, got -1"));
+  EXPECT_THAT(refusal([](RunSettings& s) { s.hyperdiffusion = NAN; }),
+              HasSubstr("--hyperdiffusion must be a non-negative coefficient in m4/s"));
+  EXPECT_THAT(refusal([](RunSettings& s) { s.sponge_layers = -2; }),
+              HasSubstr("--sponge-layers must be a number of layers >= 0, got -2"));
+  EXPECT_THAT(refusal([](RunSettings& s) { s.sponge_diffusion = -3; }),
+              HasSubstr("--sponge-diffusion must be a non-negative coefficient in m2/s, got -3"));
+  EXPECT_THAT(refusal([](RunSettings& s) {
+                s.pressure_levels_hpa = {850, 1200};
+              }),
+              HasSubstr("--pressure-levels must be pressures in (0, 1100] hPa, got 1200"));
+  EXPECT_THAT(refusal([](RunSettings& s) {
+                s.pressure_levels_hpa = {850, NAN};
+              }),
+              HasSubstr("--pressure-levels must be pressures in (0, 1100] hPa"));
+  EXPECT_THAT(refusal([](RunSettings& s) {
+                s.pressure_levels_hpa = {850, 500, 850};
+              }),
+              HasSubstr("--pressure-levels must be given once, got 850"));
+}
+
 }  // namespace
 }  // namespace tessera::weather
